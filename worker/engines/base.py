@@ -1,0 +1,241 @@
+"""What every engine shares: cases, results, diagnostics and the streaming reader.
+
+An engine turns a judge file into :class:`Case` values (``parse``), solves one case
+into a :class:`Result` (``solve``) and re-checks a stored trace (``replay``). Engines
+are pure Python: they know nothing of Celery, Flask or SQL.
+
+Positions are 1-based; columns count bytes from the start of the line.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any, ClassVar
+
+#: A token longer than this is wrong in every game; capping it keeps memory flat
+#: on a file that is one endless word.
+MAX_TOKEN = 64
+
+CHUNK_SIZE = 1 << 16
+
+_TOKEN = re.compile(rb"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """An error or warning about an input file, with where it is when that is known.
+
+    >>> str(Diagnostic('"11" is not a card value (1-10)', 3, 14))
+    'line 3, column 14: "11" is not a card value (1-10)'
+    >>> str(Diagnostic("the file is empty"))
+    'the file is empty'
+    """
+
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return self.message
+        if self.column is None:
+            return f"line {self.line}: {self.message}"
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "line": self.line, "column": self.column, "text": str(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Diagnostic:
+        return cls(data["message"], data.get("line"), data.get("column"))
+
+
+class InputError(ValueError):
+    """The judge file cannot be read: ``str(error)`` says what and where."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.diagnostic = Diagnostic(message, line, column)
+        super().__init__(str(self.diagnostic))
+
+    @property
+    def line(self) -> int | None:
+        return self.diagnostic.line
+
+    @property
+    def column(self) -> int | None:
+        return self.diagnostic.column
+
+    @property
+    def message(self) -> str:
+        return self.diagnostic.message
+
+
+class TraceError(ValueError):
+    """A stored trace does not replay to the result it claims."""
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One deck or hand of a judge file.
+
+    ``index`` counts cases from 1 in file order; ``text`` is the canonical input
+    (tokens joined by single spaces), the same for every way of writing the case;
+    ``line`` and ``column`` are where its first token stands in the file.
+    """
+
+    index: int
+    text: str
+    line: int = 1
+    column: int = 1
+
+
+@dataclass(slots=True)
+class Result:
+    """The answer for one case.
+
+    ``outcome`` is one of the engine's ``outcomes``; ``number`` is the figure the game
+    is judged by (deals, piles left, waited tiles); ``detail`` holds the rest of the
+    answer (pile sizes, waited tiles) as JSON-ready values; ``line`` is the exact judge
+    output line without its newline; ``trace`` is ``None`` when not asked for.
+    """
+
+    outcome: str
+    number: int
+    detail: list[Any]
+    line: str
+    trace: dict[str, Any] | None = field(default=None)
+
+
+class Engine(ABC):
+    """One game. Subclasses fill in the class attributes and the abstract methods."""
+
+    slug: ClassVar[str]
+    #: Human name, e.g. ``"10-20-30 (UVa 246)"``.
+    title: ClassVar[str]
+    #: One line for ``dealer games`` and the web UI.
+    summary: ClassVar[str]
+    #: What one case is called in messages: ``"deck"`` or ``"hand"``.
+    unit: ClassVar[str]
+    #: What ``Result.number`` counts: ``"deals"``, ``"piles"``, ``"waits"``.
+    number_name: ClassVar[str]
+    #: Every value ``Result.outcome`` can take, in the order the UI lists them.
+    outcomes: ClassVar[tuple[str, ...]]
+    #: The line that ends a judge file (``"0"`` or ``"#"``).
+    terminator: ClassVar[str]
+    trace_version: ClassVar[int]
+
+    @abstractmethod
+    def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None) -> Iterator[Case]:
+        """Yield the cases of a judge file read from a binary stream, in constant memory.
+
+        Raises :class:`InputError` for what the judge would choke on; appends
+        warnings (missing terminator, text after it) to ``warnings``.
+        """
+
+    @abstractmethod
+    def solve(self, case: Case, trace: bool = True) -> Result:
+        """Solve one case; with ``trace`` the result carries the moves that led to it."""
+
+    @abstractmethod
+    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        """The judge output line for a stored result (used when a result is reused for
+        another case index)."""
+
+    @abstractmethod
+    def replay(self, text: str, trace: dict[str, Any]) -> Result:
+        """Re-play ``trace`` from the canonical input ``text`` and return the result it
+        leads to; raises :class:`TraceError` where the trace breaks the rules."""
+
+    @abstractmethod
+    def generate(self, rng: random.Random) -> str:
+        """A random case written as the judge file writes it (lines without the terminator)."""
+
+    @abstractmethod
+    def sniff(self, head: bytes) -> bool:
+        """Whether the start of a file looks like this game's judge file."""
+
+    def canonical(self, text: str) -> str:
+        """The canonical form of one case written as text (for searching the history).
+
+        Raises :class:`InputError` when ``text`` is not exactly one case.
+        """
+        import io
+
+        cases = list(self.parse(io.BytesIO(text.encode()), []))
+        if len(cases) != 1:
+            raise InputError(f"expected one {self.unit}, found {len(cases)}")
+        return cases[0].text
+
+
+def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE) -> Iterator[tuple[int, int, bytes]]:
+    """Read a binary stream as ``(line, column, piece)`` in constant memory.
+
+    A piece lies within one line and never cuts a token in two, so
+    ``piece.split()`` gives whole tokens; ``column`` is where the piece starts.
+    A line may come as several pieces. Bytes that are not text (invalid UTF-8 or
+    NUL) raise :class:`InputError` at their position, as does a token longer than
+    :data:`MAX_TOKEN`.
+
+    >>> import io
+    >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))
+    [(1, 1, b'1 2\\r'), (2, 1, b' 3')]
+    """
+    line, column = 1, 1
+    carry = b""
+    while True:
+        chunk = stream.read(chunk_size)
+        if not chunk:
+            break
+        data = carry + chunk if carry else chunk
+        parts = data.split(b"\n")
+        last = parts.pop()
+        for part in parts:
+            _check_text(part, line, column)
+            yield line, column, part
+            line += 1
+            column = 1
+        cut = max(last.rfind(b" "), last.rfind(b"\t"), last.rfind(b"\r"), last.rfind(b"\x0b"), last.rfind(b"\x0c"))
+        if cut >= 0:
+            head, carry = last[: cut + 1], last[cut + 1 :]
+            _check_text(head, line, column)
+            yield line, column, head
+            column += len(head)
+        else:
+            carry = last
+        if len(carry) > MAX_TOKEN:
+            _check_text(carry[:MAX_TOKEN], line, column)
+            raise InputError(f"a token longer than {MAX_TOKEN} characters", line, column)
+    if carry:
+        _check_text(carry, line, column)
+        yield line, column, carry
+
+
+def _check_text(piece: bytes, line: int, column: int) -> None:
+    if piece.isascii() and b"\x00" not in piece:
+        return
+    nul = piece.find(b"\x00")
+    try:
+        piece.decode("utf-8")
+        bad = nul
+    except UnicodeDecodeError as error:
+        bad = error.start if nul < 0 else min(nul, error.start)
+    if bad >= 0:
+        raise InputError(f"byte 0x{piece[bad]:02x} is not text", line, column + bad)
+
+
+def tokens_with_columns(piece: bytes, column: int) -> list[tuple[bytes, int]]:
+    """The tokens of a piece with the column each starts at (for messages and case starts).
+
+    >>> tokens_with_columns(b" 10  9", 5)
+    [(b'10', 6), (b'9', 10)]
+    """
+    return [(m.group(), column + m.start()) for m in _TOKEN.finditer(piece)]
+
+
+def show(token: bytes) -> str:
+    """A token as a message quotes it: ``"10T"``."""
+    return '"' + token.decode("utf-8", "replace") + '"'
