@@ -24,3 +24,40 @@ def judge_data() -> Path:
     if not JUDGE_DATA.is_dir():
         pytest.fail(f"judge data not found at {JUDGE_DATA} (set DEALER_SHARED)")
     return JUDGE_DATA
+
+
+@pytest.fixture
+def settings(tmp_path: Path):
+    """Embedded settings in a fresh data folder, schema migrated."""
+    from worker.config import Settings
+    from worker.migrate import upgrade
+
+    settings = Settings.from_env({}, data_dir=tmp_path / "data", chunk_size=7)
+    upgrade(settings.database_url)
+    return settings
+
+
+@pytest.fixture
+def dispatcher(settings):
+    from tests.support import InlineDispatcher
+
+    return InlineDispatcher(settings)
+
+
+@pytest.fixture
+def service(settings, dispatcher):
+    from worker.service import JobService
+
+    return JobService(settings, dispatcher)
+
+
+@pytest.fixture
+def app(settings, dispatcher):
+    from webui import create_app
+
+    return create_app(settings, dispatcher, config={"TESTING": True})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()

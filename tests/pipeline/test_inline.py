@@ -1,0 +1,125 @@
+"""The pipeline run in-process (no broker): split, solve, store, finish, on SQLite."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from tests.conftest import JUDGE_DATA
+from worker.db import session_scope
+from worker.models import CaseRow, Chunk, Job
+from worker.pipeline import solve_chunk, sweep
+from worker.service import Conflict, ResultFilter, ServiceError
+from worker.uploads import store_stream
+
+
+def submit(service, data: bytes, game: str | None = None, name: str = "judge.in") -> dict:
+    upload = store_stream(service.settings.upload_dir, io.BytesIO(data), service.settings.max_upload_bytes)
+    return service.create_job(upload, name, game)
+
+
+def output(service, job_id: int) -> bytes:
+    return "".join(service.output(job_id)).encode()
+
+
+@pytest.mark.parametrize("game, name", [("accordion", "random-2000"), ("accordion", "sample")])
+def test_job_output_is_byte_exact(service, game: str, name: str) -> None:
+    data = (JUDGE_DATA / game / f"{name}.in").read_bytes()
+    job = submit(service, data, game)
+    job = service.job(job["id"])
+    assert job["status"] == "succeeded", job
+    assert output(service, job["id"]) == (JUDGE_DATA / game / f"{name}.out").read_bytes()
+    assert job["done"] == job["total"] == sum(job["counts"].values())
+
+
+def test_game_is_recognised_from_content(service) -> None:
+    job = submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes())
+    assert job["game"] == "accordion"
+
+
+def test_malformed_upload_fails_with_parser_message_and_stores_nothing(service, settings) -> None:
+    data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes().replace(b"QD AD", b"QD 1D", 1)
+    job = service.job(submit(service, data, "accordion")["id"])
+    assert job["status"] == "failed"
+    assert job["error"].startswith("line 1, column 4:")
+    assert '"1D"' in job["error"]
+    with session_scope(settings.database_url) as session:
+        assert session.scalar(select(func.count()).select_from(CaseRow)) == 0
+        assert session.scalar(select(func.count()).select_from(Chunk)) == 0
+
+
+def test_chunk_delivered_twice_stores_each_case_once(service, settings, dispatcher) -> None:
+    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    with session_scope(settings.database_url) as session:
+        chunk_ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job["id"])).all()
+    for chunk_id in chunk_ids[:5]:
+        solve_chunk(settings, chunk_id)
+    with session_scope(settings.database_url) as session:
+        rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"]))
+        stored = session.get(Job, job["id"])
+        assert rows == stored.total == stored.done == 2000
+
+
+def test_result_cache_copies_earlier_results(service) -> None:
+    data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
+    first = submit(service, data, "accordion")
+    second = service.job(submit(service, data, "accordion")["id"])
+    assert second["cache_hits"] == second["total"] == 2
+    assert output(service, second["id"]) == output(service, first["id"])
+    case = service.case_by_index(second["id"], 1)
+    assert case["cached"] and case["trace"] == service.case_by_index(first["id"], 1)["trace"]
+
+
+def test_cancel_stops_remaining_chunks(service, settings, dispatcher) -> None:
+    dispatcher.immediate = False
+    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    kind, ident = dispatcher.queue.popleft()
+    from worker.pipeline import split_job
+
+    split_job(settings, ident, dispatcher)
+    solve_chunk(settings, dispatcher.queue.popleft()[1])
+    cancelled = service.cancel(job["id"])
+    assert cancelled["status"] == "cancelled"
+    dispatcher.drain()
+    job = service.job(job["id"])
+    assert job["status"] == "cancelled" and job["done"] == 7
+    with pytest.raises(Conflict):
+        service.cancel(job["id"])
+
+
+def test_rerun_creates_a_new_job_from_the_stored_upload(service) -> None:
+    first = submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")
+    again = service.rerun(first["id"])
+    assert again["id"] != first["id"] and again["rerun_of"] == first["id"]
+    assert service.job(again["id"])["status"] == "succeeded"
+
+
+def test_sweep_resends_lost_chunks(service, settings, dispatcher) -> None:
+    dispatcher.immediate = False
+    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    dispatcher.drain()
+    assert service.job(job["id"])["status"] == "succeeded"
+    # now lose every message of a new job, as a broker restart would
+    job = submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes() + b"", "accordion")
+    dispatcher.queue.clear()
+    from datetime import timedelta
+
+    from worker.models import utcnow
+
+    report = sweep(settings, dispatcher, now=utcnow() + timedelta(seconds=settings.stall_seconds + 1))
+    assert report["splits"] == 1
+    dispatcher.drain()
+    assert service.job(job["id"])["status"] == "succeeded"
+
+
+def test_history_search_by_input(service) -> None:
+    submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")
+    deck = (JUDGE_DATA / "accordion" / "sample.in").read_text().splitlines()[2:4]
+    flt = ResultFilter.from_args({"game": "accordion", "input": "\n".join(deck)})
+    page = service.results(flt)
+    assert page.total == 1 and page.items[0]["number"] == 1
+    with pytest.raises(ServiceError, match="unknown outcome"):
+        ResultFilter.from_args({"game": "accordion", "outcome": "draw"})

@@ -1,0 +1,94 @@
+"""The Flask application: pages, the JSON API, and uploads streamed straight to disk."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Request, current_app, g, jsonify, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from worker.celery_app import CeleryDispatcher
+from worker.config import Settings
+from worker.pipeline import Dispatcher
+from worker.service import JobService, ServiceError
+from worker.uploads import UploadTooLarge, UploadWriter, discard_stale, format_size
+
+#: Room for the multipart envelope around a file of the largest allowed size.
+FORM_OVERHEAD = 1 << 20
+
+
+class StreamingRequest(Request):
+    """Writes uploaded files into :class:`UploadWriter` objects instead of memory or /tmp."""
+
+    def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
+                         filename: str | None = None, content_length: int | None = None) -> Any:
+        settings: Settings = current_app.config["DEALER_SETTINGS"]
+        writer = UploadWriter(settings.upload_dir, settings.max_upload_bytes)
+        g.setdefault("upload_writers", []).append(writer)
+        return writer
+
+
+def service() -> JobService:
+    return current_app.extensions["dealer"]
+
+
+def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None,
+               config: dict[str, Any] | None = None) -> Flask:
+    """The application factory (``flask --app webui run`` works too)."""
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.request_class = StreamingRequest
+    app.config.update(
+        DEALER_SETTINGS=settings,
+        MAX_CONTENT_LENGTH=settings.max_upload_bytes + FORM_OVERHEAD,
+        JSON_SORT_KEYS=False,
+    )
+    if config:
+        app.config.update(config)
+    app.extensions["dealer"] = JobService(settings, dispatcher or CeleryDispatcher.for_settings(settings))
+    settings.upload_dir.mkdir(parents=True, exist_ok=True)
+    discard_stale(settings.upload_dir)
+
+    from webui.api import api
+
+    app.register_blueprint(api)
+    _register_pages(app)
+    _register_errors(app)
+
+    @app.teardown_request
+    def _discard_unused_uploads(_: BaseException | None) -> None:
+        for writer in g.pop("upload_writers", []):
+            if not getattr(writer, "committed", False):
+                writer.discard()
+
+    return app
+
+
+def _register_pages(app: Flask) -> None:
+    try:
+        from webui.pages import pages
+    except ImportError:
+        return
+    app.register_blueprint(pages)
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def _register_errors(app: Flask) -> None:
+    @app.errorhandler(ServiceError)
+    def _service_error(error: ServiceError) -> Any:
+        return jsonify(error=error.message), error.status
+
+    @app.errorhandler(UploadTooLarge)
+    @app.errorhandler(RequestEntityTooLarge)
+    def _too_large(_: Exception) -> Any:
+        limit = current_app.config["DEALER_SETTINGS"].max_upload_bytes
+        return jsonify(error=f"the upload is larger than the limit of {format_size(limit)}"), 413
+
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException) -> Any:
+        if wants_json():
+            return jsonify(error=error.description or error.name), error.code
+        return error

@@ -1,0 +1,196 @@
+"""The ``dealer`` command line.
+
+Commands that need the service (database, broker, web server) import it inside
+their function, so that ``dealer solve`` starts as fast as Python allows.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+import click
+
+from worker import engines
+from worker.engines.base import Diagnostic, InputError
+
+GAMES = click.Choice(engines.names())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="dealer")
+def main() -> None:
+    """Dealer solves judge files of 10-20-30, Accordian Patience and Chinese Mahjong."""
+
+
+@main.command()
+def games() -> None:
+    """List the games Dealer can solve."""
+    for engine in engines.all_engines():
+        click.echo(f"{engine.slug:<10}  {engine.title}: {engine.summary}")
+
+
+@main.command()
+@click.argument("game", type=GAMES)
+@click.argument("file", type=click.File("rb"))
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Processes to solve on; the output order does not change.")
+@click.option("--traces", type=click.File("w", lazy=True), help="Write one JSON trace per case per line here.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar on stderr (default: when stderr is a terminal).")
+def solve(game: str, file: IO[bytes], jobs: int, traces: IO[str] | None, progress: bool | None) -> None:
+    """Solve FILE (- for standard input) locally and print the judge output."""
+    from worker.solving import solve_file
+
+    engine = engines.get(game)
+    warnings: list[Diagnostic] = []
+    if progress is None:
+        progress = sys.stderr.isatty()
+    out = sys.stdout
+    try:
+        if progress:
+            from worker.progress import file_progress
+
+            with file_progress(file, f"solving {engine.unit}s") as (stream, advance):
+                solve_file(engine, stream, out, jobs=jobs, traces=traces, warnings=warnings, on_batch=advance)
+        else:
+            solve_file(engine, file, out, jobs=jobs, traces=traces, warnings=warnings)
+        out.flush()
+    except InputError as error:
+        out.flush()
+        _fail(f"{file.name}: {error}")
+    finally:
+        for warning in warnings:
+            click.echo(f"dealer: warning: {file.name}: {warning}", err=True)
+
+
+def _fail(message: str, status: int = 2) -> Any:
+    click.echo(f"dealer: error: {message}", err=True)
+    sys.exit(status)
+
+
+def _embedded_setup(data_dir: str | None) -> None:
+    """Point every part at one data folder and bring its database up to date (embedded mode)."""
+    import os
+
+    from worker.config import Settings
+    from worker.migrate import upgrade
+
+    if data_dir:
+        os.environ["DEALER_DATA_DIR"] = data_dir
+    settings = Settings.from_env()
+    os.environ["DEALER_DATA_DIR"] = str(settings.data_dir)
+    if settings.database_url.startswith("sqlite"):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        upgrade(settings.database_url)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database, broker "
+              "and uploads live (default: ./data or DEALER_DATA_DIR).")
+@click.option("--concurrency", "-c", default=None, type=click.IntRange(1, 64),
+              help="Worker processes (default: one per CPU).")
+def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -> None:
+    """Web UI, API and a worker in one command (embedded mode); Ctrl-C stops all of it."""
+    import subprocess
+
+    from webui.server import WebServer
+
+    _embedded_setup(data_dir)
+    command = [sys.executable, "-m", "worker.cli", "worker"]
+    if concurrency:
+        command += ["--concurrency", str(concurrency)]
+    worker = subprocess.Popen(command)
+    click.echo(f"Dealer is serving on http://{host}:{port}/ (Ctrl-C stops it)", err=True)
+    try:
+        WebServer(host, port).run()
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+@main.command()
+@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", "-w", default=2, show_default=True, type=click.IntRange(1, 64),
+              help="Gunicorn worker processes.")
+def web(host: str, port: int, workers: int) -> None:
+    """The web UI and API alone (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL)."""
+    from webui.server import WebServer
+
+    _embedded_setup(None)
+    WebServer(host, port, workers=workers).run()
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.option("--concurrency", "-c", default=None, type=click.IntRange(1, 256),
+              help="Worker processes (default: one per CPU).")
+@click.option("--loglevel", "-l", default="INFO", show_default=True)
+@click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
+def worker(concurrency: int | None, loglevel: str, celery_args: tuple[str, ...]) -> None:
+    """A Celery worker (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL); extra arguments go to Celery."""
+    import socket
+
+    _embedded_setup(None)
+    from worker.celery_app import QUEUE
+    from worker.tasks import app
+
+    argv = ["worker", f"--loglevel={loglevel}", "-Q", QUEUE, "-n", f"dealer-{socket.gethostname()}-%i@%h"]
+    if concurrency:
+        argv.append(f"--concurrency={concurrency}")
+    app.worker_main([*argv, *celery_args])
+
+
+@main.group()
+def db() -> None:
+    """Database schema commands."""
+
+
+@db.command("upgrade")
+@click.argument("revision", default="head")
+def db_upgrade(revision: str) -> None:
+    """Bring the database schema up to REVISION (default: the newest)."""
+    from worker.config import Settings
+    from worker.migrate import upgrade
+
+    settings = Settings.from_env()
+    if settings.database_url.startswith("sqlite"):
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    upgrade(settings.database_url, revision)
+    click.echo(f"database at {revision}", err=True)
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=False))
+@click.option("--game", "-g", type=GAMES, help="The game (default: recognised from the content).")
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, envvar="DEALER_URL",
+              help="The Dealer service.")
+@click.option("--wait", is_flag=True, help="Wait for the job to finish and print its judge output.")
+@click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: on a terminal).")
+def submit(file: str, game: str | None, url: str, wait: bool, progress: bool | None) -> None:
+    """Upload FILE to a running service and print the job id (with --wait, the judge output)."""
+    from worker.client import Client, ClientError
+
+    client = Client(url)
+    show = sys.stderr.isatty() if progress is None else progress
+    try:
+        job = client.submit(file, game, progress=show)
+        # With --wait, standard output is the judge output alone, byte for byte.
+        click.echo(f"job {job['id']}" if wait else job["id"], err=wait)
+        if wait:
+            job = client.wait(job["id"], progress=show)
+            if job["status"] != "succeeded":
+                _fail(f"job {job['id']} {job['status']}: {job.get('error') or ''}".rstrip(": "), status=1)
+            for piece in client.output(job["id"]):
+                sys.stdout.write(piece)
+    except ClientError as error:
+        _fail(str(error), status=1)
+
+
+if __name__ == "__main__":
+    main()

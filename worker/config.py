@@ -1,0 +1,80 @@
+"""Settings, read from the environment once per process.
+
+Every setting has a ``DEALER_`` variable. Without any, Dealer runs embedded: a
+SQLite file and a broker folder under the data folder, no server needed.
+
+>>> s = Settings.from_env({"DEALER_DATA_DIR": "/tmp/d"})
+>>> s.database_url, s.broker_url
+('sqlite:////tmp/d/dealer.db', 'filesystem://')
+>>> s.embedded
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    database_url: str
+    broker_url: str
+    #: Cases per solve task; per-task overhead is a few milliseconds, so hundreds keep it small.
+    chunk_size: int = 500
+    max_upload_bytes: int = 4 << 30
+    result_cache: bool = True
+    store_traces: bool = True
+    #: A running chunk whose worker has not finished it in this long is handed out again.
+    lease_seconds: int = 300
+    #: Pending chunks of a job that made no progress for this long, with an empty queue, are sent again.
+    stall_seconds: int = 30
+    sweep_seconds: int = 10
+    #: Solve tasks re-check cancellation this often (in cases).
+    cancel_check: int = 100
+
+    @property
+    def embedded(self) -> bool:
+        return self.broker_url.startswith("filesystem://")
+
+    @property
+    def upload_dir(self) -> Path:
+        return self.data_dir / "uploads"
+
+    @property
+    def broker_dir(self) -> Path:
+        return self.data_dir / "broker"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        env = os.environ if env is None else env
+        data_dir = Path(overrides.pop("data_dir", None) or env.get("DEALER_DATA_DIR") or "data").resolve()
+        values: dict[str, Any] = {
+            "data_dir": data_dir,
+            "database_url": env.get("DEALER_DATABASE_URL") or f"sqlite:///{data_dir / 'dealer.db'}",
+            "broker_url": env.get("DEALER_BROKER_URL") or "filesystem://",
+        }
+        for field in fields(cls):
+            name = f"DEALER_{field.name.upper()}"
+            if field.name not in values and name in env:
+                values[field.name] = _convert(name, env[name], field.type)
+        return replace(cls(**values), **overrides)
+
+
+def _convert(name: str, raw: str, kind: Any) -> Any:
+    if kind in ("bool", bool):
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{name}={raw!r}: expected 1/0, true/false, yes/no or on/off")
+    if kind in ("int", int):
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r}: expected a whole number") from None
+    return raw

@@ -1,0 +1,71 @@
+"""Database engines and sessions, the same code for PostgreSQL and SQLite."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+_engines: dict[str, Engine] = {}
+_sessions: dict[str, sessionmaker[Session]] = {}
+
+
+def get_engine(url: str) -> Engine:
+    """One engine per URL and process (after a fork, call :func:`dispose_all`)."""
+    engine = _engines.get(url)
+    if engine is None:
+        engine = _engines[url] = _create(url)
+    return engine
+
+
+def _create(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        # pysqlite defers BEGIN until the first write; take the write lock up front instead,
+        # so that two writers wait on busy_timeout rather than fail on a lock upgrade.
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None  # the "begin" event issues BEGIN itself
+    cursor = dbapi_connection.cursor()
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=60000"):
+        cursor.execute(f"PRAGMA {pragma}")
+    cursor.close()
+
+
+def dispose_all() -> None:
+    """Forget pooled connections inherited over a fork (the parent keeps using its own)."""
+    for engine in _engines.values():
+        engine.dispose(close=False)
+
+
+def sessions(url: str) -> sessionmaker[Session]:
+    factory = _sessions.get(url)
+    if factory is None:
+        factory = _sessions[url] = sessionmaker(get_engine(url), expire_on_commit=False)
+    return factory
+
+
+@contextmanager
+def session_scope(url: str) -> Iterator[Session]:
+    """A session that commits on success and rolls back on any error."""
+    session = sessions(url)()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
