@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench lint clean
+.PHONY: install run test bench bench-service clean
 
 install: $(STAMP)
 
@@ -22,6 +22,9 @@ test: install
 
 bench: install
 	$(BIN)/python bench/engines.py
+
+bench-service: install
+	$(BIN)/python bench/service.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -39,6 +39,7 @@ def create_celery(settings: Settings) -> Celery:
         app.conf.broker_transport_options = {
             "data_folder_in": str(queue),
             "data_folder_out": str(queue),
+            "control_folder": str(settings.broker_dir / "control"),
             "store_processed": False,
             # The filesystem transport polls; the default second would add that much latency to every job.
             "polling_interval": 0.05,

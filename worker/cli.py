@@ -134,13 +134,11 @@ def web(host: str, port: int, workers: int) -> None:
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 def worker(concurrency: int | None, loglevel: str, celery_args: tuple[str, ...]) -> None:
     """A Celery worker (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL); extra arguments go to Celery."""
-    import socket
-
     _embedded_setup(None)
     from worker.celery_app import QUEUE
     from worker.tasks import app
 
-    argv = ["worker", f"--loglevel={loglevel}", "-Q", QUEUE, "-n", f"dealer-{socket.gethostname()}-%i@%h"]
+    argv = ["worker", f"--loglevel={loglevel}", "-Q", QUEUE, "-n", "dealer@%h"]
     if concurrency:
         argv.append(f"--concurrency={concurrency}")
     app.worker_main([*argv, *celery_args])

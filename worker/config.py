@@ -36,6 +36,10 @@ class Settings:
     sweep_seconds: int = 10
     #: Solve tasks re-check cancellation this often (in cases).
     cancel_check: int = 100
+    #: Time budgets: a case over its budget fails with a reason; a chunk over its budget fails
+    #: its remaining cases. Either way the worker moves on (0 turns a budget off).
+    case_seconds: float = 60.0
+    chunk_seconds: float = 900.0
 
     @property
     def embedded(self) -> bool:
@@ -72,6 +76,11 @@ def _convert(name: str, raw: str, kind: Any) -> Any:
         if raw.lower() in ("0", "false", "no", "off"):
             return False
         raise ValueError(f"{name}={raw!r}: expected 1/0, true/false, yes/no or on/off")
+    if kind in ("float", float):
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r}: expected a number of seconds") from None
     if kind in ("int", int):
         try:
             return int(raw)

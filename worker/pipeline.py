@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
+import threading
 import time
 import zlib
 from collections import Counter
@@ -213,30 +215,91 @@ def solve_chunk(settings: Settings, chunk_id: int) -> None:
     known = _cached_results(settings, game, hashes, texts) if settings.result_cache else {}
     rows: list[dict[str, Any]] = []
     counts: Counter[str] = Counter()
-    hits = 0
-    for offset, (text, digest) in enumerate(zip(texts, hashes, strict=True)):
-        if offset and offset % settings.cancel_check == 0 and not _still_active(settings, job_id):
-            return
-        index = first + offset
-        row: dict[str, Any] = {"job_id": job_id, "index": index, "game": game, "input": text,
-                               "input_hash": digest, "worker": me, "error": None}
-        previous = known.get(text)
-        if previous is not None:
-            outcome, number, detail, trace = previous
-            row.update(outcome=outcome, number=number, detail=detail, trace=trace, cached=True, solve_us=0,
-                       line=engine.judge_line(index, outcome, number, detail))
-            hits += 1
-        else:
+    hits = failed = 0
+    chunk_deadline = time.monotonic() + settings.chunk_seconds if settings.chunk_seconds else float("inf")
+    with CaseBudget(settings.case_seconds) as budget:
+        for offset, (text, digest) in enumerate(zip(texts, hashes, strict=True)):
+            if offset and offset % settings.cancel_check == 0 and not _still_active(settings, job_id):
+                return
+            index = first + offset
+            row: dict[str, Any] = {"job_id": job_id, "index": index, "game": game, "input": text,
+                                   "input_hash": digest, "worker": me, "error": None, "cached": False,
+                                   "solve_us": 0, "outcome": None, "number": None, "detail": None,
+                                   "line": None, "trace": None}
+            rows.append(row)
+            previous = known.get(text)
+            if previous is not None:
+                outcome, number, detail, trace = previous
+                row.update(outcome=outcome, number=number, detail=detail, trace=trace, cached=True,
+                           line=engine.judge_line(index, outcome, number, detail))
+                hits += 1
+                counts[outcome] += 1
+                continue
+            if time.monotonic() > chunk_deadline:
+                row["error"] = f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"
+                failed += 1
+                continue
             start = time.perf_counter()
-            result = engine.solve(Case(index, text), settings.store_traces)
+            try:
+                budget.start()
+                result = engine.solve(Case(index, text), settings.store_traces)
+            except CaseTimeout:
+                row["error"] = f"took longer than its time budget of {settings.case_seconds:g} s"
+                failed += 1
+                continue
+            finally:
+                budget.stop()
             elapsed = int((time.perf_counter() - start) * 1e6)
             trace = pack_trace(result.trace) if result.trace is not None else None
             row.update(outcome=result.outcome, number=result.number, detail=result.detail, trace=trace,
-                       cached=False, solve_us=elapsed, line=result.line)
+                       solve_us=elapsed, line=result.line)
             known[text] = (result.outcome, result.number, result.detail, trace)
-        counts[row["outcome"]] += 1
-        rows.append(row)
-    _store_results(settings, chunk_id, job_id, rows, counts, hits)
+            counts[result.outcome] += 1
+    _store_results(settings, chunk_id, job_id, rows, counts, hits, failed)
+
+
+class CaseTimeout(Exception):
+    pass
+
+
+class CaseBudget:
+    """A per-case time budget from SIGALRM.
+
+    ``with CaseBudget(s) as budget:`` installs the handler for a chunk; ``budget.start()``
+    and ``budget.stop()`` bracket each case. Only the main thread takes signals, so
+    elsewhere (or with a budget of 0) cases run unbounded.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.active = seconds > 0 and threading.current_thread() is threading.main_thread()
+        self.armed = False
+        self._previous: Any = None
+
+    def __enter__(self) -> CaseBudget:
+        if self.active:
+            self._previous = signal.signal(signal.SIGALRM, self._expired)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            self.stop()
+            signal.signal(signal.SIGALRM, self._previous)
+
+    def start(self) -> None:
+        if self.active:
+            self.armed = True
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def stop(self) -> None:
+        if self.active:
+            self.armed = False  # first, so that an alarm already on its way is ignored
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def _expired(self, _signum: int, _frame: Any) -> None:
+        if self.armed:
+            self.armed = False
+            raise CaseTimeout
 
 
 def _cached_results(settings: Settings, game: str, hashes: list[int],
@@ -259,7 +322,7 @@ def _still_active(settings: Settings, job_id: int) -> bool:
 
 
 def _store_results(settings: Settings, chunk_id: int, job_id: int, rows: list[dict[str, Any]],
-                   counts: Counter[str], hits: int) -> None:
+                   counts: Counter[str], hits: int, failed: int) -> None:
     with session_scope(settings.database_url) as session:
         job = _lock_job(session, job_id)
         if job is None or job.status not in ACTIVE:
@@ -273,7 +336,8 @@ def _store_results(settings: Settings, chunk_id: int, job_id: int, rows: list[di
             return  # another delivery of this chunk stored it first
         insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
         session.execute(insert(CaseRow).on_conflict_do_nothing(index_elements=["job_id", "index"]), rows)
-        job.done += len(rows)
+        job.done += len(rows) - failed
+        job.failed_cases += failed
         job.cache_hits += hits
         merged = Counter(job.counts)
         merged.update(counts)

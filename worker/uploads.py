@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+#: Host names may hold dashes; partial upload names split on them.
+_HOST = socket.gethostname().replace("-", "_")
 
 
 class UploadTooLarge(ValueError):
@@ -54,7 +58,7 @@ class UploadWriter:
         self.size = 0
         self.committed = False
         self._hash = hashlib.sha256()
-        fd, name = tempfile.mkstemp(dir=incoming, prefix="upload-")
+        fd, name = tempfile.mkstemp(dir=incoming, prefix=f"upload-{_HOST}-{os.getpid()}-")
         self.temp_path = Path(name)
         self._file: IO[bytes] = os.fdopen(fd, "w+b")
 
@@ -116,15 +120,35 @@ def store_stream(upload_dir: Path, stream: IO[bytes], limit: int) -> StoredUploa
     return writer.commit()
 
 
-def discard_stale(upload_dir: Path, older_than: float = 3600) -> int:
-    """Remove partial uploads left by a process that died mid-upload; return how many."""
+def discard_stale(upload_dir: Path, older_than: float = 86400) -> int:
+    """Remove partial uploads whose process died mid-upload; return how many.
+
+    A partial upload is named after its host and process, so one of this host whose
+    process is gone is removed at once; any other only once it is ``older_than`` old
+    (another host may still be writing it).
+    """
     removed = 0
     cutoff = time.time() - older_than
     for path in (upload_dir / "incoming").glob("upload-*"):
         try:
-            if path.stat().st_mtime < cutoff:
+            host, pid = path.name.split("-")[1:3]
+            orphan = host == _HOST and not _alive(int(pid))
+        except ValueError:
+            orphan = False
+        try:
+            if orphan or path.stat().st_mtime < cutoff:
                 path.unlink()
                 removed += 1
         except FileNotFoundError:
             pass
     return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -123,3 +123,31 @@ def test_history_search_by_input(service) -> None:
     assert page.total == 1 and page.items[0]["number"] == 1
     with pytest.raises(ServiceError, match="unknown outcome"):
         ResultFilter.from_args({"game": "accordion", "outcome": "draw"})
+
+
+def test_a_case_over_its_time_budget_fails_alone(service, settings, monkeypatch) -> None:
+    import dataclasses
+    import time as clock
+
+    from worker import engines
+
+    engine = engines.get("accordion")
+    original = type(engine).solve
+
+    def slow_on_the_second_deck(self, case, trace=True):
+        if case.index == 2:
+            clock.sleep(5)
+        return original(self, case, trace)
+
+    monkeypatch.setattr(type(engine), "solve", slow_on_the_second_deck)
+    service.settings = dataclasses.replace(settings, case_seconds=0.2)
+    service.dispatcher.settings = service.settings
+    started = clock.monotonic()
+    job = service.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")["id"])
+    assert clock.monotonic() - started < 4
+    assert job["status"] == "succeeded"
+    assert (job["done"], job["failed_cases"]) == (1, 1)
+    failed = service.case_by_index(job["id"], 2)
+    assert failed["error"] == "took longer than its time budget of 0.2 s"
+    assert failed["outcome"] is None
+    assert output(service, job["id"]) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes().splitlines(True)[0]

@@ -1,0 +1,120 @@
+"""The real pipeline end to end: a gunicorn web process, a Celery worker process, a real broker
+and database — embedded (SQLite + filesystem broker) and production (PostgreSQL + Redis)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from tests.conftest import JUDGE_DATA
+from tests.live import DEALER, MODES, LiveService, live_service
+from worker.celery_app import CeleryDispatcher
+from worker.config import Settings
+from worker.db import session_scope
+from worker.models import CaseRow, Chunk
+
+pytestmark = pytest.mark.slow
+
+FILES = [("10-20-30", "random-2000"), ("10-20-30", "repeated-decks"), ("10-20-30", "crlf"),
+         ("accordion", "random-2000"), ("accordion", "thirteen-per-line"),
+         ("mahjong", "random-2000"), ("mahjong", "crafted")]
+
+
+@pytest.fixture(scope="module", params=MODES)
+def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    with live_service(request.param, tmp_path_factory.mktemp(request.param)) as service:
+        yield service
+
+
+def _settings(live: LiveService) -> Settings:
+    return Settings.from_env(live.env)
+
+
+def test_judge_files_come_out_byte_exact(live: LiveService) -> None:
+    jobs = {(game, name): live.submit(JUDGE_DATA / game / f"{name}.in", game)["id"] for game, name in FILES}
+    for (game, name), job_id in jobs.items():
+        job = live.wait(job_id)
+        assert job["status"] == "succeeded", job
+        assert live.output(job_id) == (JUDGE_DATA / game / f"{name}.out").read_bytes(), (game, name)
+
+
+def test_game_is_recognised_without_being_named(live: LiveService) -> None:
+    job = live.submit(JUDGE_DATA / "mahjong" / "sample.in")
+    assert job["game"] == "mahjong"
+    assert live.wait(job["id"])["status"] == "succeeded"
+
+
+def test_malformed_upload_fails_with_the_parser_message(live: LiveService, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.in"
+    bad.write_bytes(b"2 6 5 10 10 4 10 10 10 4 5 10 4 11 10\n0\n")
+    job = live.wait(live.submit(bad, "10-20-30")["id"])
+    assert job["status"] == "failed"
+    assert job["error"] == 'line 1, column 33: "11" is not a card value (1-10)'
+    assert live.get(f"/api/jobs/{job['id']}/cases")["total"] == 0
+
+
+def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
+    settings = _settings(live)
+    dispatcher = CeleryDispatcher.for_settings(settings)
+    job = live.submit(JUDGE_DATA / "accordion" / "random-2000.in", "accordion")
+    with session_scope(settings.database_url) as session:
+        # the split may still be running: wait for its chunks, then send every one again at once
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job["id"])).all()
+            if len(ids) == 4:
+                break
+            time.sleep(0.05)
+    dispatcher.solve(ids + ids)
+    assert live.wait(job["id"])["status"] == "succeeded"
+    dispatcher.solve(ids)
+    time.sleep(1.0)
+    with session_scope(settings.database_url) as session:
+        rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"]))
+        distinct = session.scalar(select(func.count(func.distinct(CaseRow.index))).where(
+            CaseRow.job_id == job["id"]))
+    assert rows == distinct == 2000
+    assert live.client.job(job["id"])["done"] == 2000
+
+
+def test_cancel_stops_a_job(live: LiveService, tmp_path: Path) -> None:
+    from worker import engines
+    import random
+
+    engine = engines.get("10-20-30")
+    rng = random.Random(5)
+    big = tmp_path / "big.in"
+    big.write_text("".join(engine.generate(rng) + "\n" for _ in range(20_000)) + "0\n")
+    job = live.submit(big, "10-20-30")
+    live.wait_until(lambda: live.client.job(job["id"])["done"] > 0, "the first results")
+    cancelled = live.client._json("POST", f"/api/jobs/{job['id']}/cancel")
+    assert cancelled["status"] == "cancelled"
+    time.sleep(1.5)
+    settled = live.client.job(job["id"])["done"]
+    time.sleep(1.5)
+    after = live.client.job(job["id"])
+    assert after["status"] == "cancelled"
+    assert after["done"] == settled < 20_000
+
+
+def test_rerun_makes_a_new_job(live: LiveService) -> None:
+    first = live.wait(live.submit(JUDGE_DATA / "10-20-30" / "sample.in", "10-20-30")["id"])
+    again = live.client._json("POST", f"/api/jobs/{first['id']}/rerun")
+    assert again["rerun_of"] == first["id"]
+    done = live.wait(again["id"])
+    assert done["status"] == "succeeded" and done["cache_hits"] == 3
+    assert live.output(again["id"]) == (JUDGE_DATA / "10-20-30" / "sample.out").read_bytes()
+
+
+def test_dealer_submit_wait_prints_the_judge_output(live: LiveService) -> None:
+    done = subprocess.run([*DEALER, "submit", str(JUDGE_DATA / "mahjong" / "many-waits.in"), "--game", "mahjong",
+                           "--url", live.url, "--wait", "--no-progress"],
+                          env=live.env, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (JUDGE_DATA / "mahjong" / "many-waits.out").read_bytes()
+    assert done.stderr.decode().startswith("job ")
