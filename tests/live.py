@@ -125,18 +125,25 @@ class LiveService:
 
 
 @contextmanager
-def live_service(mode: str, tmp: Path, concurrency: int = 2, **extra_env: str) -> Iterator[LiveService]:
-    """Start web + worker in ``mode`` ("embedded" or "production") and stop them afterwards."""
+def live_service(mode: str, tmp: Path, concurrency: int = 2, database_url: str | None = None,
+                 broker_url: str | None = None, **extra_env: str) -> Iterator[LiveService]:
+    """Start web + worker in ``mode`` ("embedded" or "production") and stop them afterwards.
+
+    Production mode uses a fresh database on the machine's PostgreSQL and a fresh Redis
+    database, unless ``database_url`` and ``broker_url`` name others.
+    """
     data_dir = tmp / f"live-{mode}"
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_") or k == "DEALER_REQUIRE_SERVICES"}
-    env.update(DEALER_DATA_DIR=str(data_dir), DEALER_STALL_SECONDS="5", DEALER_SWEEP_SECONDS="2", **extra_env)
+    env.update({"DEALER_DATA_DIR": str(data_dir), "DEALER_STALL_SECONDS": "5", "DEALER_SWEEP_SECONDS": "2",
+                **extra_env})
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     database = None
     if mode == "production":
-        database = create_postgres_database()
-        broker = redis_url(_fresh_redis_db())
-        env.update(DEALER_DATABASE_URL=database, DEALER_BROKER_URL=broker)
+        if database_url is None:
+            database = create_postgres_database()
+        broker = broker_url or redis_url(_fresh_redis_db())
+        env.update(DEALER_DATABASE_URL=database_url or database or "", DEALER_BROKER_URL=broker)
         subprocess.run([*DEALER, "db", "upgrade"], env=env, check=True, capture_output=True)
     live = LiveService(mode, f"http://127.0.0.1:{free_port()}", env, data_dir, concurrency)
     try:
