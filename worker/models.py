@@ -116,7 +116,7 @@ class Chunk(Base):
     seq: Mapped[int] = mapped_column(Integer)
     first_index: Mapped[int] = mapped_column(Integer)
     count: Mapped[int] = mapped_column(Integer)
-    #: zlib of the cases' canonical inputs, one per line; dropped once the chunk is done.
+    #: zstd of the cases' canonical inputs, one per line; dropped once the chunk is done.
     inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16), default=ChunkStatus.PENDING, index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
@@ -149,7 +149,7 @@ class CaseRow(Base):
     number: Mapped[int | None] = mapped_column(Integer)
     detail: Mapped[list[Any] | None] = mapped_column()
     line: Mapped[str | None] = mapped_column(Text)
-    #: zlib-compressed JSON of the engine's trace.
+    #: zstd-compressed JSON of the engine's trace.
     trace: Mapped[bytes | None] = mapped_column(LargeBinary)
     error: Mapped[str | None] = mapped_column(Text)
     cached: Mapped[bool] = mapped_column(default=False)

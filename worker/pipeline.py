@@ -8,19 +8,19 @@ stores each case once.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
 import threading
 import time
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from hashlib import blake2b
 from typing import Any, Protocol
 
+import orjson
+import zstandard
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
@@ -58,20 +58,38 @@ def input_hash(game: str, text: str) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
+_codecs = threading.local()
+
+
+def _compressor() -> zstandard.ZstdCompressor:
+    # Contexts are reused because setting one up costs more than compressing a trace;
+    # they are not thread-safe, hence one per thread.
+    if not hasattr(_codecs, "compressor"):
+        _codecs.compressor = zstandard.ZstdCompressor(level=3)
+        _codecs.decompressor = zstandard.ZstdDecompressor()
+    return _codecs.compressor
+
+
+def _decompress(blob: bytes) -> bytes:
+    _compressor()
+    return _codecs.decompressor.decompress(blob)
+
+
 def pack_inputs(texts: Iterable[str]) -> bytes:
-    return zlib.compress("\n".join(texts).encode(), 6)
+    return _compressor().compress("\n".join(texts).encode())
 
 
 def unpack_inputs(blob: bytes) -> list[str]:
-    return zlib.decompress(blob).decode().split("\n")
+    return _decompress(blob).decode().split("\n")
 
 
 def pack_trace(trace: dict[str, Any]) -> bytes:
-    return zlib.compress(json.dumps(trace, separators=(",", ":")).encode(), 6)
+    """A trace as stored: zstd-compressed JSON."""
+    return _compressor().compress(orjson.dumps(trace))
 
 
 def unpack_trace(blob: bytes | None) -> dict[str, Any] | None:
-    return json.loads(zlib.decompress(blob)) if blob is not None else None
+    return orjson.loads(_decompress(blob)) if blob is not None else None
 
 
 # --- split -------------------------------------------------------------------------------

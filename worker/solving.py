@@ -6,11 +6,12 @@ or in batches on a pool of processes whose answers are put back in file order.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import IO, Any
+
+import orjson
 
 from worker import engines
 from worker.engines.base import Case, Diagnostic, Engine
@@ -23,11 +24,10 @@ BATCH = 500
 def trace_record(engine: Engine, case: Case, outcome: str, number: int, detail: list[Any],
                  trace: dict[str, Any] | None) -> str:
     """One line of a ``--traces`` file: the case, its result and its trace as JSON."""
-    return json.dumps(
+    return orjson.dumps(
         {"game": engine.slug, "index": case.index, "input": case.text, "outcome": outcome,
          "number": number, "detail": detail, "trace": trace},
-        separators=(",", ":"),
-    )
+    ).decode()
 
 
 def _solve_batch(slug: str, batch: list[Case], traces: bool) -> tuple[list[str], list[str]]:

@@ -27,7 +27,9 @@ class UploadTooLarge(ValueError):
 
 
 def format_size(size: int) -> str:
-    """>>> format_size(4 << 30), format_size(1536), format_size(12)
+    """A byte count as people read it.
+
+    >>> format_size(4 << 30), format_size(1536), format_size(12)
     ('4 GiB', '1.5 KiB', '12 bytes')
     """
     value = float(size)

@@ -182,7 +182,7 @@ def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE) -> Iterator[tup
 
     >>> import io
     >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))
-    [(1, 1, b'1 2\\r'), (2, 1, b' 3')]
+    [(1, 1, b'1 2\\r'), (2, 1, b' '), (2, 2, b'3')]
     """
     line, column = 1, 1
     carry = b""

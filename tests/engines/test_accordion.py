@@ -1,0 +1,536 @@
+"""Accordian Patience (UVa 127): judge files, reading rules, errors, traces and properties."""
+
+from __future__ import annotations
+
+import doctest
+import io
+import json
+import random
+import threading
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, cast
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import JUDGE_DATA, judge_files
+from worker import engines
+from worker.engines import accordion
+from worker.engines.accordion import CARDS, ENGINE
+from worker.engines.base import Case, Diagnostic, InputError, TraceError
+
+SAMPLE = JUDGE_DATA / "accordion" / "sample.in"
+DECK1 = (
+    "QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "
+    "8C 7D 4C 4S 7S 9H 7C 5D 2S KD 2D QH JD 6D 9D JC 2C KH 3D QC 6C 9S KC 7H 9C 5C"
+)
+#: The second sample deck: a win.
+DECK2 = (
+    "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D TD 9D JD QD KD "
+    "AH 2H 3H 4H 5H 6H 7H 8H 9H KH 6S QH TH AS 2S 3S 4S 5S JH 7S 8S 9S TS JS QS KS"
+)
+
+decks = st.permutations(CARDS).map(" ".join)
+
+
+def parse(data: bytes) -> tuple[list[Case], list[Diagnostic]]:
+    warnings: list[Diagnostic] = []
+    return list(ENGINE.parse(io.BytesIO(data), warnings)), warnings
+
+
+def error(data: bytes) -> InputError:
+    with pytest.raises(InputError) as caught:
+        parse(data)
+    return caught.value
+
+
+def two_lines(deck: str) -> str:
+    cards = deck.split()
+    return " ".join(cards[:26]) + "\n" + " ".join(cards[26:])
+
+
+def naive_sizes(deck: str) -> list[int]:
+    """The rules written as plainly as possible: after each deal, move the leftmost card that can, again."""
+
+    def match(a: str, b: str) -> bool:
+        return a[0] == b[0] or a[1] == b[1]
+
+    piles: list[list[str]] = []
+    for card in deck.split():
+        piles.append([card])
+        moved = True
+        while moved:
+            moved = False
+            for i in range(len(piles)):
+                for distance in (3, 1):
+                    if i >= distance and match(piles[i][-1], piles[i - distance][-1]):
+                        piles[i - distance].append(piles[i].pop())
+                        if not piles[i]:
+                            del piles[i]
+                        moved = True
+                        break
+                if moved:
+                    break
+    return [len(pile) for pile in piles]
+
+
+# --------------------------------------------------------------------- the engine as a whole
+
+
+def test_registered_with_its_attributes() -> None:
+    engine = engines.get("accordion")
+    assert engine is ENGINE
+    assert (engine.slug, engine.title, engine.unit, engine.number_name) == (
+        "accordion", "Accordian Patience (UVa 127)", "deck", "piles")
+    assert engine.outcomes == ("win", "loss")
+    assert engine.terminator == "#"
+    assert engine.trace_version == 1
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(accordion)
+    assert result.failed == 0 and result.attempted > 10
+
+
+@pytest.mark.parametrize("path", judge_files("accordion"), ids=lambda p: p.name)
+@pytest.mark.parametrize("trace", [False, True])
+def test_judge_files(path: Path, trace: bool) -> None:
+    with path.open("rb") as stream:
+        warnings: list[Diagnostic] = []
+        results = [ENGINE.solve(case, trace=trace) for case in ENGINE.parse(stream, warnings)]
+    assert "".join(r.line + "\n" for r in results) == path.with_suffix(".out").read_text()
+    assert warnings == []
+    for index, r in enumerate(results, 1):
+        assert ENGINE.judge_line(index, r.outcome, r.number, r.detail) == r.line
+        assert r.outcome == ("win" if r.number == 1 else "loss")
+        assert r.number == len(r.detail) and sum(r.detail) == 52
+
+
+def test_judge_files_have_no_repeated_cards() -> None:
+    # Checked because a deck holding a card twice is refused: the shipped data must still read.
+    for path in judge_files("accordion"):
+        tokens = path.read_bytes().split()
+        tokens = tokens[: tokens.index(b"#")]
+        for start in range(0, len(tokens), 52):
+            assert len(set(tokens[start : start + 52])) == 52, path
+
+
+def test_sample() -> None:
+    cases, warnings = parse(SAMPLE.read_bytes())
+    assert [c.text for c in cases] == [DECK1, DECK2]
+    assert [(c.index, c.line, c.column) for c in cases] == [(1, 1, 1), (2, 3, 1)]
+    first, second = (ENGINE.solve(c) for c in cases)
+    assert (first.outcome, first.number, first.detail, first.line) == (
+        "loss", 6, [40, 8, 1, 1, 1, 1], "6 piles remaining: 40 8 1 1 1 1")
+    assert (second.outcome, second.number, second.detail, second.line) == (
+        "win", 1, [52], "1 pile remaining: 52")
+    assert warnings == []
+
+
+def test_solve_without_trace_has_none() -> None:
+    assert ENGINE.solve(Case(1, DECK1), trace=False).trace is None
+
+
+def test_solve_reads_any_whitespace_and_refuses_bad_text() -> None:
+    spread = two_lines(DECK1).replace(" ", "\t")
+    assert ENGINE.solve(Case(1, spread)).line == "6 piles remaining: 40 8 1 1 1 1"
+    with pytest.raises(InputError, match='"1H" is not a card'):
+        ENGINE.solve(Case(1, DECK1.replace("QD", "1H")))
+    with pytest.raises(InputError, match="^AD appears twice in the deck$"):
+        ENGINE.solve(Case(1, DECK1.replace("QD", "AD")))
+    with pytest.raises(InputError, match="^a deck is 52 cards, not 51$"):
+        ENGINE.solve(Case(1, DECK1[3:]))
+
+
+def test_solve_from_many_threads_at_once() -> None:
+    rng = random.Random(7)
+    texts = [ENGINE.generate(rng) for _ in range(300)]
+    expected = [ENGINE.solve(Case(i, t), trace=False).line for i, t in enumerate(texts)]
+    found: list[list[str]] = []
+
+    def work() -> None:
+        found.append([ENGINE.solve(Case(i, t), trace=i % 2 == 0).line for i, t in enumerate(texts)])
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert found == [expected] * 4
+
+
+# --------------------------------------------------------------------- reading rules
+
+
+def test_layouts_read_the_same() -> None:
+    canonical = [DECK1, DECK2]
+    cards = (DECK1 + " " + DECK2).split()
+    layouts = {
+        "one deck a line": DECK1 + "\n" + DECK2 + "\n#\n",
+        "crlf": (two_lines(DECK1) + "\n" + two_lines(DECK2) + "\n#\n").replace("\n", "\r\n"),
+        "tabs and blank lines": (
+            "\n\n\t" + "\t\t".join(cards[:60]) + "\n\n  " + "  ".join(cards[60:]) + " \n\n#"
+        ),
+        "one card a line": "\n".join(cards) + "\n#\n",
+        "all on one line": " ".join(cards) + " #",
+        "thirteen a line": "\n".join(" ".join(cards[k : k + 13]) for k in range(0, 104, 13)) + "\n#",
+        "forty a line": "\n".join(" ".join(cards[k : k + 40]) for k in range(0, 104, 40)) + "\n#",
+        "vertical tab and form feed": "\x0b".join(cards[:52]) + "\x0c" + " ".join(cards[52:]) + "\n#",
+    }
+    for name, text in layouts.items():
+        cases, warnings = parse(text.encode())
+        assert [c.text for c in cases] == canonical, name
+        assert warnings == [], name
+
+
+def test_case_positions() -> None:
+    cards = (DECK1 + " " + DECK2).split()
+    lines = ["  " + " ".join(cards[:40]), " ".join(cards[40:70]), "\t" + " ".join(cards[70:]), "#"]
+    text = "\n".join(lines)
+    cases, _ = parse(text.encode())
+    # Deck 2 starts with the 13th card of line 2: 12 cards of 3 bytes before it.
+    assert [(c.line, c.column) for c in cases] == [(1, 3), (2, 37)]
+
+
+def test_several_decks_on_one_line_and_a_deck_over_many() -> None:
+    rng = random.Random(3)
+    texts = [" ".join(ENGINE.generate(rng).split()) for _ in range(7)]
+    data = " ".join(texts) + "\n#\n"
+    cases, _ = parse(data.encode())
+    assert [c.text for c in cases] == texts
+    assert [c.column for c in cases] == [1 + 156 * k for k in range(7)]
+
+
+def test_terminator_forms() -> None:
+    for end in ["#", "#\n", "# the end\n", "#END", "\n\n#"]:
+        cases, warnings = parse((DECK1 + "\n" + end).encode())
+        assert len(cases) == 1
+        if "the end" in end:
+            assert [str(w) for w in warnings] == [
+                'line 2, column 3: text after the terminating "#" is ignored']
+        else:
+            assert warnings == []
+
+
+def test_text_after_the_terminator_is_ignored_with_a_warning() -> None:
+    cases, warnings = parse((DECK1 + "\n#\n\n   junk 1H\n" + DECK2 + "\n").encode())
+    assert len(cases) == 1
+    assert [str(w) for w in warnings] == ['line 4, column 4: text after the terminating "#" is ignored']
+    cases, warnings = parse((DECK1 + " # " + DECK2).encode())
+    assert len(cases) == 1
+    assert [(w.line, w.column) for w in warnings] == [(1, 159)]
+    # What follows the end need not even be text.
+    cases, warnings = parse(DECK1.encode() + b"\n#\n\xff\xfe\x00")
+    assert len(cases) == 1
+    assert [(w.message, w.line, w.column) for w in warnings] == [
+        ('text after the terminating "#" is ignored', 3, 1)]
+
+
+def test_missing_terminator_is_a_warning() -> None:
+    for tail in ["", "\n", "\n\n  \n"]:
+        cases, warnings = parse((two_lines(DECK1) + tail).encode())
+        assert [c.text for c in cases] == [DECK1]
+        assert [str(w) for w in warnings] == ['no terminating "#" at end of file']
+        assert warnings[0].line is None
+
+
+def test_warnings_list_is_optional() -> None:
+    assert [c.text for c in ENGINE.parse(io.BytesIO(DECK1.encode()))] == [DECK1]
+
+
+# --------------------------------------------------------------------- errors
+
+
+def test_not_a_card() -> None:
+    bad = error(b"AS 2S\n3S 4S 1H 5S")
+    assert (str(bad), bad.message, bad.line, bad.column) == (
+        'line 2, column 7: "1H" is not a card (rank A23456789TJQK, suit CDHS)',
+        '"1H" is not a card (rank A23456789TJQK, suit CDHS)', 2, 7)
+    # in a later deck, and in a piece that is not canonical
+    assert str(error((DECK1 + "\r\n" + DECK2.replace("KS", "KX") + "\r\n#").encode())) == (
+        'line 2, column 154: "KX" is not a card (rank A23456789TJQK, suit CDHS)')
+    assert str(error(b"AS 10H")) == 'line 1, column 4: "10H" is not a card (rank A23456789TJQK, suit CDHS)'
+    assert str(error("AS \u00c9S".encode())) == (
+        'line 1, column 4: "\u00c9S" is not a card (rank A23456789TJQK, suit CDHS)')
+
+
+def test_lower_case_cards_are_refused_with_a_hint() -> None:
+    bad = error(DECK1.lower().encode())
+    assert str(bad) == (
+        'line 1, column 1: "qd" is not a card '
+        "(rank A23456789TJQK, suit CDHS; cards are written in upper case)")
+    assert str(error(DECK1.replace("KS", "Ks").encode())).startswith('line 1, column 28: "Ks" is not a card')
+
+
+def test_deck_cut_off_by_end_of_file() -> None:
+    cards = DECK2.split()
+    data = two_lines(DECK1) + "\n\n  " + " ".join(cards[:10]) + "\n" + " ".join(cards[10:17]) + "\n"
+    bad = error(data.encode())
+    assert str(bad) == "line 4, column 3: deck 2 ends at end of file after 17 of 52 cards"
+    assert str(error(b"AS")) == "line 1, column 1: deck 1 ends at end of file after 1 of 52 cards"
+
+
+def test_deck_cut_short_by_the_terminator() -> None:
+    cards = DECK2.split()
+    bad = error((DECK1 + "\n" + " ".join(cards[:17]) + "\n#\n").encode())
+    assert str(bad) == 'line 2, column 1: deck 2 is cut short by "#" after 17 of 52 cards'
+
+
+def test_card_twice_in_a_deck() -> None:
+    cards = DECK1.split()
+    cards[40] = "QD"  # QD is the first card of the deck
+    data = DECK2 + "\n" + DECK2 + "\n" + " ".join(cards[:26]) + "\n" + " ".join(cards[26:]) + "\n#\n"
+    bad = error(data.encode())
+    assert str(bad) == "line 4, column 43: QD appears twice in deck 3"
+    # The same deck read the slow way (CRLF) says the same.
+    assert str(error(data.replace("\n", "\r\n").encode())) == str(bad)
+    # A repeat in an unfinished deck is found too, before the end of file is blamed.
+    assert str(error(b"AS 2S AS")) == "line 1, column 7: AS appears twice in deck 1"
+    assert str(error(b"AS 2S AS\n#")) == "line 1, column 7: AS appears twice in deck 1"
+
+
+def test_first_problem_in_file_order_wins() -> None:
+    assert str(error(b"AS 2S AS 1H")) == "line 1, column 7: AS appears twice in deck 1"
+    assert str(error(b"AS 2S 1H AS")).startswith('line 1, column 7: "1H" is not a card')
+
+
+def test_empty_files() -> None:
+    assert (str(error(b"")), error(b"").line) == ("the file is empty", None)
+    for blank in [b"\n", b"   \r\n\t\n", b" " * 100_000]:
+        bad = error(blank)
+        assert (bad.message, bad.line) == ("the file has no decks", None)
+    assert str(error(b"\n  #\n")) == "line 2, column 3: the file has no decks"
+    assert str(error(b"#")) == "line 1, column 1: the file has no decks"
+
+
+def test_non_text_bytes() -> None:
+    bad = error(DECK1.encode()[:10] + b"\x00" + DECK1.encode()[10:])
+    assert (bad.line, bad.column) == (1, 11)
+    assert "is not text" in bad.message
+    assert "is not text" in error(b"AS 2S \xff").message
+
+
+def test_a_token_too_long() -> None:
+    assert "longer than" in error(b"AS " + b"K" * 10_000).message
+
+
+# --------------------------------------------------------------------- traces
+
+
+def test_trace_format() -> None:
+    r = ENGINE.solve(Case(1, DECK1))
+    trace = r.trace
+    assert trace is not None and set(trace) == {"version", "deals", "moves"} and trace["version"] == 1
+    assert len(trace["deals"]) == 52 and sum(trace["deals"]) * 3 == len(trace["moves"])
+    # Deal 2 (AD) moves from the new pile 1 onto QD, pile 0.
+    assert trace["deals"][:2] == [0, 1]
+    assert trace["moves"][:3] == [1, 0, CARDS.index("AD")]
+    assert json.loads(json.dumps(trace)) == trace
+
+
+def play_back(deck: str, trace: dict[str, Any]) -> list[list[str]]:
+    """Follow a trace without the rules, checking the invariants at every step."""
+    cards = deck.split()
+    piles: list[list[str]] = []
+    moves = iter(zip(trace["moves"][0::3], trace["moves"][1::3], trace["moves"][2::3], strict=True))
+    for k, count in enumerate(trace["deals"]):
+        piles.append([cards[k]])
+        assert sum(map(len, piles)) == k + 1
+        for _ in range(count):
+            source, target, card = next(moves)
+            assert source - target in (1, 3) and 0 <= target < source < len(piles)
+            assert piles[source][-1] == CARDS[card]  # only a top card moves
+            top = piles[target][-1]
+            assert top[0] == CARDS[card][0] or top[1] == CARDS[card][1]
+            piles[target].append(piles[source].pop())
+            if not piles[source]:
+                del piles[source]
+            assert all(piles)
+            assert sum(map(len, piles)) == k + 1  # nothing is lost or made
+    assert next(moves, None) is None
+    return piles
+
+
+@settings(max_examples=150, deadline=None)
+@given(decks)
+def test_solve_matches_the_rules_and_the_trace_replays(deck: str) -> None:
+    r = ENGINE.solve(Case(5, deck))
+    assert r.detail == naive_sizes(deck)
+    assert r.number == len(r.detail) and sum(r.detail) == 52
+    assert r.outcome == ("win" if r.number == 1 else "loss")
+    assert ENGINE.judge_line(5, r.outcome, r.number, r.detail) == r.line
+    assert ENGINE.solve(Case(5, deck), trace=False).line == r.line
+    assert r.trace is not None
+    piles = play_back(deck, r.trace)
+    assert [len(p) for p in piles] == r.detail
+    stored = json.loads(json.dumps(r.trace))
+    again = ENGINE.replay(deck, stored)
+    assert (again.outcome, again.number, again.detail, again.line) == (r.outcome, r.number, r.detail, r.line)
+
+
+@settings(max_examples=150, deadline=None)
+@given(decks, st.data())
+def test_a_tampered_trace_is_refused(deck: str, data: st.DataObject) -> None:
+    trace = json.loads(json.dumps(ENGINE.solve(Case(1, deck)).trace))
+    key = data.draw(st.sampled_from(["deals", "moves"]) if trace["moves"] else st.just("deals"))
+    values = trace[key]
+    where = data.draw(st.integers(0, len(values) - 1))
+    change = data.draw(st.sampled_from(["bump", "drop", "add", "swap"]))
+    if change == "bump":
+        values[where] += data.draw(st.sampled_from([-3, -1, 1, 2, 3]))
+    elif change == "drop":
+        del values[where]
+    elif change == "add":
+        values.insert(where, data.draw(st.integers(-1, 60)))
+    else:
+        other = data.draw(st.integers(0, len(values) - 1))
+        if values[other] == values[where]:
+            values[where] += 1
+        values[where], values[other] = values[other], values[where]
+    with pytest.raises(TraceError):
+        ENGINE.replay(deck, trace)
+
+
+@pytest.mark.parametrize("trace", [
+    None, [], {}, {"version": 2, "deals": [0] * 52, "moves": []},
+    {"version": 1, "deals": [0] * 51, "moves": []},
+    {"version": 1, "deals": [0] * 52, "moves": "0"},
+    {"version": 1, "deals": [0.0] * 52, "moves": []},
+    {"version": 1, "deals": [True] + [0] * 51, "moves": [1, 0, 4]},
+    {"version": 1, "deals": [-1, 1] + [0] * 50, "moves": [1, 0, 4]},
+    {"version": 1, "deals": [0] * 52, "moves": [1, 0]},
+    {"version": 1, "deals": [0] * 52, "moves": [None, 0, 0]},
+])
+def test_malformed_traces_are_refused(trace: object) -> None:
+    with pytest.raises(TraceError):
+        ENGINE.replay(DECK1, trace)  # type: ignore[arg-type]
+
+
+def test_replay_of_a_bad_deck_is_a_trace_error() -> None:
+    with pytest.raises(TraceError, match="cannot be replayed"):
+        ENGINE.replay(DECK1.replace("QD", "1H"), ENGINE.solve(Case(1, DECK1)).trace)  # type: ignore[arg-type]
+
+
+def test_a_trace_stopping_early_is_refused() -> None:
+    trace = ENGINE.solve(Case(1, DECK1)).trace
+    assert trace is not None
+    moves = trace["moves"][:-3]
+    deals = list(trace["deals"])
+    last = max(k for k, d in enumerate(deals) if d)
+    deals[last] -= 1
+    with pytest.raises(TraceError, match=f"after deal {last + 1} the trace makes no move"):
+        ENGINE.replay(DECK1, {"version": 1, "deals": deals, "moves": moves})
+
+
+# --------------------------------------------------------------------- any bytes at all
+
+
+def read_all(data: bytes) -> None:
+    try:
+        cases, _ = parse(data)
+    except InputError:
+        return
+    for case in cases:
+        assert len(case.text.split()) == 52
+        ENGINE.solve(case, trace=False)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=400))
+def test_any_bytes_read_or_fail_cleanly(data: bytes) -> None:
+    read_all(data)
+
+
+VALID_FILE = (two_lines(DECK1) + "\n" + two_lines(DECK2) + "\n#\n").encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(VALID_FILE)), st.integers(0, 4), st.binary(max_size=4)),
+                max_size=4))
+def test_mutated_files_read_or_fail_cleanly(edits: list[tuple[int, int, bytes]]) -> None:
+    data = VALID_FILE
+    for where, cut, new in edits:
+        data = data[:where] + new + data[where + cut :]
+    read_all(data)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(decks, min_size=1, max_size=3), st.data())
+def test_any_whitespace_layout_reads_the_same(texts: list[str], data: st.DataObject) -> None:
+    cards = " ".join(texts).split()
+    spaces = st.text(alphabet=" \t\r\n\x0b\x0c", min_size=1, max_size=3)
+    text = data.draw(st.text(alphabet=" \t\r\n", max_size=2))
+    for card in cards:
+        text += card + data.draw(spaces)
+    cases, warnings = parse((text + "#").encode())
+    assert [c.text for c in cases] == texts
+    assert warnings == []
+
+
+def test_generate_writes_two_lines_a_deck_reads() -> None:
+    rng = random.Random(11)
+    for _ in range(20):
+        text = ENGINE.generate(rng)
+        lines = text.split("\n")
+        assert [len(line.split()) for line in lines] == [26, 26] and not text.endswith("\n")
+        cases, _ = parse((text + "\n#\n").encode())
+        assert [c.text for c in cases] == [" ".join(text.split())]
+
+
+def test_sniff() -> None:
+    assert ENGINE.sniff(SAMPLE.read_bytes())
+    assert ENGINE.sniff(SAMPLE.read_bytes()[:100])  # cut inside a card
+    assert ENGINE.sniff(DECK1.lower().encode())
+    for other in ["10-20-30", "mahjong"]:
+        for path in judge_files(other):
+            assert not ENGINE.sniff(path.read_bytes()[:4096]), path
+    assert not ENGINE.sniff(b"")
+    assert not ENGINE.sniff(b"#\n")
+    assert not ENGINE.sniff(b"2S 3S 4S 5S 6S 7S 8S 9S 9S 9S 2S 2S 3S\n")  # bamboo tiles, not cards
+    assert not ENGINE.sniff(b"\xff\xfe")
+
+
+# --------------------------------------------------------------------- constant memory
+
+
+class ManyDecks:
+    """A ~50 MB judge file made on the fly and read like a binary file: decks between
+    long runs of blanks."""
+
+    def __init__(self, blocks: int = 200) -> None:
+        self.parts = self._parts(blocks)
+        self.buffer = memoryview(b"")
+
+    @staticmethod
+    def _parts(blocks: int) -> Iterator[bytes]:
+        rng = random.Random(5)
+        texts = [ENGINE.generate(rng).encode() for _ in range(100)]
+        for _ in range(blocks):
+            yield b"\n".join(texts) + b"\n"
+            yield b" " * 240_000 + b"\n"
+        yield b"#\n"
+
+    def read(self, size: int = -1) -> bytes:
+        while not self.buffer:
+            part = next(self.parts, None)
+            if part is None:
+                return b""
+            self.buffer = memoryview(part)
+        size = len(self.buffer) if size < 0 else size
+        data, self.buffer = bytes(self.buffer[:size]), self.buffer[size:]
+        return data
+
+
+def test_parsing_a_large_file_takes_little_memory() -> None:
+    stream = cast("IO[bytes]", ManyDecks())
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in ENGINE.parse(stream, []))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 20_000
+    assert peak < 5 * 1024 * 1024
