@@ -62,14 +62,14 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
     settings = _settings(live)
     dispatcher = CeleryDispatcher.for_settings(settings)
     job = live.submit(JUDGE_DATA / "accordion" / "random-2000.in", "accordion")
-    with session_scope(settings.database_url) as session:
-        # the split may still be running: wait for its chunks, then send every one again at once
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+    # the split may still be running: wait for its chunks, then send every one again at once
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with session_scope(settings.database_url) as session:
             ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job["id"])).all()
-            if len(ids) == 4:
-                break
-            time.sleep(0.05)
+        if len(ids) == 4:
+            break
+        time.sleep(0.05)
     dispatcher.solve(ids + ids)
     assert live.wait(job["id"])["status"] == "succeeded"
     dispatcher.solve(ids)
