@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Request, current_app, g, jsonify, request
+from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from worker.celery_app import CeleryDispatcher
@@ -43,6 +44,8 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         MAX_CONTENT_LENGTH=settings.max_upload_bytes + FORM_OVERHEAD,
         JSON_SORT_KEYS=False,
     )
+    # Keep keys in the order the service builds them (outcomes in each game's order), as JSON_SORT_KEYS meant.
+    app.json.sort_keys = False  # type: ignore[attr-defined]
     if config:
         app.config.update(config)
     app.extensions["dealer"] = JobService(settings, dispatcher or CeleryDispatcher.for_settings(settings))
@@ -50,8 +53,10 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     discard_stale(settings.upload_dir)
 
     from webui.api import api
+    from webui.ops import ops
 
     app.register_blueprint(api)
+    app.register_blueprint(ops)
     _register_pages(app)
     _register_errors(app)
 
@@ -73,22 +78,46 @@ def _register_pages(app: Flask) -> None:
 
 
 def wants_json() -> bool:
-    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+    """API paths always answer errors in JSON; pages do when the client asks for JSON."""
+    if request.path.startswith("/api/") or request.path in ("/healthz", "/metrics"):
+        return True
+    return request.accept_mimetypes.best == "application/json"
+
+
+def _error(message: str, status: int) -> Any:
+    if wants_json():
+        return jsonify(error=message), status
+    from flask import render_template
+
+    return render_template("error.html", message=message, status=status), status
 
 
 def _register_errors(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def _service_error(error: ServiceError) -> Any:
-        return jsonify(error=error.message), error.status
+        return _error(error.message, error.status)
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def _database_down(error: Exception) -> Any:
+        # The pool reconnects by itself (pre-ping) once the database is back.
+        current_app.logger.warning("database unavailable: %s", error.__class__.__name__)
+        return _error("database unavailable: try again in a moment", 503)
 
     @app.errorhandler(UploadTooLarge)
     @app.errorhandler(RequestEntityTooLarge)
     def _too_large(_: Exception) -> Any:
         limit = current_app.config["DEALER_SETTINGS"].max_upload_bytes
-        return jsonify(error=f"the upload is larger than the limit of {format_size(limit)}"), 413
+        return _error(f"the upload is larger than the limit of {format_size(limit)}", 413)
 
     @app.errorhandler(HTTPException)
     def _http_error(error: HTTPException) -> Any:
         if wants_json():
             return jsonify(error=error.description or error.name), error.code
+        if error.code is not None and error.code >= 400 and _has_pages(app):
+            return _error(error.description or error.name, error.code)
         return error
+
+
+def _has_pages(app: Flask) -> bool:
+    return "pages" in app.blueprints

@@ -6,27 +6,42 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request, stream_with_context
+from flask import Blueprint, Response, g, jsonify, request, stream_with_context
 
 from webui import service
 from worker import engines
 from worker.service import ResultFilter, ServiceError
-from worker.uploads import UploadWriter
+from worker.uploads import UploadTooLarge, UploadWriter
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
-def _int_arg(name: str, default: int) -> int:
-    raw = request.args.get(name, str(default))
+def _int_arg(name: str, default: int, minimum: int = 1) -> int:
+    raw = request.args.get(name) or str(default)
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ServiceError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < minimum:
+        raise ServiceError(f"{name} must be at least {minimum}")
+    return value
+
+
+def _game_arg() -> str | None:
+    game = request.args.get("game") or None
+    if game is not None and game not in engines.names():
+        raise ServiceError(f"unknown game {game!r}; expected one of {', '.join(engines.names())}")
+    return game
 
 
 def receive_upload() -> dict[str, Any]:
     """Create a job from the request's ``file`` (streamed to disk) and optional ``game``."""
     upload = request.files.get("file")
+    # Werkzeug's form parser swallows the writer's UploadTooLarge (a ValueError) and drops the
+    # field, so an upload over the limit would look like no upload at all: ask the writers.
+    writers = g.get("upload_writers", [])
+    if any(writer.size > writer.limit for writer in writers):
+        raise UploadTooLarge(writers[0].limit)
     if upload is None:
         raise ServiceError("no file in the request: send it as the multipart field 'file'")
     writer = upload.stream
@@ -50,7 +65,7 @@ def create_job() -> Any:
 @api.get("/jobs")
 def list_jobs() -> Any:
     page = service().jobs(_int_arg("page", 1), _int_arg("per_page", 20),
-                          request.args.get("status") or None, request.args.get("game") or None)
+                          request.args.get("status") or None, _game_arg())
     return jsonify(page.to_dict())
 
 
@@ -101,6 +116,11 @@ def job_distribution(job_id: int) -> Any:
     return jsonify(service().distribution(job_id))
 
 
+@api.get("/jobs/<int:job_id>/timings")
+def job_timings(job_id: int) -> Any:
+    return jsonify(service().timings(job_id))
+
+
 @api.get("/cases/<int:case_id>")
 def get_case(case_id: int) -> Any:
     return jsonify(service().case(case_id))
@@ -118,11 +138,15 @@ def export_results() -> Response:
     kind = request.args.get("format", "ndjson")
     if kind not in ("ndjson", "csv"):
         raise ServiceError(f"unknown export format {kind!r}; expected ndjson or csv")
+    name = "results"
+    if flt.job_id is not None:
+        service().job(flt.job_id)  # 404 for a job that does not exist, before the download starts
+        name = f"job-{flt.job_id}-results"
     rows = service().iter_results(flt)
     body = _csv(rows) if kind == "csv" else (json.dumps(row) + "\n" for row in rows)
     mimetype = "text/csv" if kind == "csv" else "application/x-ndjson"
     return Response(stream_with_context(body), mimetype=mimetype,
-                    headers={"Content-Disposition": f'attachment; filename="results.{kind}"'})
+                    headers={"Content-Disposition": f'attachment; filename="{name}.{kind}"'})
 
 
 CSV_COLUMNS = ("id", "job_id", "index", "game", "input", "outcome", "number", "detail", "line", "cached",
@@ -148,10 +172,18 @@ def _csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
 
 @api.get("/overview")
 def overview() -> Any:
-    return jsonify(service().overview())
+    """The service's state for the dashboard: workers seen, work waiting, and the broker's queue depth."""
+    return jsonify(dict(service().overview(), queue_depth=service().dispatcher.queue_depth()))
 
 
 @api.get("/games")
 def games() -> Any:
     return jsonify([{"slug": e.slug, "title": e.title, "summary": e.summary, "unit": e.unit,
                      "number_name": e.number_name, "outcomes": list(e.outcomes)} for e in engines.all_engines()])
+
+
+@api.get("/openapi.json")
+def openapi_document() -> Any:
+    from webui.openapi import document
+
+    return jsonify(document())

@@ -7,9 +7,16 @@ so a worker that dies mid-task leaves its message to be delivered again.
 
 from __future__ import annotations
 
+import os
+import time
+import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from celery import Celery
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.utils.json import dumps
 
 from worker.config import Settings
 
@@ -34,6 +41,7 @@ def create_celery(settings: Settings) -> Celery:
         accept_content=["json"],
     )
     if settings.embedded:
+        app.conf.broker_transport = f"{__name__}:AtomicFilesystemTransport"
         queue = settings.broker_dir / "queue"
         queue.mkdir(parents=True, exist_ok=True)
         app.conf.broker_transport_options = {
@@ -47,6 +55,25 @@ def create_celery(settings: Settings) -> Celery:
     else:
         app.conf.broker_transport_options = {"visibility_timeout": 3600}
     return app
+
+
+class _AtomicFilesystemChannel(filesystem.Channel):
+    """kombu's filesystem channel creates a message file and then writes it, so a worker polling
+    the folder can take the file while it is still empty, fail to decode it, and stop
+    ("Unrecoverable error: JSONDecodeError"). Here a message is written beside the queue under
+    a name the consumer ignores and renamed into place once complete (a rename is atomic)."""
+
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+        name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        folder = self.data_folder_out
+        partial = os.path.join(folder, f".{name}.partial")  # its text after the first "." is not "<queue>.msg"
+        with open(partial, "wb") as stream:
+            stream.write(dumps(payload).encode())
+        os.replace(partial, os.path.join(folder, name))
+
+
+class AtomicFilesystemTransport(filesystem.Transport):
+    Channel = _AtomicFilesystemChannel
 
 
 class CeleryDispatcher:
@@ -70,6 +97,15 @@ class CeleryDispatcher:
     def queue_depth(self) -> int | None:
         try:
             with self.app.connection_for_write() as connection:
-                return int(connection.default_channel.queue_declare(queue=QUEUE, passive=True).message_count)
+                # One attempt: a health check or a dashboard poll must not wait out kombu's retries.
+                connection.ensure_connection(max_retries=0)
+                try:
+                    return int(connection.default_channel.queue_declare(queue=QUEUE, passive=True).message_count)
+                except ChannelError as error:
+                    # Redis keeps no key for an empty queue, so a passive declare answers NOT_FOUND:
+                    # the broker answered, and nothing is waiting.
+                    if str(getattr(error, "reply_code", "")) == "404" or "NOT_FOUND" in str(error):
+                        return 0
+                    raise
         except Exception:  # noqa: BLE001 - any broker trouble means "cannot tell"
             return None

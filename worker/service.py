@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Select, delete, func, select, update
+from sqlalchemy import case as sql_case
 
 from worker import engines
 from worker.config import Settings
@@ -415,3 +416,105 @@ class JobService:
                 "queued_cases": int(queued_cases),
                 "pending_chunks": int(pending_chunks),
             }
+
+    # --- health, metrics and timings (read-only; for /healthz, /metrics and the job page) ---
+
+    def health(self) -> dict[str, Any]:
+        """Whether the database and the broker answer and a worker has been seen lately.
+
+        Never raises: a part that cannot be reached is reported with the reason.
+        """
+        report: dict[str, Any] = {}
+        try:
+            with session_scope(self.url) as session:
+                session.execute(select(1))
+                workers = session.scalars(select(WorkerRow.name).where(
+                    WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)).all()
+            report["database"] = {"ok": True}
+            report["workers"] = {"ok": bool(workers), "seen": len(workers), "names": sorted(workers)}
+        except Exception as error:  # noqa: BLE001 - any database trouble is "not reachable"
+            report["database"] = {"ok": False, "error": _reason(error)}
+            report["workers"] = {"ok": False, "seen": 0, "names": [], "error": "unknown: the database is down"}
+        try:
+            depth = self.dispatcher.queue_depth()
+        except Exception:  # noqa: BLE001 - queue_depth should not raise, but a health check must not either
+            depth = None
+        report["broker"] = ({"ok": True, "queue_depth": depth} if depth is not None
+                            else {"ok": False, "error": "the broker cannot be reached"})
+        report["ok"] = all(part["ok"] for part in report.values())
+        return report
+
+    def metrics(self) -> dict[str, Any]:
+        """The figures ``/metrics`` exposes, from the database (and the broker for the queue depth).
+
+        ``solve_buckets`` counts solved (not cached) cases per game whose solve time is at most
+        each bound of :data:`SOLVE_BUCKETS_US`, cumulatively, as Prometheus histograms want.
+        """
+        with session_scope(self.url) as session:
+            by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
+            solved = [{"game": g, "outcome": o, "count": int(c)} for g, o, c in session.execute(
+                select(CaseRow.game, CaseRow.outcome, func.count()).where(CaseRow.outcome.is_not(None))
+                .group_by(CaseRow.game, CaseRow.outcome).order_by(CaseRow.game, CaseRow.outcome))]
+            columns = [func.count(), func.coalesce(func.sum(CaseRow.solve_us), 0)] + [
+                func.coalesce(func.sum(sql_case((CaseRow.solve_us <= bound, 1), else_=0)), 0)
+                for bound in SOLVE_BUCKETS_US]
+            histograms = {}
+            for game, count, total_us, *buckets in session.execute(
+                    select(CaseRow.game, *columns).where(CaseRow.cached.is_(False), CaseRow.outcome.is_not(None))
+                    .group_by(CaseRow.game)):
+                histograms[game] = {"count": int(count), "sum_us": int(total_us),
+                                    "buckets": [int(b) for b in buckets]}
+            workers = session.scalar(select(func.count()).select_from(WorkerRow).where(
+                WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)) or 0
+            pending_chunks = session.scalar(select(func.count()).select_from(Chunk).where(
+                Chunk.status.in_([ChunkStatus.PENDING, ChunkStatus.RUNNING]))) or 0
+        return {
+            "jobs_by_status": {s.value: int(by_status.get(s.value, 0)) for s in JobStatus},
+            "cases_solved": solved,
+            "solve_histograms": histograms,
+            "workers": int(workers),
+            "pending_chunks": int(pending_chunks),
+            "queue_depth": self.dispatcher.queue_depth(),
+        }
+
+    def timings(self, job_id: int) -> dict[str, Any]:
+        """How long a job's phases and its cases took: the job page's timings panel."""
+        with session_scope(self.url) as session:
+            job = self._job(session, job_id)
+            data = job_to_dict(job)
+            count, total_us, mean_us, max_us = session.execute(
+                select(func.count(), func.coalesce(func.sum(CaseRow.solve_us), 0), func.avg(CaseRow.solve_us),
+                       func.max(CaseRow.solve_us))
+                .where(CaseRow.job_id == job_id, CaseRow.cached.is_(False), CaseRow.outcome.is_not(None))).one()
+            slowest = session.execute(
+                select(CaseRow.id, CaseRow.index, CaseRow.solve_us)
+                .where(CaseRow.job_id == job_id, CaseRow.cached.is_(False), CaseRow.outcome.is_not(None))
+                .order_by(CaseRow.solve_us.desc(), CaseRow.index).limit(1)).first()
+
+        def between(start: datetime | None, end: datetime | None) -> float | None:
+            return round((end - start).total_seconds(), 3) if start and end else None
+
+        return {
+            "job_id": job_id,
+            "queued_seconds": between(job.created_at, job.started_at),
+            "split_seconds": between(job.started_at, job.split_at),
+            "elapsed_seconds": data["elapsed_seconds"],
+            "rate": data["rate"],
+            "solved": int(count), "cached": data["cache_hits"],
+            "solve_us_total": int(total_us),
+            "solve_us_mean": round(float(mean_us), 1) if mean_us is not None else None,
+            "solve_us_max": int(max_us) if max_us is not None else None,
+            "slowest_case": ({"id": slowest[0], "index": slowest[1], "solve_us": slowest[2]}
+                             if slowest is not None else None),
+        }
+
+
+#: Upper bounds, in microseconds, of the solve-time histogram's buckets (``/metrics``).
+SOLVE_BUCKETS_US = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000,
+                    5000000)
+
+
+def _reason(error: BaseException) -> str:
+    """An exception in one line, without a driver's multi-line detail."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text[:300]

@@ -1,0 +1,72 @@
+"""Browser tests: Playwright driving Debian's Chromium against a live service (tests/live.py)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.live import MODES, LiveService, live_service
+from tests.support import services_required
+
+CHROMIUM = Path(os.environ.get("DEALER_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+#: Where the screenshots of each page go (the repo's test-output folder is git-ignored).
+SCREENSHOTS = Path(os.environ.get("DEALER_TEST_OUTPUT", ROOT / "test-output")) / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        message = f"Chromium is not installed at {CHROMIUM}"
+        if services_required():
+            pytest.fail(message + " (DEALER_REQUIRE_SERVICES is set)")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module", params=MODES)
+def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """One live service per mode for the whole module (it takes seconds to start)."""
+    with live_service(request.param, tmp_path_factory.mktemp(f"browser-{request.param}")) as service:
+        yield service
+
+
+@pytest.fixture
+def page(browser: Any, live: LiveService) -> Iterator[Any]:
+    """A fresh tab on the live service; fails the test on any script error the page raised or logged."""
+    context = browser.new_context(base_url=live.url, viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    # A refused request logs "Failed to load resource"; the tests check those answers themselves.
+    tab.on("console", lambda message: errors.append(message.text)
+           if message.type == "error" and not message.text.startswith("Failed to load resource") else None)
+    yield tab
+    context.close()
+    assert not errors, f"the page reported errors: {errors}"
+
+
+@pytest.fixture
+def screenshot(live: LiveService) -> Any:
+    """screenshot(page, name): a full-page PNG under test-output/screenshots/, named by mode."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(tab: Any, name: str) -> Path:
+        path = SCREENSHOTS / f"{live.mode}-{name}.png"
+        tab.evaluate("window.scrollTo(0, 0)")  # the sticky header belongs at the top of a full-page shot
+        tab.screenshot(path=str(path), full_page=True)
+        return path
+
+    return take

@@ -1,0 +1,170 @@
+"""/healthz and /metrics."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from worker.db import session_scope
+from worker.models import CaseRow, WorkerRow, utcnow
+from worker.service import SOLVE_BUCKETS_US
+
+
+def _heartbeat(settings: Any, name: str = "test-worker") -> None:
+    with session_scope(settings.database_url) as session:
+        session.merge(WorkerRow(name=name, started_at=utcnow(), seen_at=utcnow(), concurrency=2, processed=0))
+
+
+def test_healthz_is_503_without_workers(client: Any) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.get_json()
+    assert body["status"] == "unavailable" and body["ok"] is False
+    assert body["database"] == {"ok": True}
+    assert body["broker"] == {"ok": True, "queue_depth": 0}
+    assert body["workers"] == {"ok": False, "seen": 0, "names": []}
+
+
+def test_healthz_is_200_when_everything_answers(client: Any, settings: Any) -> None:
+    _heartbeat(settings)
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["status"] == "ok" and body["workers"] == {"ok": True, "seen": 1, "names": ["test-worker"]}
+
+
+def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, settings: Any, dispatcher: Any,
+                                                          monkeypatch: Any) -> None:
+    _heartbeat(settings)
+    monkeypatch.setattr(dispatcher, "queue_depth", lambda: None)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.get_json()["broker"] == {"ok": False, "error": "the broker cannot be reached"}
+    assert response.get_json()["database"]["ok"] is True
+
+
+def test_healthz_is_503_when_the_database_does_not_answer(settings: Any, dispatcher: Any, tmp_path: Any) -> None:
+    from dataclasses import replace
+
+    from webui import create_app
+
+    (tmp_path / "a-file").write_text("not a folder")
+    broken = replace(settings, database_url=f"sqlite:///{tmp_path}/a-file/dealer.db")
+    client = create_app(broken, dispatcher, config={"TESTING": True}).test_client()
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.get_json()
+    assert body["database"]["ok"] is False and body["database"]["error"]
+    assert body["workers"]["ok"] is False
+
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? '
+                    r"(-?[0-9.e+-]+|NaN|\+Inf|-Inf)$")
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Check the exposition format line by line; return {'name{labels}': value}."""
+    samples: dict[str, float] = {}
+    declared: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            continue
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            assert kind in ("counter", "gauge", "histogram", "summary", "untyped"), line
+            assert name not in declared, f"{name} declared twice"
+            declared[name] = kind
+            continue
+        match = SAMPLE.match(line)
+        assert match, f"not a sample line: {line!r}"
+        name = match.group(1)
+        family = re.sub(r"_(bucket|sum|count)$", "", name) if name not in declared else name
+        assert family in declared, f"{name} has no # TYPE"
+        samples[line.rsplit(" ", 1)[0]] = float(match.group(4))
+    return samples
+
+
+def test_metrics_in_prometheus_text_format(client: Any, submit: Any, settings: Any) -> None:
+    submit("10-20-30/sample")
+    submit("accordion/sample")
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+    text = response.get_data(as_text=True)
+    assert text.endswith("\n")
+    samples = parse_metrics(text)
+    assert samples['dealer_jobs{status="succeeded"}'] == 2
+    assert samples['dealer_jobs{status="failed"}'] == 0
+    assert samples['dealer_cases_solved{game="10-20-30",outcome="draw"}'] == 1
+    assert samples['dealer_cases_solved{game="accordion",outcome="loss"}'] == 1
+    assert samples['dealer_cases_solved{game="accordion",outcome="win"}'] == 1
+    assert samples["dealer_queue_depth"] == 0 and samples["dealer_broker_up"] == 1
+    assert samples["dealer_workers"] == 0 and samples["dealer_pending_chunks"] == 0
+    # The histogram: cumulative buckets, +Inf equal to the count, sum in seconds.
+    with session_scope(settings.database_url) as session:
+        solve_us = session.scalars(select(CaseRow.solve_us).where(CaseRow.game == "10-20-30")).all()
+        assert session.scalar(select(func.count()).select_from(CaseRow)) == 5
+    buckets = [samples[f'dealer_solve_seconds_bucket{{game="10-20-30",le="{le}"}}']
+               for le in [_le(b) for b in SOLVE_BUCKETS_US] + ["+Inf"]]
+    assert buckets == sorted(buckets) and buckets[-1] == 3
+    assert buckets[:-1] == [sum(1 for us in solve_us if us <= b) for b in SOLVE_BUCKETS_US]
+    assert samples['dealer_solve_seconds_count{game="10-20-30"}'] == 3
+    assert abs(samples['dealer_solve_seconds_sum{game="10-20-30"}'] - sum(solve_us) / 1e6) < 1e-6
+    assert samples['dealer_solve_seconds_count{game="mahjong"}'] == 0  # every game is always there
+
+
+def _le(bound_us: int) -> str:
+    from webui.ops import _number
+
+    return _number(bound_us / 1e6)
+
+
+def test_metrics_without_a_broker(client: Any, dispatcher: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(dispatcher, "queue_depth", lambda: None)
+    samples = parse_metrics(client.get("/metrics").get_data(as_text=True))
+    assert samples["dealer_broker_up"] == 0 and "dealer_queue_depth" not in samples
+
+
+@pytest.mark.parametrize("broker", ["filesystem", "redis"])
+def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> None:
+    """An empty queue is depth 0 (Redis keeps no key for it), a sent message is depth 1."""
+    from dataclasses import replace
+
+    from tests.support import redis_url
+    from webui import create_app
+    from worker.celery_app import CeleryDispatcher
+
+    if broker == "redis":
+        import redis
+
+        url = redis_url(15)
+        redis.Redis.from_url(url).flushdb()
+        settings = replace(settings, broker_url=url)
+    dispatcher = CeleryDispatcher.for_settings(settings)
+    client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
+    _heartbeat(settings)
+    health = client.get("/healthz")
+    assert health.status_code == 200, health.get_json()
+    assert health.get_json()["broker"] == {"ok": True, "queue_depth": 0}
+    dispatcher.split(123456)  # a message no worker will take
+    assert client.get("/api/overview").get_json()["queue_depth"] == 1
+    if broker == "filesystem":
+        assert [p.name.endswith(".dealer.msg") for p in (settings.broker_dir / "queue").iterdir()] == [True]
+
+
+def test_healthz_answers_fast_when_the_broker_is_down(settings: Any) -> None:
+    import time
+    from dataclasses import replace
+
+    from webui import create_app
+    from worker.celery_app import CeleryDispatcher
+
+    settings = replace(settings, broker_url="redis://127.0.0.1:1/0")
+    client = create_app(settings, CeleryDispatcher.for_settings(settings), config={"TESTING": True}).test_client()
+    started = time.monotonic()
+    response = client.get("/healthz")
+    assert response.status_code == 503 and response.get_json()["broker"]["ok"] is False
+    assert time.monotonic() - started < 3, "the health check waited out the broker's retries"

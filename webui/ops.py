@@ -1,0 +1,104 @@
+"""Operations endpoints outside the API prefix: ``/healthz`` for load balancers, ``/metrics`` for Prometheus."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from webui import service
+from worker import engines
+from worker.service import SOLVE_BUCKETS_US
+
+ops = Blueprint("ops", __name__)
+
+#: The content type of Prometheus' text exposition format.
+PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
+
+
+@ops.get("/healthz")
+def healthz() -> Any:
+    """200 when the database and the broker answer and a worker has been seen lately, else 503."""
+    report = service().health()
+    return jsonify(dict(report, status="ok" if report["ok"] else "unavailable")), 200 if report["ok"] else 503
+
+
+@ops.get("/metrics")
+def metrics() -> Response:
+    return Response("".join(exposition(service().metrics())), content_type=PROMETHEUS_TEXT)
+
+
+def exposition(data: dict[str, Any]) -> Iterator[str]:
+    """The service's figures in Prometheus' text format (one ``# HELP``/``# TYPE`` pair per family).
+
+    >>> text = "".join(exposition({"jobs_by_status": {"queued": 1}, "cases_solved": [], "workers": 0,
+    ...     "solve_histograms": {}, "pending_chunks": 0, "queue_depth": None}))
+    >>> 'dealer_jobs{status="queued"} 1' in text, "dealer_broker_up 0" in text
+    (True, True)
+    """
+    yield from _family("dealer_jobs", "gauge", "Jobs by status.",
+                       (({"status": status}, count) for status, count in data["jobs_by_status"].items()))
+    yield from _family("dealer_cases_solved", "gauge",
+                       "Solved cases stored, by game and outcome (falls when a job is deleted).",
+                       (({"game": row["game"], "outcome": row["outcome"]}, row["count"])
+                        for row in data["cases_solved"]))
+    yield from _histogram(data["solve_histograms"])
+    yield from _family("dealer_workers", "gauge", "Workers whose heartbeat was seen in the last 30 seconds.",
+                       [({}, data["workers"])])
+    yield from _family("dealer_pending_chunks", "gauge", "Chunks of cases waiting for or being solved.",
+                       [({}, data["pending_chunks"])])
+    depth = data["queue_depth"]
+    yield from _family("dealer_broker_up", "gauge", "Whether the broker answered (1) or not (0).",
+                       [({}, 0 if depth is None else 1)])
+    if depth is not None:
+        yield from _family("dealer_queue_depth", "gauge", "Messages waiting in the broker's queue.",
+                           [({}, depth)])
+
+
+def _histogram(histograms: dict[str, dict[str, Any]]) -> Iterator[str]:
+    name = "dealer_solve_seconds"
+    yield f"# HELP {name} Time to solve one case (cases answered from the result cache are left out).\n"
+    yield f"# TYPE {name} histogram\n"
+    empty = {"count": 0, "sum_us": 0, "buckets": [0] * len(SOLVE_BUCKETS_US)}
+    for game in sorted(set(engines.names()) | set(histograms)):
+        figures = histograms.get(game, empty)
+        for bound, count in zip(SOLVE_BUCKETS_US, figures["buckets"], strict=True):
+            yield _sample(f"{name}_bucket", {"game": game, "le": _number(bound / 1e6)}, count)
+        yield _sample(f"{name}_bucket", {"game": game, "le": "+Inf"}, figures["count"])
+        yield _sample(f"{name}_sum", {"game": game}, figures["sum_us"] / 1e6)
+        yield _sample(f"{name}_count", {"game": game}, figures["count"])
+
+
+def _family(name: str, kind: str, help_text: str, samples: Iterable[tuple[dict[str, str], float]]) -> Iterator[str]:
+    yield f"# HELP {name} {help_text}\n"
+    yield f"# TYPE {name} {kind}\n"
+    for labels, value in samples:
+        yield _sample(name, labels, value)
+
+
+def _sample(name: str, labels: dict[str, str], value: float) -> str:
+    """One sample line, label values escaped.
+
+    >>> print(_sample("x", {"a": 'say "hi"\\n'}, 1.5), end="")
+    x{a="say \\"hi\\"\\n"} 1.5
+    """
+    if labels:
+        inner = ",".join(f'{key}="{_escape(str(val))}"' for key, val in labels.items())
+        return f"{name}{{{inner}}} {_number(value)}\n"
+    return f"{name} {_number(value)}\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _number(value: float) -> str:
+    """A sample value as Prometheus writes it.
+
+    >>> _number(3), _number(0.00005), _number(2.5), _number(1.0)
+    ('3', '5e-05', '2.5', '1')
+    """
+    if isinstance(value, int) or float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))

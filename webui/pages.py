@@ -1,0 +1,166 @@
+"""The web pages: dashboard, upload, job, case with replay, history search, API reference.
+
+Pages are rendered on the server from the job service (the same calls the JSON API
+makes), so they show their data on first paint; small JavaScript modules in
+``static/js`` then keep them live by polling the JSON API.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, request, url_for
+
+from webui import service
+from worker import engines
+from worker.models import JobStatus
+from worker.service import ServiceError
+from worker.uploads import format_size
+
+pages = Blueprint("pages", __name__)
+
+#: Jobs per dashboard page.
+JOBS_PER_PAGE = 20
+
+
+@cache
+def games() -> list[dict[str, Any]]:
+    """What the pages need to know of each game (also handed to the scripts as JSON)."""
+    return [{"slug": e.slug, "title": e.title, "summary": e.summary, "unit": e.unit, "number_name": e.number_name,
+             "outcomes": list(e.outcomes)} for e in engines.all_engines()]
+
+
+def _page_arg() -> int:
+    raw = request.args.get("page") or "1"
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise ServiceError(f"page must be a whole number, not {raw!r}") from None
+
+
+@pages.app_template_filter("size")
+def _size(value: int | None) -> str:
+    return format_size(value or 0)
+
+
+@pages.app_template_filter("count")
+def _count(value: int | float | None) -> str:
+    return f"{int(value or 0):,}"
+
+
+@pages.app_template_filter("seconds")
+def _seconds(value: float | None) -> str:
+    """A duration as people read it: ``850 ms``, ``4.2 s``, ``3 min 5 s``, ``1 h 2 min``."""
+    if value is None:
+        return "–"
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    if value < 60:
+        return f"{value:.1f} s"
+    minutes, seconds = divmod(int(value), 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+@pages.app_template_filter("micros")
+def _micros(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value < 1000:
+        return f"{value:.0f} µs"
+    if value < 1_000_000:
+        return f"{value / 1000:.1f} ms"
+    return f"{value / 1_000_000:.2f} s"
+
+
+@pages.app_template_filter("when")
+def _when(value: str | None) -> str:
+    """An ISO time as ``2026-11-30 14:05:09 UTC`` (the scripts show it in local time)."""
+    if not value:
+        return "–"
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@pages.app_context_processor
+def _globals() -> dict[str, Any]:
+    settings = service().settings
+    return {"games": games(), "game_by_slug": {g["slug"]: g for g in games()},
+            "max_upload": settings.max_upload_bytes, "finished_statuses": FINISHED}
+
+
+FINISHED = [s.value for s in JobStatus if s.finished]
+
+
+@pages.get("/")
+def dashboard() -> str:
+    jobs = service().jobs(_page_arg(), JOBS_PER_PAGE)
+    overview = dict(service().overview(), queue_depth=service().dispatcher.queue_depth())
+    return render_template("dashboard.html", page_name="dashboard", jobs=jobs, overview=overview)
+
+
+@pages.route("/upload", methods=["GET", "POST"])
+def upload() -> Any:
+    """The upload form; its script sends the file to ``POST /api/jobs`` with progress, and without
+    JavaScript the form posts here and lands on the new job's page."""
+    if request.method == "POST":
+        from webui.api import receive_upload
+
+        try:
+            job = receive_upload()
+        except ServiceError as error:
+            return render_template("upload.html", page_name="upload", error=error.message), error.status
+        return redirect(url_for("pages.job", job_id=job["id"]), code=303)
+    return render_template("upload.html", page_name="upload", error=None)
+
+
+@pages.get("/jobs/<int:job_id>")
+def job(job_id: int) -> str:
+    data = service().job(job_id)
+    timings = service().timings(job_id)
+    return render_template("job.html", page_name="job", job=data, timings=timings, game=_game(data["game"]))
+
+
+@pages.get("/jobs/<int:job_id>/cases/<int:index>")
+def job_case(job_id: int, index: int) -> str:
+    return _case_page(service().case_by_index(job_id, index))
+
+
+@pages.get("/cases/<int:case_id>")
+def case(case_id: int) -> str:
+    return _case_page(service().case(case_id))
+
+
+def _case_page(data: dict[str, Any]) -> str:
+    job = service().job(data["job_id"])
+    return render_template("case.html", page_name="case", case=data, job=job, game=_game(data["game"]))
+
+
+@pages.get("/history")
+def history() -> str:
+    return render_template("history.html", page_name="history", args=request.args)
+
+
+@pages.get("/docs")
+def docs() -> str:
+    from webui.openapi import document
+
+    return render_template("docs.html", page_name="docs", doc=document())
+
+
+def _game(slug: str) -> dict[str, Any]:
+    return next(g for g in games() if g["slug"] == slug)
+
+
+@pages.app_template_filter("sentence")
+def _sentence(text: str) -> str:
+    """A game's summary as a sentence.
+
+    >>> _sentence("deal onto seven piles")
+    'Deal onto seven piles.'
+    """
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "." if text else text

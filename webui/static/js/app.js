@@ -1,0 +1,37 @@
+// On every page: the header's service indicator (workers up, work waiting) and local times.
+
+import { $, api, count, localiseTimes, poll } from "./util.js";
+
+localiseTimes();
+
+const pill = $("#service-pill");
+
+function showService(overview) {
+  const workers = overview.workers.length;
+  const waiting = overview.queued_cases;
+  let state = "ok";
+  let text = `${workers} worker${workers === 1 ? "" : "s"}`;
+  if (!workers) { state = "down"; text = "No workers"; }
+  if (waiting) { text += ` · ${count(waiting)} waiting`; if (workers) state = "busy"; }
+  if (overview.queue_depth === null) { state = "down"; text += " · broker unreachable"; }
+  pill.dataset.state = state;
+  pill.querySelector(".service-text").textContent = text;
+  pill.title = workers ? `Workers: ${overview.workers.map((w) => w.name).join(", ")}` : "No worker has reported in the last 30 s";
+}
+
+const fast = document.body.classList.contains("page-dashboard");
+const overviewPoll = poll(async () => {
+  try {
+    const overview = await api("/api/overview");
+    showService(overview);
+    document.dispatchEvent(new CustomEvent("dealer:overview", { detail: overview }));
+    return overview.queued_cases > 0;
+  } catch {
+    pill.dataset.state = "down";
+    pill.querySelector(".service-text").textContent = "Service unreachable";
+    return false;
+  }
+}, { fast: fast ? 2000 : 5000, slow: fast ? 4000 : 15000 });
+
+// A page that saw something change (a job finished) asks for fresh figures at once.
+document.addEventListener("dealer:refresh-overview", () => overviewPoll.now());

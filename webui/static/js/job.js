@@ -1,0 +1,163 @@
+// The job page: live progress and timings while it runs, charts, the results table, and the
+// cancel / rerun / delete buttons.
+
+import { $, $$, api, count, fillProgress, fillStatus, formValues, h, isFinished, micros, poll, readJSON, seconds } from "./util.js";
+import { distribution, hasRareOutcome, outcomeBars } from "./charts.js";
+import { resultsTable } from "./results.js";
+
+const data = readJSON("job-data");
+const { game } = data;
+let job = data.job;
+const jobId = job.id;
+
+// --- charts --------------------------------------------------------------------------------
+const tip = h("p", { class: "chart-tip", "aria-live": "off" }, "Point at a column to see its numbers.");
+$("#chart-distribution").append(tip);
+
+function drawOutcomes() {
+  outcomeBars($("#chart-outcomes .chart-body"), game.outcomes, job.counts);
+}
+
+let layout = null; // "stacked" or "split": chosen by the reader, else by the data
+let lastDist = null;
+
+function drawDist() {
+  const split = (layout || (hasRareOutcome(lastDist) ? "split" : "stacked")) === "split";
+  for (const button of $$("[data-layout]")) button.setAttribute("aria-pressed", String(button.dataset.layout === (split ? "split" : "stacked")));
+  distribution($("#chart-distribution .chart-body"), lastDist, tip, { split });
+}
+
+let nextDistAt = 0;
+async function drawDistribution() {
+  const started = performance.now();
+  lastDist = await api(`/api/jobs/${jobId}/distribution`);
+  // On a big job the query takes a while: ask again no sooner than ten times as long as it took.
+  nextDistAt = performance.now() + 10 * (performance.now() - started);
+  drawDist();
+}
+
+for (const button of $$("[data-layout]")) {
+  button.addEventListener("click", () => { layout = button.dataset.layout; if (lastDist) drawDist(); });
+}
+
+// --- live figures --------------------------------------------------------------------------
+function showJob() {
+  $("#job").dataset.status = job.status;
+  fillProgress($("#job-progress [data-f=progress]"), job);
+  fillStatus($(".job-meta [data-f=status]"), job.status);
+  const solved = Object.values(job.counts).reduce((a, b) => a + b, 0);
+  for (const [outcome, n] of Object.entries(job.counts)) {
+    $(`[data-c="${outcome}"]`).textContent = count(n);
+    $(`[data-p="${outcome}"]`).textContent = `${solved ? ((n / solved) * 100).toFixed(1) : "0.0"}%`;
+  }
+  const finished = isFinished(job.status);
+  $("[data-f=total]").textContent = job.total || finished ? `${count(job.total)} ${game.unit}s` : `counting ${game.unit}s…`;
+  $("#download-output").hidden = job.status !== "succeeded";
+  $("#cancel").hidden = finished;
+  $("#delete").hidden = !finished;
+  $("#job-error").hidden = !job.error;
+  $("#job-error [data-f=error]").textContent = job.error || "";
+  $("#job-warnings").hidden = !job.warnings.length;
+  $("#job-warnings [data-f=warnings]").replaceChildren(...job.warnings.map((w) => h("li", {}, w.text)));
+  drawOutcomes();
+}
+
+function showTimings(t) {
+  const set = (key, text) => { const el = $(`[data-t=${key}]`); if (el) el.textContent = text; };
+  set("queued_seconds", seconds(t.queued_seconds));
+  set("split_seconds", seconds(t.split_seconds));
+  set("elapsed_seconds", seconds(t.elapsed_seconds));
+  set("rate", count(t.rate));
+  set("solve_us_mean", micros(t.solve_us_mean));
+  set("solve_us_max", micros(t.solve_us_max));
+  set("cached", count(job.cache_hits));
+  set("failed_cases", count(job.failed_cases));
+}
+
+// --- results -------------------------------------------------------------------------------
+const filters = $("#results-filters");
+const table = resultsTable({
+  table: $("#results-table"), pager: $("#results-pager"), countEl: $("#results-count"), errorEl: $("#results-error"),
+  endpoint: `/api/jobs/${jobId}/cases`, numberName: game.number_name,
+  columns: ["index", "input", "line", "outcome", "number", "solve_us"],
+  onState: (params) => {
+    const q = new URLSearchParams(params).toString();
+    history.replaceState(null, "", `${location.pathname}${q ? `?${q}` : ""}${location.hash}`);
+  },
+});
+
+function fillForm(params) {
+  for (const el of filters.elements) if (el.name) el.value = params[el.name] ?? "";
+}
+
+filters.addEventListener("submit", (event) => {
+  event.preventDefault();
+  table.load({ ...formValues(filters), sort: table.params.sort });
+});
+filters.addEventListener("reset", () => setTimeout(() => table.load({ sort: table.params.sort }), 0));
+$("#f-outcome").addEventListener("change", () => filters.requestSubmit());
+for (const tile of $$(".count-tile")) {
+  tile.addEventListener("click", (event) => {
+    event.preventDefault();
+    fillForm({ ...formValues(filters), outcome: tile.dataset.outcome });
+    filters.requestSubmit();
+    $("#results").scrollIntoView({ behavior: "smooth" });
+  });
+}
+
+const initial = Object.fromEntries(new URLSearchParams(location.search));
+fillForm(initial);
+table.load(initial);
+
+// --- actions -------------------------------------------------------------------------------
+const actionError = $("#action-error");
+async function act(button, work) {
+  button.disabled = true;
+  actionError.hidden = true;
+  try {
+    await work();
+  } catch (error) {
+    actionError.textContent = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+    actionError.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+$("#cancel").addEventListener("click", (event) => act(event.currentTarget, async () => {
+  job = await api(`/api/jobs/${jobId}/cancel`, { method: "POST" });
+  showJob();
+}));
+$("#rerun").addEventListener("click", (event) => act(event.currentTarget, async () => {
+  const again = await api(`/api/jobs/${jobId}/rerun`, { method: "POST" });
+  location.assign(`/jobs/${again.id}`);
+}));
+$("#delete").addEventListener("click", (event) => act(event.currentTarget, async () => {
+  if (!confirm(`Delete job #${jobId} and its ${count(job.total)} results?`)) return;
+  await api(`/api/jobs/${jobId}`, { method: "DELETE" });
+  location.assign("/");
+}));
+
+// --- keep it live ----------------------------------------------------------------------------
+drawOutcomes();
+drawDistribution();
+let ticks = 0;
+if (!isFinished(job.status)) {
+  const poller = poll(async () => {
+    job = await api(`/api/jobs/${jobId}`);
+    showJob();
+    ticks += 1;
+    const finished = isFinished(job.status);
+    if (finished || ticks % 3 === 0) {
+      showTimings(await api(`/api/jobs/${jobId}/timings`));
+      if (finished || performance.now() >= nextDistAt) await drawDistribution();
+      // Fill a table that is not full yet with the cases solved since (a full one stays put).
+      if (!finished && $$("#results-table tbody tr[data-case]").length < 25) table.load(table.params);
+    }
+    if (finished) {
+      poller.stop();
+      table.load(table.params);
+    }
+    return !finished;
+  }, { fast: 800, slow: 800 });
+}

@@ -1,0 +1,110 @@
+// A results table fed by a JSON endpoint (a job's cases or the history search):
+// sortable columns, pages, and the filters the page hands it.
+
+import { api, count, h, localTime, micros, query } from "./util.js";
+
+const COLUMNS = {
+  job_id: { label: "Job", sort: "job_id", cell: (r) => h("a", { href: `/jobs/${r.job_id}` }, `#${r.job_id}`) },
+  index: { label: "#", sort: "index", num: true, cell: (r) => h("a", { href: `/cases/${r.id}`, "aria-label": `Case ${r.index}` }, count(r.index)) },
+  game: { label: "Game", cell: (r) => h("span", { class: "chip" }, r.game) },
+  input: { label: "Input", cls: "input-cell", cell: (r) => h("span", { title: r.input }, r.input) },
+  line: { label: "Judge output", cls: "line-cell", cell: (r) => (r.line ? h("code", {}, r.line) : h("span", { class: "muted" }, r.error || "–")) },
+  outcome: { label: "Outcome", sort: "outcome", cell: (r) => (r.outcome ? h("span", { class: `badge outcome o-${r.outcome}` }, r.outcome) : "–") },
+  number: { label: "Number", sort: "number", num: true, cell: (r) => (r.number ?? "–") },
+  solve_us: { label: "Solve time", sort: "solve_us", num: true, cell: (r) => (r.cached ? h("span", { class: "muted", title: "answered from the result cache" }, "cached") : micros(r.solve_us)) },
+  solved_at: { label: "Solved", sort: "solved_at", cell: (r) => h("time", { datetime: r.solved_at }, localTime(r.solved_at)) },
+};
+
+export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns, numberName, onState, apiParams = (p) => p }) {
+  let params = {};
+  let request = 0;
+  const cols = columns.map((key) => ({ key, ...COLUMNS[key], label: key === "number" && numberName ? numberName : COLUMNS[key].label }));
+
+  const head = h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col", class: c.num ? "num" : null, "data-key": c.key },
+    c.sort ? h("button", { type: "button", onclick: () => sortBy(c.sort) }, c.label) : c.label))));
+  const body = h("tbody");
+  table.replaceChildren(head, body);
+  body.addEventListener("click", (event) => {
+    if (event.target.closest("a")) return;
+    const row = event.target.closest("tr[data-case]");
+    if (row) window.location.assign(`/cases/${row.dataset.case}`);
+  });
+
+  function sortBy(key) {
+    const current = params.sort || "index";
+    const next = current === key ? `-${key}` : key;
+    load({ ...params, sort: next, page: 1 });
+  }
+
+  function showSort() {
+    const sort = params.sort || "index";
+    for (const th of head.querySelectorAll("th")) {
+      const c = cols.find((col) => col.key === th.dataset.key);
+      if (!c.sort) continue;
+      th.setAttribute("aria-sort", sort === c.sort ? "ascending" : sort === `-${c.sort}` ? "descending" : "none");
+    }
+  }
+
+  function showPager(data) {
+    pager.replaceChildren();
+    if (data.pages <= 1) return;
+    const go = (page) => () => load({ ...params, page });
+    pager.append(
+      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page <= 1, onclick: go(1), "aria-label": "First page" }, "«"),
+      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page <= 1, onclick: go(data.page - 1), rel: "prev" }, "← Previous"),
+      h("span", { class: "pager-info" }, `Page ${count(data.page)} of ${count(data.pages)}`),
+      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page >= data.pages, onclick: go(data.page + 1), rel: "next" }, "Next →"),
+      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page >= data.pages, onclick: go(data.pages), "aria-label": "Last page" }, "»"));
+  }
+
+  const filtered = () => Object.keys(params).some((key) => !["sort", "page", "per_page"].includes(key));
+
+  async function load(next = params) {
+    params = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== "" && v !== undefined && v !== null));
+    if (Number(params.page) === 1) delete params.page;
+    if (params.sort === "index") delete params.sort;
+    const mine = ++request;
+    showSort();
+    body.querySelectorAll("tr").forEach((tr) => tr.classList.add("loading"));
+    if (onState) onState(params);
+    let data;
+    try {
+      data = await api(`${endpoint}?${query({ per_page: 25, ...apiParams(params) })}`);
+    } catch (error) {
+      if (mine !== request) return;
+      errorEl.textContent = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+      errorEl.hidden = false;
+      body.replaceChildren(h("tr", { class: "empty-row" }, h("td", { colspan: cols.length }, "No results: fix the filter above.")));
+      countEl.textContent = "";
+      pager.replaceChildren();
+      return;
+    }
+    if (mine !== request) return;
+    errorEl.hidden = true;
+    countEl.textContent = `${count(data.total)} result${data.total === 1 ? "" : "s"}`;
+    body.replaceChildren(...(data.items.length ? data.items.map((r) => h("tr", { "data-case": r.id },
+      cols.map((c) => h("td", { class: [c.num ? "num" : "", c.cls || ""].join(" ").trim() || null }, c.cell(r))))) :
+      [h("tr", { class: "empty-row" }, h("td", { colspan: cols.length }, filtered() ? "Nothing matches these filters." : "No results yet."))]));
+    showPager(data);
+  }
+
+  /** Name the number column after the game's number (deals, piles, waits). */
+  function setNumberName(name) {
+    const th = head.querySelector("th[data-key=number]");
+    if (th) (th.querySelector("button") || th).textContent = name || COLUMNS.number.label;
+  }
+
+  return { load, setNumberName, get params() { return params; } };
+}
+
+/** Turn a filter form's date fields into since/until (the "to" day counts in full). */
+export function dateRange(values) {
+  const out = { ...values };
+  if (out.until && /^\d{4}-\d{2}-\d{2}$/.test(out.until)) {
+    const day = new Date(`${out.until}T00:00:00Z`);
+    day.setUTCDate(day.getUTCDate() + 1);
+    out.until = day.toISOString().slice(0, 10);
+  }
+  return out;
+}
+

@@ -1,0 +1,109 @@
+// The upload page: choose or drop a file, send it with a progress bar, then wait until the
+// file has been read: a parse error is shown here with its line, otherwise on to the job.
+
+import { $, count, seconds, size } from "./util.js";
+import { attachDropzone, snippet, uploadFile, whenRead } from "./upload.js";
+
+const form = $("#upload-form");
+const input = $("#file");
+const chosen = $("#chosen");
+const button = $("#upload-button");
+const cancel = $("#upload-cancel");
+const progress = $("#upload-progress");
+const errorBox = $("#upload-error");
+const info = $("#upload-info");
+const limit = Number(form.dataset.max);
+let file = null;
+let xhr = null;
+
+function choose(picked) {
+  file = picked;
+  chosen.textContent = `${picked.name} · ${size(picked.size)}`;
+  hideError();
+  info.hidden = true;
+}
+
+attachDropzone($("#dropzone"), input, choose);
+
+function hideError() { errorBox.hidden = true; $("#upload-snippet").hidden = true; }
+
+async function showError(message, title = "The file was not accepted") {
+  errorBox.querySelector(".alert-title").textContent = title;
+  $("#upload-error-text").textContent = message;
+  const old = $("#upload-snippet");
+  const lines = await snippet(message, file).catch(() => null);
+  if (lines) { lines.id = "upload-snippet"; old.replaceWith(lines); } else old.hidden = true;
+  errorBox.hidden = false;
+  errorBox.scrollIntoView({ block: "nearest", behavior: "smooth" });
+}
+
+function setBusy(busy) {
+  button.disabled = busy;
+  cancel.hidden = !busy;
+  input.disabled = busy;
+}
+
+function showProgress(sent, total, startedAt) {
+  const pct = total ? (sent / total) * 100 : 0;
+  const bar = progress.querySelector(".bar");
+  bar.setAttribute("aria-valuenow", pct.toFixed(1));
+  bar.firstElementChild.style.width = `${pct}%`;
+  progress.querySelector(".pct").textContent = `${Math.floor(pct)}%`;
+  const elapsed = (Date.now() - startedAt) / 1000;
+  const speed = elapsed > 0.2 ? sent / elapsed : 0;
+  let text = `${size(sent)} of ${size(total)}`;
+  if (speed) text += ` · ${size(speed)}/s`;
+  if (speed && sent < total) text += ` · ${seconds((total - sent) / speed)} left`;
+  progress.querySelector(".upload-text").textContent = text;
+}
+
+cancel.addEventListener("click", () => { if (xhr) xhr.abort(); });
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  hideError();
+  info.hidden = true;
+  if (!file) { await showError("choose a file first (or drop one on the box above)", "No file chosen"); return; }
+  if (file.size > limit) { await showError(`the file is ${size(file.size)}, over the limit of ${size(limit)}`); return; }
+  if (file.size === 0) { await showError("the file is empty"); return; }
+  setBusy(true);
+  progress.hidden = false;
+  const startedAt = Date.now();
+  showProgress(0, file.size, startedAt);
+  let job;
+  try {
+    job = await uploadFile(file, $("#game").value, (sent, total) => showProgress(sent, total, startedAt), (x) => { xhr = x; });
+  } catch (error) {
+    setBusy(false);
+    progress.hidden = true;
+    await showError(error.message);
+    return;
+  } finally {
+    xhr = null;
+  }
+  showProgress(file.size, file.size, startedAt);
+  cancel.hidden = true;
+  info.hidden = false;
+  info.replaceChildren(`Uploaded as job #${job.id} (${job.game}). Reading the file… `,
+    Object.assign(document.createElement("a"), { href: `/jobs/${job.id}`, textContent: "Open the job" }));
+  try {
+    job = await whenRead(job.id, (waiting, ms) => {
+      if (waiting.status === "queued" && ms > 3000) {
+        info.firstChild.textContent = `Uploaded as job #${job.id}. Waiting for a worker to read it… `;
+      }
+    });
+  } catch (error) {
+    setBusy(false);
+    await showError(error.message, "Cannot follow the job");
+    return;
+  }
+  if (job.status === "failed") {
+    setBusy(false);
+    progress.hidden = true;
+    info.hidden = true;
+    await showError(job.error, `Job #${job.id} failed: the file cannot be read`);
+    return;
+  }
+  info.firstChild.textContent = `Job #${job.id}: ${count(job.total || job.done)} ${job.total ? "cases" : "solved so far"}. Opening it…`;
+  window.location.assign(`/jobs/${job.id}`);
+});

@@ -1,0 +1,183 @@
+// Small helpers shared by every page: DOM building, JSON requests, number and time formats.
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+export const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function build(element, attrs, children) {
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") element.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(element.dataset, value);
+    else if (key === "style" && typeof value === "object") Object.assign(element.style, value);
+    else element.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+/** h("a", {href: "/x", class: "btn"}, "text", child...) builds an HTML element. */
+export const h = (tag, attrs, ...children) => build(document.createElement(tag), attrs, children);
+/** The same for SVG elements. */
+export const s = (tag, attrs, ...children) => build(document.createElementNS(SVG_NS, tag), attrs, children);
+
+export class ApiError extends Error {
+  constructor(message, status) { super(message); this.status = status; }
+}
+
+/** fetch a JSON API URL; an error answer becomes an ApiError with the server's message. */
+export async function api(url, options = {}) {
+  let response;
+  try {
+    response = await fetch(url, { headers: { Accept: "application/json" }, ...options });
+  } catch (error) {
+    throw new ApiError("the server cannot be reached", 0);
+  }
+  if (response.status === 204) return null;
+  let body = null;
+  try { body = await response.json(); } catch { /* not JSON */ }
+  if (!response.ok) throw new ApiError((body && body.error) || `${response.status} ${response.statusText}`, response.status);
+  return body;
+}
+
+export const readJSON = (id) => JSON.parse(document.getElementById(id).textContent);
+
+let gameList = null;
+export const games = () => (gameList ||= readJSON("games-data"));
+export const gameBySlug = (slug) => games().find((g) => g.slug === slug);
+
+const NUMBER = new Intl.NumberFormat("en-US");
+export const count = (n) => NUMBER.format(Math.round(n || 0));
+
+export function size(bytes) {
+  let value = bytes || 0;
+  for (const unit of ["bytes", "KiB", "MiB", "GiB", "TiB"]) {
+    if (value < 1024 || unit === "TiB") {
+      return unit === "bytes" ? `${Math.trunc(value)} bytes` : `${value.toFixed(1).replace(/\.0$/, "")} ${unit}`;
+    }
+    value /= 1024;
+  }
+  return "";
+}
+
+export function seconds(value) {
+  if (value === null || value === undefined) return "–";
+  if (value < 1) return `${Math.round(value * 1000)} ms`;
+  if (value < 60) return `${value.toFixed(1)} s`;
+  const whole = Math.trunc(value);
+  const minutes = Math.trunc(whole / 60);
+  if (minutes < 60) return `${minutes} min ${whole % 60} s`;
+  return `${Math.trunc(minutes / 60)} h ${minutes % 60} min`;
+}
+
+export function micros(value) {
+  if (value === null || value === undefined) return "–";
+  if (value < 1000) return `${Math.round(value)} µs`;
+  if (value < 1e6) return `${(value / 1000).toFixed(1)} ms`;
+  return `${(value / 1e6).toFixed(2)} s`;
+}
+
+const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+
+/** "12 s ago", "5 min ago", or the local date and time for anything older than a day. */
+export function ago(iso, now = Date.now()) {
+  if (!iso) return "–";
+  const then = Date.parse(iso);
+  const secs = Math.max(0, Math.round((now - then) / 1000));
+  if (secs < 5) return "just now";
+  if (secs < 60) return `${secs} s ago`;
+  if (secs < 3600) return `${Math.floor(secs / 60)} min ago`;
+  if (secs < 86400) return `${Math.floor(secs / 3600)} h ago`;
+  return TIME.format(new Date(then));
+}
+
+export const localTime = (iso) => (iso ? TIME.format(new Date(Date.parse(iso))) : "–");
+
+/** Show every <time data-ago> relative to now and every other <time> in local time. */
+export function localiseTimes(root = document) {
+  for (const el of $$("time[datetime]", root)) {
+    const iso = el.getAttribute("datetime");
+    if (!iso || iso === "None") continue;
+    el.title = localTime(iso);
+    el.textContent = el.hasAttribute("data-ago") || el.dataset.f === "created" ? ago(iso) : localTime(iso);
+  }
+}
+
+export const FINISHED = ["succeeded", "failed", "cancelled"];
+export const isFinished = (status) => FINISHED.includes(status);
+
+/** The text under a job's progress bar (the same as the server's progress_text macro). */
+export function progressText(job) {
+  if (job.status === "queued") return "waiting for a worker";
+  if (job.status === "splitting") return `reading the file${job.done ? ` · ${count(job.done)} solved` : ""}`;
+  const handled = job.done + job.failed_cases;
+  if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
+  let text = `${count(handled)} / ${count(job.total)}`;
+  if (job.rate) text += ` · ${count(job.rate)} cases/s`;
+  if (job.eta_seconds !== null && job.eta_seconds !== undefined) text += ` · ${seconds(job.eta_seconds)} left`;
+  if (job.status === "succeeded") text += ` · in ${seconds(job.elapsed_seconds)}`;
+  if (job.status === "cancelled") text += " · cancelled";
+  return text;
+}
+
+/** Update a progress block rendered by the progress() macro. */
+export function fillProgress(root, job) {
+  const pct = Math.round(job.progress * 1000) / 10;
+  root.className = root.className.replace(/status-\S+/, `status-${job.status}`);
+  const bar = $("[data-f=bar]", root);
+  bar.setAttribute("aria-valuenow", pct);
+  bar.firstElementChild.style.width = `${pct}%`;
+  $("[data-f=pct]", root).textContent = `${Math.trunc(pct)}%`;
+  const text = $("[data-f=progress-text]", root);
+  text.textContent = text.title = progressText(job);
+}
+
+export function fillStatus(el, status) {
+  el.className = `badge status status-${status}`;
+  el.textContent = status;
+}
+
+/** Update an outcome strip rendered by the outcome_strip() macro (outcomes in the game's order). */
+export function fillOutcomes(root, counts, game) {
+  const strip = $(".strip", root);
+  const legend = $(".strip-legend", root);
+  const order = (gameBySlug(game) || { outcomes: Object.keys(counts) }).outcomes;
+  const entries = order.map((o) => [o, counts[o] || 0]).filter(([, n]) => n);
+  strip.replaceChildren(...entries.map(([o, n]) => h("span", { class: `o-${o}`, style: { flexGrow: n } })));
+  legend.replaceChildren(...(entries.length ? entries.map(([o, n]) => h("span", { class: "legend-item" },
+    h("i", { class: `swatch o-${o}`, "aria-hidden": "true" }), `${count(n)} ${o}`)) : [h("span", { class: "muted" }, "–")]));
+}
+
+/**
+ * Call fn now and then again and again: every `fast` ms while it returns true ("busy"),
+ * every `slow` ms otherwise; paused while the tab is hidden. Returns {stop, now}.
+ */
+export function poll(fn, { fast = 1000, slow = 5000 } = {}) {
+  let timer = null;
+  let stopped = false;
+  let busy = true;
+  const run = async () => {
+    clearTimeout(timer);
+    if (stopped) return;
+    try { busy = await fn(); } catch (error) { console.warn(error); busy = false; }
+    if (!stopped) timer = setTimeout(run, document.hidden ? Math.max(slow, 10000) : busy ? fast : slow);
+  };
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && !stopped) run(); });
+  run();
+  return { stop() { stopped = true; clearTimeout(timer); }, now: run };
+}
+
+/** The non-empty fields of a form as a plain object. */
+export function formValues(form) {
+  const values = {};
+  for (const [key, value] of new FormData(form)) {
+    if (typeof value === "string" && value.trim() !== "") values[key] = value.trim();
+  }
+  return values;
+}
+
+export const query = (params) => new URLSearchParams(Object.entries(params).filter(([, v]) => v !== "" && v !== null && v !== undefined)).toString();
