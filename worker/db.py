@@ -7,9 +7,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+READONLY = "dealer_readonly"
 _engines: dict[str, Engine] = {}
 _sessions: dict[str, sessionmaker[Session]] = {}
 
@@ -29,11 +30,16 @@ def _create(url: str) -> Engine:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
-        # pysqlite defers BEGIN until the first write; take the write lock up front instead,
-        # so that two writers wait on busy_timeout rather than fail on a lock upgrade.
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    # A writer takes the write lock up front, so that two writers queue on busy_timeout
+    # rather than fail on a lock upgrade; a reader (WAL) needs no lock at all.
+    readonly = connection.get_execution_options().get(READONLY, False)
+    connection.exec_driver_sql("BEGIN" if readonly else "BEGIN IMMEDIATE")
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -58,9 +64,15 @@ def sessions(url: str) -> sessionmaker[Session]:
 
 
 @contextmanager
-def session_scope(url: str) -> Iterator[Session]:
-    """A session that commits on success and rolls back on any error."""
+def session_scope(url: str, write: bool = True) -> Iterator[Session]:
+    """A session that commits on success and rolls back on any error.
+
+    ``write=False`` is for sessions that only read: on SQLite they do not wait for,
+    or hold up, writers.
+    """
     session = sessions(url)()
+    if not write:
+        session.connection(execution_options={READONLY: True})
     try:
         yield session
         session.commit()

@@ -28,6 +28,11 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
 
+#: Upper bounds, in microseconds, of the solve-time histogram's buckets (``/metrics``).
+SOLVE_BUCKETS_US = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000,
+                    5000000)
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -92,6 +97,9 @@ class Job(Base):
     cache_hits: Mapped[int] = mapped_column(Integer, default=0)
     #: Solved cases by outcome, e.g. {"win": 45, "loss": 1946, "draw": 9}.
     counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: Solved (not cached) cases by solve time: one count per bucket of SOLVE_BUCKETS_US, then the rest.
+    solve_hist: Mapped[list[Any]] = mapped_column(default=list)
+    solve_us: Mapped[int] = mapped_column(BigInteger, default=0)
     rerun_of: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
     client: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
@@ -136,6 +144,7 @@ class CaseRow(Base):
         UniqueConstraint("job_id", "index", name="uq_cases_job_index"),
         Index("ix_cases_game_outcome_number", "game", "outcome", "number"),
         Index("ix_cases_game_input_hash", "game", "input_hash"),
+        Index("ix_cases_job_outcome_number", "job_id", "outcome", "number"),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)

@@ -9,6 +9,7 @@ stores each case once.
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 import signal
 import socket
 import threading
@@ -30,7 +31,7 @@ from worker import engines
 from worker.config import Settings
 from worker.db import session_scope
 from worker.engines.base import Case, Diagnostic, InputError
-from worker.models import CaseRow, Chunk, ChunkStatus, Job, JobStatus, utcnow
+from worker.models import SOLVE_BUCKETS_US, CaseRow, Chunk, ChunkStatus, Job, JobStatus, utcnow
 
 ACTIVE = (JobStatus.SPLITTING, JobStatus.SOLVING)
 #: The split commits (and dispatches) its chunks this many at a time.
@@ -190,8 +191,9 @@ def _fail_job(settings: Settings, job_id: int, reason: str) -> None:
         session.execute(delete(Chunk).where(Chunk.job_id == job_id))
         job.status = JobStatus.FAILED
         job.error = reason
-        job.total = job.done = job.failed_cases = job.cache_hits = 0
+        job.total = job.done = job.failed_cases = job.cache_hits = job.solve_us = 0
         job.counts = {}
+        job.solve_hist = []
         job.finished_at = utcnow()
         job.lease_until = None
 
@@ -325,7 +327,7 @@ def _cached_results(settings: Settings, game: str, hashes: list[int],
     """Results already stored for these inputs in any job, by canonical input."""
     wanted = set(texts)
     found: dict[str, tuple[str, int, list[Any], bytes | None]] = {}
-    with session_scope(settings.database_url) as session:
+    with session_scope(settings.database_url, write=False) as session:
         query = (select(CaseRow.input, CaseRow.outcome, CaseRow.number, CaseRow.detail, CaseRow.trace)
                  .where(CaseRow.game == game, CaseRow.input_hash.in_(set(hashes)), CaseRow.outcome.is_not(None)))
         for text, outcome, number, detail, trace in session.execute(query):
@@ -335,7 +337,7 @@ def _cached_results(settings: Settings, game: str, hashes: list[int],
 
 
 def _still_active(settings: Settings, job_id: int) -> bool:
-    with session_scope(settings.database_url) as session:
+    with session_scope(settings.database_url, write=False) as session:
         return session.scalar(select(Job.status).where(Job.id == job_id)) in ACTIVE
 
 
@@ -360,8 +362,18 @@ def _store_results(settings: Settings, chunk_id: int, job_id: int, rows: list[di
         merged = Counter(job.counts)
         merged.update(counts)
         job.counts = dict(merged)
+        job.solve_hist = _add_histogram(job.solve_hist, rows)
+        job.solve_us += sum(row["solve_us"] for row in rows)
         job.progress_at = utcnow()
         _finish_if_complete(job)
+
+
+def _add_histogram(histogram: list[int], rows: list[dict[str, Any]]) -> list[int]:
+    counts = list(histogram) or [0] * (len(SOLVE_BUCKETS_US) + 1)
+    for row in rows:
+        if row["outcome"] is not None and not row["cached"]:
+            counts[bisect_left(SOLVE_BUCKETS_US, row["solve_us"])] += 1
+    return counts
 
 
 # --- recovery ----------------------------------------------------------------------------

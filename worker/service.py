@@ -7,19 +7,20 @@ pages and the API ask, from the database alone.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Select, delete, func, select, update
-from sqlalchemy import case as sql_case
 
 from worker import engines
 from worker.config import Settings
 from worker.db import session_scope
-from worker.models import CaseRow, Chunk, ChunkStatus, Job, JobStatus, WorkerRow, utcnow
+from worker.models import SOLVE_BUCKETS_US, CaseRow, Chunk, ChunkStatus, Job, JobStatus, WorkerRow, utcnow
 from worker.pipeline import Dispatcher, input_hash, unpack_trace
 from worker.uploads import StoredUpload
 
@@ -298,7 +299,7 @@ class JobService:
 
     def forget_upload(self, upload: StoredUpload) -> None:
         """Remove a stored upload that no job refers to (after a refused upload)."""
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_path == str(upload.path)))
         if not used:
             upload.path.unlink(missing_ok=True)
@@ -312,7 +313,7 @@ class JobService:
         return job
 
     def job(self, job_id: int) -> dict[str, Any]:
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             return job_to_dict(self._job(session, job_id))
 
     def jobs(self, page: int = 1, per_page: int = 20, status: str | None = None,
@@ -327,7 +328,7 @@ class JobService:
             query = query.where(Job.status == status)
         if game is not None:
             query = query.where(Job.game == game)
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
             rows = session.scalars(query.order_by(Job.id.desc()).offset((page - 1) * per_page).limit(per_page))
             now = utcnow()
@@ -335,7 +336,7 @@ class JobService:
 
     def results(self, flt: ResultFilter) -> Page:
         """Cases matching a filter (one job's results, or the history across jobs)."""
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             if flt.job_id is not None:
                 self._job(session, flt.job_id)
             base = flt.apply(select(CaseRow))
@@ -345,20 +346,20 @@ class JobService:
 
     def iter_results(self, flt: ResultFilter) -> Iterator[dict[str, Any]]:
         """Every case matching a filter, streamed (for exports)."""
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             query = flt.order(flt.apply(select(CaseRow))).execution_options(yield_per=2000)
             for row in session.scalars(query):
                 yield case_to_dict(row)
 
     def case(self, case_id: int) -> dict[str, Any]:
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             row = session.get(CaseRow, case_id)
             if row is None:
                 raise NotFound(f"no case {case_id}")
             return case_to_dict(row, with_trace=True)
 
     def case_by_index(self, job_id: int, index: int) -> dict[str, Any]:
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             row = session.scalar(select(CaseRow).where(CaseRow.job_id == job_id, CaseRow.index == index))
             if row is None:
                 raise NotFound(f"job {job_id} has no case {index}")
@@ -366,14 +367,14 @@ class JobService:
 
     def output(self, job_id: int, partial: bool = False) -> Iterator[str]:
         """The judge output, line by line with newlines, exactly as the reference solutions print it."""
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             job = self._job(session, job_id)
             if job.status != JobStatus.SUCCEEDED and not partial:
                 raise Conflict(f"job {job_id} is {job.status}; its output is complete once it has succeeded")
         return self._output_lines(job_id)
 
     def _output_lines(self, job_id: int) -> Iterator[str]:
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             query = (select(CaseRow.line).where(CaseRow.job_id == job_id, CaseRow.line.is_not(None))
                      .order_by(CaseRow.index).execution_options(yield_per=5000))
             batch: list[str] = []
@@ -387,7 +388,7 @@ class JobService:
 
     def distribution(self, job_id: int) -> dict[str, Any]:
         """Counts of (outcome, number) for a job: what the job page's charts draw."""
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             job = self._job(session, job_id)
             query = (select(CaseRow.outcome, CaseRow.number, func.count())
                      .where(CaseRow.job_id == job_id, CaseRow.outcome.is_not(None))
@@ -401,7 +402,7 @@ class JobService:
     def overview(self) -> dict[str, Any]:
         """Workers seen, work waiting, jobs by status: the dashboard's header and /healthz."""
         now = utcnow()
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - WORKER_TIMEOUT)).all()
             by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
             queued_cases = session.scalar(
@@ -426,7 +427,7 @@ class JobService:
         """
         report: dict[str, Any] = {}
         try:
-            with session_scope(self.url) as session:
+            with session_scope(self.url, write=False) as session:
                 session.execute(select(1))
                 workers = session.scalars(select(WorkerRow.name).where(
                     WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)).all()
@@ -445,33 +446,34 @@ class JobService:
         return report
 
     def metrics(self) -> dict[str, Any]:
-        """The figures ``/metrics`` exposes, from the database (and the broker for the queue depth).
+        """The figures ``/metrics`` exposes, from the job rows (so it costs the same at a billion cases).
 
-        ``solve_buckets`` counts solved (not cached) cases per game whose solve time is at most
-        each bound of :data:`SOLVE_BUCKETS_US`, cumulatively, as Prometheus histograms want.
+        ``solve_histograms`` counts solved (not cached) cases per game whose solve time is at
+        most each bound of :data:`SOLVE_BUCKETS_US`, cumulatively, as Prometheus histograms want.
         """
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
-            solved = [{"game": g, "outcome": o, "count": int(c)} for g, o, c in session.execute(
-                select(CaseRow.game, CaseRow.outcome, func.count()).where(CaseRow.outcome.is_not(None))
-                .group_by(CaseRow.game, CaseRow.outcome).order_by(CaseRow.game, CaseRow.outcome))]
-            columns = [func.count(), func.coalesce(func.sum(CaseRow.solve_us), 0)] + [
-                func.coalesce(func.sum(sql_case((CaseRow.solve_us <= bound, 1), else_=0)), 0)
-                for bound in SOLVE_BUCKETS_US]
-            histograms = {}
-            for game, count, total_us, *buckets in session.execute(
-                    select(CaseRow.game, *columns).where(CaseRow.cached.is_(False), CaseRow.outcome.is_not(None))
-                    .group_by(CaseRow.game)):
-                histograms[game] = {"count": int(count), "sum_us": int(total_us),
-                                    "buckets": [int(b) for b in buckets]}
+            solved: Counter[tuple[str, str]] = Counter()
+            histograms: dict[str, dict[str, Any]] = {}
+            for game, counts, hist, solve_us in session.execute(
+                    select(Job.game, Job.counts, Job.solve_hist, Job.solve_us)):
+                solved.update({(game, outcome): n for outcome, n in counts.items()})
+                if hist:
+                    figures = histograms.setdefault(game, {"count": 0, "sum_us": 0,
+                                                           "per_bucket": [0] * (len(SOLVE_BUCKETS_US) + 1)})
+                    figures["count"] += sum(hist)
+                    figures["sum_us"] += solve_us
+                    figures["per_bucket"] = [a + b for a, b in zip(figures["per_bucket"], hist, strict=True)]
+            for figures in histograms.values():
+                figures["buckets"] = list(accumulate(figures.pop("per_bucket")))[:-1]
             workers = session.scalar(select(func.count()).select_from(WorkerRow).where(
                 WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)) or 0
             pending_chunks = session.scalar(select(func.count()).select_from(Chunk).where(
                 Chunk.status.in_([ChunkStatus.PENDING, ChunkStatus.RUNNING]))) or 0
         return {
             "jobs_by_status": {s.value: int(by_status.get(s.value, 0)) for s in JobStatus},
-            "cases_solved": solved,
-            "solve_histograms": histograms,
+            "cases_solved": [{"game": g, "outcome": o, "count": c} for (g, o), c in sorted(solved.items()) if c],
+            "solve_histograms": dict(sorted(histograms.items())),
             "workers": int(workers),
             "pending_chunks": int(pending_chunks),
             "queue_depth": self.dispatcher.queue_depth(),
@@ -479,7 +481,7 @@ class JobService:
 
     def timings(self, job_id: int) -> dict[str, Any]:
         """How long a job's phases and its cases took: the job page's timings panel."""
-        with session_scope(self.url) as session:
+        with session_scope(self.url, write=False) as session:
             job = self._job(session, job_id)
             data = job_to_dict(job)
             count, total_us, mean_us, max_us = session.execute(
@@ -507,11 +509,6 @@ class JobService:
             "slowest_case": ({"id": slowest[0], "index": slowest[1], "solve_us": slowest[2]}
                              if slowest is not None else None),
         }
-
-
-#: Upper bounds, in microseconds, of the solve-time histogram's buckets (``/metrics``).
-SOLVE_BUCKETS_US = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000,
-                    5000000)
 
 
 def _reason(error: BaseException) -> str:
