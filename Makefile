@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench bench-service clean
+.PHONY: install run test bench bench-service bench-faults clean
 
 install: $(STAMP)
 
@@ -25,6 +25,9 @@ bench: install
 
 bench-service: install
 	$(BIN)/python bench/service.py
+
+bench-faults: install
+	$(BIN)/python bench/faults.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,29 @@ class Settings:
     #: its remaining cases. Either way the worker moves on (0 turns a budget off).
     case_seconds: float = 60.0
     chunk_seconds: float = 900.0
+    #: PostgreSQL ends a session left idle inside a transaction this long, releasing its locks:
+    #: a worker cut off from the network mid-transaction must not hold up the others.
+    db_idle_timeout: float = 60.0
+
+    # --- limits (0 turns one off) ---
+    #: Cases (decks or hands) one job may hold; the split fails a job with more.
+    max_cases_per_job: int = 10_000_000
+    #: Bytes one line of an upload may hold; the split fails a job with a longer line.
+    max_line_bytes: int = 1 << 20
+    #: Jobs one client (its API key, else its address) may have queued, splitting or solving at once.
+    max_active_jobs_per_client: int = 20
+
+    # --- access (see webui/auth.py) ---
+    #: Comma-separated API keys, each ``token`` or ``name:token``; empty leaves the service open.
+    api_keys: str = field(default="", repr=False)
+    #: With keys: whether reading (pages, GET requests) is open to everyone (writes always need a key).
+    public_reads: bool = True
+    #: Signs the pages' session cookies; empty: generated once and kept in the data folder.
+    secret_key: str = field(default="", repr=False)
+    #: Send the session cookie over HTTPS only (set when the service is served over HTTPS).
+    secure_cookies: bool = False
+    #: Reverse proxies in front of the web app whose X-Forwarded-For/-Proto are trusted.
+    proxy_hops: int = 0
 
     @property
     def embedded(self) -> bool:
@@ -62,10 +85,10 @@ class Settings:
             "database_url": env.get("DEALER_DATABASE_URL") or f"sqlite:///{data_dir / 'dealer.db'}",
             "broker_url": env.get("DEALER_BROKER_URL") or "filesystem://",
         }
-        for field in fields(cls):
-            name = f"DEALER_{field.name.upper()}"
-            if field.name not in values and name in env:
-                values[field.name] = _convert(name, env[name], field.type)
+        for item in fields(cls):
+            name = f"DEALER_{item.name.upper()}"
+            if item.name not in values and name in env:
+                values[item.name] = _convert(name, env[name], item.type)
         return replace(cls(**values), **overrides)
 
 

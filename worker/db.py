@@ -32,7 +32,16 @@ def _create(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    from worker.config import Settings
+
+    idle_ms = int(Settings.from_env().db_idle_timeout * 1000)
+    connect_args = {
+        "options": f"-c idle_in_transaction_session_timeout={idle_ms}",
+        # Notice a server that vanished (pulled cable) in seconds, not in the kernel's two hours.
+        "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+        "connect_timeout": 10,
+    }
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, connect_args=connect_args)
 
 
 def _sqlite_begin(connection: Connection) -> None:

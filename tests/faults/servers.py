@@ -26,9 +26,10 @@ def _need(condition: bool, message: str) -> None:
 
 
 class PrivateRedis:
-    def __init__(self) -> None:
+    def __init__(self, also_on: tuple[str, ...] = ()) -> None:
         _need(shutil.which("redis-server") is not None, "redis-server is not installed")
         self.port = free_port()
+        self.addresses = ("127.0.0.1", *also_on)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -37,7 +38,8 @@ class PrivateRedis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            ["redis-server", "--port", str(self.port), "--bind", *self.addresses, "--protected-mode", "no",
+             "--save", "", "--appendonly", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         import redis
 
@@ -63,14 +65,18 @@ class PrivateRedis:
 class PrivatePostgres:
     """A throw-away cluster owned by the postgres user (initdb refuses to run as root)."""
 
-    def __init__(self) -> None:
+    def __init__(self, also_on: tuple[str, ...] = ()) -> None:
         _need(PG_BIN is not None, "PostgreSQL server binaries are not installed")
+        self.addresses = ("127.0.0.1", *also_on)
         _need(os.geteuid() != 0 or shutil.which("runuser") is not None, "runuser is needed to run as postgres")
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="dealer-pg-"))
         shutil.chown(self.dir, "postgres", "postgres")
         self._as_postgres(str(PG_BIN / "initdb"), "-D", str(self.dir / "data"), "-A", "trust", "-U", "postgres",
                           "--no-sync")
+        with open(self.dir / "data" / "pg_hba.conf", "a") as hba:
+            for address in also_on:
+                hba.write(f"host all all {address}/24 trust\n")
 
     def _as_postgres(self, *command: str) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
@@ -83,7 +89,8 @@ class PrivatePostgres:
     def start(self) -> None:
         self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-l",
                           str(self.dir / "log"), "-o",
-                          f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+                          f"-p {self.port} -k {self.dir} -c listen_addresses={','.join(self.addresses)} -c fsync=off",
+                          "start")
 
     def stop(self) -> None:
         self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-m", "immediate", "stop")
