@@ -34,8 +34,8 @@ class Settings:
     #: Pending chunks of a job that made no progress for this long, with an empty queue, are sent again.
     stall_seconds: int = 30
     sweep_seconds: int = 10
-    #: Solve tasks re-check cancellation this often (in cases).
-    cancel_check: int = 100
+    #: A solve task re-checks whether its job was cancelled this often (seconds).
+    cancel_check_seconds: float = 1.0
     #: Time budgets: a case over its budget fails with a reason; a chunk over its budget fails
     #: its remaining cases. Either way the worker moves on (0 turns a budget off).
     case_seconds: float = 60.0
