@@ -12,6 +12,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
+	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, every run would compile from source.
+	$(BIN)/python -m compileall -q worker webui
 	touch $(STAMP)
 
 run: install

@@ -6,7 +6,6 @@ or in batches on a pool of processes whose answers are put back in file order.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import IO, Any
@@ -73,6 +72,8 @@ def solve_file(
     if jobs <= 1:
         answers: Iterable[tuple[list[str], list[str]]] = (_solve_batch(engine.slug, b, want) for b in batches)
         return _write(answers, out, traces, on_batch)
+    import multiprocessing  # only --jobs needs it; importing it costs start-up time
+
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         work = ((engine.slug, batch, want) for batch in batches)
         return _write(pool.imap(_solve_batch_star, work), out, traces, on_batch)

@@ -215,7 +215,7 @@ def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE) -> Iterator[tup
 
 
 def _check_text(piece: bytes, line: int, column: int) -> None:
-    if piece.isascii() and b"\x00" not in piece:
+    if piece.isascii() and 0 not in piece:  # (an int test: "b'\\0' in" is several times slower)
         return
     nul = piece.find(b"\x00")
     try:

@@ -1,0 +1,601 @@
+"""The Chinese Mahjong engine (UVa 11210): judge outputs, reading rules, traces, the table file."""
+
+from __future__ import annotations
+
+import doctest
+import io
+import json
+import random
+import tracemalloc
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import JUDGE_DATA, judge_files
+from worker import engines
+from worker.engines import mahjong
+from worker.engines.base import Case, Diagnostic, InputError, Result, TraceError
+from worker.engines.mahjong import ENGINE, TILES
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def parse(data: bytes) -> tuple[list[Case], list[Diagnostic]]:
+    warnings: list[Diagnostic] = []
+    return list(ENGINE.parse(io.BytesIO(data), warnings)), warnings
+
+
+def error_of(data: bytes) -> str:
+    with pytest.raises(InputError) as caught:
+        parse(data)
+    return str(caught.value)
+
+
+def output_of(data: bytes, trace: bool = False) -> str:
+    cases, _ = parse(data)
+    return "".join(ENGINE.solve(case, trace).line + "\n" for case in cases)
+
+
+HAND = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
+NOT_READY = "1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 3T 5T 7T"
+
+
+# The brute-force reference: a plain recursive search over 34 counts, written apart
+# from the engine (which uses tables) and from its replay check.
+
+
+def brute_force_waits(tiles: list[str]) -> list[str]:
+    counts = [0] * 34
+    for tile in tiles:
+        counts[TILES.index(tile)] += 1
+    waits = []
+    for kind in range(34):
+        if counts[kind] == 4:
+            continue
+        counts[kind] += 1
+        if any(_pair_then_melds(counts, eye) for eye in range(34)):
+            waits.append(TILES[kind])
+        counts[kind] -= 1
+    return waits
+
+
+def _pair_then_melds(counts: list[int], eye: int) -> bool:
+    if counts[eye] < 2:
+        return False
+    counts[eye] -= 2
+    found = _all_melds(counts)
+    counts[eye] += 2
+    return found
+
+
+def _all_melds(counts: list[int]) -> bool:
+    first = next((k for k in range(34) if counts[k]), None)
+    if first is None:
+        return True
+    options = []
+    if counts[first] >= 3:
+        options.append([first] * 3)
+    if first < 27 and first % 9 < 7 and counts[first + 1] and counts[first + 2]:
+        options.append([first, first + 1, first + 2])
+    for meld in options:
+        for k in meld:
+            counts[k] -= 1
+        found = _all_melds(counts)
+        for k in meld:
+            counts[k] += 1
+        if found:
+            return True
+    return False
+
+
+def random_hand(rng: random.Random) -> list[str]:
+    """Uniform, near-ready (a win less one tile, maybe with one tile swapped) or one-suit."""
+    wall = [tile for tile in TILES for _ in range(4)]
+    roll = rng.random()
+    if roll < 0.3:
+        return rng.sample(wall, 13)
+    if roll < 0.8:
+        while True:
+            counts = Counter({rng.choice(TILES): 2})
+            for _ in range(4):
+                if rng.random() < 0.5:
+                    suit, start = rng.choice("TSW"), rng.randrange(1, 8)
+                    counts.update(f"{start + i}{suit}" for i in range(3))
+                else:
+                    counts[rng.choice(TILES)] += 3
+            if max(counts.values()) <= 4:
+                break
+        tiles = list(counts.elements())
+        del tiles[rng.randrange(14)]
+        if roll > 0.7:  # one tile swapped: near-ready, often not ready
+            tiles[rng.randrange(13)] = rng.choice(TILES)
+            if max(Counter(tiles).values()) > 4:
+                return random_hand(rng)
+        return tiles
+    suit = rng.choice("TSW")
+    return rng.sample([t for t in wall if t[1:] == suit], 13)
+
+
+def canonical(tiles: list[str]) -> str:
+    return " ".join(sorted(tiles, key=TILES.index))
+
+
+hands = st.randoms(use_true_random=False).map(random_hand)
+
+
+# --------------------------------------------------------------------- judge data
+
+
+@pytest.mark.parametrize("path", judge_files("mahjong"), ids=lambda p: p.name)
+def test_judge_files_give_the_expected_output(path: Path, judge_data: Path) -> None:
+    expected = path.with_suffix(".out").read_text()
+    data = path.read_bytes()
+    assert output_of(data) == expected
+    assert output_of(data, trace=True) == expected
+
+
+def test_the_statement_sample() -> None:
+    data = f"{HAND}\n{NOT_READY}\n0\n".encode()
+    assert output_of(data) == "Case 1: 1S 4S FA\nCase 2: Not ready\n"
+    assert (JUDGE_DATA / "mahjong" / "sample.in").read_bytes() == data
+
+
+def test_results_and_cases_are_the_plain_dataclasses() -> None:
+    # The reader and the solver fill Case and Result without calling them (for speed):
+    # what they make must be exactly what the constructors make.
+    import pickle
+
+    assert ENGINE.solve(Case(1, HAND), False) == Result("ready", 3, ["1S", "4S", "FA"], "Case 1: 1S 4S FA", None)
+    assert ENGINE.solve(Case(2, NOT_READY), False) == Result("not-ready", 0, [], "Case 2: Not ready")
+    case = parse(HAND.encode())[0][0]
+    assert case == Case(1, HAND, 1, 1) and hash(case) == hash(Case(1, HAND, 1, 1))
+    assert pickle.loads(pickle.dumps(case)) == case
+    assert pickle.loads(pickle.dumps(ENGINE.solve(case))) == ENGINE.solve(case)
+
+
+def test_crafted_hands() -> None:
+    four_dong = "DONG DONG DONG DONG 1T 2T 3T 4S 5S 6S 7S 8S 9S"
+    thirteen_orphans = "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI"
+    nine_gates = "1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T"
+    assert ENGINE.solve(Case(1, four_dong), False).line == "Case 1: Not ready"  # no kongs
+    assert ENGINE.solve(Case(2, thirteen_orphans), False).line == "Case 2: Not ready"
+    result = ENGINE.solve(Case(3, nine_gates), False)
+    assert (result.outcome, result.number, result.detail) == ("ready", 9, [f"{r}T" for r in range(1, 10)])
+    honours = "DONG DONG DONG NAN NAN NAN XI XI XI BEI BEI BEI ZHONG"
+    assert ENGINE.solve(Case(4, honours), False).line == "Case 4: ZHONG"
+    # A kind the hand holds four of is never waited for, even when a fifth would win.
+    four_ones = "1T 1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T"
+    assert "1T" not in ENGINE.solve(Case(5, four_ones), False).detail
+
+
+# --------------------------------------------------------------------- the attributes
+
+
+def test_engine_attributes() -> None:
+    assert engines.get("mahjong") is ENGINE
+    assert (ENGINE.slug, ENGINE.title, ENGINE.unit, ENGINE.number_name) == (
+        "mahjong", "Chinese Mahjong (UVa 11210)", "hand", "waits")
+    assert ENGINE.outcomes == ("ready", "not-ready")
+    assert ENGINE.terminator == "0"
+    assert " ".join(TILES) == (
+        "1T 2T 3T 4T 5T 6T 7T 8T 9T 1S 2S 3S 4S 5S 6S 7S 8S 9S 1W 2W 3W 4W 5W 6W 7W 8W 9W "
+        "DONG NAN XI BEI ZHONG FA BAI")
+
+
+def test_doctests() -> None:
+    # pytest collects tests/ only; the module's examples are checked here too.
+    assert doctest.testmod(mahjong, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+# --------------------------------------------------------------------- reading
+
+
+def test_canonical_text_sorts_tiles_in_judge_order() -> None:
+    cases, warnings = parse(b"FA 9S 1S 2S 3S 1S 2S 3S 2S 7S 8S 3S FA\n0\n")
+    assert cases == [Case(1, HAND, 1, 1)]
+    assert warnings == []
+    text = "BAI FA ZHONG BEI XI NAN DONG 1W 9S 1S 9T 1T 5T"
+    assert parse(text.encode())[0][0].text == "1T 5T 9T 1S 9S 1W DONG NAN XI BEI ZHONG FA BAI"
+
+
+@SETTINGS
+@given(hands, st.randoms(use_true_random=False))
+def test_canonical_text_does_not_depend_on_the_order(tiles: list[str], rng: random.Random) -> None:
+    shuffled = tiles.copy()
+    rng.shuffle(shuffled)
+    first = parse(" ".join(tiles).encode())[0][0].text
+    assert parse(" ".join(shuffled).encode())[0][0].text == first == canonical(tiles)
+    assert ENGINE.canonical("\t".join(shuffled)) == first
+
+
+def test_reading_rules_whitespace_crlf_blank_lines() -> None:
+    data = f"\n  {HAND}\t\r\n\r\n\t{NOT_READY}  \r\n\n0\r\n".encode()
+    cases, warnings = parse(data)
+    expected = [(1, HAND, 2, 3), (2, canonical(NOT_READY.split()), 4, 2)]
+    assert [(c.index, c.text, c.line, c.column) for c in cases] == expected
+    assert warnings == []
+
+
+def test_lines_cut_into_pieces_read_the_same() -> None:
+    # 64 KiB chunks: with lines of varying length some hands straddle a chunk boundary,
+    # and one hand spreads its tiles over 200 KB of blanks.
+    rng = random.Random(5)
+    lines = [" ".join(random_hand(rng)) + " " * rng.randrange(30) for _ in range(6000)]
+    lines.insert(3000, (" " * 50_000 + "\t").join(HAND.split()))
+    data = ("\n".join(lines) + "\n0\n").encode()
+    assert len(data) > 4 * 65536
+    cases, warnings = parse(data)
+    assert [c.text for c in cases] == [canonical(line.split()) for line in lines]
+    assert [c.line for c in cases] == list(range(1, len(lines) + 1))
+    assert cases[3000].column == 1 and warnings == []
+    # An error in a line cut in pieces is still found at its place.
+    bad = lines[:3000] + [lines[3000].replace("FA", "FAA")]
+    column = lines[3000].index("FA") + 1
+    assert error_of("\n".join(bad).encode()) == f"line 3001, column {column}: " + unknown("FAA")
+
+
+def unknown(token: str, hint: str = "") -> str:
+    return f'unknown tile "{token}" (tiles are 1T-9T, 1S-9S, 1W-9W, DONG, NAN, XI, BEI, ZHONG, FA or BAI{hint})'
+
+
+def test_unknown_tiles() -> None:
+    assert error_of(f"{HAND}\n1S 1S 10T\n".encode()) == "line 2, column 7: " + unknown("10T")
+    assert error_of(b"1s 1S\n") == "line 1, column 1: " + unknown("1s", "; tiles are written in upper case")
+    assert error_of(f"{HAND}\n1S 0\n".encode()) == "line 2, column 4: " + unknown(
+        "0", '; "0" ends the input only as the first token of a line')
+    # the unknown tile is found before the line is counted
+    assert error_of(b"1S 2S QD\n") == "line 1, column 7: " + unknown("QD")
+
+
+def test_hands_of_the_wrong_size() -> None:
+    assert error_of(f"{HAND}\n  1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 2T 3T\n".encode()) == (
+        "line 2, column 3: hand has 12 tiles, expected 13")
+    assert error_of(f"{HAND} BAI\n".encode()) == "line 1, column 1: hand has 14 tiles, expected 13"
+    assert error_of(b"BAI\n0\n") == "line 1, column 1: hand has 1 tile, expected 13"
+
+
+def test_five_copies_of_a_kind() -> None:
+    data = b"3S 1T 3S 3S 2T 3S 4T 3S 5T 6T 7T 8T 9T\n"
+    assert error_of(data) == "line 1, column 22: 5 copies of 3S in one hand (at most 4)"
+
+
+def test_empty_files_and_files_without_hands() -> None:
+    assert error_of(b"") == "the file is empty"
+    assert error_of(b" \n\t\r\n") == "the file has no hands"
+    assert error_of(b"\n  0\n") == "line 2, column 3: the file has no hands"
+    assert error_of(b"0\n" + HAND.encode()) == "line 1, column 1: the file has no hands"
+
+
+def test_text_that_is_not_text() -> None:
+    assert error_of(HAND.encode() + b"\n1S \xff\n") == "line 2, column 4: byte 0xff is not text"
+    assert error_of(b"1S " + b"A" * 100) == "line 1, column 4: a token longer than 64 characters"
+
+
+def test_missing_terminator_is_a_warning() -> None:
+    for data in (HAND.encode(), f"{HAND}\n".encode(), f"{HAND}\n\n  \n".encode()):
+        cases, warnings = parse(data)
+        assert len(cases) == 1
+        assert [str(w) for w in warnings] == ['no terminating "0" at end of file']
+
+
+def test_text_after_the_terminator_is_ignored_with_a_warning() -> None:
+    after = 'text after the terminating "0" is ignored'
+    cases, warnings = parse(f"{HAND}\n0 1S\n{HAND}\n".encode())
+    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 2, column 3: {after}"]
+    cases, warnings = parse(f"{HAND}\n0\n\n  junk\n".encode())
+    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 4, column 3: {after}"]
+    cases, warnings = parse(f"{HAND}\n0\n\x00\xff binary".encode())  # need not even be text
+    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 3, column 1: {after}"]
+    cases, warnings = parse(f"{HAND}\n0\n\n".encode())
+    assert len(cases) == 1 and warnings == []
+
+
+def test_a_terminator_line_cut_in_pieces() -> None:
+    after = 'text after the terminating "0" is ignored'
+    data = f"{HAND}\n0" + " " * 70_000 + "BAI\n"
+    cases, warnings = parse(data.encode())
+    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 2, column 70002: {after}"]
+
+
+def test_reading_stops_at_the_terminator() -> None:
+    class Endless(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+            buffer[:] = b"x" * len(buffer)
+            return len(buffer)
+
+    stream = io.BufferedReader(cast(Any, Endless()))
+    head = io.BytesIO(f"{HAND}\n0\n".encode())
+    chained = _Chain(head, stream)
+    warnings: list[Diagnostic] = []
+    assert len(list(ENGINE.parse(cast(Any, chained), warnings))) == 1
+    assert warnings[0].line == 3
+
+
+class _Chain(io.RawIOBase):
+    def __init__(self, *streams: Any) -> None:
+        self.streams = list(streams)
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        while self.streams:
+            data: bytes = self.streams[0].read(size)
+            if data:
+                return data
+            self.streams.pop(0)
+        return b""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400))
+def test_any_bytes_parse_or_raise_input_error(data: bytes) -> None:
+    try:
+        parse(data)
+    except InputError:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_files_parse_or_raise_input_error(data: st.DataObject) -> None:
+    valid = bytearray(f"{HAND}\r\n  {NOT_READY}\n\n{HAND}\n0\n".encode())
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(valid)))
+        action = data.draw(st.sampled_from(["insert", "delete", "replace"]))
+        chunk = data.draw(st.sampled_from([b" ", b"\n", b"\t", b"0", b"1S", b"DONG", b"\r", b"\xff", b"x", b"9"]))
+        if action == "insert":
+            valid[at:at] = chunk
+        elif action == "delete":
+            del valid[at : at + len(chunk)]
+        else:
+            valid[at : at + len(chunk)] = chunk
+    try:
+        cases, _ = parse(bytes(valid))
+    except InputError:
+        return
+    for case in cases:  # whatever parses, solves
+        assert ENGINE.solve(case, True).line.startswith(f"Case {case.index}: ")
+
+
+class _GeneratedFile(io.RawIOBase):
+    """A large judge file made on the fly, never held in memory."""
+
+    def __init__(self, hands: int, blanks: int) -> None:
+        self.parts = self._parts(hands, blanks)
+        self.left = b""
+
+    @staticmethod
+    def _parts(hands: int, blanks: int) -> Iterator[bytes]:
+        block = "\n".join([HAND, NOT_READY, "  " + "\t".join(reversed(HAND.split()))] * 1000) + "\n"
+        for _ in range(hands // 3000):
+            yield block.encode()
+        # one hand whose tiles are far apart: 13 tokens in a line of `blanks` bytes
+        gap = b" \t" * (1 << 15)
+        for k, tile in enumerate(HAND.split()):
+            for _ in range(blanks // 12 // len(gap) if k else 0):
+                yield gap
+            yield tile.encode()
+        yield b"\n0\n"
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+        while not self.left:
+            self.left = next(self.parts, b"")
+            if not self.left:
+                return 0
+        n = min(len(buffer), len(self.left))
+        buffer[:n] = self.left[:n]
+        self.left = self.left[n:]
+        return n
+
+
+def test_parsing_runs_in_constant_memory() -> None:
+    stream = io.BufferedReader(cast(Any, _GeneratedFile(hands=60_000, blanks=60_000_000)), buffer_size=1 << 16)
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in ENGINE.parse(stream, []))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 60_001
+    assert peak < 5_000_000, f"peak {peak} bytes"
+
+
+# --------------------------------------------------------------------- solving
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands)
+def test_the_engine_agrees_with_a_brute_force_search(tiles: list[str]) -> None:
+    result = ENGINE.solve(Case(1, canonical(tiles)), trace=False)
+    assert result.detail == brute_force_waits(tiles)
+
+
+def test_many_random_hands_agree_with_the_brute_force_search() -> None:
+    rng = random.Random(11210)
+    ready = 0
+    for index in range(1, 1501):
+        tiles = random_hand(rng)
+        result = ENGINE.solve(Case(index, canonical(tiles)), trace=False)
+        expected = brute_force_waits(tiles)
+        assert result.detail == expected, tiles
+        assert result.line == f"Case {index}: " + (" ".join(expected) or "Not ready")
+        ready += bool(expected)
+    assert 500 < ready < 1400  # the mix is biased towards ready hands, but not only
+
+
+def test_rare_table_entries_take_the_slow_path_correctly() -> None:
+    mahjong._load()
+    assert mahjong._rare
+    rng = random.Random(3)
+    checked = 0
+    for key in sorted(mahjong._rare)[::7]:
+        counts = [key // 5**r % 5 for r in range(9)]
+        if sum(counts) > 13:
+            continue
+        suit = rng.choice("TSW")
+        tiles = [f"{r + 1}{suit}" for r in range(9) for _ in range(counts[r])]
+        while len(tiles) < 13:  # pad with honour pongs and pairs to vary the case
+            tiles += [rng.choice(["DONG", "NAN", "XI", "BEI", "ZHONG", "FA", "BAI"])] * min(13 - len(tiles), 3)
+        if max(Counter(tiles).values()) > 4:
+            continue
+        assert ENGINE.solve(Case(1, canonical(tiles)), False).detail == brute_force_waits(tiles)
+        checked += 1
+    assert checked > 20
+
+
+def test_solving_in_any_order_or_from_copies_gives_the_same_results() -> None:
+    # parse() hands its keys to solve() through a queue matched by identity: any other
+    # order, or a copy of the text, must still solve right.
+    rng = random.Random(8)
+    data = ("\n".join(" ".join(random_hand(rng)) for _ in range(300)) + "\n0\n").encode()
+    expected = [ENGINE.solve(case, False).line for case in parse(data)[0]]
+    cases = parse(data)[0]
+    assert [ENGINE.solve(case, False).line for case in reversed(cases)] == expected[::-1]
+    copies = [Case(c.index, "".join(list(c.text)), c.line, c.column) for c in parse(data)[0]]
+    assert [ENGINE.solve(case, False).line for case in copies] == expected
+    assert [ENGINE.solve(case, False).line for case in parse(data)[0][::2]] == expected[::2]
+
+
+def test_solve_refuses_a_text_that_is_not_a_hand() -> None:
+    with pytest.raises(InputError, match="unknown tile"):
+        ENGINE.solve(Case(1, "1S 2S 10T"), False)
+
+
+@SETTINGS
+@given(hands)
+def test_judge_line_rebuilds_the_solved_line(tiles: list[str]) -> None:
+    result = ENGINE.solve(Case(42, canonical(tiles)), trace=False)
+    assert ENGINE.judge_line(42, result.outcome, result.number, result.detail) == result.line
+    assert result.number == len(result.detail)
+    assert result.outcome == ("ready" if result.detail else "not-ready")
+
+
+# --------------------------------------------------------------------- traces
+
+
+@SETTINGS
+@given(hands)
+def test_each_proof_uses_exactly_the_hand_and_its_waited_tile(tiles: list[str]) -> None:
+    result = ENGINE.solve(Case(1, canonical(tiles)))
+    assert result.trace is not None and result.trace["version"] == 1
+    proofs = result.trace["proofs"]
+    assert [proof.split("|")[0] for proof in proofs] == result.detail
+    for proof in proofs:
+        wait, eye, *melds = [group.split(" ") for group in proof.split("|")]
+        assert len(wait) == 1 and len(eye) == 2 and eye[0] == eye[1] and len(melds) == 4
+        assert Counter(eye + [t for meld in melds for t in meld]) == Counter(tiles + wait)
+        for meld in melds:
+            kinds = [TILES.index(t) for t in meld]
+            assert kinds[0] == kinds[1] == kinds[2] or (
+                kinds[0] < 27 and kinds[0] % 9 < 7 and kinds[1:] == [kinds[0] + 1, kinds[0] + 2])
+
+
+@SETTINGS
+@given(hands)
+def test_replay_reproduces_the_result_after_a_json_round_trip(tiles: list[str]) -> None:
+    text = canonical(tiles)
+    result = ENGINE.solve(Case(1, text))
+    trace = json.loads(json.dumps(result.trace))
+    replayed = ENGINE.replay(text, trace)
+    assert (replayed.outcome, replayed.number, replayed.detail, replayed.line) == (
+        result.outcome, result.number, result.detail, result.line)
+    assert replayed.trace == trace
+
+
+def tamperings(proofs: list[str], text: str) -> Iterator[tuple[str, object]]:
+    yield "drop a proof", {"version": 1, "proofs": proofs[1:]}
+    yield "wrong version", {"version": 2, "proofs": proofs}
+    yield "not a list", {"version": 1, "proofs": "1T"}
+    yield "claim a tile not waited for", {"version": 1, "proofs": proofs + [proofs[0]]}
+    first = proofs[0]
+    groups = first.split("|")
+    yield "swap a tile", {"version": 1, "proofs": [first.replace(groups[2], _shift(groups[2]), 1)] + proofs[1:]}
+    yield "split the eye", {"version": 1, "proofs": ["|".join([groups[0], "1T 2T"] + groups[2:])] + proofs[1:]}
+    yield "a wrap-around chow", {"version": 1, "proofs": ["|".join(groups[:2] + ["8T 9T 1S"] + groups[3:])]}
+    yield "a bad tile", {"version": 1, "proofs": [first.replace(groups[0], "10T", 1)] + proofs[1:]}
+    yield "melds out of order", {"version": 1, "proofs": ["|".join(groups[:2] + groups[2:][::-1])] + proofs[1:]}
+
+
+def _shift(meld: str) -> str:
+    tiles = meld.split(" ")
+    kind = TILES.index(tiles[0])
+    return " ".join([TILES[(kind + 1) % 34]] + tiles[1:])
+
+
+@SETTINGS
+@given(hands.filter(lambda tiles: len(brute_force_waits(tiles)) >= 2))
+def test_a_tampered_trace_raises_trace_error(tiles: list[str]) -> None:
+    text = canonical(tiles)
+    proofs = ENGINE.solve(Case(1, text)).trace["proofs"]  # type: ignore[index]
+    for what, trace in tamperings(proofs, text):
+        with pytest.raises(TraceError):
+            ENGINE.replay(text, trace)  # type: ignore[arg-type]
+            pytest.fail(f"{what}: not caught")
+
+
+def test_a_not_ready_hand_has_no_proofs_and_claims_none() -> None:
+    assert ENGINE.solve(Case(1, NOT_READY)).trace == {"version": 1, "proofs": []}
+    proof = ENGINE.solve(Case(1, HAND)).trace["proofs"][0]  # type: ignore[index]
+    with pytest.raises(TraceError):
+        ENGINE.replay(NOT_READY, {"version": 1, "proofs": [proof]})
+    with pytest.raises(TraceError, match="cannot be replayed"):
+        ENGINE.replay("1S 2S", {"version": 1, "proofs": []})
+    # a pong of a kind the hand holds four of plus an eye of it: five, never a wait
+    four = "1T 1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T"
+    with pytest.raises(TraceError, match="all four 1T"):
+        ENGINE.replay(four, {"version": 1, "proofs": ["1T|1T 1T|1T 1T 1T|2T 3T 4T|5T 6T 7T|8T 9T 9T"]})
+
+
+# --------------------------------------------------------------------- files and tables
+
+
+def test_generate_writes_valid_varied_hands() -> None:
+    rng = random.Random(246127)
+    texts = [ENGINE.generate(rng) for _ in range(300)]
+    cases, _ = parse(("\n".join(texts) + "\n0\n").encode())
+    assert len(cases) == 300
+    ready = sum(ENGINE.solve(case, False).outcome == "ready" for case in cases)
+    assert 60 < ready < 280
+
+
+def test_sniff() -> None:
+    for path in judge_files("mahjong"):
+        assert ENGINE.sniff(path.read_bytes()[:4096]), path.name
+        assert ENGINE.sniff(path.read_bytes()[:50]), path.name  # cut mid-line
+    assert not ENGINE.sniff(b"")
+    assert not ENGINE.sniff(b"0\n")
+    for game in ("10-20-30", "accordion"):
+        for path in judge_files(game):
+            assert not ENGINE.sniff(path.read_bytes()[:4096]), path.name
+    assert not ENGINE.sniff(b"1S 2S 3S\n4S 5S\n")  # lines of the wrong size
+    assert ENGINE.sniff(b"1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 1T 1T 5")
+
+
+def test_the_table_file_is_what_the_generator_makes() -> None:
+    assert mahjong._read_section(0) == mahjong.build_table()
+    assert mahjong._read_section(1) == mahjong.build_split_table()
+
+
+def test_write_table_round_trips(tmp_path: Path) -> None:
+    path = tmp_path / "table.bin"
+    mahjong.write_table(str(path))
+    assert mahjong._read_section(0, str(path)) == mahjong._read_section(0)
+    assert mahjong._read_section(1, str(path)) == mahjong._read_section(1)
+    path.write_bytes(b"not a table")
+    with pytest.raises(ValueError):
+        mahjong._read_section(0, str(path))
