@@ -29,11 +29,14 @@ from tests.live import DEALER, LiveService, live_service  # noqa: E402
 from worker import engines  # noqa: E402
 
 
-def solve_locally(path: Path) -> tuple[float, bytes]:
-    start = time.perf_counter()
-    done = subprocess.run([*DEALER, "solve", "10-20-30", str(path), "--jobs", "2", "--no-progress"],
-                          capture_output=True, check=True, cwd=ROOT)
-    return time.perf_counter() - start, done.stdout
+def solve_locally(path: Path, traces: bool = False) -> tuple[float, bytes]:
+    command = [*DEALER, "solve", "10-20-30", str(path), "--jobs", "2", "--no-progress"]
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as trace_file:
+        if traces:
+            command += ["--traces", trace_file.name]
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, check=True, cwd=ROOT)
+        return time.perf_counter() - start, done.stdout
 
 
 def through_service(live: LiveService, path: Path) -> tuple[float, bytes]:
@@ -118,7 +121,8 @@ def main() -> int:
 
     path = judge_file("10-20-30", args.decks, 246)
     local, expected = solve_locally(path)
-    print(f"dealer solve --jobs 2, {args.decks:,} decks: {local:.2f} s")
+    traced, _ = solve_locally(path, traces=True)
+    print(f"dealer solve --jobs 2, {args.decks:,} decks: {local:.2f} s ({traced:.2f} s with --traces)")
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for mode in args.modes:
@@ -128,8 +132,9 @@ def main() -> int:
                 ratio = elapsed / local
                 ok = same and ratio <= 1.5
                 failures += not ok
-                print(f"{mode:<10} upload→succeeded {elapsed:6.2f} s  ratio {ratio:4.2f}x (target ≤1.50x)"
-                      f"  output {'identical' if same else 'DIFFERS'}  {'ok' if ok else 'MISSED'}")
+                print(f"{mode:<10} upload→succeeded {elapsed:6.2f} s  ratio {ratio:4.2f}x (target ≤1.50x;"
+                      f" {elapsed / traced:4.2f}x of solve --traces)  output {'identical' if same else 'DIFFERS'}"
+                      f"  {'ok' if ok else 'MISSED'}")
                 if mode == "production":
                     latency = first_result_latency(live)
                     failures += latency >= 1
