@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Request, current_app, g, jsonify, request
+from flask.helpers import get_debug_flag
 from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from worker.celery_app import CeleryDispatcher
 from worker.config import Settings
@@ -48,6 +50,11 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     app.json.sort_keys = False  # type: ignore[attr-defined]
     if config:
         app.config.update(config)
+    # Debug mode (the interactive debugger) only where asked for by FLASK_DEBUG, never by accident.
+    app.config["DEBUG"] = get_debug_flag()
+    if settings.proxy_hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
+                                x_proto=settings.proxy_hops)
     app.extensions["dealer"] = JobService(settings, dispatcher or CeleryDispatcher.for_settings(settings))
     settings.upload_dir.mkdir(parents=True, exist_ok=True)
     discard_stale(settings.upload_dir)
@@ -55,6 +62,9 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     from webui.api import api
     from webui.ops import ops
 
+    from webui import auth
+
+    auth.install(app, settings)
     app.register_blueprint(api)
     app.register_blueprint(ops)
     _register_pages(app)
@@ -95,7 +105,10 @@ def _error(message: str, status: int) -> Any:
 def _register_errors(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def _service_error(error: ServiceError) -> Any:
-        return _error(error.message, error.status)
+        response = _error(error.message, error.status)
+        if error.status == 429:  # too many jobs at once: a job takes seconds to minutes
+            return (*response, {"Retry-After": "30"})
+        return response
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request, stream_with_context
 
 from webui import service
+from webui.auth import client_id
 from worker import engines
 from worker.service import ResultFilter, ServiceError
 from worker.uploads import UploadTooLarge, UploadWriter
@@ -50,7 +51,7 @@ def receive_upload() -> dict[str, Any]:
     stored = writer.commit()
     game = request.form.get("game") or None
     try:
-        return service().create_job(stored, upload.filename or "upload", game, client=request.remote_addr)
+        return service().create_job(stored, upload.filename or "upload", game, client=client_id())
     except BaseException:
         service().forget_upload(stored)
         raise
@@ -87,7 +88,7 @@ def cancel_job(job_id: int) -> Any:
 
 @api.post("/jobs/<int:job_id>/rerun")
 def rerun_job(job_id: int) -> Any:
-    job = service().rerun(job_id, client=request.remote_addr)
+    job = service().rerun(job_id, client=client_id())
     return jsonify(job), 201, {"Location": f"/api/jobs/{job['id']}"}
 
 

@@ -41,6 +41,19 @@ PAGING = [_query("page", "Page number, from 1.", {"type": "integer", "minimum": 
                  {"type": "integer", "minimum": 1, "maximum": 500, "default": 50})]
 NOT_FOUND = _error("No such job or case.")
 BAD_REQUEST = _error("A parameter is not valid; the message says which and why.")
+UNAUTHORIZED = {**_error("No valid API key (only when the service has keys, DEALER_API_KEYS): the answer "
+                         "carries WWW-Authenticate: Bearer."),
+                "headers": {"WWW-Authenticate": {"schema": {"type": "string"},
+                                                 "description": 'Bearer realm="dealer"'}}}
+FORBIDDEN = _error("A request from the pages without their CSRF token, or one a browser marks as cross-site. "
+                   "Requests with a bearer token need no CSRF token.")
+TOO_MANY = {**_error("The client (its API key, else its address) already has as many unfinished jobs as it may "
+                     "(DEALER_MAX_ACTIVE_JOBS_PER_CLIENT)."),
+            "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}}}
+#: Writes need a key when the service has keys; reads only when DEALER_PUBLIC_READS is false.
+WRITE_SECURITY = [{"bearerAuth": []}, {"sessionCookie": []}]
+READ_SECURITY = [{}, {"bearerAuth": []}, {"sessionCookie": []}]
+OPEN = [{}]
 
 
 def _result_filters(with_game: bool = True, with_job: bool = True) -> list[dict[str, Any]]:
@@ -166,8 +179,11 @@ def _paths() -> dict[str, Any]:
                              "game": {"type": "string", "enum": engines.names(),
                                       "description": "Optional when the game can be recognised from the content."},
                          }}}}},
-                     "responses": {**job_created, "413": _error("The file is over the upload limit (the message "
-                                                                 "says the limit).")}},
+                     "responses": {**job_created, "400": _error(
+                         "The file is refused at once, nothing stored: it is empty, compressed (gzip, zip, …) or "
+                         "binary, or its game cannot be told; or a parameter is not valid."),
+                         "413": _error("The file is over the upload limit (the message "
+                                                                 "says the limit)."), "429": TOO_MANY}},
         },
         "/api/jobs/{job_id}": {
             "parameters": [JOB_ID],
@@ -187,7 +203,7 @@ def _paths() -> dict[str, Any]:
             "parameters": [JOB_ID],
             "post": {"summary": "Run a job's upload again as a new job", "operationId": "rerunJob", "tags": ["jobs"],
                      "responses": {**job_created, "404": NOT_FOUND,
-                                   "409": _error("The upload is no longer stored.")}},
+                                   "409": _error("The upload is no longer stored."), "429": TOO_MANY}},
         },
         "/api/jobs/{job_id}/output": {
             "parameters": [JOB_ID],
@@ -272,14 +288,41 @@ def _paths() -> dict[str, Any]:
     }
 
 
+def _secured(paths: dict[str, Any]) -> dict[str, Any]:
+    """Mark each operation with who may call it and the refusals that go with that."""
+    for path, item in paths.items():
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            responses = operation["responses"]
+            if path in ("/healthz", "/api/openapi.json"):
+                operation["security"] = OPEN
+            elif method in ("post", "delete"):
+                operation["security"] = WRITE_SECURITY
+                responses.setdefault("401", UNAUTHORIZED)
+                responses.setdefault("403", FORBIDDEN)
+            else:
+                operation["security"] = READ_SECURITY
+                responses.setdefault("401", UNAUTHORIZED)
+    return paths
+
+
 @cache
 def document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Dealer", "version": "1",
                  "description": "Solves judge files of UVa 246 (10-20-30), 127 (Accordian Patience) and 11210 "
-                                "(Chinese Mahjong). Errors are JSON {\"error\": \"...\"} with a fitting 4xx status."},
+                                "(Chinese Mahjong). Errors are JSON {\"error\": \"...\"} with a fitting 4xx status."
+                                " When the service has API keys (DEALER_API_KEYS), every write needs one, sent"
+                                " as Authorization: Bearer <key>; reads too when DEALER_PUBLIC_READS is false."},
         "tags": [{"name": "jobs"}, {"name": "results"}, {"name": "service"}],
-        "paths": _paths(),
-        "components": {"schemas": _schemas()},
+        "paths": _secured(_paths()),
+        "components": {"schemas": _schemas(), "securitySchemes": {
+            "bearerAuth": {"type": "http", "scheme": "bearer", "description":
+                           "An API key from DEALER_API_KEYS (dealer submit sends DEALER_API_KEY)."},
+            "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "dealer_session", "description":
+                              "The pages' login (/login); state-changing requests with it also need the "
+                              "session's CSRF token in the X-CSRF-Token header."},
+        }},
     }

@@ -35,10 +35,10 @@ def games() -> None:
 @click.argument("file", type=click.File("rb"))
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 256),
               help="Processes to solve on; the output order does not change.")
-@click.option("--traces", type=click.File("w", lazy=True), help="Write one JSON trace per case per line here.")
+@click.option("--traces", type=click.File("wb", lazy=True), help="Write one JSON trace per case per line here.")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: when stderr is a terminal).")
-def solve(game: str, file: IO[bytes], jobs: int, traces: IO[str] | None, progress: bool | None) -> None:
+def solve(game: str, file: IO[bytes], jobs: int, traces: IO[bytes] | None, progress: bool | None) -> None:
     """Solve FILE (- for standard input) locally and print the judge output."""
     from worker.solving import solve_file
 
@@ -171,7 +171,10 @@ def db_upgrade(revision: str) -> None:
 @click.option("--wait", is_flag=True, help="Wait for the job to finish and print its judge output.")
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: on a terminal).")
 def submit(file: str, game: str | None, url: str, wait: bool, progress: bool | None) -> None:
-    """Upload FILE to a running service and print the job id (with --wait, the judge output)."""
+    """Upload FILE to a running service and print the job id (with --wait, the judge output).
+
+    When the service has API keys, set DEALER_API_KEY: it is sent as "Authorization: Bearer <key>".
+    """
     from worker.client import Client, ClientError
 
     client = Client(url)

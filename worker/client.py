@@ -56,6 +56,9 @@ class Client:
                 message = json.loads(raw)["error"]
             except (ValueError, KeyError, TypeError):
                 message = raw.decode(errors="replace").strip()[:500] or response.reason
+            if response.status == 401:
+                message += (" (DEALER_API_KEY is not a valid key)" if "Authorization" in self.headers
+                            else " (set DEALER_API_KEY to your key)")
             raise ClientError(f"{method} {path}: {response.status} {message}")
         return response
 

@@ -20,8 +20,9 @@ from sqlalchemy import Select, delete, func, select, update
 from worker import engines
 from worker.config import Settings
 from worker.db import session_scope
+from worker.guards import clean_filename, sniff_upload
 from worker.models import SOLVE_BUCKETS_US, CaseRow, Chunk, ChunkStatus, Job, JobStatus, WorkerRow, utcnow
-from worker.pipeline import Dispatcher, input_hash, unpack_trace
+from worker.pipeline import ACTIVE, Dispatcher, input_hash, unpack_trace
 from worker.uploads import StoredUpload
 
 #: How many bytes of an upload game detection looks at.
@@ -49,6 +50,12 @@ class NotFound(ServiceError):
 
 class Conflict(ServiceError):
     status = 409
+
+
+class TooManyJobs(ServiceError):
+    """A client has as many unfinished jobs as it may have at once."""
+
+    status = 429
 
 
 @dataclass
@@ -229,15 +236,18 @@ class JobService:
 
     def create_job(self, upload: StoredUpload, filename: str, game: str | None = None,
                    client: str | None = None, rerun_of: int | None = None) -> dict[str, Any]:
-        """A new job for a stored upload; the game is recognised from the content when not given."""
+        """A new job for a stored upload; the game is recognised from the content when not given.
+
+        ``client`` (an API key's name, else an address) is held to ``max_active_jobs_per_client``.
+        """
+        if game is not None and game not in engines.names():
+            raise ServiceError(f"unknown game {game!r}; expected one of {', '.join(engines.names())}")
+        self.check_upload(upload)
         if game is None:
             game = self.detect_game(upload)
-        elif game not in engines.names():
-            raise ServiceError(f"unknown game {game!r}; expected one of {', '.join(engines.names())}")
-        if upload.size == 0:
-            raise ServiceError("the file is empty")
         with session_scope(self.url) as session:
-            job = Job(game=game, filename=filename[:255] or "upload", upload_path=str(upload.path),
+            self._check_active_jobs(session, client)
+            job = Job(game=game, filename=clean_filename(filename), upload_path=str(upload.path),
                       sha256=upload.sha256, size=upload.size, status=JobStatus.QUEUED,
                       chunk_size=self.settings.chunk_size, client=client, rerun_of=rerun_of,
                       warnings=[], counts={}, progress_at=utcnow())
@@ -249,6 +259,30 @@ class JobService:
         except Exception:  # noqa: BLE001 - the sweep sends queued jobs again once the broker is back
             pass
         return data
+
+    def check_upload(self, upload: StoredUpload) -> None:
+        """Refuse an upload that is empty or plainly no judge file (compressed, binary, UTF-16)."""
+        if upload.size == 0:
+            raise ServiceError("the file is empty")
+        with open(upload.path, "rb") as stream:
+            head = stream.read(SNIFF_BYTES)
+        problem = sniff_upload(head, upload.size)
+        if problem is not None:
+            raise ServiceError(problem)
+
+    def _check_active_jobs(self, session: Any, client: str | None) -> None:
+        """429 when ``client`` already has as many unfinished jobs as it may (counted under a lock)."""
+        limit = self.settings.max_active_jobs_per_client
+        if not limit or client is None:
+            return
+        if session.get_bind().dialect.name == "postgresql":  # SQLite writers are serialised already
+            session.execute(select(func.pg_advisory_xact_lock(input_hash("client", client))))
+        active = session.scalar(select(func.count()).select_from(Job).where(
+            Job.client == client, Job.status.in_([JobStatus.QUEUED, *ACTIVE]))) or 0
+        if active >= limit:
+            jobs = "1 job" if active == 1 else f"{active} jobs"
+            raise TooManyJobs(f"you already have {jobs} queued or running, the limit per client; "
+                              "wait for one to finish (or cancel one), then try again")
 
     def detect_game(self, upload: StoredUpload) -> str:
         with open(upload.path, "rb") as stream:

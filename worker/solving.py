@@ -21,19 +21,19 @@ BATCH = 500
 
 
 def trace_record(engine: Engine, case: Case, outcome: str, number: int, detail: list[Any],
-                 trace: dict[str, Any] | None) -> str:
+                 trace: dict[str, Any] | None) -> bytes:
     """One line of a ``--traces`` file: the case, its result and its trace as JSON."""
     return orjson.dumps(
         {"game": engine.slug, "index": case.index, "input": case.text, "outcome": outcome,
          "number": number, "detail": detail, "trace": trace},
-    ).decode()
+    )
 
 
-def _solve_batch(slug: str, batch: list[Case], traces: bool) -> tuple[list[str], list[str]]:
+def _solve_batch(slug: str, batch: list[Case], traces: bool) -> tuple[list[str], list[bytes]]:
     engine = engines.get(slug)
     solve = engine.solve
     lines: list[str] = []
-    records: list[str] = []
+    records: list[bytes] = []
     for case in batch:
         result = solve(case, traces)
         lines.append(result.line)
@@ -42,7 +42,7 @@ def _solve_batch(slug: str, batch: list[Case], traces: bool) -> tuple[list[str],
     return lines, records
 
 
-def _solve_batch_star(args: tuple[str, list[Case], bool]) -> tuple[list[str], list[str]]:
+def _solve_batch_star(args: tuple[str, list[Case], bool]) -> tuple[list[str], list[bytes]]:
     return _solve_batch(*args)
 
 
@@ -58,7 +58,7 @@ def solve_file(
     out: IO[str],
     *,
     jobs: int = 1,
-    traces: IO[str] | None = None,
+    traces: IO[bytes] | None = None,
     warnings: list[Diagnostic] | None = None,
     on_batch: Callable[[int], None] | None = None,
 ) -> int:
@@ -70,7 +70,7 @@ def solve_file(
     batches = _batches(engine.parse(stream, warnings))
     want = traces is not None
     if jobs <= 1:
-        answers: Iterable[tuple[list[str], list[str]]] = (_solve_batch(engine.slug, b, want) for b in batches)
+        answers: Iterable[tuple[list[str], list[bytes]]] = (_solve_batch(engine.slug, b, want) for b in batches)
         return _write(answers, out, traces, on_batch)
     import multiprocessing  # only --jobs needs it; importing it costs start-up time
 
@@ -79,13 +79,13 @@ def solve_file(
         return _write(pool.imap(_solve_batch_star, work), out, traces, on_batch)
 
 
-def _write(answers: Iterable[tuple[list[str], list[str]]], out: IO[str], traces: IO[str] | None,
+def _write(answers: Iterable[tuple[list[str], list[bytes]]], out: IO[str], traces: IO[bytes] | None,
            on_batch: Callable[[int], None] | None) -> int:
     count = 0
     for lines, records in answers:
         out.write("\n".join(lines) + "\n")
         if traces is not None:
-            traces.write("\n".join(records) + "\n")
+            traces.write(b"\n".join(records) + b"\n")
         count += len(lines)
         if on_batch is not None:
             on_batch(len(lines))

@@ -1,7 +1,10 @@
 // On every page: the header's service indicator (workers up, work waiting) and local times.
 
-import { $, api, count, localiseTimes, poll } from "./util.js";
+import { $, api, applySizes, count, localiseTimes, poll } from "./util.js";
 
+applySizes();
+// Transitions stay off (html.preload) until the sizes above are painted, so nothing eases in on load.
+requestAnimationFrame(() => requestAnimationFrame(() => document.documentElement.classList.remove("preload")));
 localiseTimes();
 
 const pill = $("#service-pill");

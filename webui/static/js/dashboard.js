@@ -76,10 +76,11 @@ document.addEventListener("dealer:overview", ({ detail: o }) => {
   set("cancelled", o.jobs_by_status.cancelled);
 });
 
-// Quick upload: drop or choose a file, watch it go up, then its row takes over.
+// Quick upload: drop or choose a file, watch it go up, then its row takes over (only shown to
+// whoever may upload: with API keys configured, after logging in).
 const form = $("#quick-upload");
 const status = $("#quick-status");
-attachDropzone(form, $("#quick-file"), async (file) => {
+if (form) attachDropzone(form, $("#quick-file"), async (file) => {
   status.textContent = `Uploading ${file.name}…`;
   try {
     const job = await uploadFile(file, "", (sent, total) => {

@@ -53,8 +53,9 @@ function showJob() {
   const finished = isFinished(job.status);
   $("[data-f=total]").textContent = job.total || finished ? `${count(job.total)} ${game.unit}s` : `counting ${game.unit}s…`;
   $("#download-output").hidden = job.status !== "succeeded";
-  $("#cancel").hidden = finished;
-  $("#delete").hidden = !finished;
+  // The action buttons are only there for whoever may use them (see job.html).
+  if ($("#cancel")) $("#cancel").hidden = finished;
+  if ($("#delete")) $("#delete").hidden = !finished;
   $("#job-error").hidden = !job.error;
   $("#job-error [data-f=error]").textContent = job.error || "";
   $("#job-warnings").hidden = !job.warnings.length;
@@ -124,15 +125,15 @@ async function act(button, work) {
   }
 }
 
-$("#cancel").addEventListener("click", (event) => act(event.currentTarget, async () => {
+$("#cancel")?.addEventListener("click", (event) => act(event.currentTarget, async () => {
   job = await api(`/api/jobs/${jobId}/cancel`, { method: "POST" });
   showJob();
 }));
-$("#rerun").addEventListener("click", (event) => act(event.currentTarget, async () => {
+$("#rerun")?.addEventListener("click", (event) => act(event.currentTarget, async () => {
   const again = await api(`/api/jobs/${jobId}/rerun`, { method: "POST" });
   location.assign(`/jobs/${again.id}`);
 }));
-$("#delete").addEventListener("click", (event) => act(event.currentTarget, async () => {
+$("#delete")?.addEventListener("click", (event) => act(event.currentTarget, async () => {
   if (!confirm(`Delete job #${jobId} and its ${count(job.total)} results?`)) return;
   await api(`/api/jobs/${jobId}`, { method: "DELETE" });
   location.assign("/");

@@ -1,7 +1,7 @@
 // Uploading a judge file: XHR (for upload progress), drag and drop, and showing a parse error
 // with the lines around it.
 
-import { ApiError, api, h } from "./util.js";
+import { ApiError, api, h, requestHeaders } from "./util.js";
 
 /** POST the file to /api/jobs; resolves to the new job, rejects with an ApiError. */
 export function uploadFile(file, game, onProgress, onStart) {
@@ -11,7 +11,7 @@ export function uploadFile(file, game, onProgress, onStart) {
     if (game) body.append("game", game);
     body.append("file", file, file.name);
     xhr.open("POST", "/api/jobs");
-    xhr.setRequestHeader("Accept", "application/json");
+    for (const [name, value] of Object.entries(requestHeaders("POST"))) xhr.setRequestHeader(name, value);
     xhr.responseType = "json";
     xhr.upload.addEventListener("progress", (event) => {
       if (event.lengthComputable && onProgress) onProgress(event.loaded, event.total);

@@ -29,11 +29,25 @@ export class ApiError extends Error {
   constructor(message, status) { super(message); this.status = status; }
 }
 
+/** The session's CSRF token (a <meta> the server renders when the service has keys), or "". */
+export function csrfToken() {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  return meta ? meta.content : "";
+}
+
+/** Headers for a request: JSON answers, and the CSRF token on anything that changes state. */
+export function requestHeaders(method = "GET", extra = {}) {
+  const headers = { Accept: "application/json", ...extra };
+  const token = csrfToken();
+  if (token && !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase())) headers["X-CSRF-Token"] = token;
+  return headers;
+}
+
 /** fetch a JSON API URL; an error answer becomes an ApiError with the server's message. */
 export async function api(url, options = {}) {
   let response;
   try {
-    response = await fetch(url, { headers: { Accept: "application/json" }, ...options });
+    response = await fetch(url, { ...options, headers: requestHeaders(options.method, options.headers) });
   } catch (error) {
     throw new ApiError("the server cannot be reached", 0);
   }
@@ -122,6 +136,15 @@ export function progressText(job) {
   if (job.status === "succeeded") text += ` · in ${seconds(job.elapsed_seconds)}`;
   if (job.status === "cancelled") text += " · cancelled";
   return text;
+}
+
+/**
+ * Give the bars the server rendered their sizes: the Content-Security-Policy allows no inline
+ * style attributes, so the markup carries them as data-width (percent) and data-grow.
+ */
+export function applySizes(root = document) {
+  for (const el of $$("[data-width]", root)) el.style.width = `${el.dataset.width}%`;
+  for (const el of $$("[data-grow]", root)) el.style.flexGrow = el.dataset.grow;
 }
 
 /** Update a progress block rendered by the progress() macro. */

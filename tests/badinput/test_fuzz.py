@@ -1,0 +1,173 @@
+"""Fuzzing the three readers with Hypothesis: random bytes, and valid judge files mutated.
+
+Whatever the bytes, ``parse()`` either yields cases or raises :class:`InputError` (never
+anything else) and finishes quickly; a case it yields is canonical (reading its text
+again gives the same text) and can be solved. The upload checks and the line-length
+reader are fuzzed too. ``DEALER_FUZZ_EXAMPLES`` raises the number of examples for a
+longer run (the default keeps this file to a few seconds); ``bench/fuzz.py`` does the
+same with atheris, guided by coverage.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import time
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import JUDGE_DATA
+from worker import engines
+from worker.engines.base import MAX_TOKEN, Diagnostic, InputError
+from worker.guards import LineLimitReader, sniff_upload
+
+GAMES = engines.names()
+EXAMPLES = int(os.environ.get("DEALER_FUZZ_EXAMPLES", "120"))
+#: A parse of a few KiB takes milliseconds; a second means something is quadratic or worse.
+SLOW = 1.0
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+#: Small valid judge files to mutate (each game's own, read by every game's reader).
+SEEDS = [(JUDGE_DATA / game / f"{name}.in").read_bytes() for game, name in [
+    ("10-20-30", "sample"), ("10-20-30", "crlf"), ("10-20-30", "ragged-whitespace"),
+    ("accordion", "sample"), ("accordion", "thirteen-per-line"), ("accordion", "one-deck-per-line"),
+    ("mahjong", "sample"), ("mahjong", "crafted"), ("mahjong", "extra-spaces")]]
+SEEDS = [seed[:4000] for seed in SEEDS]
+#: Tokens that mean something to some reader, and some that nearly do.
+VOCABULARY = [b"0", b"00", b"05", b"1", b"9", b"10", b"11", b"010", b"-3", b"+5", b"#", b"#x", b"QD", b"TC",
+              b"10H", b"qd", b"AS", b"1T", b"9W", b"10T", b"DONG", b"dong", b"ZHONG", b"FA", b"BAI", b"X",
+              b"\xff", b"\xc3\xa9", b"\x00", b"\xef\xbb\xbf", b"9" * MAX_TOKEN, b"9" * (MAX_TOKEN + 1)]
+SEPARATORS = [b" ", b"  ", b"\t", b"\n", b"\r\n", b"\n\n", b"\x0b", b"\x0c", b"\r", b""]
+
+
+def read_all(game: str, data: bytes) -> list[Any]:
+    """Parse ``data`` as ``game``: the cases, or the InputError; anything else fails the test."""
+    engine = engines.get(game)
+    warnings: list[Diagnostic] = []
+    started = time.perf_counter()
+    try:
+        cases = list(engine.parse(io.BytesIO(data), warnings))
+    except InputError as error:
+        assert str(error) and error.message
+        assert error.line is None or error.line >= 1
+        assert error.column is None or error.column >= 1
+        cases = []
+    elapsed = time.perf_counter() - started
+    assert elapsed < SLOW, f"{game}: {elapsed:.2f} s for {len(data)} bytes"
+    assert all(isinstance(w, Diagnostic) for w in warnings)
+    for number, case in enumerate(cases, start=1):
+        assert case.index == number and case.line >= 1 and case.column >= 1
+    for case in cases[:2]:  # what the reader accepts is canonical and solvable
+        assert engine.canonical(case.text) == case.text
+        engine.solve(case, trace=False)
+    return cases
+
+
+@pytest.mark.parametrize("game", GAMES)
+@FUZZ
+@given(data=st.binary(max_size=2048))
+def test_random_bytes_raise_only_input_errors(game: str, data: bytes) -> None:
+    read_all(game, data)
+
+
+@st.composite
+def mutated(draw: Any) -> bytes:
+    """A valid judge file with one to five mutations: bytes cut, inserted or repeated, tokens
+    replaced, dropped, doubled or swapped, separators changed, the file cut short."""
+    data = draw(st.sampled_from(SEEDS))
+    for _ in range(draw(st.integers(1, 5))):
+        parts = re.split(rb"(\s+)", data)  # tokens at even places, separators at odd ones
+        tokens = len(parts) // 2 + 1
+        kind = draw(st.sampled_from(["cut", "insert", "repeat", "replace", "drop", "double", "swap",
+                                     "separator", "truncate", "case"]))
+        at = draw(st.integers(0, len(data)))
+        if kind == "cut":
+            data = data[:at] + data[at + draw(st.integers(1, 64)):]
+        elif kind == "insert":
+            extra = draw(st.one_of(st.binary(max_size=8), st.sampled_from(VOCABULARY + SEPARATORS)))
+            data = data[:at] + extra + data[at:]
+        elif kind == "repeat":
+            size = draw(st.integers(1, 200))
+            data = data[:at] + data[at:at + size] * draw(st.integers(2, 8)) + data[at:]
+        elif kind == "truncate":
+            data = data[:at]
+        elif kind == "separator" and len(parts) > 1:
+            k = 2 * draw(st.integers(0, len(parts) // 2 - 1)) + 1
+            parts[k] = draw(st.sampled_from(SEPARATORS[:-1]))
+            data = b"".join(parts)
+        elif tokens:
+            k = 2 * draw(st.integers(0, tokens - 1))
+            if kind == "replace":
+                parts[k] = draw(st.sampled_from(VOCABULARY))
+            elif kind == "drop":
+                parts[k] = b""
+            elif kind == "double":
+                parts[k] = parts[k] + b" " + parts[k]
+            elif kind == "case":
+                parts[k] = parts[k].swapcase()
+            elif kind == "swap":
+                j = 2 * draw(st.integers(0, tokens - 1))
+                parts[k], parts[j] = parts[j], parts[k]
+            data = b"".join(parts)
+    return data
+
+
+@pytest.mark.parametrize("game", GAMES)
+@FUZZ
+@given(data=mutated())
+def test_mutated_judge_files_raise_only_input_errors(game: str, data: bytes) -> None:
+    read_all(game, data)
+
+
+@FUZZ
+@given(head=st.binary(max_size=600), extra=st.integers(0, 100))
+def test_upload_checks_take_any_bytes(head: bytes, extra: int) -> None:
+    message = sniff_upload(head, len(head) + extra)
+    assert message is None or isinstance(message, str)
+    assert engines.detect(head) in (None, *GAMES)
+    for game in GAMES:
+        assert isinstance(engines.get(game).sniff(head), bool)
+
+
+@FUZZ
+@given(lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+       limit=st.integers(1, 20), size=st.integers(1, 40))
+def test_the_line_reader_passes_exactly_what_fits(lines: list[bytes], limit: int, size: int) -> None:
+    data = b"\n".join(lines)
+    reader = LineLimitReader(io.BytesIO(data), limit)
+    too_long = [n for n, line in enumerate(lines, start=1) if len(line) > limit]
+    read = b""
+    try:
+        while chunk := reader.read(size):
+            read += chunk
+    except InputError as error:
+        assert too_long and error.line == too_long[0]
+        assert str(error).startswith(f"line {too_long[0]}: the line is longer than the limit of {limit} byte")
+    else:
+        assert not too_long and read == data
+
+
+# --- what fuzzing found, in the engines (worker/engines/ is not this suite's to change) ----------
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="10-20-30 reader: int() of a run of more than 4300 digits raises ValueError "
+                          "(Python's int max_str_digits), not InputError")
+def test_found_a_10_20_30_token_of_4301_digits() -> None:
+    read_all("10-20-30", b"2 " + b"1" * 4301 + b"\n0\n")
+
+
+@pytest.mark.xfail(strict=True, reason="accordion reader: finding where a deck starts inside a long line "
+                                       "costs the whole piece each time, so many decks on one line are "
+                                       "quadratic (1 MiB of them: about a minute)")
+def test_found_accordion_decks_on_one_line_are_slow() -> None:
+    deck = b" ".join((JUDGE_DATA / "accordion" / "sample.in").read_bytes().split()[:52])
+    started = time.perf_counter()
+    cases = engines.get("accordion").parse(io.BytesIO(b" ".join([deck] * 150) + b"\n#\n"), [])
+    assert sum(1 for _ in cases) == 150
+    assert time.perf_counter() - started < 0.2

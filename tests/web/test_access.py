@@ -1,0 +1,419 @@
+"""Access with API keys (DEALER_API_KEYS): bearer tokens for the API, a login for the pages, CSRF
+tokens on every state-changing request from the pages, and keys never shown or stored."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import stat
+from dataclasses import replace
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from sqlalchemy import select
+
+from tests.conftest import JUDGE_DATA
+from tests.support import InlineDispatcher
+from webui import auth
+from worker.config import Settings
+from worker.db import session_scope
+from worker.models import Job
+
+CI = "ci-0123456789abcdef-secret"
+ALICE = "alice-0123456789abcdef-secret"
+KEYS = f"ci:{CI}, alice:{ALICE}"
+HANDS = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def keyed_app(settings: Settings, dispatcher: Any = None, **more: Any) -> Any:
+    from webui import create_app
+
+    settings = replace(settings, api_keys=KEYS, **more)
+    return create_app(settings, dispatcher or InlineDispatcher(settings), config={"TESTING": True})
+
+
+@pytest.fixture
+def app(settings: Settings, dispatcher: Any) -> Any:  # every test here runs with keys configured
+    return keyed_app(settings, dispatcher)
+
+
+def upload(client: Any, headers: dict[str, str] | None = None, data: bytes = HANDS, **kwargs: Any) -> Any:
+    form = {"file": (io.BytesIO(data), "hands.in"), "game": "mahjong"}
+    return client.post("/api/jobs", data=form, content_type="multipart/form-data", headers=headers or {},
+                       **kwargs)
+
+
+def job_count(settings: Settings) -> int:
+    with session_scope(settings.database_url, write=False) as session:
+        return len(session.scalars(select(Job.id)).all())
+
+
+def csrf_of(html: str) -> str:
+    match = re.search(r'<meta name="csrf-token" content="([^"]+)">', html)
+    assert match, "no CSRF token on the page"
+    return match.group(1)
+
+
+def login(client: Any, key: str = ALICE, next_page: str = "/") -> Any:
+    token = csrf_of(client.get("/login").get_data(as_text=True))
+    return client.post("/login", data={"key": key, "csrf_token": token, "next": next_page})
+
+
+def login_target(response: Any) -> str:
+    """Where a redirect to the login page will go back to once logged in."""
+    parts = urlsplit(response.headers["Location"])
+    assert parts.path == "/login"
+    return parse_qs(parts.query)["next"][0]
+
+
+def logged_in_token(client: Any) -> str:
+    """Log in as alice; the CSRF token the pages now carry."""
+    assert login(client).status_code == 303
+    return csrf_of(client.get("/").get_data(as_text=True))
+
+
+# --- keys ----------------------------------------------------------------------------------------
+
+
+def test_keys_are_read_from_the_environment_and_checked() -> None:
+    settings = Settings.from_env({"DEALER_API_KEYS": KEYS, "DEALER_PUBLIC_READS": "false",
+                                  "DEALER_SECRET_KEY": "s" * 40})
+    assert settings.api_keys == KEYS and settings.public_reads is False
+    assert CI not in repr(settings) and "s" * 40 not in repr(settings)  # nor in anything that logs settings
+    ring = auth.KeyRing.parse(settings.api_keys)
+    assert [key.name for key in ring.keys] == ["ci", "alice"]
+    assert ring.check(CI) == "ci" and ring.check(ALICE) == "alice"
+    assert ring.check(CI + "x") is None and ring.check("") is None and ring.check(CI.upper()) is None
+    assert CI not in repr(ring.keys)
+
+
+@pytest.mark.parametrize("raw, message", [
+    ("tinykey", "DEALER_API_KEYS: key number 1 is shorter than 16 characters"),
+    ("ci:tinykey", "DEALER_API_KEYS: key 'ci' is shorter than 16 characters"),
+    (f"bad name:{CI}", "DEALER_API_KEYS: key number 1 has a name that is not 1-40 letters"),
+    (f"ci:{CI},ci:{ALICE}", "DEALER_API_KEYS: two keys are named 'ci'"),
+    ("ci:0123456789abcdef ghij", "DEALER_API_KEYS: key 'ci' must be printable ASCII without spaces"),
+])
+def test_a_bad_key_list_is_refused_without_showing_the_key(raw: str, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        auth.KeyRing.parse(raw)
+    assert str(caught.value).startswith(message)
+    secret = raw.rpartition(":")[2].split(",")[0]
+    assert secret not in str(caught.value)
+
+
+def test_keys_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every key is compared, with hmac.compare_digest on equal-length digests, whichever matches."""
+    ring = auth.KeyRing.parse(KEYS)
+    calls: list[tuple[int, int]] = []
+    real = auth.hmac.compare_digest
+
+    def counting(a: bytes, b: bytes) -> bool:
+        calls.append((len(a), len(b)))
+        return real(a, b)
+
+    monkeypatch.setattr(auth.hmac, "compare_digest", counting)
+    for token in (CI, ALICE, "a-wrong-key-of-some-length", "x"):
+        calls.clear()
+        ring.check(token)
+        assert calls == [(32, 32), (32, 32)]
+
+
+def test_a_bare_key_is_named_by_a_short_fingerprint() -> None:
+    ring = auth.KeyRing.parse("0123456789abcdef0123")
+    (key,) = ring.keys
+    assert re.fullmatch(r"key-[0-9a-f]{6}", key.name)
+    assert "0123456789abcdef0123" not in key.name
+
+
+# --- the API: bearer tokens ----------------------------------------------------------------------
+
+
+def test_every_write_without_a_key_is_refused(client: Any, settings: Settings) -> None:
+    job = upload(client, bearer(CI)).get_json()
+    before = job_count(settings)
+    for method, path, kwargs in [
+        ("post", "/api/jobs", {"data": {"file": (io.BytesIO(HANDS), "x.in")}, "content_type": "multipart/form-data"}),
+        ("post", f"/api/jobs/{job['id']}/cancel", {}),
+        ("post", f"/api/jobs/{job['id']}/rerun", {}),
+        ("delete", f"/api/jobs/{job['id']}", {}),
+    ]:
+        response = getattr(client, method)(path, **kwargs)
+        assert response.status_code == 401, path
+        assert response.get_json() == {"error": "this needs an API key: send the header 'Authorization: Bearer "
+                                                "<key>', or log in on the pages"}
+        assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer"'
+    assert job_count(settings) == before
+    assert client.get(f"/api/jobs/{job['id']}").get_json()["status"] == "succeeded"
+    assert not list((settings.upload_dir / "incoming").iterdir())  # the refused upload was not kept
+
+
+@pytest.mark.parametrize("header", [f"Bearer {CI}x", "Bearer wrong-key-0123456789", f"Bearer {CI[:-1]}",
+                                    f"bearer {ALICE.upper()}"])
+def test_a_wrong_key_is_refused(client: Any, settings: Settings, header: str) -> None:
+    response = upload(client, {"Authorization": header})
+    assert response.status_code == 401
+    assert response.get_json() == {"error": "the API key is not valid"}
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer", error="invalid_token"'
+    assert job_count(settings) == 0
+
+
+@pytest.mark.parametrize("header", [f"Basic {CI}", "Bearer", "Bearer ", CI, "Token abc"])
+def test_a_malformed_authorization_header_is_refused(client: Any, header: str) -> None:
+    response = upload(client, {"Authorization": header})
+    assert response.status_code == 401
+    assert "Bearer <key>" in response.get_json()["error"] or response.get_json()["error"] == \
+        "the API key is not valid"
+
+
+def test_writes_with_a_valid_key_work_without_csrf(client: Any, settings: Settings) -> None:
+    created = upload(client, bearer(CI))
+    assert created.status_code == 201
+    job_id = created.get_json()["id"]
+    again = client.post(f"/api/jobs/{job_id}/rerun", headers=bearer(ALICE))
+    assert again.status_code == 201
+    assert client.delete(f"/api/jobs/{job_id}", headers=bearer(CI)).status_code == 204
+    with session_scope(settings.database_url, write=False) as session:
+        clients = {row.id: row.client for row in session.scalars(select(Job))}
+    assert clients == {again.get_json()["id"]: "key:alice"}  # the key's name, never the key
+
+
+def test_reads_are_open_by_default(client: Any) -> None:
+    job_id = upload(client, bearer(CI)).get_json()["id"]
+    for path in ("/api/jobs", f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/output", "/api/results",
+                 "/", f"/jobs/{job_id}", "/history", "/docs"):
+        assert client.get(path).status_code == 200, path
+
+
+def test_private_reads_need_a_key(settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(settings, dispatcher, public_reads=False).test_client()
+    job_id = upload(client, bearer(CI)).get_json()["id"]
+    for path in ("/api/jobs", f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/output", "/api/results",
+                 "/api/overview", "/metrics", "/api/cases/1"):
+        response = client.get(path)
+        assert response.status_code == 401, path
+        assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer"'
+        assert client.get(path, headers=bearer(ALICE)).status_code == 200, path
+    for page in ("/", f"/jobs/{job_id}", "/history?game=mahjong", "/docs"):
+        response = client.get(page)
+        assert response.status_code == 302, page
+        assert login_target(response) == page
+    # What must stay reachable: logging in, the assets, the load balancer's check, the API's description.
+    for path in ("/login", "/static/dealer.css", "/api/openapi.json"):
+        assert client.get(path).status_code == 200, path
+    assert client.get("/healthz").status_code in (200, 503)  # 503: no worker in these tests
+    assert logged_in_token(client)
+    assert client.get(f"/jobs/{job_id}").status_code == 200
+
+
+# --- the pages: login, session, CSRF -------------------------------------------------------------
+
+
+def test_the_pages_offer_a_login_and_hide_what_needs_one(client: Any) -> None:
+    job_id = upload(client, bearer(CI)).get_json()["id"]
+    dashboard = client.get("/").get_data(as_text=True)
+    assert 'id="login-link"' in dashboard and 'id="quick-upload"' not in dashboard
+    job_page = client.get(f"/jobs/{job_id}").get_data(as_text=True)
+    assert 'id="cancel"' not in job_page and 'id="login-to-act"' in job_page
+    response = client.get("/upload")
+    assert response.status_code == 302 and login_target(response) == "/upload"
+    form = client.get("/login").get_data(as_text=True)
+    assert 'type="password"' in form and 'name="csrf_token"' in form and 'name="next"' in form
+
+
+def test_logging_in_with_a_key(client: Any) -> None:
+    response = login(client, ALICE, "/upload")
+    assert response.status_code == 303 and response.headers["Location"] == "/upload"
+    cookie = response.headers["Set-Cookie"]
+    assert cookie.startswith("dealer_session=") and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    dashboard = client.get("/").get_data(as_text=True)
+    assert "alice" in dashboard and 'id="logout"' in dashboard and 'id="quick-upload"' in dashboard
+    assert client.get("/upload").status_code == 200
+
+
+def test_a_wrong_key_does_not_log_in(client: Any) -> None:
+    response = login(client, "not-the-key-0123456789")
+    assert response.status_code == 401
+    assert "That key is not valid" in response.get_data(as_text=True)
+    assert "not-the-key-0123456789" not in response.get_data(as_text=True)
+    assert 'id="login-link"' in client.get("/").get_data(as_text=True)
+    assert client.get("/upload").status_code == 302
+
+
+def test_logging_in_needs_the_forms_csrf_token(client: Any) -> None:
+    client.get("/login")
+    for data in ({"key": ALICE}, {"key": ALICE, "csrf_token": "forged"}):
+        response = client.post("/login", data=data)
+        assert response.status_code == 403
+        assert "security token (CSRF) is missing or wrong" in response.get_data(as_text=True)
+    assert client.get("/upload").status_code == 302
+
+
+def test_after_logging_in_goes_only_to_this_site(app: Any) -> None:
+    for target in ("//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)"):
+        response = login(app.test_client(), ALICE, target)
+        assert response.status_code == 303 and response.headers["Location"] == "/", target
+
+
+def test_page_writes_need_the_csrf_token(client: Any, settings: Settings) -> None:
+    token = logged_in_token(client)
+    # The scripts' fetch() calls send it as a header...
+    assert upload(client).status_code == 403
+    forged = upload(client, {"X-CSRF-Token": "forged-" + token[7:]})
+    assert forged.status_code == 403
+    assert forged.get_json() == {"error": "the page's security token (CSRF) is missing or wrong: reload the "
+                                          "page and try again"}
+    assert job_count(settings) == 0
+    created = upload(client, {"X-CSRF-Token": token})
+    assert created.status_code == 201
+    job_id = created.get_json()["id"]
+    for method, path in (("post", f"/api/jobs/{job_id}/rerun"), ("delete", f"/api/jobs/{job_id}")):
+        assert getattr(client, method)(path).status_code == 403
+        assert getattr(client, method)(path, headers={"X-CSRF-Token": "forged"}).status_code == 403
+    assert client.post(f"/api/jobs/{job_id}/rerun", headers={"X-CSRF-Token": token}).status_code == 201
+    assert client.delete(f"/api/jobs/{job_id}", headers={"X-CSRF-Token": token}).status_code == 204
+    # ...and the upload form without JavaScript as a field.
+    form = {"file": (io.BytesIO(HANDS), "hands.in"), "csrf_token": "forged"}
+    assert client.post("/upload", data=form, content_type="multipart/form-data").status_code == 403
+    form = {"file": (io.BytesIO(HANDS), "hands.in"), "csrf_token": token}
+    response = client.post("/upload", data=form, content_type="multipart/form-data")
+    assert response.status_code == 303 and re.fullmatch(r"/jobs/\d+", response.headers["Location"])
+    with session_scope(settings.database_url, write=False) as session:
+        assert set(session.scalars(select(Job.client))) == {"key:alice"}
+
+
+def test_cancel_from_the_page_needs_the_csrf_token(settings: Settings) -> None:
+    dispatcher = InlineDispatcher(settings, immediate=False)  # the job stays queued
+    client = keyed_app(settings, dispatcher).test_client()
+    token = logged_in_token(client)
+    job_id = upload(client, {"X-CSRF-Token": token}).get_json()["id"]
+    assert client.post(f"/api/jobs/{job_id}/cancel").status_code == 403
+    assert client.post(f"/api/jobs/{job_id}/cancel", headers={"X-CSRF-Token": token + "x"}).status_code == 403
+    assert client.get(f"/api/jobs/{job_id}").get_json()["status"] == "queued"
+    response = client.post(f"/api/jobs/{job_id}/cancel", headers={"X-CSRF-Token": token})
+    assert response.status_code == 200 and response.get_json()["status"] == "cancelled"
+
+
+def test_the_token_belongs_to_its_session(settings: Settings, dispatcher: Any) -> None:
+    app = keyed_app(settings, dispatcher)
+    alice, mallory = app.test_client(), app.test_client()
+    alice_token = logged_in_token(alice)
+    logged_in_token(mallory)
+    assert upload(mallory, {"X-CSRF-Token": alice_token}).status_code == 403
+
+
+def test_logging_out(client: Any) -> None:
+    token = logged_in_token(client)
+    assert client.post("/logout").status_code == 403  # a forged logout is refused too
+    assert client.post("/logout", data={"csrf_token": token}).status_code == 303
+    assert upload(client, {"X-CSRF-Token": token}).status_code == 401
+    assert client.get("/upload").status_code == 302
+
+
+def test_a_session_ends_when_its_key_is_removed(settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(settings, dispatcher).test_client()
+    token = logged_in_token(client)
+    cookie = client.get_cookie("dealer_session")
+    assert cookie is not None
+    from webui import create_app
+
+    without_alice = create_app(replace(settings, api_keys=f"ci:{CI}"), dispatcher, config={"TESTING": True})
+    other = without_alice.test_client()
+    other.set_cookie("dealer_session", cookie.value)
+    assert upload(other, {"X-CSRF-Token": token}).status_code == 401
+    alice_rotated = create_app(replace(settings, api_keys=f"alice:{ALICE}-rotated"), dispatcher,
+                               config={"TESTING": True}).test_client()
+    alice_rotated.set_cookie("dealer_session", cookie.value)
+    assert upload(alice_rotated, {"X-CSRF-Token": token}).status_code == 401
+
+
+def test_cross_site_writes_are_refused(client: Any, settings: Settings, dispatcher: Any) -> None:
+    token = logged_in_token(client)
+    response = upload(client, {"X-CSRF-Token": token, "Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403 and "cross-site" in response.get_json()["error"]
+    assert upload(client, {"X-CSRF-Token": token, "Sec-Fetch-Site": "same-origin"}).status_code == 201
+    # Without keys the service is open, but not to a browser tricked by another site.
+    from webui import create_app
+
+    open_client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
+    assert upload(open_client, {"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    assert upload(open_client, {"Sec-Fetch-Site": "same-origin"}).status_code == 201
+    assert upload(open_client).status_code == 201  # scripts send no such header
+
+
+# --- the session's secret ------------------------------------------------------------------------
+
+
+def test_the_session_secret_is_made_once_and_kept_private(settings: Settings, dispatcher: Any) -> None:
+    first = keyed_app(settings, dispatcher)
+    path = settings.data_dir / "secret_key"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert keyed_app(settings, dispatcher).secret_key == first.secret_key == path.read_text().strip()
+    assert len(first.secret_key) >= 32
+    given = keyed_app(settings, dispatcher, secret_key="x" * 48)
+    assert given.secret_key == "x" * 48
+
+
+def test_without_keys_no_secret_is_made_and_no_cookie_is_set(settings: Settings, dispatcher: Any) -> None:
+    from webui import create_app
+
+    client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
+    response = client.get("/")
+    assert "Set-Cookie" not in response.headers and 'name="csrf-token"' not in response.get_data(as_text=True)
+    assert not (settings.data_dir / "secret_key").exists()
+
+
+# --- keys are never shown, stored or logged ------------------------------------------------------
+
+
+def test_keys_never_appear_in_answers_rows_or_logs(client: Any, settings: Settings,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    seen: list[str] = []
+    job = upload(client, bearer(CI))
+    seen.append(job.get_data(as_text=True))
+    seen.append(upload(client, bearer(CI + "-wrong")).get_data(as_text=True))
+    seen.append(upload(client, {"Authorization": f"Basic {CI}"}).get_data(as_text=True))
+    seen.append(client.get("/api/jobs", headers=bearer(CI)).get_data(as_text=True))
+    seen.append(login(client, CI + "-wrong").get_data(as_text=True))
+    seen.append(login(client, CI).get_data(as_text=True))
+    seen.append(client.get("/").get_data(as_text=True))
+    seen.append(client.get(f"/jobs/{job.get_json()['id']}").get_data(as_text=True))
+    with session_scope(settings.database_url, write=False) as session:
+        seen.extend(repr(vars(row)) for row in session.scalars(select(Job)))
+    seen.append(caplog.text)
+    seen.append(client.get_cookie("dealer_session").value)
+    for text in seen:
+        assert CI not in text and CI[:12] not in text
+
+
+def test_the_client_of_a_job_is_its_key_for_the_job_limit(settings: Settings) -> None:
+    dispatcher = InlineDispatcher(settings, immediate=False)
+    client = keyed_app(settings, dispatcher, max_active_jobs_per_client=1).test_client()
+    assert upload(client, bearer(CI)).status_code == 201
+    assert upload(client, bearer(CI), environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code == 429  # same key
+    assert upload(client, bearer(ALICE)).status_code == 201  # same address, another key
+
+
+def test_the_api_document_describes_the_keys(client: Any) -> None:
+    doc = client.get("/api/openapi.json").get_json()
+    schemes = doc["components"]["securitySchemes"]
+    assert schemes["bearerAuth"] == {"type": "http", "scheme": "bearer", "description": schemes["bearerAuth"][
+        "description"]}
+    for path, item in doc["paths"].items():
+        for method, operation in item.items():
+            if method == "parameters":
+                continue
+            if method in ("post", "delete"):
+                assert {"bearerAuth": []} in operation["security"] and {} not in operation["security"], path
+                assert {"401", "403"} <= set(operation["responses"]), (path, method)
+            elif path not in ("/healthz", "/api/openapi.json"):
+                assert {} in operation["security"] and "401" in operation["responses"], path
+    assert "429" in doc["paths"]["/api/jobs"]["post"]["responses"]
+    assert "429" in doc["paths"]["/api/jobs/{job_id}/rerun"]["post"]["responses"]
