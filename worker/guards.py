@@ -44,9 +44,9 @@ MAGIC: tuple[tuple[bytes, str, str], ...] = (
 )
 _TAR_MAGIC = (257, b"ustar")
 _BOM = b"\xef\xbb\xbf"
-#: Control characters (C0, DEL, C1) that a file name keeps out of pages and the database.
 _LONG_QUOTE = re.compile(r'"([^"]{61,})"')
 log = logging.getLogger("dealer.worker")
+#: Control characters (C0, DEL, C1) that a file name keeps out of pages and the database.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 

@@ -55,6 +55,8 @@ one movable, never by scanning the row from the left (see :func:`_play`).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import random
 from collections.abc import Iterator
 from operator import itemgetter
@@ -361,8 +363,14 @@ def _position(spans: list[_Span], k: int) -> tuple[int, int]:
             nth = first + k - offset
             if nth == 0:  # pieces kept in spans start with a token
                 return line, column
-            return line, tokens_with_columns(piece, column)[nth][1]
+            return line, _columns(piece, column)[nth][1]
     raise AssertionError("token outside the deck")  # pragma: no cover
+
+
+@lru_cache(maxsize=8)
+def _columns(piece: bytes, column: int) -> list[tuple[bytes, int]]:
+    # Many decks may start in one long piece: find its token columns once, not once per deck.
+    return tokens_with_columns(piece, column)
 
 
 def _warn_after_end(

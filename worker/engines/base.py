@@ -237,5 +237,5 @@ def tokens_with_columns(piece: bytes, column: int) -> list[tuple[bytes, int]]:
 
 
 def show(token: bytes) -> str:
-    """A token as a message quotes it: ``"10T"``."""
+    """A token as a message quotes it: ``"10T"`` (the service shortens very long ones)."""
     return '"' + token.decode("utf-8", "replace") + '"'

@@ -165,7 +165,8 @@ def _clean(cards: list[bytes], where: _Positions, at: int, number: int) -> list[
     """The deck with leading zeros dropped, or its first bad token as an :class:`InputError`."""
     clean = []
     for j, token in enumerate(cards):
-        value = int(token) if token.isdigit() else -1
+        # Bound the digits before int(): a run of thousands would raise ValueError in int().
+        value = int(token) if token.isdigit() and len(token.lstrip(b"0")) <= 2 else -1
         if 1 <= value <= 10:
             clean.append(str(value).encode())
             continue
