@@ -11,21 +11,14 @@ from flask import Blueprint, Response, g, jsonify, request, stream_with_context
 from webui import service
 from webui.auth import client_id
 from worker import engines
-from worker.service import ResultFilter, ServiceError
+from worker.service import ResultFilter, ServiceError, whole_number
 from worker.uploads import UploadTooLarge, UploadWriter
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
 def _int_arg(name: str, default: int, minimum: int = 1) -> int:
-    raw = request.args.get(name) or str(default)
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ServiceError(f"{name} must be a whole number, not {raw!r}") from None
-    if value < minimum:
-        raise ServiceError(f"{name} must be at least {minimum}")
-    return value
+    return whole_number(name, request.args.get(name) or str(default), minimum)
 
 
 def _game_arg() -> str | None:

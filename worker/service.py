@@ -105,9 +105,9 @@ class ResultFilter:
             values["game"] = text["game"]
         for name in ("number_min", "number_max", "job_id"):
             if name in text:
-                values[name] = _whole(name, text[name], 0)
-        values["page"] = _whole("page", text.get("page", "1"), 1)
-        values["per_page"] = min(_whole("per_page", text.get("per_page", "50"), 1), MAX_PER_PAGE)
+                values[name] = whole_number(name, text[name], 0)
+        values["page"] = whole_number("page", text.get("page", "1"), 1)
+        values["per_page"] = min(whole_number("per_page", text.get("per_page", "50"), 1), MAX_PER_PAGE)
         for name in ("since", "until"):
             if name in text:
                 values[name] = _moment(name, text[name])
@@ -167,7 +167,8 @@ class ResultFilter:
         return query.order_by(first, CaseRow.id.desc() if self.descending else CaseRow.id)
 
 
-def _whole(name: str, raw: str, minimum: int) -> int:
+def whole_number(name: str, raw: str, minimum: int) -> int:
+    """A query parameter as a whole number of at least ``minimum``, or a ServiceError saying why not."""
     try:
         value = int(raw)
     except ValueError:

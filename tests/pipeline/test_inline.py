@@ -151,3 +151,26 @@ def test_a_case_over_its_time_budget_fails_alone(service, settings, monkeypatch)
     assert failed["error"] == "took longer than its time budget of 0.2 s"
     assert failed["outcome"] is None
     assert output(service, job["id"]) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes().splitlines(True)[0]
+
+
+def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, settings, monkeypatch) -> None:
+    import dataclasses
+    import time as clock
+
+    from worker import engines
+
+    engine = engines.get("accordion")
+    original = type(engine).solve
+
+    def slow_first_deck(self, case, trace=True):
+        if case.index == 1:
+            clock.sleep(0.4)
+        return original(self, case, trace)
+
+    monkeypatch.setattr(type(engine), "solve", slow_first_deck)
+    service.settings = dataclasses.replace(settings, case_seconds=0, chunk_seconds=0.3)
+    service.dispatcher.settings = service.settings
+    job = service.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")["id"])
+    assert job["status"] == "succeeded" and (job["done"], job["failed_cases"]) == (1, 1)
+    assert service.case_by_index(job["id"], 2)["error"] == (
+        "not solved: the chunk used up its time budget of 0.3 s")
