@@ -76,3 +76,13 @@ def test_games_lists_every_engine() -> None:
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert [line.split()[0] for line in lines] == engines.names()
+
+
+def test_bad_input_on_several_processes_still_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.in"
+    good = (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes().rsplit(b"#", 1)[0]
+    bad.write_bytes(good + b"QD XX\n#\n")
+    done = subprocess.run([*DEALER, "solve", "accordion", str(bad), "--jobs", "2"], capture_output=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.decode().endswith('line 4001, column 4: "XX" is not a card (rank A23456789TJQK, suit CDHS)\n')
+    assert done.stdout == (JUDGE_DATA / "accordion" / "random-2000.out").read_bytes()
