@@ -457,29 +457,6 @@ def test_mutated_files_read_or_fail_cleanly(edits: list[tuple[int, int, bytes]])
     read_all(data)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(decks, min_size=1, max_size=3), st.data())
-def test_any_whitespace_layout_reads_the_same(texts: list[str], data: st.DataObject) -> None:
-    cards = " ".join(texts).split()
-    spaces = st.text(alphabet=" \t\r\n\x0b\x0c", min_size=1, max_size=3)
-    text = data.draw(st.text(alphabet=" \t\r\n", max_size=2))
-    for card in cards:
-        text += card + data.draw(spaces)
-    cases, warnings = parse((text + "#").encode())
-    assert [c.text for c in cases] == texts
-    assert warnings == []
-
-
-def test_generate_writes_two_lines_a_deck_reads() -> None:
-    rng = random.Random(11)
-    for _ in range(20):
-        text = ENGINE.generate(rng)
-        lines = text.split("\n")
-        assert [len(line.split()) for line in lines] == [26, 26] and not text.endswith("\n")
-        cases, _ = parse((text + "\n#\n").encode())
-        assert [c.text for c in cases] == [" ".join(text.split())]
-
-
 def test_sniff() -> None:
     assert ENGINE.sniff(SAMPLE.read_bytes())
     assert ENGINE.sniff(SAMPLE.read_bytes()[:100])  # cut inside a card
