@@ -15,14 +15,14 @@ import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from hashlib import blake2b
 from typing import Any, Protocol
 
 import orjson
 import zstandard
-from sqlalchemy import BigInteger, any_, bindparam, delete, func, select, update
+from sqlalchemy import JSON, BigInteger, Connection, Integer, any_, bindparam, delete, func, select, update
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import IntegrityError
@@ -30,10 +30,10 @@ from sqlalchemy.orm import Session
 
 from worker import engines
 from worker.config import Settings
-from worker.db import session_scope
-from worker.engines.base import Case, Diagnostic, InputError
+from worker.db import session_scope, transaction
+from worker.engines.base import Case, Diagnostic, InputError, Result, TraceError
 from worker.guards import LineLimitReader, other_game_hint, parse_guarded, readable
-from worker.models import SOLVE_BUCKETS_US, CaseRow, Chunk, ChunkStatus, Job, JobStatus, utcnow
+from worker.models import SOLVE_BUCKETS_US, CaseRow, Chunk, ChunkStatus, Job, JobStatus, UTCDateTime, utcnow
 
 ACTIVE = (JobStatus.SPLITTING, JobStatus.SOLVING)
 #: The split commits (and dispatches) its chunks this many at a time.
@@ -86,13 +86,29 @@ def unpack_inputs(blob: bytes) -> list[str]:
     return _decompress(blob).decode().split("\n")
 
 
-def pack_trace(trace: dict[str, Any]) -> bytes:
-    """A trace as stored: zstd-compressed JSON."""
-    return _compressor().compress(orjson.dumps(trace))
+#: The first bytes of every zstd frame; no packed trace starts with them (see ``store_trace``).
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
-def unpack_trace(blob: bytes | None) -> dict[str, Any] | None:
-    return orjson.loads(_decompress(blob)) if blob is not None else None
+def store_trace(packed: bytes) -> bytes:
+    """A packed trace (``Engine.solve_packed``) as stored.
+
+    JSON is compressed with zstd. An engine's own compact form (10-20-30: a byte per
+    card and pick-up) is stored as it is: zstd takes it only from ~280 to ~190 bytes,
+    at a cost that shows in a worker's throughput.
+    """
+    return _compressor().compress(packed) if packed[:1] == b"{" else packed
+
+
+def load_trace(game: str, blob: bytes | None) -> dict[str, Any] | None:
+    """The trace a stored blob holds, as JSON-ready data (``TraceError`` if it is damaged)."""
+    if blob is None:
+        return None
+    try:
+        packed = _decompress(blob) if blob[:4] == ZSTD_MAGIC else blob
+    except zstandard.ZstdError:
+        raise TraceError("a stored trace is damaged: it does not decompress") from None
+    return engines.get(game).unpack_trace(packed)
 
 
 # --- split -------------------------------------------------------------------------------
@@ -201,7 +217,7 @@ def _store_chunks(settings: Settings, job_id: int, chunks: list[Chunk], dispatch
 
 def _fail_job(settings: Settings, job_id: int, reason: str) -> None:
     with session_scope(settings.database_url) as session:
-        job = _lock_job(session, job_id)
+        job = lock_job_with_chunks(session, job_id)
         if job is None or job.status not in ACTIVE:
             return
         session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
@@ -215,8 +231,25 @@ def _fail_job(settings: Settings, job_id: int, reason: str) -> None:
         job.lease_until = None
 
 
+#: ``FOR NO KEY UPDATE``: a plain ``FOR UPDATE`` would wait for the ``KEY SHARE`` lock that
+#: inserting a case (its foreign key) takes on the job row, so two solve tasks each
+#: holding one and wanting the other's would deadlock.
+JOB_LOCK = {"key_share": True}
+
+
 def _lock_job(session: Session, job_id: int) -> Job | None:
-    return session.get(Job, job_id, with_for_update=True, populate_existing=True)
+    return session.get(Job, job_id, with_for_update=JOB_LOCK, populate_existing=True)
+
+
+def lock_job_with_chunks(session: Session, job_id: int) -> Job | None:
+    """Lock a job's chunks, then the job, before changing chunks of a job that may be solving.
+
+    A solve task locks its chunk, then the job; taking them in the same order means the
+    two never wait on each other in a circle (which PostgreSQL would end after a second
+    by failing one of them).
+    """
+    session.execute(select(Chunk.id).where(Chunk.job_id == job_id).order_by(Chunk.id).with_for_update())
+    return _lock_job(session, job_id)
 
 
 def _finish_if_complete(job: Job) -> None:
@@ -230,72 +263,83 @@ def _finish_if_complete(job: Job) -> None:
 
 def solve_chunk(settings: Settings, chunk_id: int) -> None:
     """Solve one chunk and store its cases, all in one transaction."""
-    url = settings.database_url
     me = worker_name()
-    with session_scope(url) as session:
-        chunk = session.get(Chunk, chunk_id, with_for_update=True)
-        if chunk is None or chunk.status in (ChunkStatus.DONE, ChunkStatus.CANCELLED) or chunk.inputs is None:
-            return
-        job = session.get(Job, chunk.job_id)
+    lease = utcnow() + timedelta(seconds=settings.lease_seconds)
+    with transaction(settings.database_url) as connection:
+        claimed = connection.execute(_CLAIM, {"p_chunk": chunk_id, "p_me": me, "p_lease": lease}).one_or_none()
+        if claimed is None:
+            return  # done, cancelled or gone
+        job_id, first, inputs = claimed
+        job = connection.execute(_JOB_STATE, {"p_job": job_id}).one_or_none()
         if job is None or job.status not in ACTIVE:
-            chunk.status = ChunkStatus.CANCELLED
+            connection.execute(_CANCEL_CHUNK, {"p_chunk": chunk_id})
             return
-        chunk.status = ChunkStatus.RUNNING
-        chunk.attempts += 1
-        chunk.worker = me
-        chunk.lease_until = utcnow() + timedelta(seconds=settings.lease_seconds)
-        game, first, texts = job.game, chunk.first_index, unpack_inputs(chunk.inputs)
-        job_id = job.id
+        game, texts = job.game, unpack_inputs(inputs)
+        hashes = [input_hash(game, text) for text in texts]
+        known = _cached_results(connection, settings, game, hashes, texts) if settings.result_cache else {}
 
     engine = engines.get(game)
-    hashes = [input_hash(game, text) for text in texts]
-    known = _cached_results(settings, game, hashes, texts) if settings.result_cache else {}
-    rows: list[dict[str, Any]] = []
+    # Rows in CASE_COLUMNS order, without solved_at (the store adds it).
+    rows: list[tuple[Any, ...]] = []
     counts: Counter[str] = Counter()
+    timings: list[int] = []
     hits = failed = 0
-    chunk_deadline = time.monotonic() + settings.chunk_seconds if settings.chunk_seconds else float("inf")
-    next_check = time.monotonic() + settings.cancel_check_seconds
+    solve = _solver(engine, settings.store_traces)
+    clock = time.perf_counter
+    deadline = clock() + settings.chunk_seconds if settings.chunk_seconds else float("inf")
+    next_check = clock() + settings.cancel_check_seconds
     with CaseBudget(settings.case_seconds) as budget:
-        for offset, (text, digest) in enumerate(zip(texts, hashes, strict=True)):
-            if time.monotonic() > next_check:
+        for index, text, digest in zip(range(first, first + len(texts)), texts, hashes, strict=True):
+            start = clock()
+            if start > next_check:
                 if not _still_active(settings, job_id):
                     return
-                next_check = time.monotonic() + settings.cancel_check_seconds
-            index = first + offset
-            row: dict[str, Any] = {"job_id": job_id, "index": index, "game": game, "input": text,
-                                   "input_hash": digest, "worker": me, "error": None, "cached": False,
-                                   "solve_us": 0, "outcome": None, "number": None, "detail": None,
-                                   "line": None, "trace": None}
-            rows.append(row)
+                next_check = clock() + settings.cancel_check_seconds
             previous = known.get(text)
             if previous is not None:
                 outcome, number, detail, trace = previous
-                row.update(outcome=outcome, number=number, detail=detail, trace=trace, cached=True,
-                           line=engine.judge_line(index, outcome, number, detail))
+                rows.append((job_id, index, game, text, digest, outcome, number, detail,
+                             engine.judge_line(index, outcome, number, detail), trace, None, True, 0, me))
                 hits += 1
                 counts[outcome] += 1
                 continue
-            if time.monotonic() > chunk_deadline:
-                row["error"] = f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"
+            if start > deadline:
                 failed += 1
+                rows.append((job_id, index, game, text, digest, None, None, None, None, None,
+                             f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s",
+                             False, 0, me))
                 continue
-            start = time.perf_counter()
+            budget.started = start
             try:
-                budget.start()
-                result = engine.solve(Case(index, text), settings.store_traces)
+                result, trace = solve(Case(index, text))
             except CaseTimeout:
-                row["error"] = f"took longer than its time budget of {settings.case_seconds:g} s"
                 failed += 1
+                rows.append((job_id, index, game, text, digest, None, None, None, None, None,
+                             f"took longer than its time budget of {settings.case_seconds:g} s", False, 0, me))
                 continue
             finally:
-                budget.stop()
-            elapsed = int((time.perf_counter() - start) * 1e6)
-            trace = pack_trace(result.trace) if result.trace is not None else None
-            row.update(outcome=result.outcome, number=result.number, detail=result.detail, trace=trace,
-                       solve_us=elapsed, line=result.line)
-            known[text] = (result.outcome, result.number, result.detail, trace)
-            counts[result.outcome] += 1
-    _store_results(settings, chunk_id, job_id, rows, counts, hits, failed)
+                budget.started = None
+            elapsed = int((clock() - start) * 1e6)
+            timings.append(elapsed)
+            outcome, number, detail = result.outcome, result.number, result.detail
+            rows.append((job_id, index, game, text, digest, outcome, number, detail, result.line, trace, None,
+                         False, elapsed, me))
+            known[text] = (outcome, number, detail, trace)
+            counts[outcome] += 1
+    _store_results(settings, chunk_id, job_id, rows, counts, timings, hits, failed)
+
+
+def _solver(engine: engines.Engine, traces: bool) -> Callable[[Case], tuple[Result, bytes | None]]:
+    """``case -> (result, stored trace or None)``."""
+    if not traces:
+        return lambda case: (engine.solve(case, False), None)
+    solve_packed = engine.solve_packed
+
+    def solve(case: Case) -> tuple[Result, bytes | None]:
+        result, packed = solve_packed(case)
+        return result, store_trace(packed)
+
+    return solve
 
 
 class CaseTimeout(Exception):
@@ -305,134 +349,147 @@ class CaseTimeout(Exception):
 class CaseBudget:
     """A per-case time budget from SIGALRM.
 
-    ``with CaseBudget(s) as budget:`` installs the handler for a chunk; ``budget.start()``
-    and ``budget.stop()`` bracket each case. Only the main thread takes signals, so
-    elsewhere (or with a budget of 0) cases run unbounded.
+    ``with CaseBudget(s) as budget:`` starts a timer that ticks every ``s / 10``
+    seconds (at most every second) for a chunk; setting ``budget.started`` to a
+    ``time.perf_counter()`` reading while a case runs, and back to ``None`` after it,
+    makes a tick past ``s`` seconds raise :class:`CaseTimeout` in that case. Per case
+    this costs two assignments, not two system calls. Only the main thread takes
+    signals, so elsewhere (or with a budget of 0) cases run unbounded.
     """
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.active = seconds > 0 and threading.current_thread() is threading.main_thread()
-        self.armed = False
+        self.started: float | None = None
         self._previous: Any = None
 
     def __enter__(self) -> CaseBudget:
         if self.active:
-            self._previous = signal.signal(signal.SIGALRM, self._expired)
+            self._previous = signal.signal(signal.SIGALRM, self._tick)
+            tick = min(1.0, self.seconds / 10)
+            signal.setitimer(signal.ITIMER_REAL, tick, tick)
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.active:
-            self.stop()
+            self.started = None
+            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._previous)
 
-    def start(self) -> None:
-        if self.active:
-            self.armed = True
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-
-    def stop(self) -> None:
-        if self.active:
-            self.armed = False  # first, so that an alarm already on its way is ignored
-            signal.setitimer(signal.ITIMER_REAL, 0)
-
-    def _expired(self, _signum: int, _frame: Any) -> None:
-        if self.armed:
-            self.armed = False
+    def _tick(self, _signum: int, _frame: Any) -> None:
+        started = self.started
+        if started is not None and time.perf_counter() - started >= self.seconds:
+            self.started = None  # one exception per case, even if the next tick comes early
             raise CaseTimeout
 
 
-def _cached_results(settings: Settings, game: str, hashes: list[int],
+def _cached_results(connection: Connection, settings: Settings, game: str, hashes: list[int],
                     texts: list[str]) -> dict[str, tuple[str, int, list[Any], bytes | None]]:
     """Results already stored for these inputs in any job, by canonical input."""
     wanted = set(texts)
     found: dict[str, tuple[str, int, list[Any], bytes | None]] = {}
-    with session_scope(settings.database_url, write=False) as session:
-        if _is_postgres(session):
-            # One array parameter: PostgreSQL plans it as fast as one value, where a list of
-            # hundreds of parameters costs more to plan than to run.
-            matches = CaseRow.input_hash == any_(bindparam("hashes", list(set(hashes)), type_=ARRAY(BigInteger)))
-        else:
-            matches = CaseRow.input_hash.in_(set(hashes))
-        query = (select(CaseRow.input, CaseRow.outcome, CaseRow.number, CaseRow.detail, CaseRow.trace)
-                 .where(CaseRow.game == game, matches, CaseRow.outcome.is_not(None)))
-        for text, outcome, number, detail, trace in session.execute(query):
-            if text in wanted and text not in found and (trace is not None or not settings.store_traces):
-                found[text] = (outcome, number, detail, trace)
+    postgres = connection.dialect.name == "postgresql"
+    query = _CACHED_PG if postgres else _CACHED
+    for text, outcome, number, detail, trace in connection.execute(
+            query, {"p_game": game, "p_hashes": sorted(set(hashes))}):
+        if text in wanted and text not in found and (trace is not None or not settings.store_traces):
+            found[text] = (outcome, number, detail, trace)
     return found
 
 
 def _still_active(settings: Settings, job_id: int) -> bool:
-    with session_scope(settings.database_url, write=False) as session:
-        return session.scalar(select(Job.status).where(Job.id == job_id)) in ACTIVE
+    with transaction(settings.database_url, write=False) as connection:
+        return connection.execute(_JOB_STATE, {"p_job": job_id}).one().status in ACTIVE
 
 
-def _store_results(settings: Settings, chunk_id: int, job_id: int, rows: list[dict[str, Any]],
-                   counts: Counter[str], hits: int, failed: int) -> None:
-    with session_scope(settings.database_url) as session:
-        claimed = session.execute(
-            update(Chunk)
-            .where(Chunk.id == chunk_id, Chunk.status.not_in([ChunkStatus.DONE, ChunkStatus.CANCELLED]))
-            .values(status=ChunkStatus.DONE, inputs=None, finished_at=utcnow(), lease_until=None)
-        ).rowcount
-        if not claimed:
+def _store_results(settings: Settings, chunk_id: int, job_id: int, rows: list[tuple[Any, ...]],
+                   counts: Counter[str], timings: list[int], hits: int, failed: int) -> None:
+    now = utcnow()
+    with transaction(settings.database_url) as connection:
+        if not connection.execute(_FINISH_CHUNK, {"p_chunk": chunk_id, "p_now": now}).rowcount:
             return  # another delivery of this chunk stored it first
-        _insert_cases(session, rows)
+        _insert_cases(connection, rows, now)
         # The job row is locked last and briefly: every chunk of the job passes through here.
-        job = _lock_job(session, job_id)
+        job = connection.execute(_LOCK_PROGRESS, {"p_job": job_id}).one_or_none()
         if job is None or job.status not in ACTIVE:
-            session.rollback()  # cancelled or failed meanwhile: store nothing
+            connection.rollback()  # cancelled or failed meanwhile: store nothing
             return
-        job.done += len(rows) - failed
-        job.failed_cases += failed
-        job.cache_hits += hits
         merged = Counter(job.counts)
         merged.update(counts)
-        job.counts = dict(merged)
-        job.solve_hist = _add_histogram(job.solve_hist, rows)
-        job.solve_us += sum(row["solve_us"] for row in rows)
-        job.progress_at = utcnow()
-        _finish_if_complete(job)
+        connection.execute(_ADD_PROGRESS, {
+            "p_job": job_id, "p_solved": len(rows) - failed, "p_failed": failed, "p_hits": hits,
+            "p_counts": dict(merged), "p_hist": _add_histogram(job.solve_hist, timings), "p_us": sum(timings),
+            "p_now": now})
+        if job.status == JobStatus.SOLVING and job.done + job.failed_cases + len(rows) >= job.total:
+            connection.execute(_SUCCEED, {"p_job": job_id, "p_now": now})
 
 
+# The solve path's statements, built once: building one costs about as much as running it.
+_CLAIM = (update(Chunk)
+          .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_([ChunkStatus.PENDING, ChunkStatus.RUNNING]),
+                 Chunk.inputs.is_not(None))
+          .values(status=ChunkStatus.RUNNING, attempts=Chunk.attempts + 1, worker=bindparam("p_me"),
+                  lease_until=bindparam("p_lease", type_=UTCDateTime()))
+          .returning(Chunk.job_id, Chunk.first_index, Chunk.inputs))
+_JOB_STATE = select(Job.game, Job.status).where(Job.id == bindparam("p_job"))
+_CANCEL_CHUNK = update(Chunk).where(Chunk.id == bindparam("p_chunk")).values(status=ChunkStatus.CANCELLED)
+_CACHED_COLUMNS = select(CaseRow.input, CaseRow.outcome, CaseRow.number, CaseRow.detail, CaseRow.trace)
+_CACHED_WHERE = (CaseRow.game == bindparam("p_game"), CaseRow.outcome.is_not(None))
+#: On PostgreSQL one array parameter: planned as fast as one value, where a list of
+#: hundreds of parameters costs more to plan than to run.
+_CACHED_PG = _CACHED_COLUMNS.where(
+    *_CACHED_WHERE, CaseRow.input_hash == any_(bindparam("p_hashes", type_=ARRAY(BigInteger))))
+_CACHED = _CACHED_COLUMNS.where(*_CACHED_WHERE, CaseRow.input_hash.in_(bindparam("p_hashes", expanding=True)))
+_FINISH_CHUNK = (update(Chunk)
+                 .where(Chunk.id == bindparam("p_chunk"),
+                        Chunk.status.not_in([ChunkStatus.DONE, ChunkStatus.CANCELLED]))
+                 .values(status=ChunkStatus.DONE, inputs=None, lease_until=None,
+                         finished_at=bindparam("p_now", type_=UTCDateTime())))
+_LOCK_PROGRESS = (select(Job.status, Job.total, Job.done, Job.failed_cases, Job.counts, Job.solve_hist)
+                  .where(Job.id == bindparam("p_job")).with_for_update(**JOB_LOCK))
+_ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
+    done=Job.done + bindparam("p_solved", type_=Integer), failed_cases=Job.failed_cases + bindparam("p_failed", type_=Integer),
+    cache_hits=Job.cache_hits + bindparam("p_hits", type_=Integer), counts=bindparam("p_counts", type_=JSON),
+    solve_hist=bindparam("p_hist", type_=JSON), solve_us=Job.solve_us + bindparam("p_us", type_=BigInteger),
+    progress_at=bindparam("p_now", type_=UTCDateTime()))
+_SUCCEED = update(Job).where(Job.id == bindparam("p_job")).values(
+    status=JobStatus.SUCCEEDED, finished_at=bindparam("p_now", type_=UTCDateTime()))
+
+
+#: The columns of a case row as ``solve_chunk`` builds it, then ``solved_at``.
 CASE_COLUMNS = ("job_id", "index", "game", "input", "input_hash", "outcome", "number", "detail", "line", "trace",
                 "error", "cached", "solve_us", "worker", "solved_at")
+_DETAIL = CASE_COLUMNS.index("detail")
+_COPY_CASES = f"COPY cases ({', '.join(f'{chr(34)}{name}{chr(34)}' for name in CASE_COLUMNS)}) FROM STDIN"
+_INSERT_SQLITE = sqlite.insert(CaseRow).on_conflict_do_nothing(index_elements=["job_id", "index"])
 
 
-def _insert_cases(session: Session, rows: list[dict[str, Any]]) -> None:
+def _insert_cases(connection: Connection, rows: list[tuple[Any, ...]], now: datetime) -> None:
     """Insert a chunk's case rows.
 
     The chunk was claimed in this transaction, so no other delivery inserts them; the
     unique (job_id, index) key still refuses a duplicate if that ever failed. On
     PostgreSQL the rows go in with COPY, some ten times faster than INSERTs.
     """
-    now = utcnow()
-    for row in rows:
-        row["solved_at"] = now
-    if not _is_postgres(session):
-        session.execute(sqlite.insert(CaseRow).on_conflict_do_nothing(index_elements=["job_id", "index"]), rows)
+    if connection.dialect.name != "postgresql":
+        connection.execute(_INSERT_SQLITE, [dict(zip(CASE_COLUMNS, (*row, now), strict=True)) for row in rows])
         return
     naive = now.replace(tzinfo=None)  # the column holds UTC without a zone (see UTCDateTime)
-    connection = session.connection().connection.driver_connection
-    columns = ", ".join(f'"{name}"' for name in CASE_COLUMNS)
-    with connection.cursor() as cursor, cursor.copy(f"COPY cases ({columns}) FROM STDIN") as copy:
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, cursor.copy(_COPY_CASES) as copy:
+        write = copy.write_row
         for row in rows:
-            detail = row["detail"]
-            copy.write_row((row["job_id"], row["index"], row["game"], row["input"], row["input_hash"],
-                            row["outcome"], row["number"],
-                            None if detail is None else orjson.dumps(detail).decode(), row["line"],
-                            row["trace"], row["error"], row["cached"], row["solve_us"], row["worker"], naive))
+            detail = row[_DETAIL]
+            if detail is not None:
+                row = (*row[:_DETAIL], orjson.dumps(detail).decode(), *row[_DETAIL + 1 :])
+            write((*row, naive))
 
 
-def _is_postgres(session: Session) -> bool:
-    return session.get_bind().dialect.name == "postgresql"
-
-
-def _add_histogram(histogram: list[int], rows: list[dict[str, Any]]) -> list[int]:
+def _add_histogram(histogram: list[int], timings: list[int]) -> list[int]:
     counts = list(histogram) or [0] * (len(SOLVE_BUCKETS_US) + 1)
-    for row in rows:
-        if row["outcome"] is not None and not row["cached"]:
-            counts[bisect_left(SOLVE_BUCKETS_US, row["solve_us"])] += 1
+    for elapsed in timings:
+        counts[bisect_left(SOLVE_BUCKETS_US, elapsed)] += 1
     return counts
 
 

@@ -18,11 +18,12 @@ from typing import Any
 from sqlalchemy import Select, delete, func, select, update
 
 from worker import engines
+from worker.engines.base import TraceError
 from worker.config import Settings
 from worker.db import session_scope
 from worker.guards import clean_filename, sniff_upload
 from worker.models import SOLVE_BUCKETS_US, CaseRow, Chunk, ChunkStatus, Job, JobStatus, WorkerRow, utcnow
-from worker.pipeline import ACTIVE, Dispatcher, input_hash, unpack_trace
+from worker.pipeline import ACTIVE, JOB_LOCK, Dispatcher, input_hash, load_trace, lock_job_with_chunks
 from worker.uploads import StoredUpload
 
 #: How many bytes of an upload game detection looks at.
@@ -223,7 +224,10 @@ def case_to_dict(row: CaseRow, with_trace: bool = False) -> dict[str, Any]:
         "solved_at": _iso(row.solved_at),
     }
     if with_trace:
-        data["trace"] = unpack_trace(row.trace)
+        try:
+            data["trace"] = load_trace(row.game, row.trace)
+        except TraceError as error:  # shown on the case, not a failed request
+            data["trace"], data["trace_error"] = None, str(error)
     return data
 
 
@@ -296,7 +300,7 @@ class JobService:
 
     def cancel(self, job_id: int) -> dict[str, Any]:
         with session_scope(self.url) as session:
-            job = self._job(session, job_id, lock=True)
+            job = self._job(session, job_id, lock=True, chunks=True)
             if JobStatus(job.status).finished:
                 raise Conflict(f"job {job_id} has already {job.status}")
             job.status = JobStatus.CANCELLED
@@ -321,7 +325,7 @@ class JobService:
     def delete(self, job_id: int) -> None:
         """Delete a finished job, its cases, and its upload unless another job uses it."""
         with session_scope(self.url) as session:
-            job = self._job(session, job_id, lock=True)
+            job = self._job(session, job_id, lock=True, chunks=True)
             if not JobStatus(job.status).finished:
                 raise Conflict(f"job {job_id} is still {job.status}; cancel it first")
             path = job.upload_path
@@ -341,8 +345,12 @@ class JobService:
 
     # --- reads ---
 
-    def _job(self, session: Any, job_id: int, lock: bool = False) -> Job:
-        job = session.get(Job, job_id, with_for_update=lock)
+    def _job(self, session: Any, job_id: int, lock: bool = False, chunks: bool = False) -> Job:
+        """The job, locked with ``lock``; ``chunks`` locks its chunks first (to change them)."""
+        if chunks:
+            job = lock_job_with_chunks(session, job_id)
+        else:
+            job = session.get(Job, job_id, with_for_update=JOB_LOCK if lock else None)
         if job is None:
             raise NotFound(f"no job {job_id}")
         return job

@@ -491,17 +491,36 @@ def test_the_fast_game_agrees_on_many_random_decks() -> None:
     assert all(outcomes[k] for k in (ttt._WIN, ttt._LOSS, ttt._DRAW))
 
 
-def test_the_fast_trace_agrees_with_the_plain_one() -> None:
+def test_the_packed_trace_agrees_with_the_plain_one() -> None:
     rng = random.Random(30)
     for _ in range(300):
         deck = STANDARD[:]
         rng.shuffle(deck)
-        d = ttt._cards(" ".join(map(str, deck)))
-        history = d[:]
-        outcome, n, after, combos, gone, piles, rem = ttt._play_traced(history)
-        if outcome != ttt._DRAW:
-            fast = ttt._fast_trace(history, n, after, combos, gone, piles, rem)
-            assert fast == ttt._play_exact(d, True)[3]
+        text = " ".join(map(str, deck))
+        result, packed = ENGINE.solve_packed(Case(1, text))
+        outcome, n, seen, trace = ttt._play_exact(ttt._cards(text), True)
+        assert (result.outcome, result.number, result.detail, result.trace) == (
+            ttt.OUTCOMES[outcome], n, [seen] if seen else [], None)
+        assert ENGINE.unpack_trace(packed) == trace
+        # A win or a loss packs to about a byte per card dealt and pick-up, far less than its JSON.
+        assert packed[0] == (ord("{") if outcome == ttt._DRAW else 1)
+        assert outcome == ttt._DRAW or len(packed) < len(json.dumps(trace)) / 2
+
+
+def test_a_damaged_packed_trace_is_a_trace_error() -> None:
+    rng = random.Random(31)
+    _, packed = ENGINE.solve_packed(Case(1, WIN))
+    assert ENGINE.unpack_trace(ENGINE.pack_trace(trace_of(LOSS))) == trace_of(LOSS)
+    for cut in range(len(packed)):
+        with pytest.raises(TraceError):
+            ENGINE.unpack_trace(packed[:cut])
+    for _ in range(300):
+        damaged = bytearray(packed)
+        damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        try:
+            ENGINE.unpack_trace(bytes(damaged))
+        except TraceError:
+            pass  # what it must raise, when it notices
 
 
 # ------------------------------------------------------------------------ constant memory

@@ -1,8 +1,9 @@
 """What every engine shares: cases, results, diagnostics and the streaming reader.
 
 An engine turns a judge file into :class:`Case` values (``parse``), solves one case
-into a :class:`Result` (``solve``) and re-checks a stored trace (``replay``). Engines
-are pure Python: they know nothing of Celery, Flask or SQL.
+into a :class:`Result` (``solve``) and re-checks a stored trace (``replay``). Traces
+are stored as bytes (``solve_packed``, ``unpack_trace``) and served as JSON-ready
+dicts. Engines are pure Python: they know nothing of Celery, Flask or SQL.
 
 Positions are 1-based; columns count bytes from the start of the line.
 """
@@ -15,6 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar
+
+import orjson
 
 #: A token longer than this is wrong in every game; capping it keeps memory flat
 #: on a file that is one endless word.
@@ -139,6 +142,35 @@ class Engine(ABC):
     @abstractmethod
     def solve(self, case: Case, trace: bool = True) -> Result:
         """Solve one case; with ``trace`` the result carries the moves that led to it."""
+
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+        """Solve one case with its trace in the stored form (``trace`` of the result is
+        ``None``): ``unpack_trace`` of those bytes is ``solve(case).trace``.
+
+        This is what a worker stores. Engines with a cheaper compact form of their
+        moves override it, together with :meth:`unpack_trace`.
+        """
+        result = self.solve(case, True)
+        packed = self.pack_trace(result.trace or {})
+        result.trace = None
+        return result, packed
+
+    def pack_trace(self, trace: dict[str, Any]) -> bytes:
+        """A trace as bytes; :meth:`unpack_trace` is its exact inverse."""
+        return orjson.dumps(trace)
+
+    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
+        """The trace from :meth:`pack_trace` or :meth:`solve_packed` bytes.
+
+        Raises :class:`TraceError` for bytes that are neither.
+        """
+        try:
+            trace = orjson.loads(packed)
+        except orjson.JSONDecodeError:
+            raise TraceError(f"not a stored {self.slug} trace") from None
+        if not isinstance(trace, dict):
+            raise TraceError(f"not a stored {self.slug} trace")
+        return trace
 
     @abstractmethod
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:

@@ -64,6 +64,8 @@ from __future__ import annotations
 
 import random
 import re
+import struct
+from array import array
 from collections.abc import Generator, Iterator
 from itertools import chain, cycle
 from operator import length_hint
@@ -101,6 +103,8 @@ _COMBO_OF = bytes.maketrans(b"\x00\x01\x02", _COMBOS.encode())
 _PILE_OF = bytes.maketrans(bytes(range(PILES)), b"0123456")
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 _COUNT_OF = bytes.maketrans(bytes(range(36)), _BASE36.encode())
+#: A stored pick-up mark (see :func:`_play_traced`) to its combination's letter ("?": none).
+_PICK_OF = bytes(ord((_COMBOS + "?")[mark & 3]) for mark in range(256))
 
 # ---------------------------------------------------------------------------------------
 # Reading
@@ -355,25 +359,26 @@ def _play(d: list[int], nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT) 
 
 def _play_traced(
     d: list[int], nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT
-) -> tuple[int, int, bytearray, bytearray, list[int], list[list[int]], int]:
-    """:func:`_play` that also notes what a trace needs.
+) -> tuple[int, int, bytearray, list[int], list[list[int]], int]:
+    """:func:`_play` that also notes what a trace needs, one byte per pick-up.
 
-    Returns ``(outcome, N, after, combos, gone, piles, cards left in the deck)``: the
-    number of pick-ups after each deal (``after[k]`` for deal ``k``), each pick-up's
-    combination (0, 1, 2), and per pile that empties the deal and the pile (two numbers
-    in ``gone``). With the history ``d`` that is all a trace needs (:func:`_fast_trace`):
-    the deals go round robin, so the piles dealt onto follow from ``gone``. Noting only
-    pick-ups keeps the loop over deals as lean as :func:`_play`'s. A draw is
-    ``(2, 0, ...)`` and has run past the draw.
+    Returns ``(outcome, N, marks, gone, piles, cards left in the deck)``. Pick-up ``j``
+    (from 0) notes ``4 * r + combination`` in ``marks``, ``r`` being what the deck
+    iterator had left just before the pick-up's cards joined ``d``: the deal it follows
+    is then ``52 + 3*j - r`` (:func:`_expand`), and as the deck never holds 52 cards a
+    mark fits a byte. Every pile that empties adds the deal and the pile to ``gone``.
+    With the history ``d`` that is all a trace needs: the deals go round robin, so the
+    piles dealt onto follow from ``gone``. A draw is ``(2, 0, ...)`` and has run past
+    the draw.
     """
     piles = [[_K2 + 100 * a + 10 * b, a, b] for a, b in zip(d[:PILES], d[PILES : 2 * PILES], strict=True)]
     act = piles[:]
     deck = iter(d)
     deck.__setstate__(14)  # type: ignore[attr-defined]
-    after = bytearray(4 * len(d))  # pick-ups after each deal, grown when a game is longer
-    combos = bytearray()
+    left = deck.__length_hint__  # type: ignore[attr-defined]
+    marks = bytearray()
+    note = marks.append
     gone: list[int] = []
-    note_combo = combos.append
     k = 0
     first = act[0]
     lam, power, scode = 0, 1, -1
@@ -385,24 +390,20 @@ def _play_traced(
                 p[0] = n
                 p.append(c)
                 continue
-            dealt = len(d) - deck.__length_hint__()  # type: ignore[attr-defined]
             if n == -2:
+                note(4 * left() + 2)
                 d += (p[-2], p[-1], c)
                 del p[-2:]
             elif n == 0:
+                note(4 * left())
                 d += (p[1], p[2], c)
                 del p[1:3]
             else:
+                note(4 * left() + 1)
                 d += (p[1], p[-1], c)
                 del p[1]
                 p.pop()
             while True:
-                try:
-                    after[dealt] += 1
-                except IndexError:
-                    after += bytes(len(after))
-                    after[dealt] += 1
-                note_combo(-n)
                 size = len(p)
                 if size > 4:  # (a negative index would not take CPython's fast path)
                     n = nx[front[10 * p[1] + p[2]] + 100 * p[size - 3] + 10 * p[size - 2] + p[size - 1]]
@@ -418,13 +419,16 @@ def _play_traced(
                     p[0] = n
                     break
                 if n == -2:
+                    note(4 * left() + 2)
                     d += p[-3:]
                     del p[-3:]
                 elif n == 0:
+                    note(4 * left())
                     d += (p[1], p[2], p[-1])
                     del p[1:3]
                     p.pop()
                 else:
+                    note(4 * left() + 1)
                     d += (p[1], p[-2], p[-1])
                     del p[1]
                     del p[-2:]
@@ -434,9 +438,9 @@ def _play_traced(
                 i = 0  # the pile's place, by identity: a loop is cheaper than a generator
                 while piles[i] is not p:
                     i += 1
-                gone += (dealt, i)
+                gone += (len(d) - left(), i)
                 if not act:
-                    return _WIN, len(d) - DECK_SIZE, after, combos, gone, piles, DECK_SIZE
+                    return _WIN, len(d) - DECK_SIZE, marks, gone, piles, DECK_SIZE
                 if k == len(act):
                     k = 0
                 first = act[0]
@@ -444,49 +448,81 @@ def _play_traced(
                 break
             if p is first:
                 if p[0] == scode:
-                    rem = length_hint(deck)
+                    rem = left()
                     if rem == srem and piles == spiles and d[-rem:] == sdeck:
-                        return _DRAW, 0, after, combos, gone, piles, rem
+                        return _DRAW, 0, marks, gone, piles, rem
                 lam += 1
                 if lam == power:
                     power += power
                     lam = 0
                     scode = p[0]
-                    srem = length_hint(deck)
+                    srem = left()
                     spiles = [q[:] for q in piles]
                     sdeck = d[-srem:]
         else:
-            return _LOSS, len(d), after, combos, gone, piles, 0
+            return _LOSS, len(d), marks, gone, piles, 0
 
 
-def _fast_trace(d: list[int], dealt: int, after: bytearray, combos: bytearray, gone: list[int],
-                piles: list[list[int]], rem: int) -> dict[str, Any]:
-    """The trace from what :func:`_play_traced` noted: bytes operations only, no step of
-    Python per move."""
-    if gone:
-        dealt_to = _dealt_to(dealt, gone)
-    else:  # every pile to the end: round robin over all seven
-        dealt_to = _ROUNDS[:dealt] if dealt <= len(_ROUNDS) else (_TURN * (dealt // PILES + 1))[:dealt]
-    if len(after) <= dealt:  # the game went on after the last pick-up that grew it
-        after += bytes(dealt + 1 - len(after))
-    cards = bytes(d).translate(_CHAR_OF).decode("ascii")
-    # The codes are not needed any more: 10 in their place parts the piles in one string.
+#: The compact stored form of a win or a loss (:func:`_pack`): a tag, then the deal
+#: count ``N``, the history's length, the cards left in the deck and the piles gone.
+_PACKED = struct.Struct("<BIHBB")
+_PACKED_TAG = 1
+
+
+def _pack(d: list[int], dealt: int, marks: bytearray, gone: list[int], piles: list[list[int]],
+          rem: int) -> bytes:
+    """What :func:`_play_traced` noted, as bytes: the header, the history ``d``, the
+    marks, ``gone`` (as 32-bit numbers) and the end piles (residues, each after a 10)."""
     for p in piles:
-        p[0] = 10
-    left = bytes(chain.from_iterable(piles)).translate(_CHAR_OF).decode("ascii")
+        p[0] = 10  # the code is not needed any more: 10, which no card is, parts the piles
+    return b"".join((_PACKED.pack(_PACKED_TAG, dealt, len(d), rem, len(gone)), bytes(d), marks,
+                     array("I", gone).tobytes() if gone else b"", *map(bytes, piles)))
+
+
+def _expand(packed: bytes) -> dict[str, Any]:
+    """The version 1 trace from :func:`_pack`'s bytes: a step of Python per pick-up,
+    bytes operations for the rest."""
+    try:
+        _, dealt, size, rem, count = _PACKED.unpack_from(packed)
+        at = _PACKED.size
+        history = packed[at : at + size]
+        at += size
+        picks = (size - DECK_SIZE) // 3
+        marks = packed[at : at + picks]
+        at += picks
+        gone = array("I", packed[at : at + 4 * count]).tolist()
+        at += 4 * count
+        ends = packed[at:]
+    except (struct.error, ValueError):
+        raise TraceError("a stored 10-20-30 trace is cut short") from None
+    # A game's length follows from its history (a loss deals every card, a win all but
+    # the 52 left in the deck), which bounds everything else by the bytes at hand.
+    if (dealt not in (size, size - DECK_SIZE) or len(history) != size or len(marks) != picks
+            or len(gone) != count or count > 2 * PILES or ends[:1] != b"\n" or ends.count(10) != PILES
+            or len(ends) - PILES + rem != DECK_SIZE or max(history, default=0) > 9
+            or b"?" in marks.translate(_PICK_OF)
+            or any(not 0 < deal <= dealt or pile >= PILES for deal, pile in zip(gone[::2], gone[1::2]))
+            or len(set(gone[1::2])) != count // 2):
+        raise TraceError("a stored 10-20-30 trace is damaged")
+    after = bytearray(dealt + 1)  # pick-ups after each deal, from deal 1
+    for j, mark in enumerate(marks):
+        deal = DECK_SIZE + 3 * j - (mark >> 2)
+        if not 0 < deal <= dealt:
+            raise TraceError("a stored 10-20-30 trace is damaged")
+        after[deal] += 1
+    cards = history.translate(_CHAR_OF).decode("ascii")
     return {
         "version": 1,
         "cards": cards,
-        "deals": dealt_to.decode("ascii"),
-        "after": after[1 : dealt + 1].translate(_COUNT_OF).decode("ascii"),
-        "picks": combos.translate(_COMBO_OF).decode("ascii"),
-        "piles": left.split("|")[1:],
+        "deals": (_dealt_to(dealt, gone) if gone else _round_robin(_TURN, dealt)).decode("ascii"),
+        "after": after[1:].translate(_COUNT_OF).decode("ascii"),
+        "picks": marks.translate(_PICK_OF).decode("ascii"),
+        "piles": ends.translate(_CHAR_OF).decode("ascii").split("|")[1:],
         "deck": cards[len(cards) - rem :] if rem else "",
     }
 
 
 _TURN = b"0123456"
-_ROUNDS = _TURN * 300
 
 
 def _dealt_to(dealt: int, gone: list[int]) -> bytes:
@@ -855,12 +891,30 @@ class TenTwentyThirty(Engine):
                 return Result(OUTCOMES[outcome], n, [], _LINES[outcome] + str(n))
             _, n, seen, _ = _play_exact(d, False)
             return Result("draw", n, [seen], f"Draw: {n}")
-        outcome, n, after, combos, gone, piles, rem = _play_traced(d)
+        result, packed = self.solve_packed(case)
+        result.trace = self.unpack_trace(packed)
+        return result
+
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+        """The result and its trace in the stored form: for a win or a loss the compact
+        bytes of :func:`_pack` (a byte per pick-up), for a draw its JSON.
+
+        >>> result, packed = ENGINE.solve_packed(Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 "
+        ...     "1 7 6 9 5 3 10 10 4 10 9 2 1 10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2"))
+        >>> result.line, len(packed), ENGINE.unpack_trace(packed)["picks"][:5]
+        ('Win : 66', 212, 'babab')
+        """
+        d = _cards(case.text)
+        outcome, n, marks, gone, piles, rem = _play_traced(d)
         if outcome != _DRAW:
-            record = _fast_trace(d, n, after, combos, gone, piles, rem)
-            return Result(OUTCOMES[outcome], n, [], _LINES[outcome] + str(n), record)
+            return Result(OUTCOMES[outcome], n, [], _LINES[outcome] + str(n)), _pack(d, n, marks, gone, piles, rem)
         _, n, seen, exact = _play_exact(d, True)
-        return Result("draw", n, [seen], f"Draw: {n}", exact)
+        return Result("draw", n, [seen], f"Draw: {n}"), self.pack_trace(exact or {})
+
+    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
+        if packed[:1] == bytes((_PACKED_TAG,)):
+            return _expand(packed)
+        return super().unpack_trace(packed)
 
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         return _LINES[OUTCOMES.index(outcome)] + str(number)

@@ -1,0 +1,86 @@
+"""Row locks on PostgreSQL: solve tasks, cancel and failures never wait on each other in a circle.
+
+PostgreSQL breaks such a circle after ``deadlock_timeout`` (a second) by failing one
+transaction: a solve task would then retry its whole chunk, a cancel would answer 503.
+Each test holds one side's locks open on its own connection and checks that the other
+side gets what it needs at once (``lock_timeout``), where the wrong lock order waits.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Connection, Engine, select, text
+
+from tests.pipeline.test_inline import submit
+from worker.config import Settings
+from worker.db import get_engine
+from worker.models import Chunk, utcnow
+from worker.pipeline import _FINISH_CHUNK, _LOCK_PROGRESS, CASE_COLUMNS, _insert_cases, split_job
+
+
+@pytest.fixture
+def postgres(settings: Settings) -> Settings:
+    if not settings.database_url.startswith("postgresql"):
+        pytest.skip("SQLite takes one writer at a time: there are no row locks to order")
+    return settings
+
+
+@pytest.fixture
+def solving_job(postgres: Settings, service, dispatcher) -> Iterator[tuple[Engine, int, list[int]]]:
+    """A job split into chunks, none of them solved yet."""
+    from tests.conftest import JUDGE_DATA
+
+    dispatcher.immediate = False
+    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    dispatcher.queue.popleft()
+    split_job(postgres, job["id"], dispatcher)
+    dispatcher.queue.clear()
+    engine = get_engine(postgres.database_url)
+    with engine.connect() as connection:
+        chunks = connection.scalars(select(Chunk.id).where(Chunk.job_id == job["id"]).order_by(Chunk.id)).all()
+    yield engine, job["id"], list(chunks)
+
+
+def _stored_half_way(connection: Connection, job_id: int, chunk_id: int, index: int) -> None:
+    """What a solve task has done when it comes to lock its job: claimed its chunk, inserted a case."""
+    connection.execute(text("SET lock_timeout = '3s'"))
+    assert connection.execute(_FINISH_CHUNK, {"p_chunk": chunk_id, "p_now": utcnow()}).rowcount == 1
+    row = dict.fromkeys(CASE_COLUMNS[:-1])
+    row.update(job_id=job_id, index=index, game="accordion", input="x", input_hash=index, cached=False,
+               solve_us=0)
+    _insert_cases(connection, [tuple(row[name] for name in CASE_COLUMNS[:-1])], utcnow())
+
+
+def test_two_solve_tasks_lock_their_job_one_after_the_other(solving_job) -> None:
+    engine, job_id, chunks = solving_job
+    with engine.connect() as first, engine.connect() as second:
+        _stored_half_way(first, job_id, chunks[0], 10_001)
+        _stored_half_way(second, job_id, chunks[1], 10_002)
+        # Each insert holds a KEY SHARE lock on the job row (the foreign key): FOR UPDATE
+        # here would wait for the other task, which would wait for this one.
+        first.execute(text("SET lock_timeout = '500ms'"))
+        assert first.execute(_LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
+        first.commit()
+        assert second.execute(_LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
+        second.rollback()
+
+
+def test_cancel_waits_for_a_solve_task_instead_of_deadlocking(solving_job, service) -> None:
+    engine, job_id, chunks = solving_job
+    outcome: dict[str, object] = {}
+    with engine.connect() as solver:
+        _stored_half_way(solver, job_id, chunks[0], 10_001)
+        cancel = threading.Thread(target=lambda: outcome.update(job=service.cancel(job_id)))
+        cancel.start()
+        cancel.join(0.5)
+        assert cancel.is_alive()  # it waits for the chunk the solve task holds ...
+        # ... and so does not hold the job yet: the solve task gets it at once, sees the
+        # job still solving, and stores its case.
+        solver.execute(text("SET lock_timeout = '500ms'"))
+        assert solver.execute(_LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
+        solver.commit()
+    cancel.join(10)
+    assert outcome["job"]["status"] == "cancelled"  # type: ignore[index]
