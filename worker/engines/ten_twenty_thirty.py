@@ -68,7 +68,7 @@ import struct
 from array import array
 from collections.abc import Generator, Iterator
 from itertools import chain, cycle
-from operator import length_hint
+from operator import length_hint, sub
 from typing import IO, Any, TypeVar
 
 from worker.engines.base import (
@@ -105,6 +105,9 @@ _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 _COUNT_OF = bytes.maketrans(bytes(range(36)), _BASE36.encode())
 #: A stored pick-up mark (see :func:`_play_traced`) to its combination's letter ("?": none).
 _PICK_OF = bytes(ord((_COMBOS + "?")[mark & 3]) for mark in range(256))
+#: A stored pick-up mark to what the deck iterator had left (``mark >> 2``).
+_REM_OF = bytes(mark >> 2 for mark in range(256))
+_CARD_BYTES = bytes(range(10))
 
 # ---------------------------------------------------------------------------------------
 # Reading
@@ -472,16 +475,20 @@ _PACKED_TAG = 1
 def _pack(d: list[int], dealt: int, marks: bytearray, gone: list[int], piles: list[list[int]],
           rem: int) -> bytes:
     """What :func:`_play_traced` noted, as bytes: the header, the history ``d``, the
-    marks, ``gone`` (as 32-bit numbers) and the end piles (residues, each after a 10)."""
-    for p in piles:
-        p[0] = 10  # the code is not needed any more: 10, which no card is, parts the piles
+    marks, ``gone`` (as 32-bit numbers) and the end piles (:func:`_ends`)."""
     return b"".join((_PACKED.pack(_PACKED_TAG, dealt, len(d), rem, len(gone)), bytes(d), marks,
-                     array("I", gone).tobytes() if gone else b"", *map(bytes, piles)))
+                     array("I", gone).tobytes() if gone else b"", _ends(piles)))
+
+
+def _ends(piles: list[list[int]]) -> bytes:
+    """The piles a game ends with as residues, each after a 10 (which no card is)."""
+    for p in piles:
+        p[0] = 10  # the pile's code is not needed any more
+    return b"".join(map(bytes, piles))
 
 
 def _expand(packed: bytes) -> dict[str, Any]:
-    """The version 1 trace from :func:`_pack`'s bytes: a step of Python per pick-up,
-    bytes operations for the rest."""
+    """The version 1 trace from :func:`_pack`'s bytes, checked to be whole."""
     try:
         _, dealt, size, rem, count = _PACKED.unpack_from(packed)
         at = _PACKED.size
@@ -497,18 +504,25 @@ def _expand(packed: bytes) -> dict[str, Any]:
         raise TraceError("a stored 10-20-30 trace is cut short") from None
     # A game's length follows from its history (a loss deals every card, a win all but
     # the 52 left in the deck), which bounds everything else by the bytes at hand.
+    letters = marks.translate(_PICK_OF)
+    deals = _deals_of(marks)  # in deal order, as pick-ups come
     if (dealt not in (size, size - DECK_SIZE) or len(history) != size or len(marks) != picks
             or len(gone) != count or count > 2 * PILES or ends[:1] != b"\n" or ends.count(10) != PILES
-            or len(ends) - PILES + rem != DECK_SIZE or max(history, default=0) > 9
-            or b"?" in marks.translate(_PICK_OF)
+            or len(ends) - PILES + rem != DECK_SIZE or history.translate(None, _CARD_BYTES)
+            or b"?" in letters or (deals and not 0 < deals[0] <= deals[-1] <= dealt) or deals != sorted(deals)
             or any(not 0 < deal <= dealt or pile >= PILES for deal, pile in zip(gone[::2], gone[1::2]))
             or len(set(gone[1::2])) != count // 2):
         raise TraceError("a stored 10-20-30 trace is damaged")
+    return _trace(history, dealt, deals, letters, gone, ends, rem)
+
+
+def _trace(history: bytes, dealt: int, deals: list[int], letters: bytes, gone: list[int], ends: bytes,
+           rem: int) -> dict[str, Any]:
+    """The version 1 trace of a win or a loss from what :func:`_play_traced` noted:
+    bytes operations but for one short step of Python per pick-up. ``deals`` holds the
+    deal each pick-up follows, ``letters`` their combinations."""
     after = bytearray(dealt + 1)  # pick-ups after each deal, from deal 1
-    for j, mark in enumerate(marks):
-        deal = DECK_SIZE + 3 * j - (mark >> 2)
-        if not 0 < deal <= dealt:
-            raise TraceError("a stored 10-20-30 trace is damaged")
+    for deal in deals:
         after[deal] += 1
     cards = history.translate(_CHAR_OF).decode("ascii")
     return {
@@ -516,10 +530,15 @@ def _expand(packed: bytes) -> dict[str, Any]:
         "cards": cards,
         "deals": (_dealt_to(dealt, gone) if gone else _round_robin(_TURN, dealt)).decode("ascii"),
         "after": after[1:].translate(_COUNT_OF).decode("ascii"),
-        "picks": marks.translate(_PICK_OF).decode("ascii"),
+        "picks": letters.decode("ascii"),
         "piles": ends.translate(_CHAR_OF).decode("ascii").split("|")[1:],
         "deck": cards[len(cards) - rem :] if rem else "",
     }
+
+
+def _deals_of(marks: bytes) -> list[int]:
+    """The deal each pick-up follows: pick-up j's is 52 + 3*j - (its mark >> 2)."""
+    return list(map(sub, range(DECK_SIZE, DECK_SIZE + 3 * len(marks), 3), marks.translate(_REM_OF)))
 
 
 _TURN = b"0123456"
@@ -891,9 +910,12 @@ class TenTwentyThirty(Engine):
                 return Result(OUTCOMES[outcome], n, [], _LINES[outcome] + str(n))
             _, n, seen, _ = _play_exact(d, False)
             return Result("draw", n, [seen], f"Draw: {n}")
-        result, packed = self.solve_packed(case)
-        result.trace = self.unpack_trace(packed)
-        return result
+        outcome, n, marks, gone, piles, rem = _play_traced(d)
+        if outcome != _DRAW:
+            trace = _trace(bytes(d), n, _deals_of(marks), marks.translate(_PICK_OF), gone, _ends(piles), rem)
+            return Result(OUTCOMES[outcome], n, [], _LINES[outcome] + str(n), trace)
+        _, n, seen, exact = _play_exact(d, True)
+        return Result("draw", n, [seen], f"Draw: {n}", exact)
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """The result and its trace in the stored form: for a win or a loss the compact
