@@ -460,7 +460,9 @@ _SUCCEED = update(Job).where(Job.id == bindparam("p_job")).values(
 CASE_COLUMNS = ("job_id", "index", "game", "input", "input_hash", "outcome", "number", "detail", "line", "trace",
                 "error", "cached", "solve_us", "worker", "solved_at")
 _DETAIL = CASE_COLUMNS.index("detail")
-_COPY_CASES = f"COPY cases ({', '.join(f'{chr(34)}{name}{chr(34)}' for name in CASE_COLUMNS)}) FROM STDIN"
+_COPY_CASES = f"COPY cases ({', '.join(f'{chr(34)}{name}{chr(34)}' for name in CASE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+_COPY_TYPES = ["int4", "int4", "varchar", "text", "int8", "varchar", "int4", "json", "text", "bytea", "text", "bool",
+               "int4", "varchar", "timestamp"]
 _INSERT_SQLITE = sqlite.insert(CaseRow).on_conflict_do_nothing(index_elements=["job_id", "index"])
 
 
@@ -469,7 +471,8 @@ def _insert_cases(connection: Connection, rows: list[tuple[Any, ...]], now: date
 
     The chunk was claimed in this transaction, so no other delivery inserts them; the
     unique (job_id, index) key still refuses a duplicate if that ever failed. On
-    PostgreSQL the rows go in with COPY, some ten times faster than INSERTs.
+    PostgreSQL the rows go in with a binary COPY, some ten times faster than INSERTs
+    (and a tenth cheaper for the server than a text one, which spells traces in hex).
     """
     if connection.dialect.name != "postgresql":
         connection.execute(_INSERT_SQLITE, [dict(zip(CASE_COLUMNS, (*row, now), strict=True)) for row in rows])
@@ -478,11 +481,9 @@ def _insert_cases(connection: Connection, rows: list[tuple[Any, ...]], now: date
     driver = connection.connection.driver_connection
     assert driver is not None
     with driver.cursor() as cursor, cursor.copy(_COPY_CASES) as copy:
+        copy.set_types(_COPY_TYPES)
         write = copy.write_row
         for row in rows:
-            detail = row[_DETAIL]
-            if detail is not None:
-                row = (*row[:_DETAIL], orjson.dumps(detail).decode(), *row[_DETAIL + 1 :])
             write((*row, naive))
 
 
