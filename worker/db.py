@@ -54,7 +54,10 @@ def _sqlite_begin(connection: Connection) -> None:
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None  # the "begin" event issues BEGIN itself
     cursor = dbapi_connection.cursor()
-    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=60000"):
+    # mmap: every write by another process empties a connection's page cache, and pages read
+    # back through a memory map cost no copy (a worker's CPU time fell by a third with it).
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=60000",
+                   "mmap_size=1073741824"):
         cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
 

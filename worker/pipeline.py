@@ -16,14 +16,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from hashlib import blake2b
 from typing import Any, Protocol
 
 import orjson
 import zstandard
-from sqlalchemy import JSON, BigInteger, Connection, Integer, any_, bindparam, delete, func, select, update
-from sqlalchemy.dialects import sqlite
+from sqlalchemy import JSON, BigInteger, Connection, Integer, String, any_, bindparam, delete, func, select, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -390,9 +389,11 @@ def _cached_results(connection: Connection, settings: Settings, game: str, hashe
     found: dict[str, tuple[str, int, list[Any], bytes | None]] = {}
     postgres = connection.dialect.name == "postgresql"
     query = _CACHED_PG if postgres else _CACHED
+    unique = sorted(set(hashes))
     for text, outcome, number, detail, trace in connection.execute(
-            query, {"p_game": game, "p_hashes": sorted(set(hashes))}):
-        if text in wanted and text not in found and (trace is not None or not settings.store_traces):
+            query, {"p_game": game, "p_hashes": unique if postgres else orjson.dumps(unique).decode()}):
+        if (outcome is not None and text in wanted and text not in found
+                and (trace is not None or not settings.store_traces)):
             found[text] = (outcome, number, detail, trace)
     return found
 
@@ -434,12 +435,17 @@ _CLAIM = (update(Chunk)
 _JOB_STATE = select(Job.game, Job.status).where(Job.id == bindparam("p_job"))
 _CANCEL_CHUNK = update(Chunk).where(Chunk.id == bindparam("p_chunk")).values(status=ChunkStatus.CANCELLED)
 _CACHED_COLUMNS = select(CaseRow.input, CaseRow.outcome, CaseRow.number, CaseRow.detail, CaseRow.trace)
-_CACHED_WHERE = (CaseRow.game == bindparam("p_game"), CaseRow.outcome.is_not(None))
+# (Unsolved cases are skipped in Python: a condition on outcome can lead SQLite's planner
+# to the (game, outcome, number) index, which reads every case of the game.)
+_CACHED_WHERE = (CaseRow.game == bindparam("p_game"),)
 #: On PostgreSQL one array parameter: planned as fast as one value, where a list of
 #: hundreds of parameters costs more to plan than to run.
 _CACHED_PG = _CACHED_COLUMNS.where(
     *_CACHED_WHERE, CaseRow.input_hash == any_(bindparam("p_hashes", type_=ARRAY(BigInteger))))
-_CACHED = _CACHED_COLUMNS.where(*_CACHED_WHERE, CaseRow.input_hash.in_(bindparam("p_hashes", expanding=True)))
+#: On SQLite a JSON array in one parameter: the same statement every time, where hundreds of
+#: parameters would be rendered into a new one for each chunk.
+_HASHES = func.json_each(bindparam("p_hashes", type_=String)).table_valued("value")
+_CACHED = _CACHED_COLUMNS.where(*_CACHED_WHERE, CaseRow.input_hash.in_(select(_HASHES.c.value)))
 _FINISH_CHUNK = (update(Chunk)
                  .where(Chunk.id == bindparam("p_chunk"),
                         Chunk.status.not_in([ChunkStatus.DONE, ChunkStatus.CANCELLED]))
@@ -463,7 +469,8 @@ _DETAIL = CASE_COLUMNS.index("detail")
 _COPY_CASES = f"COPY cases ({', '.join(f'{chr(34)}{name}{chr(34)}' for name in CASE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
 _COPY_TYPES = ["int4", "int4", "varchar", "text", "int8", "varchar", "int4", "json", "text", "bytea", "text", "bool",
                "int4", "varchar", "timestamp"]
-_INSERT_SQLITE = sqlite.insert(CaseRow).on_conflict_do_nothing(index_elements=["job_id", "index"])
+_INSERT_SQLITE = (f"INSERT INTO cases ({', '.join(f'{chr(34)}{name}{chr(34)}' for name in CASE_COLUMNS)}) "
+                  f"VALUES ({', '.join('?' * len(CASE_COLUMNS))}) ON CONFLICT (job_id, \"index\") DO NOTHING")
 
 
 def _insert_cases(connection: Connection, rows: list[tuple[Any, ...]], now: datetime) -> None:
@@ -475,7 +482,12 @@ def _insert_cases(connection: Connection, rows: list[tuple[Any, ...]], now: date
     (and a tenth cheaper for the server than a text one, which spells traces in hex).
     """
     if connection.dialect.name != "postgresql":
-        connection.execute(_INSERT_SQLITE, [dict(zip(CASE_COLUMNS, (*row, now), strict=True)) for row in rows])
+        # The driver's own executemany, with values made as SQLAlchemy's types would make them:
+        # its per-value processing took longer than SQLite's work.
+        moment = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+        connection.exec_driver_sql(_INSERT_SQLITE, [
+            (*row[:_DETAIL], None if row[_DETAIL] is None else orjson.dumps(row[_DETAIL]).decode(),
+             *row[_DETAIL + 1 :], moment) for row in rows])
         return
     naive = now.replace(tzinfo=None)  # the column holds UTC without a zone (see UTCDateTime)
     driver = connection.connection.driver_connection
