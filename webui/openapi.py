@@ -128,7 +128,9 @@ def _schemas() -> dict[str, Any]:
         "Case": case,
         "CaseWithTrace": {"allOf": [_ref("Case"), {"type": "object", "properties": {"trace": {
             "type": ["object", "null"],
-            "description": "The engine's versioned trace (see each engine module's documentation)."}}}]},
+            "description": "The engine's versioned trace (see each engine module's documentation)."},
+            "trace_error": {"type": "string", "description": "Present, with trace null, when the stored trace "
+                                                             "cannot be read (damaged)."}}}]},
         "CasePage": {**page, "properties": {**page["properties"],
                                             "items": {"type": "array", "items": _ref("Case")}}},
         "Distribution": {"type": "object", "properties": {

@@ -173,3 +173,43 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, setting
     assert job["status"] == "succeeded" and (job["done"], job["failed_cases"]) == (1, 1)
     assert service.case_by_index(job["id"], 2)["error"] == (
         "not solved: the chunk used up its time budget of 0.3 s")
+
+
+def test_traces_are_stored_packed_and_served_as_json(service, settings) -> None:
+    from worker import engines
+    from worker.engines.base import Case
+    from worker.pipeline import ZSTD_MAGIC
+
+    job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
+    engine = engines.get("10-20-30")
+    with session_scope(settings.database_url) as session:
+        rows = session.scalars(select(CaseRow).where(CaseRow.job_id == job["id"]).order_by(CaseRow.index)).all()
+        stored = [(row.index, row.input, row.outcome, row.trace) for row in rows]
+    assert [outcome for _, _, outcome, _ in stored] == ["win", "loss", "draw"]
+    for index, text, outcome, blob in stored:
+        # A win or a loss as the engine packs it (a byte per card and pick-up), a draw as zstd-compressed JSON.
+        assert blob is not None and (blob.startswith(ZSTD_MAGIC) if outcome == "draw" else blob[0] == 1)
+        assert service.case_by_index(job["id"], index)["trace"] == engine.solve(Case(index, text)).trace
+
+
+def test_traces_stored_as_compressed_json_still_load(service, settings) -> None:
+    import orjson
+    import zstandard
+
+    job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
+    expected = service.case_by_index(job["id"], 1)["trace"]
+    with session_scope(settings.database_url) as session:
+        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job["id"], CaseRow.index == 1)).one()
+        row.trace = zstandard.ZstdCompressor().compress(orjson.dumps(expected))  # how earlier versions stored it
+    assert service.case_by_index(job["id"], 1)["trace"] == expected
+
+
+@pytest.mark.parametrize("damage", [lambda blob: blob[:20], lambda blob: b"\x28\xb5\x2f\xfd" + blob])
+def test_a_damaged_trace_is_reported_on_its_case(service, settings, damage) -> None:
+    job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
+    with session_scope(settings.database_url) as session:
+        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job["id"], CaseRow.index == 2)).one()
+        row.trace = damage(row.trace)
+    case = service.case_by_index(job["id"], 2)
+    assert case["trace"] is None and "damaged" in case["trace_error"]
+    assert case["line"] == "Loss: 82"

@@ -89,6 +89,23 @@ def test_case_pages_show_input_result_and_replay(client: Any, three_jobs: dict[s
         assert client.get(f"/cases/{case['id']}").get_data(as_text=True) == html
 
 
+def test_a_case_whose_stored_trace_is_damaged_says_so(client: Any, settings: Any,
+                                                    three_jobs: dict[str, Any]) -> None:
+    from sqlalchemy import update
+
+    from worker.db import session_scope
+    from worker.models import CaseRow
+
+    job = three_jobs["10-20-30"]
+    with session_scope(settings.database_url) as session:
+        session.execute(update(CaseRow).where(CaseRow.job_id == job["id"], CaseRow.index == 1)
+                        .values(trace=b"\x01 cut"))
+    page = client.get(f"/jobs/{job['id']}/cases/1")
+    assert page.status_code == 200 and "Win : 66" in page.get_data(as_text=True)
+    assert "The stored trace of this deck cannot be read: a stored 10-20-30 trace is" in page.get_data(as_text=True)
+    assert client.get(f"/api/jobs/{job['id']}/cases/1").get_json()["trace_error"].startswith("a stored 10-20-30")
+
+
 def test_history_page_keeps_the_search_in_its_form(client: Any) -> None:
     html = client.get("/history?game=accordion&outcome=win&number_min=2").get_data(as_text=True)
     assert '<option value="accordion" selected>' in html and '<option value="win" selected>' in html
