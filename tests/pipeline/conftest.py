@@ -24,14 +24,19 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
-    from worker.db import get_engine
     from worker.migrate import upgrade
 
-    settings = Settings.from_env({}, data_dir=tmp_path / "data", chunk_size=7)
     if request.param == "postgresql":
-        url = request.getfixturevalue("postgres_url")
-        with get_engine(url).begin() as connection:
-            connection.execute(text("TRUNCATE jobs, chunks, cases, workers RESTART IDENTITY CASCADE"))
-        return Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data", chunk_size=7)
+        return postgres_settings(request.getfixturevalue("postgres_url"), tmp_path)
+    settings = Settings.from_env({}, data_dir=tmp_path / "data", chunk_size=7)
     upgrade(settings.database_url)
     return settings
+
+
+def postgres_settings(url: str, tmp_path: Path) -> Settings:
+    """Settings on the session's PostgreSQL database, emptied first."""
+    from worker.db import get_engine
+
+    with get_engine(url).begin() as connection:
+        connection.execute(text("TRUNCATE jobs, chunks, cases, workers RESTART IDENTITY CASCADE"))
+    return Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data", chunk_size=7)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection, Engine, select, text
 
+from tests.pipeline.conftest import postgres_settings
 from tests.pipeline.test_inline import submit
 from worker.config import Settings
 from worker.db import get_engine
@@ -22,23 +24,22 @@ from worker.pipeline import _FINISH_CHUNK, _LOCK_PROGRESS, CASE_COLUMNS, _insert
 
 
 @pytest.fixture
-def postgres(settings: Settings) -> Settings:
-    if not settings.database_url.startswith("postgresql"):
-        pytest.skip("SQLite takes one writer at a time: there are no row locks to order")
-    return settings
+def settings(postgres_url: str, tmp_path: Path) -> Settings:
+    """PostgreSQL only: SQLite takes one writer at a time, there are no row locks to order."""
+    return postgres_settings(postgres_url, tmp_path)
 
 
 @pytest.fixture
-def solving_job(postgres: Settings, service, dispatcher) -> Iterator[tuple[Engine, int, list[int]]]:
+def solving_job(settings: Settings, service, dispatcher) -> Iterator[tuple[Engine, int, list[int]]]:
     """A job split into chunks, none of them solved yet."""
     from tests.conftest import JUDGE_DATA
 
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
     dispatcher.queue.popleft()
-    split_job(postgres, job["id"], dispatcher)
+    split_job(settings, job["id"], dispatcher)
     dispatcher.queue.clear()
-    engine = get_engine(postgres.database_url)
+    engine = get_engine(settings.database_url)
     with engine.connect() as connection:
         chunks = connection.scalars(select(Chunk.id).where(Chunk.job_id == job["id"]).order_by(Chunk.id)).all()
     yield engine, job["id"], list(chunks)
