@@ -213,3 +213,30 @@ def test_a_damaged_trace_is_reported_on_its_case(service, settings, damage) -> N
     case = service.case_by_index(job["id"], 2)
     assert case["trace"] is None and "damaged" in case["trace_error"]
     assert case["line"] == "Loss: 82"
+
+
+@pytest.mark.parametrize("chunks_too", [True, False], ids=["cancel", "job-row-only"])
+def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, settings, dispatcher,
+                                                                     chunks_too: bool) -> None:
+    from collections import Counter
+
+    from sqlalchemy import update
+
+    from worker.pipeline import _store_results, split_job
+
+    dispatcher.immediate = False
+    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    dispatcher.queue.popleft()
+    split_job(settings, job["id"], dispatcher)
+    chunk_id = dispatcher.queue.popleft()[1]
+    if chunks_too:
+        service.cancel(job["id"])  # while that chunk's worker was still solving it
+    else:  # the job alone: the store must notice it when it locks the job, and take back its rows
+        with session_scope(settings.database_url) as session:
+            session.execute(update(Job).where(Job.id == job["id"]).values(status="cancelled"))
+    row = (job["id"], 1, "accordion", "x", 1, "win", 1, [1], "1 pile remaining: 52", None, None, False, 5, "w")
+    _store_results(settings, chunk_id, job["id"], [row], Counter(win=1), [5], 0, 0)
+    with session_scope(settings.database_url) as session:
+        assert session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"])) == 0
+        assert session.get(Chunk, chunk_id).status == ("cancelled" if chunks_too else "pending")
+    assert service.job(job["id"])["done"] == 0
