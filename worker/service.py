@@ -231,6 +231,11 @@ def case_to_dict(row: CaseRow, with_trace: bool = False) -> dict[str, Any]:
     return data
 
 
+#: What a solve task aims to spend solving (see ``JobService.chunk_size``), and the bounds of its size.
+CHUNK_TARGET_US = 50_000
+CHUNK_BOUNDS = (100, 5_000)
+
+
 class JobService:
     def __init__(self, settings: Settings, dispatcher: Dispatcher) -> None:
         self.settings = settings
@@ -254,7 +259,7 @@ class JobService:
             self._check_active_jobs(session, client)
             job = Job(game=game, filename=clean_filename(filename), upload_path=str(upload.path),
                       sha256=upload.sha256, size=upload.size, status=JobStatus.QUEUED,
-                      chunk_size=self.settings.chunk_size, client=client, rerun_of=rerun_of,
+                      chunk_size=self.chunk_size(session, game), client=client, rerun_of=rerun_of,
                       warnings=[], counts={}, progress_at=utcnow())
             session.add(job)
             session.flush()
@@ -264,6 +269,25 @@ class JobService:
         except Exception:  # noqa: BLE001 - the sweep sends queued jobs again once the broker is back
             pass
         return data
+
+    def chunk_size(self, session: Any, game: str) -> int:
+        """Cases per solve task for a new job: ``DEALER_CHUNK_SIZE`` when set, else as many as
+        take about :data:`CHUNK_TARGET_US` to solve, by the game's last finished job (or the
+        engine's typical time before it has one). A task costs a few milliseconds of
+        transactions and messaging, small next to that, and is short enough for steady
+        progress and a prompt cancel: hundreds of decks, thousands of mahjong hands.
+        """
+        if self.settings.chunk_size:
+            return self.settings.chunk_size
+        per_case: float = engines.get(game).typical_solve_us
+        last = session.execute(
+            select(Job.solve_us, Job.done - Job.cache_hits)
+            .where(Job.game == game, Job.status == JobStatus.SUCCEEDED, Job.done - Job.cache_hits >= 1000)
+            .order_by(Job.id.desc()).limit(1)).first()
+        if last is not None:
+            per_case = last[0] / last[1]
+        low, high = CHUNK_BOUNDS
+        return max(low, min(high, round(CHUNK_TARGET_US / max(per_case, 1.0))))
 
     def check_upload(self, upload: StoredUpload) -> None:
         """Refuse an upload that is empty or plainly no judge file (compressed, binary, UTF-16)."""

@@ -240,3 +240,30 @@ def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, se
         assert session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"])) == 0
         assert session.get(Chunk, chunk_id).status == ("cancelled" if chunks_too else "pending")
     assert service.job(job["id"])["done"] == 0
+
+
+def test_chunks_are_sized_by_how_long_the_game_takes(service, settings) -> None:
+    import dataclasses
+
+    from worker.service import CHUNK_TARGET_US
+
+    service.settings = dataclasses.replace(settings, chunk_size=0)
+    with session_scope(settings.database_url) as session:
+        # Before any job of a game: from the engine's typical time (hundreds of decks, thousands of hands).
+        assert service.chunk_size(session, "10-20-30") == CHUNK_TARGET_US // 100 == 500
+        assert service.chunk_size(session, "mahjong") == round(CHUNK_TARGET_US / 12)
+        for per_case_us, expected in [(200, 250), (2, 5_000), (10_000, 100)]:
+            session.add(Job(game="accordion", filename="x", upload_path="x", sha256="x", size=1,
+                            status="succeeded", chunk_size=7, done=3000, cache_hits=1000,
+                            solve_us=per_case_us * 2000))
+            session.flush()
+            assert service.chunk_size(session, "accordion") == expected  # the last finished job's pace
+        session.add(Job(game="accordion", filename="x", upload_path="x", sha256="x", size=1, status="succeeded",
+                        chunk_size=7, done=999, solve_us=10**9))  # too few cases to go by
+        session.flush()
+        assert service.chunk_size(session, "accordion") == 100
+    job = service.job(submit(service, (JUDGE_DATA / "mahjong" / "sample.in").read_bytes(), "mahjong")["id"])
+    assert job["chunk_size"] == round(CHUNK_TARGET_US / 12) and job["status"] == "succeeded"
+    service.settings = dataclasses.replace(settings, chunk_size=250)
+    assert service.job(submit(service, b"1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T\n0\n", "mahjong")["id"])[
+        "chunk_size"] == 250

@@ -135,6 +135,7 @@ class MahjongEngine(Engine):
     outcomes = ("ready", "not-ready")
     terminator = TERMINATOR
     trace_version = 1
+    typical_solve_us = 12
 
     # ----------------------------------------------------------------- reading
 

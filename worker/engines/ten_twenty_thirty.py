@@ -834,6 +834,7 @@ class TenTwentyThirty(Engine):
     outcomes = OUTCOMES
     terminator = "0"
     trace_version = 1
+    typical_solve_us = 100
 
     def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None) -> Iterator[Case]:
         """The decks of a judge file; see the module's "Input" for what is accepted.
