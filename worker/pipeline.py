@@ -251,10 +251,18 @@ def lock_job_with_chunks(session: Session, job_id: int) -> Job | None:
     return _lock_job(session, job_id)
 
 
-def _finish_if_complete(job: Job) -> None:
-    if job.status == JobStatus.SOLVING and job.done + job.failed_cases >= job.total:
-        job.status = JobStatus.SUCCEEDED
-        job.finished_at = utcnow()
+def _complete(status: str, done: int, failed_cases: int, total: int) -> bool:
+    """Whether a job with these counts has every case answered (``total`` is known once split)."""
+    return status == JobStatus.SOLVING and done + failed_cases >= total
+
+
+def _finish_if_complete(job: Job) -> bool:
+    """Mark the job succeeded if it is complete; whether it was."""
+    if not _complete(job.status, job.done, job.failed_cases, job.total):
+        return False
+    job.status = JobStatus.SUCCEEDED
+    job.finished_at = utcnow()
+    return True
 
 
 # --- solve -------------------------------------------------------------------------------
@@ -304,17 +312,16 @@ def solve_chunk(settings: Settings, chunk_id: int) -> None:
                 continue
             if start > deadline:
                 failed += 1
-                rows.append((job_id, index, game, text, digest, None, None, None, None, None,
-                             f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s",
-                             False, 0, me))
+                rows.append((job_id, index, game, text, digest, *_unsolved(
+                    f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"), me))
                 continue
             budget.started = start
             try:
                 result, trace = solve(Case(index, text))
             except CaseTimeout:
                 failed += 1
-                rows.append((job_id, index, game, text, digest, None, None, None, None, None,
-                             f"took longer than its time budget of {settings.case_seconds:g} s", False, 0, me))
+                rows.append((job_id, index, game, text, digest, *_unsolved(
+                    f"took longer than its time budget of {settings.case_seconds:g} s"), me))
                 continue
             finally:
                 budget.started = None
@@ -326,6 +333,11 @@ def solve_chunk(settings: Settings, chunk_id: int) -> None:
             known[text] = (outcome, number, detail, trace)
             counts[outcome] += 1
     _store_results(settings, chunk_id, job_id, rows, counts, timings, hits, failed)
+
+
+def _unsolved(reason: str) -> tuple[Any, ...]:
+    """A case row's columns from ``outcome`` to ``solve_us`` for a case that was not solved."""
+    return None, None, None, None, None, reason, False, 0
 
 
 def _solver(engine: engines.Engine, traces: bool) -> Callable[[Case], tuple[Result, bytes | None]]:
@@ -421,7 +433,7 @@ def _store_results(settings: Settings, chunk_id: int, job_id: int, rows: list[tu
             "p_job": job_id, "p_solved": len(rows) - failed, "p_failed": failed, "p_hits": hits,
             "p_counts": dict(merged), "p_hist": _add_histogram(job.solve_hist, timings), "p_us": sum(timings),
             "p_now": now})
-        if job.status == JobStatus.SOLVING and job.done + job.failed_cases + len(rows) >= job.total:
+        if _complete(job.status, job.done + len(rows) - failed, job.failed_cases + failed, job.total):
             connection.execute(_SUCCEED, {"p_job": job_id, "p_now": now})
 
 
@@ -454,10 +466,11 @@ _FINISH_CHUNK = (update(Chunk)
 _LOCK_PROGRESS = (select(Job.status, Job.total, Job.done, Job.failed_cases, Job.counts, Job.solve_hist)
                   .where(Job.id == bindparam("p_job")).with_for_update(**JOB_LOCK))
 _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
-    done=Job.done + bindparam("p_solved", type_=Integer), failed_cases=Job.failed_cases + bindparam("p_failed", type_=Integer),
-    cache_hits=Job.cache_hits + bindparam("p_hits", type_=Integer), counts=bindparam("p_counts", type_=JSON),
-    solve_hist=bindparam("p_hist", type_=JSON), solve_us=Job.solve_us + bindparam("p_us", type_=BigInteger),
-    progress_at=bindparam("p_now", type_=UTCDateTime()))
+    done=Job.done + bindparam("p_solved", type_=Integer),
+    failed_cases=Job.failed_cases + bindparam("p_failed", type_=Integer),
+    cache_hits=Job.cache_hits + bindparam("p_hits", type_=Integer),
+    counts=bindparam("p_counts", type_=JSON), solve_hist=bindparam("p_hist", type_=JSON),
+    solve_us=Job.solve_us + bindparam("p_us", type_=BigInteger), progress_at=bindparam("p_now", type_=UTCDateTime()))
 _SUCCEED = update(Job).where(Job.id == bindparam("p_job")).values(
     status=JobStatus.SUCCEEDED, finished_at=bindparam("p_now", type_=UTCDateTime()))
 
@@ -466,11 +479,12 @@ _SUCCEED = update(Job).where(Job.id == bindparam("p_job")).values(
 CASE_COLUMNS = ("job_id", "index", "game", "input", "input_hash", "outcome", "number", "detail", "line", "trace",
                 "error", "cached", "solve_us", "worker", "solved_at")
 _DETAIL = CASE_COLUMNS.index("detail")
-_COPY_CASES = f"COPY cases ({', '.join(f'{chr(34)}{name}{chr(34)}' for name in CASE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+_COLUMN_LIST = ", ".join(f'"{name}"' for name in CASE_COLUMNS)
+_COPY_CASES = f"COPY cases ({_COLUMN_LIST}) FROM STDIN (FORMAT BINARY)"
 _COPY_TYPES = ["int4", "int4", "varchar", "text", "int8", "varchar", "int4", "json", "text", "bytea", "text", "bool",
                "int4", "varchar", "timestamp"]
-_INSERT_SQLITE = (f"INSERT INTO cases ({', '.join(f'{chr(34)}{name}{chr(34)}' for name in CASE_COLUMNS)}) "
-                  f"VALUES ({', '.join('?' * len(CASE_COLUMNS))}) ON CONFLICT (job_id, \"index\") DO NOTHING")
+_INSERT_SQLITE = (f"INSERT INTO cases ({_COLUMN_LIST}) VALUES ({', '.join('?' * len(CASE_COLUMNS))}) "
+                  'ON CONFLICT (job_id, "index") DO NOTHING')
 
 
 def _insert_cases(connection: Connection, rows: list[tuple[Any, ...]], now: datetime) -> None:
@@ -546,9 +560,7 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
                 for chunk in lost:
                     chunk.dispatched_at = now
                     resend.append(chunk.id)
-            if job.status == JobStatus.SOLVING and job.done + job.failed_cases >= job.total:
-                _finish_if_complete(job)
-                report["finished"] += 1
+            report["finished"] += _finish_if_complete(job)
         for job_id in splits:
             session.execute(update(Job).where(Job.id == job_id).values(progress_at=now, lease_until=None))
     for job_id in splits:

@@ -18,9 +18,9 @@ from typing import Any
 from sqlalchemy import Select, delete, func, select, update
 
 from worker import engines
-from worker.engines.base import TraceError
 from worker.config import Settings
 from worker.db import session_scope
+from worker.engines.base import TraceError
 from worker.guards import clean_filename, sniff_upload
 from worker.models import SOLVE_BUCKETS_US, CaseRow, Chunk, ChunkStatus, Job, JobStatus, WorkerRow, utcnow
 from worker.pipeline import ACTIVE, JOB_LOCK, Dispatcher, input_hash, load_trace, lock_job_with_chunks
