@@ -23,13 +23,13 @@ test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: install
-	$(BIN)/python bench/engines.py
+	$(BIN)/python -m bench.engines
 
 bench-service: install
-	$(BIN)/python bench/service.py
+	$(BIN)/python -m bench.service
 
 bench-faults: install
-	$(BIN)/python bench/faults.py
+	$(BIN)/python -m bench.faults
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -13,11 +13,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from tests.faults import scenarios  # noqa: E402
-from tests.faults.servers import PrivatePostgres, PrivateRedis  # noqa: E402
-from tests.live import live_service  # noqa: E402
+from worker.testing import faults as scenarios
+from worker.testing.servers import PrivatePostgres, PrivateRedis
+from worker.testing.live import live_service
 
 
 def main() -> int:

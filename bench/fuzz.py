@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 JUDGE_DATA = ROOT.parent / "shared" / "judge-data"
 MODULES = {"10-20-30": "ten_twenty_thirty", "accordion": "accordion", "mahjong": "mahjong"}

@@ -22,11 +22,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from bench.engines import CACHE, judge_file  # noqa: E402
-from tests.live import DEALER, LiveService, live_service  # noqa: E402
-from worker import engines  # noqa: E402
+from bench.engines import CACHE, judge_file
+from worker.testing.live import DEALER, LiveService, live_service
+from worker import engines
 
 
 def solve_locally(path: Path, traces: bool = False) -> tuple[float, bytes]:

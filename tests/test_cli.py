@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import JUDGE_DATA, judge_files
+from tests.support.paths import JUDGE_DATA, judge_files
 from worker import engines
 from worker.cli import main
 

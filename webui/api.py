@@ -2,70 +2,45 @@
 
 from __future__ import annotations
 
-import json
+import csv
+import io
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, request, stream_with_context
+import orjson
+from flask import Blueprint, Response, jsonify, request, stream_with_context
 
-from webui import service
 from webui.auth import client_id
+from webui.context import dealer, queries, service
+from webui.params import paging, present, result_filter
+from webui.uploads import receive_upload
 from worker import engines
-from worker.service import ResultFilter, ServiceError, whole_number
-from worker.uploads import UploadTooLarge, UploadWriter
+from worker.jobs.errors import Invalid
+from worker.jobs.views import CSV_COLUMNS, CaseView, GameView
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
-
-def _int_arg(name: str, default: int, minimum: int = 1) -> int:
-    return whole_number(name, request.args.get(name) or str(default), minimum)
-
-
-def _game_arg() -> str | None:
-    game = request.args.get("game") or None
-    if game is not None and game not in engines.names():
-        raise ServiceError(f"unknown game {game!r}; expected one of {', '.join(engines.names())}")
-    return game
-
-
-def receive_upload() -> dict[str, Any]:
-    """Create a job from the request's ``file`` (streamed to disk) and optional ``game``."""
-    upload = request.files.get("file")
-    # Werkzeug's form parser swallows the writer's UploadTooLarge (a ValueError) and drops the
-    # field, so an upload over the limit would look like no upload at all: ask the writers.
-    writers = g.get("upload_writers", [])
-    if any(writer.size > writer.limit for writer in writers):
-        raise UploadTooLarge(writers[0].limit)
-    if upload is None:
-        raise ServiceError("no file in the request: send it as the multipart field 'file'")
-    writer = upload.stream
-    if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
-        raise ServiceError("the upload was not streamed to disk")
-    stored = writer.commit()
-    game = request.form.get("game") or None
-    try:
-        return service().create_job(stored, upload.filename or "upload", game, client=client_id())
-    except BaseException:
-        service().forget_upload(stored)
-        raise
+#: Jobs per page when the client does not say.
+JOBS_PER_PAGE = 20
+EXPORT_FORMATS = ("ndjson", "csv")
 
 
 @api.post("/jobs")
 def create_job() -> Any:
     job = receive_upload()
-    return jsonify(job), 201, {"Location": f"/api/jobs/{job['id']}"}
+    return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}
 
 
 @api.get("/jobs")
 def list_jobs() -> Any:
-    page = service().jobs(_int_arg("page", 1), _int_arg("per_page", 20),
-                          request.args.get("status") or None, _game_arg())
-    return jsonify(page.to_dict())
+    page, per_page = paging(request.args, JOBS_PER_PAGE)
+    args = present(request.args)
+    return jsonify(queries().jobs(page, per_page, args.get("status"), args.get("game")).to_dict())
 
 
 @api.get("/jobs/<int:job_id>")
 def get_job(job_id: int) -> Any:
-    return jsonify(service().job(job_id))
+    return jsonify(queries().job(job_id).to_dict())
 
 
 @api.delete("/jobs/<int:job_id>")
@@ -76,87 +51,80 @@ def delete_job(job_id: int) -> Any:
 
 @api.post("/jobs/<int:job_id>/cancel")
 def cancel_job(job_id: int) -> Any:
-    return jsonify(service().cancel(job_id))
+    return jsonify(service().cancel(job_id).to_dict())
 
 
 @api.post("/jobs/<int:job_id>/rerun")
 def rerun_job(job_id: int) -> Any:
     job = service().rerun(job_id, client=client_id())
-    return jsonify(job), 201, {"Location": f"/api/jobs/{job['id']}"}
+    return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}
 
 
 @api.get("/jobs/<int:job_id>/output")
 def job_output(job_id: int) -> Response:
-    lines = service().output(job_id, partial=request.args.get("partial") in ("1", "true", "yes"))
-    job = service().job(job_id)
-    name = f"job-{job_id}-{job['game']}.out"
+    lines = queries().output(job_id, partial=request.args.get("partial") in ("1", "true", "yes"))
+    name = f"job-{job_id}-{queries().job(job_id).game}.out"
     return Response(stream_with_context(lines), mimetype="text/plain",
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
 
 
 @api.get("/jobs/<int:job_id>/cases")
 def job_cases(job_id: int) -> Any:
-    flt = ResultFilter.from_args(request.args, job_id=job_id, game=service().job(job_id)["game"])
-    return jsonify(service().results(flt).to_dict())
+    flt = result_filter(request.args, job_id=job_id, game=queries().job(job_id).game)
+    return jsonify(queries().results(flt).to_dict())
 
 
 @api.get("/jobs/<int:job_id>/cases/<int:index>")
 def job_case(job_id: int, index: int) -> Any:
-    return jsonify(service().case_by_index(job_id, index))
+    return jsonify(queries().case_by_index(job_id, index).to_dict())
 
 
 @api.get("/jobs/<int:job_id>/distribution")
 def job_distribution(job_id: int) -> Any:
-    return jsonify(service().distribution(job_id))
+    return jsonify(queries().distribution(job_id).to_dict())
 
 
 @api.get("/jobs/<int:job_id>/timings")
 def job_timings(job_id: int) -> Any:
-    return jsonify(service().timings(job_id))
+    return jsonify(queries().timings(job_id).to_dict())
 
 
 @api.get("/cases/<int:case_id>")
 def get_case(case_id: int) -> Any:
-    return jsonify(service().case(case_id))
+    return jsonify(queries().case(case_id).to_dict())
 
 
 @api.get("/results")
 def search_results() -> Any:
-    return jsonify(service().results(ResultFilter.from_args(request.args)).to_dict())
+    return jsonify(queries().results(result_filter(request.args)).to_dict())
 
 
 @api.get("/results/export")
 def export_results() -> Response:
     """Every matching result as NDJSON (``format=ndjson``, the default) or CSV (``format=csv``)."""
-    flt = ResultFilter.from_args(request.args)
+    flt = result_filter(request.args)
     kind = request.args.get("format", "ndjson")
-    if kind not in ("ndjson", "csv"):
-        raise ServiceError(f"unknown export format {kind!r}; expected ndjson or csv")
+    if kind not in EXPORT_FORMATS:
+        raise Invalid(f"unknown export format {kind!r}; expected {' or '.join(EXPORT_FORMATS)}")
     name = "results"
     if flt.job_id is not None:
-        service().job(flt.job_id)  # 404 for a job that does not exist, before the download starts
+        queries().job(flt.job_id)  # 404 for a job that does not exist, before the download starts
         name = f"job-{flt.job_id}-results"
-    rows = service().iter_results(flt)
-    body = _csv(rows) if kind == "csv" else (json.dumps(row) + "\n" for row in rows)
+    rows = queries().iter_results(flt)
+    body = _csv(rows) if kind == "csv" else (orjson.dumps(row.to_dict()) + b"\n" for row in rows)
     mimetype = "text/csv" if kind == "csv" else "application/x-ndjson"
     return Response(stream_with_context(body), mimetype=mimetype,
                     headers={"Content-Disposition": f'attachment; filename="{name}.{kind}"'})
 
 
-CSV_COLUMNS = ("id", "job_id", "index", "game", "input", "outcome", "number", "detail", "line", "cached",
-               "solve_us", "solved_at")
-
-
-def _csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
-    import csv
-    import io
-
+def _csv(rows: Iterator[CaseView]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        row = dict(row, detail=" ".join(map(str, row["detail"] or [])))
-        writer.writerow([row[c] for c in CSV_COLUMNS])
+        data = row.to_dict()
+        data["detail"] = " ".join(map(str, data["detail"] or []))
+        writer.writerow([data[column] for column in CSV_COLUMNS])
         if buffer.tell() > 1 << 16:
             yield buffer.getvalue()
             buffer.seek(0)
@@ -167,13 +135,17 @@ def _csv(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
 @api.get("/overview")
 def overview() -> Any:
     """The service's state for the dashboard: workers seen, work waiting, and the broker's queue depth."""
-    return jsonify(dict(service().overview(), queue_depth=service().dispatcher.queue_depth()))
+    return jsonify(queries().overview(dealer().dispatcher.queue_depth()).to_dict())
+
+
+def game_views() -> list[GameView]:
+    return [GameView(slug=e.slug, title=e.title, summary=e.summary, unit=e.unit, number_name=e.number_name,
+                     outcomes=list(e.outcomes)) for e in engines.all_engines()]
 
 
 @api.get("/games")
 def games() -> Any:
-    return jsonify([{"slug": e.slug, "title": e.title, "summary": e.summary, "unit": e.unit,
-                     "number_name": e.number_name, "outcomes": list(e.outcomes)} for e in engines.all_engines()])
+    return jsonify([game.to_dict() for game in game_views()])
 
 
 @api.get("/openapi.json")

@@ -33,9 +33,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import (Blueprint, Flask, Response, current_app, g, jsonify, redirect, render_template, request,
-                   session, url_for)
+from flask import (Blueprint, Flask, Response, current_app, g, redirect, render_template, request, session,
+                   url_for)
 
+from webui.context import settings as current_settings
+from webui.errors import error_response, wants_json
 from worker.config import Settings
 
 log = logging.getLogger("dealer.web")
@@ -245,7 +247,7 @@ def _guard() -> Any:
         g.principal = _session_principal(ring)
     endpoint = request.endpoint or ""
     if endpoint not in OPEN_ENDPOINTS and g.principal is None and (
-            write or not current_app.config["DEALER_SETTINGS"].public_reads or endpoint in WRITE_PAGES):
+            write or not current_settings().public_reads or endpoint in WRITE_PAGES):
         return _unauthorized("this needs an API key: send the header 'Authorization: Bearer <key>', "
                              "or log in on the pages")
     if write and not g.bearer:
@@ -276,22 +278,14 @@ def _check_csrf() -> Any:
     return None
 
 
-def _wants_json() -> bool:
-    from webui import wants_json
-
-    return wants_json()
-
-
 def _refuse(message: str, status: int, headers: dict[str, str] | None = None) -> Any:
-    if _wants_json() or "pages" not in current_app.blueprints:
-        return jsonify(error=message), status, headers or {}
-    return render_template("error.html", message=message, status=status), status, headers or {}
+    return error_response(message, status, headers)
 
 
 def _unauthorized(message: str, invalid: bool = False) -> Any:
     challenge = 'Bearer realm="dealer"' + (', error="invalid_token"' if invalid else "")
     headers = {"WWW-Authenticate": challenge}
-    if not _wants_json() and request.method in ("GET", "HEAD") and not invalid:
+    if not wants_json() and request.method in ("GET", "HEAD") and not invalid:
         return redirect(url_for("auth.login", next=_here()))
     return _refuse(message, 401, headers)
 
@@ -357,7 +351,7 @@ def login() -> Any:
 @auth.post("/logout")
 def logout() -> Any:
     session.clear()
-    return redirect(url_for("pages.dashboard") if "pages" in current_app.blueprints else "/", code=303)
+    return redirect(url_for("pages.dashboard"), code=303)
 
 
 def install(app: Flask, settings: Settings) -> None:

@@ -1,16 +1,37 @@
 """The OpenAPI 3.1 document of the JSON API, served at ``/api/openapi.json``.
 
-Written by hand next to the routes; ``tests/web/test_openapi.py`` checks that every
-route of the app under ``/api`` (and ``/healthz``, ``/metrics``) is in it with its methods.
+The paths and parameters are written here next to the routes; every response schema is
+made from the typed views of :mod:`worker.jobs.views`, the same classes the API answers
+with. ``tests/web/test_openapi.py`` checks that every route is documented with its
+methods and that real responses match their documented schemas field by field.
 """
 
 from __future__ import annotations
 
+from dataclasses import fields
+from datetime import datetime
 from functools import cache
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
+from webui.api import JOBS_PER_PAGE
 from worker import engines
-from worker.models import JobStatus
+from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PER_PAGE, SORTS
+from worker.jobs.states import JobStatus
+from worker.jobs.views import (
+    CaseDetail,
+    CasePage,
+    CaseView,
+    DistributionView,
+    GameView,
+    HealthView,
+    JobPage,
+    JobView,
+    OverviewView,
+    SlowestCase,
+    TimingsView,
+    View,
+)
 
 
 def _ref(name: str) -> dict[str, Any]:
@@ -36,9 +57,14 @@ def _path(name: str, description: str) -> dict[str, Any]:
 
 
 JOB_ID = _path("job_id", "The job's id.")
-PAGING = [_query("page", "Page number, from 1.", {"type": "integer", "minimum": 1, "default": 1}),
-          _query("per_page", "Items per page (at most 500).",
-                 {"type": "integer", "minimum": 1, "maximum": 500, "default": 50})]
+
+
+def _paging(per_page: int = DEFAULT_PER_PAGE) -> list[dict[str, Any]]:
+    return [_query("page", "Page number, from 1.", {"type": "integer", "minimum": 1, "default": 1}),
+            _query("per_page", f"Items per page (at most {MAX_PER_PAGE}).",
+                   {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": per_page})]
+
+
 NOT_FOUND = _error("No such job or case.")
 BAD_REQUEST = _error("A parameter is not valid; the message says which and why.")
 UNAUTHORIZED = {**_error("No valid API key (only when the service has keys, DEALER_API_KEYS): the answer "
@@ -57,7 +83,7 @@ OPEN = [{}]
 
 
 def _result_filters(with_game: bool = True, with_job: bool = True) -> list[dict[str, Any]]:
-    """The query parameters of :class:`worker.service.ResultFilter`."""
+    """The query parameters of :class:`worker.jobs.filters.ResultFilter`."""
     games = {"type": "string", "enum": engines.names()}
     params = []
     if with_game:
@@ -71,96 +97,75 @@ def _result_filters(with_game: bool = True, with_job: bool = True) -> list[dict[
         _query("until", "Solved before this ISO 8601 date or time.", {"type": "string", "format": "date-time"}),
         _query("input", "A deck or hand written as text: finds the same case in any job, whatever its "
                         "spacing (needs game)."),
-        _query("sort", "Sort key, descending with a leading '-': index, number, outcome, solve_us, solved_at, "
-                       "job_id.", {"type": "string", "default": "index"}),
+        _query("sort", "Sort key, descending with a leading '-'.",
+               {"type": "string", "default": "index", "enum": [*SORTS, *(f"-{key}" for key in SORTS)]}),
     ]
     if with_job:
         params.append(_query("job_id", "Only this job's cases.", {"type": "integer", "minimum": 1}))
-    return params + PAGING
+    return params + _paging()
+
+
+def _component(view: type[View]) -> str:
+    """A view's name in ``components/schemas``: ``JobView`` is ``Job``."""
+    name = view.__name__
+    return name.removesuffix("View") if name.endswith("View") else name
+
+
+def _type_schema(kind: Any, found: dict[str, type[View]]) -> dict[str, Any]:
+    """The JSON Schema of a view field's type; views met on the way are added to ``found``."""
+    if isinstance(kind, type) and issubclass(kind, View):
+        found.setdefault(_component(kind), kind)
+        return _ref(_component(kind))
+    origin, args = get_origin(kind), get_args(kind)
+    if origin in (UnionType, Union):
+        options = [a for a in args if a is not type(None)]
+        inner = _type_schema(options[0], found) if len(options) == 1 else {}
+        if "type" in inner and isinstance(inner["type"], str):
+            return {**inner, "type": [inner["type"], "null"]}
+        return {"anyOf": [inner, {"type": "null"}]}
+    if origin is list:
+        return {"type": "array", "items": _type_schema(args[0], found)} if args else {"type": "array"}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": _type_schema(args[1], found)}
+    simple = {int: "integer", float: "number", str: "string", bool: "boolean", datetime: "string"}
+    if kind in simple:
+        return {"type": simple[kind]}
+    return {}  # Any
+
+
+def view_schema(view: type[View], found: dict[str, type[View]] | None = None) -> dict[str, Any]:
+    """The JSON Schema of a view: every field, each required, nothing else allowed.
+
+    >>> schema = view_schema(SlowestCase)
+    >>> schema["required"], schema["properties"]["solve_us"]["type"]
+    (['id', 'index', 'solve_us'], 'integer')
+    """
+    found = {} if found is None else found
+    hints = get_type_hints(view)
+    properties: dict[str, Any] = {}
+    for item in fields(view):  # type: ignore[arg-type]
+        extra = {key: value for key, value in item.metadata["schema"].items() if key != "csv"}
+        properties[item.name] = {**_type_schema(hints[item.name], found), **extra,
+                                 "description": item.metadata["description"]}
+    for name, (kind, description) in view.derived.items():
+        properties[name] = {**_type_schema(kind, found), "description": description}
+    return {"type": "object", "required": list(properties), "properties": properties,
+            "additionalProperties": False}
+
+
+#: The views the API answers with (the views they hold are found from these).
+ROOT_VIEWS: tuple[type[View], ...] = (JobView, JobPage, CaseView, CaseDetail, CasePage, DistributionView,
+                                      TimingsView, OverviewView, GameView, HealthView)
 
 
 def _schemas() -> dict[str, Any]:
-    integer = {"type": "integer"}
-    nullable_int = {"type": ["integer", "null"]}
-    nullable_str = {"type": ["string", "null"]}
-    moment = {"type": ["string", "null"], "format": "date-time"}
-    diagnostic = {"type": "object", "properties": {
-        "message": {"type": "string"}, "line": nullable_int, "column": nullable_int, "text": {"type": "string"}}}
-    job = {
-        "type": "object",
-        "required": ["id", "game", "status", "total", "done", "created_at"],
-        "properties": {
-            "id": integer, "game": {"type": "string", "enum": engines.names()}, "filename": {"type": "string"},
-            "size": integer, "sha256": {"type": "string"},
-            "status": {"type": "string", "enum": [s.value for s in JobStatus]},
-            "error": {**nullable_str, "description": "Why the job failed, e.g. the parser's message with line "
-                                                     "and column."},
-            "warnings": {"type": "array", "items": diagnostic},
-            "total": {**integer, "description": "Cases in the file (0 until the split has finished)."},
-            "done": integer, "failed_cases": integer, "cache_hits": integer,
-            "counts": {"type": "object", "additionalProperties": integer,
-                       "description": "Solved cases by outcome."},
-            "progress": {"type": "number", "minimum": 0, "maximum": 1},
-            "rate": {"type": "number", "description": "Cases solved per second."},
-            "eta_seconds": {"type": ["number", "null"]},
-            "elapsed_seconds": {"type": "number"},
-            "chunk_size": integer, "rerun_of": nullable_int,
-            "created_at": moment, "started_at": moment, "split_at": moment, "finished_at": moment,
-        },
-    }
-    case = {
-        "type": "object",
-        "properties": {
-            "id": integer, "job_id": integer, "index": integer, "game": {"type": "string"},
-            "input": {"type": "string", "description": "The canonical input: tokens joined by single spaces."},
-            "outcome": nullable_str, "number": nullable_int, "detail": {"type": ["array", "null"]},
-            "line": {**nullable_str, "description": "The judge output line."},
-            "error": nullable_str, "cached": {"type": "boolean"}, "solve_us": integer, "worker": nullable_str,
-            "solved_at": moment,
-        },
-    }
-    page = {"type": "object", "required": ["items", "total", "page", "per_page", "pages"], "properties": {
-        "total": integer, "page": integer, "per_page": integer, "pages": integer}}
-    return {
-        "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
-        "Job": job,
-        "JobPage": {**page, "properties": {**page["properties"], "items": {"type": "array", "items": _ref("Job")}}},
-        "Case": case,
-        "CaseWithTrace": {"allOf": [_ref("Case"), {"type": "object", "properties": {"trace": {
-            "type": ["object", "null"],
-            "description": "The engine's versioned trace (see each engine module's documentation)."},
-            "trace_error": {"type": "string", "description": "Present, with trace null, when the stored trace "
-                                                             "cannot be read (damaged)."}}}]},
-        "CasePage": {**page, "properties": {**page["properties"],
-                                            "items": {"type": "array", "items": _ref("Case")}}},
-        "Distribution": {"type": "object", "properties": {
-            "game": {"type": "string"}, "number_name": {"type": "string"},
-            "outcomes": {"type": "array", "items": {"type": "string"}},
-            "counts": {"type": "object", "additionalProperties": integer},
-            "by_number": {"type": "array", "items": {"type": "object", "properties": {
-                "outcome": {"type": "string"}, "number": integer, "count": integer}}}}},
-        "Timings": {"type": "object", "properties": {
-            "job_id": integer, "queued_seconds": {"type": ["number", "null"]},
-            "split_seconds": {"type": ["number", "null"]}, "elapsed_seconds": {"type": "number"},
-            "rate": {"type": "number"}, "solved": integer, "cached": integer, "solve_us_total": integer,
-            "solve_us_mean": {"type": ["number", "null"]}, "solve_us_max": nullable_int,
-            "slowest_case": {"type": ["object", "null"]}}},
-        "Overview": {"type": "object", "properties": {
-            "workers": {"type": "array", "items": {"type": "object", "properties": {
-                "name": {"type": "string"}, "concurrency": integer, "processed": integer,
-                "seen_at": moment, "started_at": moment}}},
-            "jobs_by_status": {"type": "object", "additionalProperties": integer},
-            "queued_cases": integer, "pending_chunks": integer,
-            "queue_depth": {**nullable_int, "description": "Messages in the broker's queue; null when the broker "
-                                                           "cannot be reached."}}},
-        "Game": {"type": "object", "properties": {
-            "slug": {"type": "string"}, "title": {"type": "string"}, "summary": {"type": "string"},
-            "unit": {"type": "string"}, "number_name": {"type": "string"},
-            "outcomes": {"type": "array", "items": {"type": "string"}}}},
-        "Health": {"type": "object", "properties": {
-            "ok": {"type": "boolean"}, "status": {"type": "string", "enum": ["ok", "unavailable"]},
-            "database": {"type": "object"}, "broker": {"type": "object"}, "workers": {"type": "object"}}},
-    }
+    found: dict[str, type[View]] = {_component(view): view for view in ROOT_VIEWS}
+    schemas: dict[str, Any] = {"Error": {"type": "object", "required": ["error"], "additionalProperties": False,
+                                         "properties": {"error": {"type": "string"}}}}
+    while missing := [name for name in found if name not in schemas]:
+        for name in missing:
+            schemas[name] = view_schema(found[name], found)
+    return dict(sorted(schemas.items()))
 
 
 def _paths() -> dict[str, Any]:
@@ -171,7 +176,7 @@ def _paths() -> dict[str, Any]:
                     "parameters": [_query("status", "Only jobs in this status.",
                                           {"type": "string", "enum": [s.value for s in JobStatus]}),
                                    _query("game", "Only jobs of this game.",
-                                          {"type": "string", "enum": engines.names()}), *PAGING],
+                                          {"type": "string", "enum": engines.names()}), *_paging(JOBS_PER_PAGE)],
                     "responses": {"200": _json(_ref("JobPage"), "A page of jobs."), "400": BAD_REQUEST}},
             "post": {"summary": "Upload a judge file and start a job", "operationId": "createJob", "tags": ["jobs"],
                      "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
@@ -228,7 +233,7 @@ def _paths() -> dict[str, Any]:
             "parameters": [JOB_ID, _path("index", "The case's number in the file, from 1.")],
             "get": {"summary": "One case of a job, by its number in the file, with its trace",
                     "operationId": "jobCase", "tags": ["results"],
-                    "responses": {"200": _json(_ref("CaseWithTrace"), "The case."), "404": NOT_FOUND}},
+                    "responses": {"200": _json(_ref("CaseDetail"), "The case."), "404": NOT_FOUND}},
         },
         "/api/jobs/{job_id}/distribution": {
             "parameters": [JOB_ID],
@@ -245,7 +250,7 @@ def _paths() -> dict[str, Any]:
         "/api/cases/{case_id}": {
             "parameters": [_path("case_id", "The case's id.")],
             "get": {"summary": "One case with its trace", "operationId": "getCase", "tags": ["results"],
-                    "responses": {"200": _json(_ref("CaseWithTrace"), "The case."), "404": NOT_FOUND}},
+                    "responses": {"200": _json(_ref("CaseDetail"), "The case."), "404": NOT_FOUND}},
         },
         "/api/results": {
             "get": {"summary": "Search every stored result across all jobs", "operationId": "searchResults",

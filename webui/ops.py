@@ -7,9 +7,11 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
-from webui import service
+from webui.context import dealer, queries
 from worker import engines
-from worker.service import SOLVE_BUCKETS_US
+from worker.jobs import monitor
+from worker.jobs.monitor import Metrics
+from worker.store.models import SOLVE_BUCKETS_US
 
 ops = Blueprint("ops", __name__)
 
@@ -20,35 +22,34 @@ PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 @ops.get("/healthz")
 def healthz() -> Any:
     """200 when the database and the broker answer and a worker has been seen lately, else 503."""
-    report = service().health()
-    return jsonify(dict(report, status="ok" if report["ok"] else "unavailable")), 200 if report["ok"] else 503
+    report = monitor.health(queries(), dealer().dispatcher)
+    return jsonify(report.to_dict()), 200 if report.ok else 503
 
 
 @ops.get("/metrics")
 def metrics() -> Response:
-    return Response("".join(exposition(service().metrics())), content_type=PROMETHEUS_TEXT)
+    return Response("".join(exposition(monitor.metrics(queries(), dealer().dispatcher))), content_type=PROMETHEUS_TEXT)
 
 
-def exposition(data: dict[str, Any]) -> Iterator[str]:
+def exposition(data: Metrics) -> Iterator[str]:
     """The service's figures in Prometheus' text format (one ``# HELP``/``# TYPE`` pair per family).
 
-    >>> text = "".join(exposition({"jobs_by_status": {"queued": 1}, "cases_solved": [], "workers": 0,
-    ...     "solve_histograms": {}, "pending_chunks": 0, "queue_depth": None}))
+    >>> text = "".join(exposition(Metrics(jobs_by_status={"queued": 1}, cases_solved=[], workers=0,
+    ...     solve_histograms={}, pending_chunks=0, queue_depth=None)))
     >>> 'dealer_jobs{status="queued"} 1' in text, "dealer_broker_up 0" in text
     (True, True)
     """
     yield from _family("dealer_jobs", "gauge", "Jobs by status.",
-                       (({"status": status}, count) for status, count in data["jobs_by_status"].items()))
+                       (({"status": status}, count) for status, count in data.jobs_by_status.items()))
     yield from _family("dealer_cases_solved", "gauge",
                        "Solved cases stored, by game and outcome (falls when a job is deleted).",
-                       (({"game": row["game"], "outcome": row["outcome"]}, row["count"])
-                        for row in data["cases_solved"]))
-    yield from _histogram(data["solve_histograms"])
+                       (({"game": game, "outcome": outcome}, count) for game, outcome, count in data.cases_solved))
+    yield from _histogram(data.solve_histograms)
     yield from _family("dealer_workers", "gauge", "Workers whose heartbeat was seen in the last 30 seconds.",
-                       [({}, data["workers"])])
+                       [({}, data.workers)])
     yield from _family("dealer_pending_chunks", "gauge", "Chunks of cases waiting for or being solved.",
-                       [({}, data["pending_chunks"])])
-    depth = data["queue_depth"]
+                       [({}, data.pending_chunks)])
+    depth = data.queue_depth
     yield from _family("dealer_broker_up", "gauge", "Whether the broker answered (1) or not (0).",
                        [({}, 0 if depth is None else 1)])
     if depth is not None:

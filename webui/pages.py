@@ -13,11 +13,14 @@ from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
 
-from webui import service
-from worker import engines
-from worker.models import JobStatus
-from worker.service import ServiceError
-from worker.uploads import format_size
+from webui.api import game_views
+from webui.context import dealer, queries, settings
+from webui.errors import http_status
+from webui.params import whole_number
+from webui.uploads import receive_upload
+from worker.jobs.errors import ServiceError
+from worker.jobs.states import FINISHED
+from worker.store.uploads import format_size
 
 pages = Blueprint("pages", __name__)
 
@@ -28,16 +31,11 @@ JOBS_PER_PAGE = 20
 @cache
 def games() -> list[dict[str, Any]]:
     """What the pages need to know of each game (also handed to the scripts as JSON)."""
-    return [{"slug": e.slug, "title": e.title, "summary": e.summary, "unit": e.unit, "number_name": e.number_name,
-             "outcomes": list(e.outcomes)} for e in engines.all_engines()]
+    return [game.to_dict() for game in game_views()]
 
 
 def _page_arg() -> int:
-    raw = request.args.get("page") or "1"
-    try:
-        return max(1, int(raw))
-    except ValueError:
-        raise ServiceError(f"page must be a whole number, not {raw!r}") from None
+    return whole_number("page", request.args.get("page") or "1", 1)
 
 
 @pages.app_template_filter("size")
@@ -87,19 +85,15 @@ def _when(value: str | None) -> str:
 
 @pages.app_context_processor
 def _globals() -> dict[str, Any]:
-    settings = service().settings
     return {"games": games(), "game_by_slug": {g["slug"]: g for g in games()},
-            "max_upload": settings.max_upload_bytes, "finished_statuses": FINISHED}
-
-
-FINISHED = [s.value for s in JobStatus if s.finished]
+            "max_upload": settings().max_upload_bytes, "finished_statuses": sorted(FINISHED)}
 
 
 @pages.get("/")
 def dashboard() -> str:
-    jobs = service().jobs(_page_arg(), JOBS_PER_PAGE)
-    overview = dict(service().overview(), queue_depth=service().dispatcher.queue_depth())
-    return render_template("dashboard.html", page_name="dashboard", jobs=jobs, overview=overview)
+    jobs = queries().jobs(_page_arg(), JOBS_PER_PAGE)
+    overview = queries().overview(dealer().dispatcher.queue_depth())
+    return render_template("dashboard.html", page_name="dashboard", jobs=jobs.to_dict(), overview=overview.to_dict())
 
 
 @pages.route("/upload", methods=["GET", "POST"])
@@ -107,35 +101,33 @@ def upload() -> Any:
     """The upload form; its script sends the file to ``POST /api/jobs`` with progress, and without
     JavaScript the form posts here and lands on the new job's page."""
     if request.method == "POST":
-        from webui.api import receive_upload
-
         try:
             job = receive_upload()
         except ServiceError as error:
-            return render_template("upload.html", page_name="upload", error=error.message), error.status
-        return redirect(url_for("pages.job", job_id=job["id"]), code=303)
+            return render_template("upload.html", page_name="upload", error=error.message), http_status(error)
+        return redirect(url_for("pages.job", job_id=job.id), code=303)
     return render_template("upload.html", page_name="upload", error=None)
 
 
 @pages.get("/jobs/<int:job_id>")
 def job(job_id: int) -> str:
-    data = service().job(job_id)
-    timings = service().timings(job_id)
+    data = queries().job(job_id).to_dict()
+    timings = queries().timings(job_id).to_dict()
     return render_template("job.html", page_name="job", job=data, timings=timings, game=_game(data["game"]))
 
 
 @pages.get("/jobs/<int:job_id>/cases/<int:index>")
 def job_case(job_id: int, index: int) -> str:
-    return _case_page(service().case_by_index(job_id, index))
+    return _case_page(queries().case_by_index(job_id, index).to_dict())
 
 
 @pages.get("/cases/<int:case_id>")
 def case(case_id: int) -> str:
-    return _case_page(service().case(case_id))
+    return _case_page(queries().case(case_id).to_dict())
 
 
 def _case_page(data: dict[str, Any]) -> str:
-    job = service().job(data["job_id"])
+    job = queries().job(data["job_id"]).to_dict()
     return render_template("case.html", page_name="case", case=data, job=job, game=_game(data["game"]))
 
 

@@ -6,11 +6,14 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
+from worker.config import Settings
+
 
 class WebServer(BaseApplication):  # type: ignore[misc]
     """Gunicorn with threads: uploads stream for minutes while the dashboard keeps polling."""
 
-    def __init__(self, host: str, port: int, workers: int = 1, threads: int = 8) -> None:
+    def __init__(self, settings: Settings, host: str, port: int, workers: int = 1, threads: int = 8) -> None:
+        self.settings = settings
         self.options = {
             "bind": f"{host}:{port}",
             "workers": workers,
@@ -29,6 +32,6 @@ class WebServer(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from webui import create_app
+        from webui.app import create_app
 
-        return create_app()
+        return create_app(self.settings)

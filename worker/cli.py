@@ -69,20 +69,17 @@ def _fail(message: str, status: int = 2) -> Any:
     sys.exit(status)
 
 
-def _embedded_setup(data_dir: str | None) -> None:
-    """Point every part at one data folder and bring its database up to date (embedded mode)."""
-    import os
-
+def _settings(data_dir: str | None = None) -> Any:
+    """The settings from the environment (and ``--data-dir``); an embedded database is brought up to date."""
     from worker.config import Settings
-    from worker.migrate import upgrade
+    from worker.store.database import Database
+    from worker.store.migrate import upgrade
 
-    if data_dir:
-        os.environ["DEALER_DATA_DIR"] = data_dir
-    settings = Settings.from_env()
-    os.environ["DEALER_DATA_DIR"] = str(settings.data_dir)
+    settings = Settings.from_env(data_dir=data_dir)
     if settings.database_url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        upgrade(settings.database_url)
+        upgrade(Database.of(settings))
+    return settings
 
 
 @main.command()
@@ -94,18 +91,20 @@ def _embedded_setup(data_dir: str | None) -> None:
               help="Worker processes (default: one per CPU).")
 def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -> None:
     """Web UI, API and a worker in one command (embedded mode); Ctrl-C stops all of it."""
+    import os
     import subprocess
 
     from webui.server import WebServer
 
-    _embedded_setup(data_dir)
+    settings = _settings(data_dir)
     command = [sys.executable, "-m", "worker.cli", "worker"]
     if concurrency:
         command += ["--concurrency", str(concurrency)]
-    worker = subprocess.Popen(command)
+    # The worker is another process: it learns the data folder the way any process does.
+    worker = subprocess.Popen(command, env={**os.environ, "DEALER_DATA_DIR": str(settings.data_dir)})
     click.echo(f"Dealer is serving on http://{host}:{port}/ (Ctrl-C stops it)", err=True)
     try:
-        WebServer(host, port).run()
+        WebServer(settings, host, port).run()
     finally:
         worker.terminate()
         try:
@@ -123,8 +122,7 @@ def web(host: str, port: int, workers: int) -> None:
     """The web UI and API alone (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL)."""
     from webui.server import WebServer
 
-    _embedded_setup(None)
-    WebServer(host, port, workers=workers).run()
+    WebServer(_settings(), host, port, workers=workers).run()
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -134,10 +132,10 @@ def web(host: str, port: int, workers: int) -> None:
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 def worker(concurrency: int | None, loglevel: str, celery_args: tuple[str, ...]) -> None:
     """A Celery worker (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL); extra arguments go to Celery."""
-    _embedded_setup(None)
-    from worker.celery_app import QUEUE
-    from worker.tasks import app
+    from worker.runner.app import QUEUE
+    from worker.runner.tasks import create_worker_app
 
+    app = create_worker_app(_settings())
     argv = ["worker", f"--loglevel={loglevel}", "-Q", QUEUE, "-n", "dealer@%h"]
     if concurrency:
         argv.append(f"--concurrency={concurrency}")
@@ -154,12 +152,13 @@ def db() -> None:
 def db_upgrade(revision: str) -> None:
     """Bring the database schema up to REVISION (default: the newest)."""
     from worker.config import Settings
-    from worker.migrate import upgrade
+    from worker.store.database import Database
+    from worker.store.migrate import upgrade
 
     settings = Settings.from_env()
     if settings.database_url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.database_url, revision)
+    upgrade(Database.of(settings), revision)
     click.echo(f"database at {revision}", err=True)
 
 
@@ -170,14 +169,13 @@ def db_upgrade(revision: str) -> None:
               help="The Dealer service.")
 @click.option("--wait", is_flag=True, help="Wait for the job to finish and print its judge output.")
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: on a terminal).")
-def submit(file: str, game: str | None, url: str, wait: bool, progress: bool | None) -> None:
-    """Upload FILE to a running service and print the job id (with --wait, the judge output).
-
-    When the service has API keys, set DEALER_API_KEY: it is sent as "Authorization: Bearer <key>".
-    """
+@click.option("--api-key", envvar="DEALER_API_KEY", default=None, show_envvar=True,
+              help="The service's API key, when it has keys (sent as Authorization: Bearer <key>).")
+def submit(file: str, game: str | None, url: str, wait: bool, progress: bool | None, api_key: str | None) -> None:
+    """Upload FILE to a running service and print the job id (with --wait, the judge output)."""
     from worker.client import Client, ClientError
 
-    client = Client(url)
+    client = Client(url, api_key=api_key)
     show = sys.stderr.isatty() if progress is None else progress
     try:
         job = client.submit(file, game, progress=show)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-FINISHED = ("succeeded", "failed", "cancelled")
+from worker.jobs.states import FINISHED
 
 
 class ClientError(Exception):
@@ -24,7 +24,7 @@ class ClientError(Exception):
 
 
 class Client:
-    def __init__(self, url: str, timeout: float = 60) -> None:
+    def __init__(self, url: str, timeout: float = 60, api_key: str | None = None) -> None:
         parts = urlsplit(url if "://" in url else f"http://{url}")
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ClientError(f"not an http(s) URL: {url!r}")
@@ -35,8 +35,8 @@ class Client:
         self.prefix = parts.path.rstrip("/")
         self.timeout = timeout
         self.headers: dict[str, str] = {}
-        if token := os.environ.get("DEALER_API_KEY"):
-            self.headers["Authorization"] = f"Bearer {token}"
+        if api_key:
+            self.headers["Authorization"] = f"Bearer {api_key}"
 
     def _connection(self) -> http.client.HTTPConnection:
         kind = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection

@@ -9,15 +9,17 @@ document: the job succeeds with a warning that says so.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from markupsafe import escape
 
-from tests.badinput.conftest import CORPUS, assert_healthy, finished, post
-from tests.conftest import JUDGE_DATA
+from tests.support.http import assert_healthy, finished
+from tests.support.http import post_file as post
+from tests.support.paths import JUDGE_DATA
 from worker import engines
-from worker.models import Job
+from worker.store.models import Job
 
 GAMES = engines.names()
 
@@ -78,13 +80,15 @@ ANY_FAILS: dict[str, tuple[int, int, str]] = {
     "garbage-high-bytes.bin": (1, 3, "byte 0x82 is not text"),
 }
 
+CORPUS = Path(__file__).parent / "corpus"
+
 
 def _jobs(settings: Any) -> int:
     from sqlalchemy import func, select
 
-    from worker.db import session_scope
+    from worker.store.database import Database
 
-    with session_scope(settings.database_url, write=False) as session:
+    with Database.of(settings).session(write=False) as session:
         return session.scalar(select(func.count()).select_from(Job)) or 0
 
 

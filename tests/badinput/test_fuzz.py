@@ -20,10 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA
 from worker import engines
 from worker.engines.base import MAX_TOKEN, Diagnostic, InputError
-from worker.guards import LineLimitReader, sniff_upload
+from worker.jobs.intake import sniff_upload
+from worker.jobs.reading import LineLimitReader
 
 GAMES = engines.names()
 EXAMPLES = int(os.environ.get("DEALER_FUZZ_EXAMPLES", "120"))

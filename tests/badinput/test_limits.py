@@ -11,19 +11,21 @@ from typing import Any
 
 import pytest
 
-from tests.badinput.conftest import assert_healthy, finished, post
-from tests.conftest import JUDGE_DATA
-from tests.support import InlineDispatcher
-from worker import pipeline
+from tests.support.http import assert_healthy, finished
+from tests.support.http import post_file as post
+from tests.support.paths import JUDGE_DATA
+from tests.support.plugin import sqlite_settings
+from tests.support.inline import InlineDispatcher
+from worker.jobs.split import split_job
 from worker.config import Settings
 from worker.engines.base import InputError
-from worker.guards import LineLimitReader
+from worker.jobs.reading import LineLimitReader
 
 FIFTY_MB = 50 * 10**6
 
 
 def make_app(settings: Settings, dispatcher: Any = None, **limits: Any) -> Any:
-    from webui import create_app
+    from webui.app import create_app
 
     settings = replace(settings, **limits)
     return create_app(settings, dispatcher or InlineDispatcher(settings), config={"TESTING": True})
@@ -91,11 +93,7 @@ def _one_line(game: str) -> bytes:
 @pytest.fixture
 def one_db_settings(tmp_path: Path) -> Settings:
     """SQLite only: what is tested here is the reading, not the database."""
-    from worker.migrate import upgrade
-
-    settings = Settings.from_env({}, data_dir=tmp_path / "data", chunk_size=500)
-    upgrade(settings.database_url)
-    return settings
+    return sqlite_settings(tmp_path, chunk_size=500)
 
 
 @pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
@@ -111,7 +109,7 @@ def test_a_50_mb_single_line_fails_at_the_line_limit(one_db_settings: Settings, 
     job_id = response.get_json()["id"]
     del data
     started = time.perf_counter()
-    pipeline.split_job(one_db_settings, job_id, dispatcher)  # what a worker does; solves stay queued
+    split_job(one_db_settings, job_id, dispatcher)  # what a worker does; solves stay queued
     assert time.perf_counter() - started < 10
     job = client.get(f"/api/jobs/{job_id}").get_json()
     assert job["status"] == "failed", job

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.live import MODES, LiveService, live_service
-from tests.support import services_required
+from tests.support.paths import ROOT
+from worker.testing.live import MODES, LiveService, live_service
+from tests.support.plugin import services_required
 
 CHROMIUM = Path(os.environ.get("DEALER_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import JUDGE_DATA
-from tests.live import LiveService, live_service
+from tests.support.paths import JUDGE_DATA
+from worker.testing.live import LiveService, live_service
 from worker.client import Client
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -121,7 +121,7 @@ def test_dealer_submit_sends_dealer_api_key(live: LiveService) -> None:
     import os
     import subprocess
 
-    from tests.live import DEALER
+    from worker.testing.live import DEALER
 
     env = {k: v for k, v in os.environ.items() if k != "DEALER_API_KEY"}
     hands = str(JUDGE_DATA / "mahjong" / "sample.in")

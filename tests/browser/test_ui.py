@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import JUDGE_DATA
-from tests.live import LiveService
+from tests.support.paths import JUDGE_DATA
+from worker.testing.live import LiveService
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,55 +1,37 @@
-"""Accordian Patience (UVa 127): judge files, reading rules, errors, traces and properties."""
+"""Accordian Patience (UVa 127): what is particular to this game (``test_contract.py`` checks
+what every engine shares): its reading rules and errors, its traces, and its two fast
+loops against the rules written plainly."""
 
 from __future__ import annotations
 
-import doctest
-import io
 import json
 import random
 import threading
-import tracemalloc
-from collections.abc import Iterator
-from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import JUDGE_DATA, judge_files
-from worker import engines
-from worker.engines import accordion
+from tests.engines import samples
+from tests.engines.samples import DECK1, DECK2, two_lines
+from tests.support.paths import JUDGE_DATA, judge_files
 from worker.engines.accordion import CARDS, ENGINE
+from worker.engines.accordion.cards import NUMBER, TABLE_SIZE, masks_of
+from worker.engines.accordion.play import play, play_traced
+from worker.engines.accordion.trace import replay_moves
 from worker.engines.base import Case, Diagnostic, InputError, TraceError
 
 SAMPLE = JUDGE_DATA / "accordion" / "sample.in"
-DECK1 = (
-    "QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "
-    "8C 7D 4C 4S 7S 9H 7C 5D 2S KD 2D QH JD 6D 9D JC 2C KH 3D QC 6C 9S KC 7H 9C 5C"
-)
-#: The second sample deck: a win.
-DECK2 = (
-    "AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AD 2D 3D 4D 5D 6D 7D 8D TD 9D JD QD KD "
-    "AH 2H 3H 4H 5H 6H 7H 8H 9H KH 6S QH TH AS 2S 3S 4S 5S JH 7S 8S 9S TS JS QS KS"
-)
-
-decks = st.permutations(CARDS).map(" ".join)
+decks = samples.card_decks
 
 
 def parse(data: bytes) -> tuple[list[Case], list[Diagnostic]]:
-    warnings: list[Diagnostic] = []
-    return list(ENGINE.parse(io.BytesIO(data), warnings)), warnings
+    return samples.parse(ENGINE, data)
 
 
 def error(data: bytes) -> InputError:
-    with pytest.raises(InputError) as caught:
-        parse(data)
-    return caught.value
-
-
-def two_lines(deck: str) -> str:
-    cards = deck.split()
-    return " ".join(cards[:26]) + "\n" + " ".join(cards[26:])
+    return samples.error(ENGINE, data)
 
 
 def naive_sizes(deck: str) -> list[int]:
@@ -80,35 +62,6 @@ def naive_sizes(deck: str) -> list[int]:
 # --------------------------------------------------------------------- the engine as a whole
 
 
-def test_registered_with_its_attributes() -> None:
-    engine = engines.get("accordion")
-    assert engine is ENGINE
-    assert (engine.slug, engine.title, engine.unit, engine.number_name) == (
-        "accordion", "Accordian Patience (UVa 127)", "deck", "piles")
-    assert engine.outcomes == ("win", "loss")
-    assert engine.terminator == "#"
-    assert engine.trace_version == 1
-
-
-def test_doctests() -> None:
-    result = doctest.testmod(accordion)
-    assert result.failed == 0 and result.attempted > 10
-
-
-@pytest.mark.parametrize("path", judge_files("accordion"), ids=lambda p: p.name)
-@pytest.mark.parametrize("trace", [False, True])
-def test_judge_files(path: Path, trace: bool) -> None:
-    with path.open("rb") as stream:
-        warnings: list[Diagnostic] = []
-        results = [ENGINE.solve(case, trace=trace) for case in ENGINE.parse(stream, warnings)]
-    assert "".join(r.line + "\n" for r in results) == path.with_suffix(".out").read_text()
-    assert warnings == []
-    for index, r in enumerate(results, 1):
-        assert ENGINE.judge_line(index, r.outcome, r.number, r.detail) == r.line
-        assert r.outcome == ("win" if r.number == 1 else "loss")
-        assert r.number == len(r.detail) and sum(r.detail) == 52
-
-
 def test_judge_files_have_no_repeated_cards() -> None:
     # Checked because a deck holding a card twice is refused: the shipped data must still read.
     for path in judge_files("accordion"):
@@ -128,10 +81,6 @@ def test_sample() -> None:
     assert (second.outcome, second.number, second.detail, second.line) == (
         "win", 1, [52], "1 pile remaining: 52")
     assert warnings == []
-
-
-def test_solve_without_trace_has_none() -> None:
-    assert ENGINE.solve(Case(1, DECK1), trace=False).trace is None
 
 
 def test_solve_reads_any_whitespace_and_refuses_bad_text() -> None:
@@ -204,41 +153,12 @@ def test_several_decks_on_one_line_and_a_deck_over_many() -> None:
     assert [c.column for c in cases] == [1 + 156 * k for k in range(7)]
 
 
-def test_terminator_forms() -> None:
-    for end in ["#", "#\n", "# the end\n", "#END", "\n\n#"]:
+def test_any_token_starting_with_a_hash_ends_the_input() -> None:
+    for end in ["#END", "#\n", "#x\n\n"]:
         cases, warnings = parse((DECK1 + "\n" + end).encode())
-        assert len(cases) == 1
-        if "the end" in end:
-            assert [str(w) for w in warnings] == [
-                'line 2, column 3: text after the terminating "#" is ignored']
-        else:
-            assert warnings == []
-
-
-def test_text_after_the_terminator_is_ignored_with_a_warning() -> None:
-    cases, warnings = parse((DECK1 + "\n#\n\n   junk 1H\n" + DECK2 + "\n").encode())
-    assert len(cases) == 1
-    assert [str(w) for w in warnings] == ['line 4, column 4: text after the terminating "#" is ignored']
-    cases, warnings = parse((DECK1 + " # " + DECK2).encode())
-    assert len(cases) == 1
-    assert [(w.line, w.column) for w in warnings] == [(1, 159)]
-    # What follows the end need not even be text.
-    cases, warnings = parse(DECK1.encode() + b"\n#\n\xff\xfe\x00")
-    assert len(cases) == 1
-    assert [(w.message, w.line, w.column) for w in warnings] == [
-        ('text after the terminating "#" is ignored', 3, 1)]
-
-
-def test_missing_terminator_is_a_warning() -> None:
-    for tail in ["", "\n", "\n\n  \n"]:
-        cases, warnings = parse((two_lines(DECK1) + tail).encode())
-        assert [c.text for c in cases] == [DECK1]
-        assert [str(w) for w in warnings] == ['no terminating "#" at end of file']
-        assert warnings[0].line is None
-
-
-def test_warnings_list_is_optional() -> None:
-    assert [c.text for c in ENGINE.parse(io.BytesIO(DECK1.encode()))] == [DECK1]
+        assert [c.text for c in cases] == [DECK1] and warnings == []
+    cases, warnings = parse((DECK1 + " #x " + DECK2).encode())  # on the deck's own line
+    assert len(cases) == 1 and [(w.line, w.column) for w in warnings] == [(1, 160)]
 
 
 # --------------------------------------------------------------------- errors
@@ -295,26 +215,6 @@ def test_card_twice_in_a_deck() -> None:
 def test_first_problem_in_file_order_wins() -> None:
     assert str(error(b"AS 2S AS 1H")) == "line 1, column 7: AS appears twice in deck 1"
     assert str(error(b"AS 2S 1H AS")).startswith('line 1, column 7: "1H" is not a card')
-
-
-def test_empty_files() -> None:
-    assert (str(error(b"")), error(b"").line) == ("the file is empty", None)
-    for blank in [b"\n", b"   \r\n\t\n", b" " * 100_000]:
-        bad = error(blank)
-        assert (bad.message, bad.line) == ("the file has no decks", None)
-    assert str(error(b"\n  #\n")) == "line 2, column 3: the file has no decks"
-    assert str(error(b"#")) == "line 1, column 1: the file has no decks"
-
-
-def test_non_text_bytes() -> None:
-    bad = error(DECK1.encode()[:10] + b"\x00" + DECK1.encode()[10:])
-    assert (bad.line, bad.column) == (1, 11)
-    assert "is not text" in bad.message
-    assert "is not text" in error(b"AS 2S \xff").message
-
-
-def test_a_token_too_long() -> None:
-    assert "longer than" in error(b"AS " + b"K" * 10_000).message
 
 
 # --------------------------------------------------------------------- traces
@@ -409,11 +309,6 @@ def test_malformed_traces_are_refused(trace: object) -> None:
         ENGINE.replay(DECK1, trace)  # type: ignore[arg-type]
 
 
-def test_replay_of_a_bad_deck_is_a_trace_error() -> None:
-    with pytest.raises(TraceError, match="cannot be replayed"):
-        ENGINE.replay(DECK1.replace("QD", "1H"), ENGINE.solve(Case(1, DECK1)).trace)  # type: ignore[arg-type]
-
-
 def test_a_trace_stopping_early_is_refused() -> None:
     trace = ENGINE.solve(Case(1, DECK1)).trace
     assert trace is not None
@@ -425,89 +320,26 @@ def test_a_trace_stopping_early_is_refused() -> None:
         ENGINE.replay(DECK1, {"version": 1, "deals": deals, "moves": moves})
 
 
-# --------------------------------------------------------------------- any bytes at all
-
-
-def read_all(data: bytes) -> None:
-    try:
-        cases, _ = parse(data)
-    except InputError:
-        return
-    for case in cases:
-        assert len(case.text.split()) == 52
-        ENGINE.solve(case, trace=False)
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.binary(max_size=400))
-def test_any_bytes_read_or_fail_cleanly(data: bytes) -> None:
-    read_all(data)
-
-
-VALID_FILE = (two_lines(DECK1) + "\n" + two_lines(DECK2) + "\n#\n").encode()
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, len(VALID_FILE)), st.integers(0, 4), st.binary(max_size=4)),
-                max_size=4))
-def test_mutated_files_read_or_fail_cleanly(edits: list[tuple[int, int, bytes]]) -> None:
-    data = VALID_FILE
-    for where, cut, new in edits:
-        data = data[:where] + new + data[where + cut :]
-    read_all(data)
-
-
 def test_sniff() -> None:
     assert ENGINE.sniff(SAMPLE.read_bytes())
     assert ENGINE.sniff(SAMPLE.read_bytes()[:100])  # cut inside a card
     assert ENGINE.sniff(DECK1.lower().encode())
-    for other in ["10-20-30", "mahjong"]:
-        for path in judge_files(other):
-            assert not ENGINE.sniff(path.read_bytes()[:4096]), path
-    assert not ENGINE.sniff(b"")
-    assert not ENGINE.sniff(b"#\n")
     assert not ENGINE.sniff(b"2S 3S 4S 5S 6S 7S 8S 9S 9S 9S 2S 2S 3S\n")  # bamboo tiles, not cards
-    assert not ENGINE.sniff(b"\xff\xfe")
 
 
-# --------------------------------------------------------------------- constant memory
+# --------------------------------------------------------------------- two ways of playing
 
 
-class ManyDecks:
-    """A ~50 MB judge file made on the fly and read like a binary file: decks between
-    long runs of blanks."""
-
-    def __init__(self, blocks: int = 200) -> None:
-        self.parts = self._parts(blocks)
-        self.buffer = memoryview(b"")
-
-    @staticmethod
-    def _parts(blocks: int) -> Iterator[bytes]:
-        rng = random.Random(5)
-        texts = [ENGINE.generate(rng).encode() for _ in range(100)]
-        for _ in range(blocks):
-            yield b"\n".join(texts) + b"\n"
-            yield b" " * 240_000 + b"\n"
-        yield b"#\n"
-
-    def read(self, size: int = -1) -> bytes:
-        while not self.buffer:
-            part = next(self.parts, None)
-            if part is None:
-                return b""
-            self.buffer = memoryview(part)
-        size = len(self.buffer) if size < 0 else size
-        data, self.buffer = bytes(self.buffer[:size]), self.buffer[size:]
-        return data
-
-
-def test_parsing_a_large_file_takes_little_memory() -> None:
-    stream = cast("IO[bytes]", ManyDecks())
-    tracemalloc.start()
-    try:
-        count = sum(1 for _ in ENGINE.parse(stream, []))
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert count == 20_000
-    assert peak < 5 * 1024 * 1024
+@settings(max_examples=300, deadline=None)
+@given(decks)
+def test_the_traced_loop_agrees_with_the_plain_loop_and_the_rules(deck: str) -> None:
+    """``play`` and ``play_traced`` are two copies of one loop (see ``play``'s docstring):
+    the same piles, and the moves the traced one notes are the ones the rules, written
+    plainly (``trace.replay_moves``: the leftmost movable card, searched from the left),
+    make."""
+    cards = masks_of(deck)
+    plain = play(cards, [0] * TABLE_SIZE)
+    sizes, trace = play_traced(cards, [0] * TABLE_SIZE)
+    assert sizes == plain == naive_sizes(deck)
+    assert replay_moves([NUMBER[card] for card in cards], trace["deals"], trace["moves"]) == sizes
+    assert ENGINE.solve(Case(1, deck)).trace == trace

@@ -1,26 +1,26 @@
-"""The Chinese Mahjong engine (UVa 11210): judge outputs, reading rules, traces, the table file."""
+"""Chinese Mahjong (UVa 11210): what is particular to this game (``test_contract.py`` checks
+what every engine shares): its reading rules and errors, the solver against a brute-force
+search, its traces, and the table file against its builder."""
 
 from __future__ import annotations
 
-import doctest
-import io
 import json
 import random
 import tracemalloc
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import JUDGE_DATA, judge_files
-from worker import engines
-from worker.engines import mahjong
+from tests.engines import samples
+from tests.engines.samples import HAND, NOT_READY, hands, random_hand, stream
+from tests.engines.samples import canonical_hand as canonical
+from tests.support.paths import JUDGE_DATA
 from worker.engines.base import Case, Diagnostic, InputError, Result, TraceError
-from worker.engines.mahjong import ENGINE, TILES
+from worker.engines.mahjong import ENGINE, TILES, solve, table, tablegen
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -29,23 +29,16 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 
 def parse(data: bytes) -> tuple[list[Case], list[Diagnostic]]:
-    warnings: list[Diagnostic] = []
-    return list(ENGINE.parse(io.BytesIO(data), warnings)), warnings
+    return samples.parse(ENGINE, data)
 
 
 def error_of(data: bytes) -> str:
-    with pytest.raises(InputError) as caught:
-        parse(data)
-    return str(caught.value)
+    return str(samples.error(ENGINE, data))
 
 
 def output_of(data: bytes, trace: bool = False) -> str:
     cases, _ = parse(data)
     return "".join(ENGINE.solve(case, trace).line + "\n" for case in cases)
-
-
-HAND = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
-NOT_READY = "1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 3T 5T 7T"
 
 
 # The brute-force reference: a plain recursive search over 34 counts, written apart
@@ -96,50 +89,10 @@ def _all_melds(counts: list[int]) -> bool:
     return False
 
 
-def random_hand(rng: random.Random) -> list[str]:
-    """Uniform, near-ready (a win less one tile, maybe with one tile swapped) or one-suit."""
-    wall = [tile for tile in TILES for _ in range(4)]
-    roll = rng.random()
-    if roll < 0.3:
-        return rng.sample(wall, 13)
-    if roll < 0.8:
-        while True:
-            counts = Counter({rng.choice(TILES): 2})
-            for _ in range(4):
-                if rng.random() < 0.5:
-                    suit, start = rng.choice("TSW"), rng.randrange(1, 8)
-                    counts.update(f"{start + i}{suit}" for i in range(3))
-                else:
-                    counts[rng.choice(TILES)] += 3
-            if max(counts.values()) <= 4:
-                break
-        tiles = list(counts.elements())
-        del tiles[rng.randrange(14)]
-        if roll > 0.7:  # one tile swapped: near-ready, often not ready
-            tiles[rng.randrange(13)] = rng.choice(TILES)
-            if max(Counter(tiles).values()) > 4:
-                return random_hand(rng)
-        return tiles
-    suit = rng.choice("TSW")
-    return rng.sample([t for t in wall if t[1:] == suit], 13)
 
 
-def canonical(tiles: list[str]) -> str:
-    return " ".join(sorted(tiles, key=TILES.index))
 
-
-hands = st.randoms(use_true_random=False).map(random_hand)
-
-
-# --------------------------------------------------------------------- judge data
-
-
-@pytest.mark.parametrize("path", judge_files("mahjong"), ids=lambda p: p.name)
-def test_judge_files_give_the_expected_output(path: Path, judge_data: Path) -> None:
-    expected = path.with_suffix(".out").read_text()
-    data = path.read_bytes()
-    assert output_of(data) == expected
-    assert output_of(data, trace=True) == expected
+# --------------------------------------------------------------------- samples and crafted hands
 
 
 def test_the_statement_sample() -> None:
@@ -176,23 +129,13 @@ def test_crafted_hands() -> None:
     assert "1T" not in ENGINE.solve(Case(5, four_ones), False).detail
 
 
-# --------------------------------------------------------------------- the attributes
+# --------------------------------------------------------------------- tiles
 
 
-def test_engine_attributes() -> None:
-    assert engines.get("mahjong") is ENGINE
-    assert (ENGINE.slug, ENGINE.title, ENGINE.unit, ENGINE.number_name) == (
-        "mahjong", "Chinese Mahjong (UVa 11210)", "hand", "waits")
-    assert ENGINE.outcomes == ("ready", "not-ready")
-    assert ENGINE.terminator == "0"
+def test_the_tiles_in_judge_order() -> None:
     assert " ".join(TILES) == (
         "1T 2T 3T 4T 5T 6T 7T 8T 9T 1S 2S 3S 4S 5S 6S 7S 8S 9S 1W 2W 3W 4W 5W 6W 7W 8W 9W "
         "DONG NAN XI BEI ZHONG FA BAI")
-
-
-def test_doctests() -> None:
-    # pytest collects tests/ only; the module's examples are checked here too.
-    assert doctest.testmod(mahjong, optionflags=doctest.ELLIPSIS).failed == 0
 
 
 # --------------------------------------------------------------------- reading
@@ -267,147 +210,25 @@ def test_five_copies_of_a_kind() -> None:
     assert error_of(data) == "line 1, column 22: 5 copies of 3S in one hand (at most 4)"
 
 
-def test_empty_files_and_files_without_hands() -> None:
-    assert error_of(b"") == "the file is empty"
-    assert error_of(b" \n\t\r\n") == "the file has no hands"
-    assert error_of(b"\n  0\n") == "line 2, column 3: the file has no hands"
-    assert error_of(b"0\n" + HAND.encode()) == "line 1, column 1: the file has no hands"
+def generated_file(hands: int, blanks: int) -> Iterator[bytes]:
+    """A large judge file: ``hands`` hands, then one whose tiles are far apart (13 tokens in
+    a line of ``blanks`` bytes)."""
+    block = "\n".join([HAND, NOT_READY, "  " + "\t".join(reversed(HAND.split()))] * 1000) + "\n"
+    for _ in range(hands // 3000):
+        yield block.encode()
+    gap = b" \t" * (1 << 15)
+    for k, tile in enumerate(HAND.split()):
+        for _ in range(blanks // 12 // len(gap) if k else 0):
+            yield gap
+        yield tile.encode()
+    yield b"\n0\n"
 
 
-def test_text_that_is_not_text() -> None:
-    assert error_of(HAND.encode() + b"\n1S \xff\n") == "line 2, column 4: byte 0xff is not text"
-    assert error_of(b"1S " + b"A" * 100) == "line 1, column 4: a token longer than 64 characters"
-
-
-def test_missing_terminator_is_a_warning() -> None:
-    for data in (HAND.encode(), f"{HAND}\n".encode(), f"{HAND}\n\n  \n".encode()):
-        cases, warnings = parse(data)
-        assert len(cases) == 1
-        assert [str(w) for w in warnings] == ['no terminating "0" at end of file']
-
-
-def test_text_after_the_terminator_is_ignored_with_a_warning() -> None:
-    after = 'text after the terminating "0" is ignored'
-    cases, warnings = parse(f"{HAND}\n0 1S\n{HAND}\n".encode())
-    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 2, column 3: {after}"]
-    cases, warnings = parse(f"{HAND}\n0\n\n  junk\n".encode())
-    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 4, column 3: {after}"]
-    cases, warnings = parse(f"{HAND}\n0\n\x00\xff binary".encode())  # need not even be text
-    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 3, column 1: {after}"]
-    cases, warnings = parse(f"{HAND}\n0\n\n".encode())
-    assert len(cases) == 1 and warnings == []
-
-
-def test_a_terminator_line_cut_in_pieces() -> None:
-    after = 'text after the terminating "0" is ignored'
-    data = f"{HAND}\n0" + " " * 70_000 + "BAI\n"
-    cases, warnings = parse(data.encode())
-    assert len(cases) == 1 and [str(w) for w in warnings] == [f"line 2, column 70002: {after}"]
-
-
-def test_reading_stops_at_the_terminator() -> None:
-    class Endless(io.RawIOBase):
-        def readable(self) -> bool:
-            return True
-
-        def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
-            buffer[:] = b"x" * len(buffer)
-            return len(buffer)
-
-    stream = io.BufferedReader(cast(Any, Endless()))
-    head = io.BytesIO(f"{HAND}\n0\n".encode())
-    chained = _Chain(head, stream)
-    warnings: list[Diagnostic] = []
-    assert len(list(ENGINE.parse(cast(Any, chained), warnings))) == 1
-    assert warnings[0].line == 3
-
-
-class _Chain(io.RawIOBase):
-    def __init__(self, *streams: Any) -> None:
-        self.streams = list(streams)
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        while self.streams:
-            data: bytes = self.streams[0].read(size)
-            if data:
-                return data
-            self.streams.pop(0)
-        return b""
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.binary(max_size=400))
-def test_any_bytes_parse_or_raise_input_error(data: bytes) -> None:
-    try:
-        parse(data)
-    except InputError:
-        pass
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.data())
-def test_mutated_files_parse_or_raise_input_error(data: st.DataObject) -> None:
-    valid = bytearray(f"{HAND}\r\n  {NOT_READY}\n\n{HAND}\n0\n".encode())
-    for _ in range(data.draw(st.integers(1, 4))):
-        at = data.draw(st.integers(0, len(valid)))
-        action = data.draw(st.sampled_from(["insert", "delete", "replace"]))
-        chunk = data.draw(st.sampled_from([b" ", b"\n", b"\t", b"0", b"1S", b"DONG", b"\r", b"\xff", b"x", b"9"]))
-        if action == "insert":
-            valid[at:at] = chunk
-        elif action == "delete":
-            del valid[at : at + len(chunk)]
-        else:
-            valid[at : at + len(chunk)] = chunk
-    try:
-        cases, _ = parse(bytes(valid))
-    except InputError:
-        return
-    for case in cases:  # whatever parses, solves
-        assert ENGINE.solve(case, True).line.startswith(f"Case {case.index}: ")
-
-
-class _GeneratedFile(io.RawIOBase):
-    """A large judge file made on the fly, never held in memory."""
-
-    def __init__(self, hands: int, blanks: int) -> None:
-        self.parts = self._parts(hands, blanks)
-        self.left = b""
-
-    @staticmethod
-    def _parts(hands: int, blanks: int) -> Iterator[bytes]:
-        block = "\n".join([HAND, NOT_READY, "  " + "\t".join(reversed(HAND.split()))] * 1000) + "\n"
-        for _ in range(hands // 3000):
-            yield block.encode()
-        # one hand whose tiles are far apart: 13 tokens in a line of `blanks` bytes
-        gap = b" \t" * (1 << 15)
-        for k, tile in enumerate(HAND.split()):
-            for _ in range(blanks // 12 // len(gap) if k else 0):
-                yield gap
-            yield tile.encode()
-        yield b"\n0\n"
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
-        while not self.left:
-            self.left = next(self.parts, b"")
-            if not self.left:
-                return 0
-        n = min(len(buffer), len(self.left))
-        buffer[:n] = self.left[:n]
-        self.left = self.left[n:]
-        return n
-
-
-def test_parsing_runs_in_constant_memory() -> None:
-    stream = io.BufferedReader(cast(Any, _GeneratedFile(hands=60_000, blanks=60_000_000)), buffer_size=1 << 16)
+def test_a_hand_spread_over_a_long_line_is_read_in_constant_memory() -> None:
+    file = stream(generated_file(hands=60_000, blanks=60_000_000))
     tracemalloc.start()
     try:
-        count = sum(1 for _ in ENGINE.parse(stream, []))
+        count = sum(1 for _ in ENGINE.parse(file, []))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -439,11 +260,11 @@ def test_many_random_hands_agree_with_the_brute_force_search() -> None:
 
 
 def test_rare_table_entries_take_the_slow_path_correctly() -> None:
-    mahjong._load()
-    assert mahjong._rare
+    solve.make_solver()
+    assert solve._rare
     rng = random.Random(3)
     checked = 0
-    for key in sorted(mahjong._rare)[::7]:
+    for key in sorted(solve._rare)[::7]:
         counts = [key // 5**r % 5 for r in range(9)]
         if sum(counts) > 13:
             continue
@@ -574,28 +395,36 @@ def test_generate_writes_valid_varied_hands() -> None:
 
 
 def test_sniff() -> None:
-    for path in judge_files("mahjong"):
-        assert ENGINE.sniff(path.read_bytes()[:4096]), path.name
+    for path in sorted((JUDGE_DATA / "mahjong").glob("*.in")):
         assert ENGINE.sniff(path.read_bytes()[:50]), path.name  # cut mid-line
-    assert not ENGINE.sniff(b"")
-    assert not ENGINE.sniff(b"0\n")
-    for game in ("10-20-30", "accordion"):
-        for path in judge_files(game):
-            assert not ENGINE.sniff(path.read_bytes()[:4096]), path.name
     assert not ENGINE.sniff(b"1S 2S 3S\n4S 5S\n")  # lines of the wrong size
     assert ENGINE.sniff(b"1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 1T 1T 5")
 
 
-def test_the_table_file_is_what_the_generator_makes() -> None:
-    assert mahjong._read_section(0) == mahjong.build_table()
-    assert mahjong._read_section(1) == mahjong.build_split_table()
+def test_the_shipped_table_is_what_the_builder_makes() -> None:
+    assert Path(table.TABLE_FILE).parent == Path(solve.__file__).parent  # package data, beside the code
+    assert table.read_section(0) == tablegen.build_table()
+    assert table.read_section(1) == tablegen.build_split_table()
+    assert tablegen.main(["--check"]) == 0
 
 
-def test_write_table_round_trips(tmp_path: Path) -> None:
+def test_the_builder_writes_a_table_that_reads_back(tmp_path: Path) -> None:
     path = tmp_path / "table.bin"
-    mahjong.write_table(str(path))
-    assert mahjong._read_section(0, str(path)) == mahjong._read_section(0)
-    assert mahjong._read_section(1, str(path)) == mahjong._read_section(1)
+    tablegen.write_table(str(path))
+    assert table.read_section(0, str(path)) == table.read_section(0)
+    assert table.read_section(1, str(path)) == table.read_section(1)
+    assert tablegen.is_current(str(path))
     path.write_bytes(b"not a table")
     with pytest.raises(ValueError):
-        mahjong._read_section(0, str(path))
+        table.read_section(0, str(path))
+
+
+def test_solving_never_imports_the_builder() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from worker import engines; from worker.engines.base import Case; "
+            f"engine = engines.get('mahjong'); engine.solve(Case(1, {HAND!r})); engine.solve_packed(Case(1, {HAND!r})); "
+            "print('worker.engines.mahjong.tablegen' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

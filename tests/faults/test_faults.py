@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import JUDGE_DATA
-from tests.faults import scenarios
-from tests.faults.servers import PrivatePostgres, PrivateRedis
-from tests.live import live_service
-from tests.support import services_required
+from tests.support.paths import JUDGE_DATA
+from worker.testing import faults as scenarios
+from worker.testing.servers import PrivatePostgres, PrivateRedis
+from worker.testing.live import live_service
+from tests.support.plugin import services_required
 
 pytestmark = pytest.mark.slow
 

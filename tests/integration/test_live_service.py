@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import JUDGE_DATA
-from tests.live import DEALER, MODES, LiveService, live_service
-from worker.celery_app import CeleryDispatcher
+from tests.support.paths import JUDGE_DATA
+from worker.testing.live import DEALER, MODES, LiveService, live_service
+from worker.runner.app import CeleryDispatcher
 from worker.config import Settings
-from worker.db import session_scope
-from worker.models import CaseRow, Chunk
+from worker.store.database import Database
+from worker.store.models import CaseRow, Chunk
 
 pytestmark = pytest.mark.slow
 
@@ -65,7 +65,7 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
     # the split may still be running: wait for its chunks, then send every one again at once
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        with session_scope(settings.database_url) as session:
+        with Database.of(settings).session() as session:
             ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job["id"])).all()
         if len(ids) == 4:
             break
@@ -74,7 +74,7 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
     assert live.wait(job["id"])["status"] == "succeeded"
     dispatcher.solve(ids)
     time.sleep(1.0)
-    with session_scope(settings.database_url) as session:
+    with Database.of(settings).session() as session:
         rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"]))
         distinct = session.scalar(select(func.count(func.distinct(CaseRow.index))).where(
             CaseRow.job_id == job["id"]))

@@ -1,130 +1,120 @@
-"""The pipeline run in-process (no broker): split, solve, store, finish, on SQLite."""
+"""The pipeline run in-process (no broker): split, solve, store, finish, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
-
-import io
 
 import pytest
 from sqlalchemy import func, select
 
-from tests.conftest import JUDGE_DATA
-from worker.db import session_scope
-from worker.models import CaseRow, Chunk, Job
-from worker.pipeline import solve_chunk, sweep
-from worker.service import Conflict, ResultFilter, ServiceError
-from worker.uploads import store_stream
-
-
-def submit(service, data: bytes, game: str | None = None, name: str = "judge.in") -> dict:
-    upload = store_stream(service.settings.upload_dir, io.BytesIO(data), service.settings.max_upload_bytes)
-    return service.create_job(upload, name, game)
-
-
-def output(service, job_id: int) -> bytes:
-    return "".join(service.output(job_id)).encode()
+from tests.support.jobs import output, submit
+from tests.support.paths import JUDGE_DATA
+from worker.jobs.errors import Conflict, Invalid
+from worker.jobs.filters import ResultFilter
+from worker.jobs.solve import solve_chunk
+from worker.jobs.split import split_job
+from worker.jobs.sweep import sweep
+from worker.store.database import Database
+from worker.store.models import CaseRow, Chunk, Job
 
 
 @pytest.mark.parametrize("game, name", [("accordion", "random-2000"), ("accordion", "sample")])
-def test_job_output_is_byte_exact(service, game: str, name: str) -> None:
+def test_job_output_is_byte_exact(service, queries, game: str, name: str) -> None:
     data = (JUDGE_DATA / game / f"{name}.in").read_bytes()
     job = submit(service, data, game)
-    job = service.job(job["id"])
-    assert job["status"] == "succeeded", job
-    assert output(service, job["id"]) == (JUDGE_DATA / game / f"{name}.out").read_bytes()
-    assert job["done"] == job["total"] == sum(job["counts"].values())
+    job = queries.job(job.id)
+    assert job.status == "succeeded", job
+    assert output(queries, job.id) == (JUDGE_DATA / game / f"{name}.out").read_bytes()
+    assert job.done == job.total == sum(job.counts.values())
 
 
 def test_game_is_recognised_from_content(service) -> None:
     job = submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes())
-    assert job["game"] == "accordion"
+    assert job.game == "accordion"
 
 
-def test_malformed_upload_fails_with_parser_message_and_stores_nothing(service, settings) -> None:
+def test_malformed_upload_fails_with_parser_message_and_stores_nothing(service, queries, settings) -> None:
     data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes().replace(b"QD AD", b"QD 1D", 1)
-    job = service.job(submit(service, data, "accordion")["id"])
-    assert job["status"] == "failed"
-    assert job["error"].startswith("line 1, column 4:")
-    assert '"1D"' in job["error"]
-    with session_scope(settings.database_url) as session:
+    job = queries.job(submit(service, data, "accordion").id)
+    assert job.status == "failed"
+    assert job.error.startswith("line 1, column 4:")
+    assert '"1D"' in job.error
+    with Database.of(settings).session() as session:
         assert session.scalar(select(func.count()).select_from(CaseRow)) == 0
         assert session.scalar(select(func.count()).select_from(Chunk)) == 0
 
 
 def test_chunk_delivered_twice_stores_each_case_once(service, settings, dispatcher) -> None:
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
-    with session_scope(settings.database_url) as session:
-        chunk_ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job["id"])).all()
+    with Database.of(settings).session() as session:
+        chunk_ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job.id)).all()
     for chunk_id in chunk_ids[:5]:
         solve_chunk(settings, chunk_id)
-    with session_scope(settings.database_url) as session:
-        rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"]))
-        stored = session.get(Job, job["id"])
+    with Database.of(settings).session() as session:
+        rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job.id))
+        stored = session.get(Job, job.id)
         assert rows == stored.total == stored.done == 2000
 
 
-def test_result_cache_copies_earlier_results(service) -> None:
+def test_result_cache_copies_earlier_results(service, queries) -> None:
     data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
     first = submit(service, data, "accordion")
-    second = service.job(submit(service, data, "accordion")["id"])
-    assert second["cache_hits"] == second["total"] == 2
-    assert output(service, second["id"]) == output(service, first["id"])
-    case = service.case_by_index(second["id"], 1)
-    assert case["cached"] and case["trace"] == service.case_by_index(first["id"], 1)["trace"]
+    second = queries.job(submit(service, data, "accordion").id)
+    assert second.cache_hits == second.total == 2
+    assert output(queries, second.id) == output(queries, first.id)
+    case = queries.case_by_index(second.id, 1)
+    assert case.cached and case.trace == queries.case_by_index(first.id, 1).trace
 
 
-def test_cancel_stops_remaining_chunks(service, settings, dispatcher) -> None:
+def test_cancel_stops_remaining_chunks(service, queries, settings, dispatcher) -> None:
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
     kind, ident = dispatcher.queue.popleft()
-    from worker.pipeline import split_job
-
     split_job(settings, ident, dispatcher)
     solve_chunk(settings, dispatcher.queue.popleft()[1])
-    cancelled = service.cancel(job["id"])
-    assert cancelled["status"] == "cancelled"
+    cancelled = service.cancel(job.id)
+    assert cancelled.status == "cancelled"
     dispatcher.drain()
-    job = service.job(job["id"])
-    assert job["status"] == "cancelled" and job["done"] == 7
+    job = queries.job(job.id)
+    assert job.status == "cancelled" and job.done == 7
     with pytest.raises(Conflict):
-        service.cancel(job["id"])
+        service.cancel(job.id)
 
 
-def test_rerun_creates_a_new_job_from_the_stored_upload(service) -> None:
+def test_rerun_creates_a_new_job_from_the_stored_upload(service, queries) -> None:
     first = submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")
-    again = service.rerun(first["id"])
-    assert again["id"] != first["id"] and again["rerun_of"] == first["id"]
-    assert service.job(again["id"])["status"] == "succeeded"
+    again = service.rerun(first.id)
+    assert again.id != first.id and again.rerun_of == first.id
+    assert queries.job(again.id).status == "succeeded"
 
 
-def test_sweep_resends_lost_chunks(service, settings, dispatcher) -> None:
+def test_sweep_resends_lost_chunks(service, queries, settings, dispatcher) -> None:
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
     dispatcher.drain()
-    assert service.job(job["id"])["status"] == "succeeded"
+    assert queries.job(job.id).status == "succeeded"
     # now lose every message of a new job, as a broker restart would
     job = submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes() + b"", "accordion")
     dispatcher.queue.clear()
     from datetime import timedelta
 
-    from worker.models import utcnow
+    from worker.store.models import utcnow
 
     report = sweep(settings, dispatcher, now=utcnow() + timedelta(seconds=settings.stall_seconds + 1))
     assert report["splits"] == 1
     dispatcher.drain()
-    assert service.job(job["id"])["status"] == "succeeded"
+    assert queries.job(job.id).status == "succeeded"
 
 
-def test_history_search_by_input(service) -> None:
+def test_history_search_by_input(service, queries) -> None:
     submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")
     deck = (JUDGE_DATA / "accordion" / "sample.in").read_text().splitlines()[2:4]
-    flt = ResultFilter.from_args({"game": "accordion", "input": "\n".join(deck)})
-    page = service.results(flt)
-    assert page.total == 1 and page.items[0]["number"] == 1
-    with pytest.raises(ServiceError, match="unknown outcome"):
-        ResultFilter.from_args({"game": "accordion", "outcome": "draw"})
+    flt = ResultFilter(game="accordion", input_text="\n".join(deck)).checked()
+    page = queries.results(flt)
+    assert page.total == 1 and page.items[0].number == 1
+    with pytest.raises(Invalid, match="unknown outcome"):
+        ResultFilter(game="accordion", outcome="draw").checked()
 
 
-def test_a_case_over_its_time_budget_fails_alone(service, settings, monkeypatch) -> None:
+def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, monkeypatch) -> None:
     import dataclasses
     import time as clock
 
@@ -142,17 +132,17 @@ def test_a_case_over_its_time_budget_fails_alone(service, settings, monkeypatch)
     service.settings = dataclasses.replace(settings, case_seconds=0.2)
     service.dispatcher.settings = service.settings
     started = clock.monotonic()
-    job = service.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")["id"])
+    job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
     assert clock.monotonic() - started < 4
-    assert job["status"] == "succeeded"
-    assert (job["done"], job["failed_cases"]) == (1, 1)
-    failed = service.case_by_index(job["id"], 2)
-    assert failed["error"] == "took longer than its time budget of 0.2 s"
-    assert failed["outcome"] is None
-    assert output(service, job["id"]) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes().splitlines(True)[0]
+    assert job.status == "succeeded"
+    assert (job.done, job.failed_cases) == (1, 1)
+    failed = queries.case_by_index(job.id, 2)
+    assert failed.error == "took longer than its time budget of 0.2 s"
+    assert failed.outcome is None
+    assert output(queries, job.id) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes().splitlines(True)[0]
 
 
-def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, settings, monkeypatch) -> None:
+def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries, settings, monkeypatch) -> None:
     import dataclasses
     import time as clock
 
@@ -169,101 +159,100 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, setting
     monkeypatch.setattr(type(engine), "solve", slow_first_deck)
     service.settings = dataclasses.replace(settings, case_seconds=0, chunk_seconds=0.3)
     service.dispatcher.settings = service.settings
-    job = service.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")["id"])
-    assert job["status"] == "succeeded" and (job["done"], job["failed_cases"]) == (1, 1)
-    assert service.case_by_index(job["id"], 2)["error"] == (
+    job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
+    assert job.status == "succeeded" and (job.done, job.failed_cases) == (1, 1)
+    assert queries.case_by_index(job.id, 2).error == (
         "not solved: the chunk used up its time budget of 0.3 s")
 
 
-def test_traces_are_stored_packed_and_served_as_json(service, settings) -> None:
+def test_traces_are_stored_packed_and_served_as_json(service, queries, settings) -> None:
     from worker import engines
     from worker.engines.base import Case
-    from worker.pipeline import ZSTD_MAGIC
+    from worker.store.codecs import ZSTD_MAGIC
 
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
     engine = engines.get("10-20-30")
-    with session_scope(settings.database_url) as session:
-        rows = session.scalars(select(CaseRow).where(CaseRow.job_id == job["id"]).order_by(CaseRow.index)).all()
+    with Database.of(settings).session() as session:
+        rows = session.scalars(select(CaseRow).where(CaseRow.job_id == job.id).order_by(CaseRow.index)).all()
         stored = [(row.index, row.input, row.outcome, row.trace) for row in rows]
     assert [outcome for _, _, outcome, _ in stored] == ["win", "loss", "draw"]
     for index, text, outcome, blob in stored:
         # A win or a loss as the engine packs it (a byte per card and pick-up), a draw as zstd-compressed JSON.
         assert blob is not None and (blob.startswith(ZSTD_MAGIC) if outcome == "draw" else blob[0] == 1)
-        assert service.case_by_index(job["id"], index)["trace"] == engine.solve(Case(index, text)).trace
+        assert queries.case_by_index(job.id, index).trace == engine.solve(Case(index, text)).trace
 
 
-def test_traces_stored_as_compressed_json_still_load(service, settings) -> None:
+def test_traces_stored_as_compressed_json_still_load(service, queries, settings) -> None:
     import orjson
     import zstandard
 
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
-    expected = service.case_by_index(job["id"], 1)["trace"]
-    with session_scope(settings.database_url) as session:
-        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job["id"], CaseRow.index == 1)).one()
+    expected = queries.case_by_index(job.id, 1).trace
+    with Database.of(settings).session() as session:
+        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job.id, CaseRow.index == 1)).one()
         row.trace = zstandard.ZstdCompressor().compress(orjson.dumps(expected))  # how earlier versions stored it
-    assert service.case_by_index(job["id"], 1)["trace"] == expected
+    assert queries.case_by_index(job.id, 1).trace == expected
 
 
 @pytest.mark.parametrize("damage", [lambda blob: blob[:20], lambda blob: b"\x28\xb5\x2f\xfd" + blob])
-def test_a_damaged_trace_is_reported_on_its_case(service, settings, damage) -> None:
+def test_a_damaged_trace_is_reported_on_its_case(service, queries, settings, damage) -> None:
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
-    with session_scope(settings.database_url) as session:
-        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job["id"], CaseRow.index == 2)).one()
+    with Database.of(settings).session() as session:
+        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job.id, CaseRow.index == 2)).one()
         row.trace = damage(row.trace)
-    case = service.case_by_index(job["id"], 2)
-    assert case["trace"] is None and "damaged" in case["trace_error"]
-    assert case["line"] == "Loss: 82"
+    case = queries.case_by_index(job.id, 2)
+    assert case.trace is None and "damaged" in case.trace_error
+    assert case.line == "Loss: 82"
 
 
 @pytest.mark.parametrize("chunks_too", [True, False], ids=["cancel", "job-row-only"])
-def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, settings, dispatcher,
+def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, queries, settings, dispatcher,
                                                                      chunks_too: bool) -> None:
     from collections import Counter
 
     from sqlalchemy import update
 
-    from worker.pipeline import _store_results, split_job
+    from worker.jobs.solve import store_results
 
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
     dispatcher.queue.popleft()
-    split_job(settings, job["id"], dispatcher)
+    split_job(settings, job.id, dispatcher)
     chunk_id = dispatcher.queue.popleft()[1]
     if chunks_too:
-        service.cancel(job["id"])  # while that chunk's worker was still solving it
+        service.cancel(job.id)  # while that chunk's worker was still solving it
     else:  # the job alone: the store must notice it when it locks the job, and take back its rows
-        with session_scope(settings.database_url) as session:
-            session.execute(update(Job).where(Job.id == job["id"]).values(status="cancelled"))
-    row = (job["id"], 1, "accordion", "x", 1, "win", 1, [1], "1 pile remaining: 52", None, None, False, 5, "w")
-    _store_results(settings, chunk_id, job["id"], [row], Counter(win=1), [5], 0, 0)
-    with session_scope(settings.database_url) as session:
-        assert session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"])) == 0
+        with Database.of(settings).session() as session:
+            session.execute(update(Job).where(Job.id == job.id).values(status="cancelled"))
+    row = (job.id, 1, "accordion", "x", 1, "win", 1, [1], "1 pile remaining: 52", None, None, False, 5, "w")
+    store_results(Database.of(settings), chunk_id, job.id, [row], Counter(win=1), [5], 0, 0)
+    with Database.of(settings).session() as session:
+        assert session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job.id)) == 0
         assert session.get(Chunk, chunk_id).status == ("cancelled" if chunks_too else "pending")
-    assert service.job(job["id"])["done"] == 0
+    assert queries.job(job.id).done == 0
 
 
-def test_chunks_are_sized_by_how_long_the_game_takes(service, settings) -> None:
+def test_chunks_are_sized_by_how_long_the_game_takes(service, queries, settings) -> None:
     import dataclasses
 
-    from worker.service import CHUNK_TARGET_US
+    from worker.jobs.sizing import CHUNK_TARGET_US, chunk_size
 
-    service.settings = dataclasses.replace(settings, chunk_size=0)
-    with session_scope(settings.database_url) as session:
+    service.settings = sized = dataclasses.replace(settings, chunk_size=0)
+    with Database.of(settings).session() as session:
         # Before any job of a game: from the engine's typical time (hundreds of decks, thousands of hands).
-        assert service.chunk_size(session, "10-20-30") == CHUNK_TARGET_US // 100 == 500
-        assert service.chunk_size(session, "mahjong") == round(CHUNK_TARGET_US / 12)
+        assert chunk_size(sized, session, "10-20-30") == CHUNK_TARGET_US // 100 == 500
+        assert chunk_size(sized, session, "mahjong") == round(CHUNK_TARGET_US / 12)
         for per_case_us, expected in [(200, 250), (2, 5_000), (10_000, 100)]:
             session.add(Job(game="accordion", filename="x", upload_path="x", sha256="x", size=1,
                             status="succeeded", chunk_size=7, done=3000, cache_hits=1000,
                             solve_us=per_case_us * 2000))
             session.flush()
-            assert service.chunk_size(session, "accordion") == expected  # the last finished job's pace
+            assert chunk_size(sized, session, "accordion") == expected  # the last finished job's pace
         session.add(Job(game="accordion", filename="x", upload_path="x", sha256="x", size=1, status="succeeded",
                         chunk_size=7, done=999, solve_us=10**9))  # too few cases to go by
         session.flush()
-        assert service.chunk_size(session, "accordion") == 100
-    job = service.job(submit(service, (JUDGE_DATA / "mahjong" / "sample.in").read_bytes(), "mahjong")["id"])
-    assert job["chunk_size"] == round(CHUNK_TARGET_US / 12) and job["status"] == "succeeded"
+        assert chunk_size(sized, session, "accordion") == 100
+    job = queries.job(submit(service, (JUDGE_DATA / "mahjong" / "sample.in").read_bytes(), "mahjong").id)
+    assert job.chunk_size == round(CHUNK_TARGET_US / 12) and job.status == "succeeded"
     service.settings = dataclasses.replace(settings, chunk_size=250)
-    assert service.job(submit(service, b"1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T\n0\n", "mahjong")["id"])[
-        "chunk_size"] == 250
+    assert queries.job(submit(service, b"1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T\n0\n", "mahjong").id).chunk_size == 250

@@ -15,12 +15,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Connection, Engine, select, text
 
-from tests.pipeline.conftest import postgres_settings
-from tests.pipeline.test_inline import submit
+from tests.support.jobs import submit
+from tests.support.paths import JUDGE_DATA
+from tests.support.plugin import postgres_settings
 from worker.config import Settings
-from worker.db import get_engine
-from worker.models import Chunk, utcnow
-from worker.pipeline import _FINISH_CHUNK, _LOCK_PROGRESS, CASE_COLUMNS, _insert_cases, split_job
+from worker.jobs import lifecycle
+from worker.jobs.split import split_job
+from worker.store.cases import CASE_COLUMNS, insert_cases
+from worker.store.database import Database
+from worker.store.models import Chunk, utcnow
 
 
 @pytest.fixture
@@ -32,27 +35,25 @@ def settings(postgres_url: str, tmp_path: Path) -> Settings:
 @pytest.fixture
 def solving_job(settings: Settings, service, dispatcher) -> Iterator[tuple[Engine, int, list[int]]]:
     """A job split into chunks, none of them solved yet."""
-    from tests.conftest import JUDGE_DATA
-
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
     dispatcher.queue.popleft()
-    split_job(settings, job["id"], dispatcher)
+    split_job(settings, job.id, dispatcher)
     dispatcher.queue.clear()
-    engine = get_engine(settings.database_url)
+    engine = Database.of(settings).engine
     with engine.connect() as connection:
-        chunks = connection.scalars(select(Chunk.id).where(Chunk.job_id == job["id"]).order_by(Chunk.id)).all()
-    yield engine, job["id"], list(chunks)
+        chunks = connection.scalars(select(Chunk.id).where(Chunk.job_id == job.id).order_by(Chunk.id)).all()
+    yield engine, job.id, list(chunks)
 
 
 def _stored_half_way(connection: Connection, job_id: int, chunk_id: int, index: int) -> None:
     """What a solve task has done when it comes to lock its job: claimed its chunk, inserted a case."""
     connection.execute(text("SET lock_timeout = '3s'"))
-    assert connection.execute(_FINISH_CHUNK, {"p_chunk": chunk_id, "p_now": utcnow()}).rowcount == 1
+    assert lifecycle.finish_chunk(connection, chunk_id, utcnow())
     row = dict.fromkeys(CASE_COLUMNS[:-1])
     row.update(job_id=job_id, index=index, game="accordion", input="x", input_hash=index, cached=False,
                solve_us=0)
-    _insert_cases(connection, [tuple(row[name] for name in CASE_COLUMNS[:-1])], utcnow())
+    insert_cases(connection, [tuple(row[name] for name in CASE_COLUMNS[:-1])], utcnow())
 
 
 def test_two_solve_tasks_lock_their_job_one_after_the_other(solving_job) -> None:
@@ -63,9 +64,9 @@ def test_two_solve_tasks_lock_their_job_one_after_the_other(solving_job) -> None
         # Each insert holds a KEY SHARE lock on the job row (the foreign key): FOR UPDATE
         # here would wait for the other task, which would wait for this one.
         first.execute(text("SET lock_timeout = '500ms'"))
-        assert first.execute(_LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
+        assert first.execute(lifecycle._LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
         first.commit()
-        assert second.execute(_LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
+        assert second.execute(lifecycle._LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
         second.rollback()
 
 
@@ -81,7 +82,7 @@ def test_cancel_waits_for_a_solve_task_instead_of_deadlocking(solving_job, servi
         # ... and so does not hold the job yet: the solve task gets it at once, sees the
         # job still solving, and stores its case.
         solver.execute(text("SET lock_timeout = '500ms'"))
-        assert solver.execute(_LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
+        assert solver.execute(lifecycle._LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
         solver.commit()
     cancel.join(10)
-    assert outcome["job"]["status"] == "cancelled"  # type: ignore[index]
+    assert outcome["job"].status == "cancelled"  # type: ignore[attr-defined]

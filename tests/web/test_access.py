@@ -14,12 +14,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import select
 
-from tests.conftest import JUDGE_DATA
-from tests.support import InlineDispatcher
+from tests.support.paths import JUDGE_DATA
+from tests.support.inline import InlineDispatcher
 from webui import auth
 from worker.config import Settings
-from worker.db import session_scope
-from worker.models import Job
+from worker.store.database import Database
+from worker.store.models import Job
 
 CI = "ci-0123456789abcdef-secret"
 ALICE = "alice-0123456789abcdef-secret"
@@ -32,7 +32,7 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def keyed_app(settings: Settings, dispatcher: Any = None, **more: Any) -> Any:
-    from webui import create_app
+    from webui.app import create_app
 
     settings = replace(settings, api_keys=KEYS, **more)
     return create_app(settings, dispatcher or InlineDispatcher(settings), config={"TESTING": True})
@@ -50,7 +50,7 @@ def upload(client: Any, headers: dict[str, str] | None = None, data: bytes = HAN
 
 
 def job_count(settings: Settings) -> int:
-    with session_scope(settings.database_url, write=False) as session:
+    with Database.of(settings).session(write=False) as session:
         return len(session.scalars(select(Job.id)).all())
 
 
@@ -179,7 +179,7 @@ def test_writes_with_a_valid_key_work_without_csrf(client: Any, settings: Settin
     again = client.post(f"/api/jobs/{job_id}/rerun", headers=bearer(ALICE))
     assert again.status_code == 201
     assert client.delete(f"/api/jobs/{job_id}", headers=bearer(CI)).status_code == 204
-    with session_scope(settings.database_url, write=False) as session:
+    with Database.of(settings).session(write=False) as session:
         clients = {row.id: row.client for row in session.scalars(select(Job))}
     assert clients == {again.get_json()["id"]: "key:alice"}  # the key's name, never the key
 
@@ -284,7 +284,7 @@ def test_page_writes_need_the_csrf_token(client: Any, settings: Settings) -> Non
     form = {"file": (io.BytesIO(HANDS), "hands.in"), "csrf_token": token}
     response = client.post("/upload", data=form, content_type="multipart/form-data")
     assert response.status_code == 303 and re.fullmatch(r"/jobs/\d+", response.headers["Location"])
-    with session_scope(settings.database_url, write=False) as session:
+    with Database.of(settings).session(write=False) as session:
         assert set(session.scalars(select(Job.client))) == {"key:alice"}
 
 
@@ -321,7 +321,7 @@ def test_a_session_ends_when_its_key_is_removed(settings: Settings, dispatcher: 
     token = logged_in_token(client)
     cookie = client.get_cookie("dealer_session")
     assert cookie is not None
-    from webui import create_app
+    from webui.app import create_app
 
     without_alice = create_app(replace(settings, api_keys=f"ci:{CI}"), dispatcher, config={"TESTING": True})
     other = without_alice.test_client()
@@ -339,7 +339,7 @@ def test_cross_site_writes_are_refused(client: Any, settings: Settings, dispatch
     assert response.status_code == 403 and "cross-site" in response.get_json()["error"]
     assert upload(client, {"X-CSRF-Token": token, "Sec-Fetch-Site": "same-origin"}).status_code == 201
     # Without keys the service is open, but not to a browser tricked by another site.
-    from webui import create_app
+    from webui.app import create_app
 
     open_client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
     assert upload(open_client, {"Sec-Fetch-Site": "cross-site"}).status_code == 403
@@ -361,7 +361,7 @@ def test_the_session_secret_is_made_once_and_kept_private(settings: Settings, di
 
 
 def test_without_keys_no_secret_is_made_and_no_cookie_is_set(settings: Settings, dispatcher: Any) -> None:
-    from webui import create_app
+    from webui.app import create_app
 
     client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
     response = client.get("/")
@@ -385,7 +385,7 @@ def test_keys_never_appear_in_answers_rows_or_logs(client: Any, settings: Settin
     seen.append(login(client, CI).get_data(as_text=True))
     seen.append(client.get("/").get_data(as_text=True))
     seen.append(client.get(f"/jobs/{job.get_json()['id']}").get_data(as_text=True))
-    with session_scope(settings.database_url, write=False) as session:
+    with Database.of(settings).session(write=False) as session:
         seen.extend(repr(vars(row)) for row in session.scalars(select(Job)))
     seen.append(caplog.text)
     seen.append(client.get_cookie("dealer_session").value)

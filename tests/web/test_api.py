@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import JUDGE_DATA
-from tests.web.conftest import judge, upload
+from tests.support.paths import JUDGE_DATA
+from tests.support.http import post_file as upload
+from tests.support.paths import judge
 
 # --- uploads -------------------------------------------------------------------------------
 
@@ -73,7 +74,7 @@ def test_a_malformed_file_fails_its_job_with_line_and_column(client: Any) -> Non
 def _small_app(settings: Any, dispatcher: Any, limit: int) -> Any:
     from dataclasses import replace
 
-    from webui import create_app
+    from webui.app import create_app
 
     return create_app(replace(settings, max_upload_bytes=limit), dispatcher, config={"TESTING": True})
 

@@ -14,10 +14,11 @@ import pytest
 from markupsafe import escape
 from sqlalchemy import func, select
 
-from tests.conftest import JUDGE_DATA, ROOT
-from tests.web.conftest import judge, upload
-from worker.db import session_scope
-from worker.models import CaseRow, Job
+from tests.support.paths import JUDGE_DATA, ROOT
+from tests.support.http import post_file as upload
+from tests.support.paths import judge
+from worker.store.database import Database
+from worker.store.models import CaseRow, Job
 
 SCRIPT_NAME = "<script>alert('x')</script><img src=x onerror=alert(1)>.in"
 HANDS = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes()
@@ -143,7 +144,7 @@ def test_no_page_has_inline_script_or_style(client: Any, three_jobs: dict[str, A
 
 def test_debug_mode_is_off_unless_flask_debug_says_so(settings: Any, dispatcher: Any,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from webui import create_app
+    from webui.app import create_app
 
     monkeypatch.delenv("FLASK_DEBUG", raising=False)
     assert create_app(settings, dispatcher).debug is False
@@ -154,8 +155,8 @@ def test_debug_mode_is_off_unless_flask_debug_says_so(settings: Any, dispatcher:
 
 def test_an_unexpected_error_shows_no_traceback(settings: Any, dispatcher: Any,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from webui import create_app
-    from worker.service import JobService
+    from webui.app import create_app
+    from worker.jobs.queries import JobQueries
 
     monkeypatch.delenv("FLASK_DEBUG", raising=False)
     client = create_app(settings, dispatcher).test_client()  # not TESTING: errors are answered, not raised
@@ -163,7 +164,7 @@ def test_an_unexpected_error_shows_no_traceback(settings: Any, dispatcher: Any,
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(JobService, "jobs", broken)
+    monkeypatch.setattr(JobQueries, "jobs", broken)
     for path in ("/api/jobs", "/"):
         response = client.get(path)
         body = response.get_data(as_text=True)
@@ -180,7 +181,7 @@ INJECTIONS = ["' OR '1'='1", "1 OR 1=1", "1; DROP TABLE cases; --", "win' --", "
 def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, settings: Any,
                                                                 three_jobs: dict[str, Any], value: str) -> None:
     job_id = three_jobs["mahjong"]["id"]
-    with session_scope(settings.database_url, write=False) as session:
+    with Database.of(settings).session(write=False) as session:
         before = (session.scalar(select(func.count()).select_from(CaseRow)),
                   session.scalar(select(func.count()).select_from(Job)))
     for name in ("game", "outcome", "number_min", "number_max", "job_id", "since", "until", "sort", "page",
@@ -200,7 +201,7 @@ def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, sett
     for name in ("status", "game", "page", "per_page"):
         response = client.get("/api/jobs", query_string={name: value})
         assert response.status_code in (200, 400), (name, response.status_code)
-    with session_scope(settings.database_url, write=False) as session:
+    with Database.of(settings).session(write=False) as session:
         after = (session.scalar(select(func.count()).select_from(CaseRow)),
                  session.scalar(select(func.count()).select_from(Job)))
     assert after == before

@@ -56,3 +56,60 @@ def test_query_parameters_are_described(client: Any, path: str) -> None:
     doc = client.get("/api/openapi.json").get_json()
     names = {p["name"] for p in doc["paths"][path]["get"]["parameters"]}
     assert {"page", "per_page"} <= names
+
+
+def _validate(doc: dict[str, Any], schema: dict[str, Any], body: Any, where: str) -> None:
+    import jsonschema
+
+    root = {**schema, "components": doc["components"]}  # so that "#/components/..." resolves
+    errors = sorted(jsonschema.Draft202012Validator(root).iter_errors(body), key=lambda e: list(e.path))
+    assert not errors, f"{where}: {errors[0].message} at {list(errors[0].path)}"
+
+
+def _requests(job: dict[str, Any], case_id: int) -> list[tuple[str, str, str]]:
+    """(method, documented path, concrete path) for a request of every operation that answers JSON."""
+    j = job["id"]
+    return [
+        ("get", "/api/jobs", "/api/jobs?per_page=2"), ("get", "/api/jobs/{job_id}", f"/api/jobs/{j}"),
+        ("get", "/api/jobs/{job_id}", "/api/jobs/999999"),
+        ("get", "/api/jobs/{job_id}/cases", f"/api/jobs/{j}/cases?per_page=3"),
+        ("get", "/api/jobs/{job_id}/cases", f"/api/jobs/{j}/cases?sort=nonsense"),
+        ("get", "/api/jobs/{job_id}/cases/{index}", f"/api/jobs/{j}/cases/1"),
+        ("get", "/api/jobs/{job_id}/distribution", f"/api/jobs/{j}/distribution"),
+        ("get", "/api/jobs/{job_id}/timings", f"/api/jobs/{j}/timings"),
+        ("get", "/api/cases/{case_id}", f"/api/cases/{case_id}"), ("get", "/api/cases/{case_id}", "/api/cases/999999"),
+        ("get", "/api/results", "/api/results?game=10-20-30"), ("get", "/api/results", "/api/results?outcome=nope"),
+        ("get", "/api/overview", "/api/overview"), ("get", "/api/games", "/api/games"),
+        ("get", "/healthz", "/healthz"), ("post", "/api/jobs/{job_id}/cancel", f"/api/jobs/{j}/cancel"),
+        ("post", "/api/jobs/{job_id}/rerun", f"/api/jobs/{j}/rerun"),
+        ("delete", "/api/jobs/{job_id}", "/api/jobs/999999"),
+    ]
+
+
+def test_real_responses_match_their_documented_schemas(client: Any, three_jobs: dict[str, Any]) -> None:
+    """Every field the document promises is in the answer, and nothing it does not: the document is made
+    from the same views the API answers with, and this keeps the two honest."""
+    doc = client.get("/api/openapi.json").get_json()
+    job = three_jobs["mahjong"]
+    case_id = client.get(f"/api/jobs/{job['id']}/cases").get_json()["items"][0]["id"]
+    seen = set()
+    for method, documented, path in _requests(job, case_id):
+        response = getattr(client, method)(path)
+        responses = doc["paths"][documented][method]["responses"]
+        status = str(response.status_code)
+        assert status in responses, f"{method.upper()} {path} answered {status}, not documented"
+        content = responses[status].get("content", {}).get("application/json")
+        if content is not None:
+            _validate(doc, content["schema"], response.get_json(), f"{method.upper()} {path} → {status}")
+            seen.add(documented)
+    assert len(seen) >= 10
+
+
+def test_the_csv_export_has_the_documented_columns(client: Any, three_jobs: dict[str, Any]) -> None:
+    from worker.jobs.views import CSV_COLUMNS, CaseView
+
+    body = client.get("/api/results/export?format=csv&game=mahjong").get_data(as_text=True)
+    header = body.splitlines()[0].split(",")
+    assert tuple(header) == CSV_COLUMNS
+    documented = client.get("/api/openapi.json").get_json()["components"]["schemas"]["Case"]["properties"]
+    assert set(header) <= set(documented) and set(header) <= set(CaseView.__dataclass_fields__)

@@ -8,13 +8,12 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from worker.db import session_scope
-from worker.models import CaseRow, WorkerRow, utcnow
-from worker.service import SOLVE_BUCKETS_US
+from worker.store.database import Database
+from worker.store.models import SOLVE_BUCKETS_US, CaseRow, WorkerRow, utcnow
 
 
 def _heartbeat(settings: Any, name: str = "test-worker") -> None:
-    with session_scope(settings.database_url) as session:
+    with Database.of(settings).session() as session:
         session.merge(WorkerRow(name=name, started_at=utcnow(), seen_at=utcnow(), concurrency=2, processed=0))
 
 
@@ -23,9 +22,9 @@ def test_healthz_is_503_without_workers(client: Any) -> None:
     assert response.status_code == 503
     body = response.get_json()
     assert body["status"] == "unavailable" and body["ok"] is False
-    assert body["database"] == {"ok": True}
-    assert body["broker"] == {"ok": True, "queue_depth": 0}
-    assert body["workers"] == {"ok": False, "seen": 0, "names": []}
+    assert body["database"] == {"ok": True, "error": None}
+    assert body["broker"] == {"ok": True, "error": None, "queue_depth": 0}
+    assert body["workers"] == {"ok": False, "error": "no worker seen in the last 30 s", "seen": 0, "names": []}
 
 
 def test_healthz_is_200_when_everything_answers(client: Any, settings: Any) -> None:
@@ -33,7 +32,8 @@ def test_healthz_is_200_when_everything_answers(client: Any, settings: Any) -> N
     response = client.get("/healthz")
     assert response.status_code == 200
     body = response.get_json()
-    assert body["status"] == "ok" and body["workers"] == {"ok": True, "seen": 1, "names": ["test-worker"]}
+    assert body["status"] == "ok" and body["workers"] == {"ok": True, "error": None, "seen": 1,
+                                                                 "names": ["test-worker"]}
 
 
 def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, settings: Any, dispatcher: Any,
@@ -42,14 +42,14 @@ def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, settings: A
     monkeypatch.setattr(dispatcher, "queue_depth", lambda: None)
     response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.get_json()["broker"] == {"ok": False, "error": "the broker cannot be reached"}
+    assert response.get_json()["broker"] == {"ok": False, "error": "the broker cannot be reached", "queue_depth": None}
     assert response.get_json()["database"]["ok"] is True
 
 
 def test_healthz_is_503_when_the_database_does_not_answer(settings: Any, dispatcher: Any, tmp_path: Any) -> None:
     from dataclasses import replace
 
-    from webui import create_app
+    from webui.app import create_app
 
     (tmp_path / "a-file").write_text("not a folder")
     broken = replace(settings, database_url=f"sqlite:///{tmp_path}/a-file/dealer.db")
@@ -104,7 +104,7 @@ def test_metrics_in_prometheus_text_format(client: Any, submit: Any, settings: A
     assert samples["dealer_queue_depth"] == 0 and samples["dealer_broker_up"] == 1
     assert samples["dealer_workers"] == 0 and samples["dealer_pending_chunks"] == 0
     # The histogram: cumulative buckets, +Inf equal to the count, sum in seconds.
-    with session_scope(settings.database_url) as session:
+    with Database.of(settings).session() as session:
         solve_us = session.scalars(select(CaseRow.solve_us).where(CaseRow.game == "10-20-30")).all()
         assert session.scalar(select(func.count()).select_from(CaseRow)) == 5
     buckets = [samples[f'dealer_solve_seconds_bucket{{game="10-20-30",le="{le}"}}']
@@ -133,9 +133,9 @@ def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> 
     """An empty queue is depth 0 (Redis keeps no key for it), a sent message is depth 1."""
     from dataclasses import replace
 
-    from tests.support import redis_url
-    from webui import create_app
-    from worker.celery_app import CeleryDispatcher
+    from worker.testing.servers import redis_url
+    from webui.app import create_app
+    from worker.runner.app import CeleryDispatcher
 
     if broker == "redis":
         import redis
@@ -148,7 +148,7 @@ def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> 
     _heartbeat(settings)
     health = client.get("/healthz")
     assert health.status_code == 200, health.get_json()
-    assert health.get_json()["broker"] == {"ok": True, "queue_depth": 0}
+    assert health.get_json()["broker"] == {"ok": True, "error": None, "queue_depth": 0}
     dispatcher.split(123456)  # a message no worker will take
     assert client.get("/api/overview").get_json()["queue_depth"] == 1
     if broker == "filesystem":
@@ -159,8 +159,8 @@ def test_healthz_answers_fast_when_the_broker_is_down(settings: Any) -> None:
     import time
     from dataclasses import replace
 
-    from webui import create_app
-    from worker.celery_app import CeleryDispatcher
+    from webui.app import create_app
+    from worker.runner.app import CeleryDispatcher
 
     settings = replace(settings, broker_url="redis://127.0.0.1:1/0")
     client = create_app(settings, CeleryDispatcher.for_settings(settings), config={"TESTING": True}).test_client()

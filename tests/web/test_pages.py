@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import judge
+from tests.support.paths import judge
 
 
 def test_dashboard_lists_jobs_with_progress_and_service(client: Any, three_jobs: dict[str, Any]) -> None:
@@ -93,11 +93,11 @@ def test_a_case_whose_stored_trace_is_damaged_says_so(client: Any, settings: Any
                                                     three_jobs: dict[str, Any]) -> None:
     from sqlalchemy import update
 
-    from worker.db import session_scope
-    from worker.models import CaseRow
+    from worker.store.database import Database
+    from worker.store.models import CaseRow
 
     job = three_jobs["10-20-30"]
-    with session_scope(settings.database_url) as session:
+    with Database.of(settings).session() as session:
         session.execute(update(CaseRow).where(CaseRow.job_id == job["id"], CaseRow.index == 1)
                         .values(trace=b"\x01 cut"))
     page = client.get(f"/jobs/{job['id']}/cases/1")
@@ -163,7 +163,7 @@ def test_job_page_shows_reading_warnings(client: Any, submit: Any) -> None:
 def test_upload_page_over_the_limit_is_a_413_page(settings: Any, dispatcher: Any) -> None:
     from dataclasses import replace
 
-    from webui import create_app
+    from webui.app import create_app
 
     client = create_app(replace(settings, max_upload_bytes=100), dispatcher, config={"TESTING": True}).test_client()
     response = client.post("/upload", data={"file": (io.BytesIO(b"1 " * 200), "big.in")},

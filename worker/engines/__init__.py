@@ -5,18 +5,24 @@
 ['10-20-30', 'accordion', 'mahjong']
 >>> engines.get("mahjong").unit
 'hand'
+>>> engines.check("poker")
+Traceback (most recent call last):
+...
+worker.engines.UnknownGame: unknown game 'poker'; expected one of 10-20-30, accordion, mahjong
 
-Each engine lives in its own module and is imported only when asked for, so that
+Each engine lives in its own package and is imported only when asked for, so that
 ``dealer solve mahjong`` does not pay for the other two.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from worker.engines.base import Case, Diagnostic, Engine, InputError, Result, TraceError
 
-__all__ = ["Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "all_engines", "detect", "get", "names"]
+__all__ = ["Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame", "all_engines",
+           "check", "detect", "get", "names"]
 
 _MODULES = {
     "10-20-30": "worker.engines.ten_twenty_thirty",
@@ -26,17 +32,44 @@ _MODULES = {
 _loaded: dict[str, Engine] = {}
 
 
+class UnknownGame(KeyError):
+    """No engine has this slug; ``str(error)`` is the message for the user.
+
+    A :class:`KeyError`, as a slug is a key of the registry (and ``get`` raised a plain
+    one before), but one whose ``str`` is the message itself, not its quoted ``repr``.
+
+    >>> str(UnknownGame("chess"))
+    "unknown game 'chess'; expected one of 10-20-30, accordion, mahjong"
+    """
+
+    def __init__(self, slug: Any) -> None:
+        self.slug = slug
+        super().__init__(f"unknown game {slug!r}; expected one of {', '.join(_MODULES)}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 def names() -> list[str]:
     return list(_MODULES)
 
 
+def check(slug: Any) -> str:
+    """``slug`` when an engine has it, else :class:`UnknownGame`.
+
+    >>> check("accordion")
+    'accordion'
+    """
+    if not isinstance(slug, str) or slug not in _MODULES:
+        raise UnknownGame(slug)
+    return slug
+
+
 def get(slug: str) -> Engine:
-    """The engine for ``slug``; ``KeyError`` with the known slugs when there is none."""
-    engine = _loaded.get(slug)
+    """The engine for ``slug``; :class:`UnknownGame` when there is none."""
+    engine = _loaded.get(slug) if isinstance(slug, str) else None
     if engine is None:
-        if slug not in _MODULES:
-            raise KeyError(f"unknown game {slug!r} (known: {', '.join(_MODULES)})")
-        engine = importlib.import_module(_MODULES[slug]).ENGINE
+        engine = importlib.import_module(_MODULES[check(slug)]).ENGINE
         _loaded[slug] = engine
     return engine
 

@@ -1,19 +1,25 @@
-"""What every engine shares: cases, results, diagnostics and the streaming reader.
+"""What every engine shares: cases, results, diagnostics, the streaming reader and the
+reading protocol.
 
 An engine turns a judge file into :class:`Case` values (``parse``), solves one case
 into a :class:`Result` (``solve``) and re-checks a stored trace (``replay``). Traces
 are stored as bytes (``solve_packed``, ``unpack_trace``) and served as JSON-ready
 dicts. Engines are pure Python: they know nothing of Celery, Flask or SQL.
 
+Every game reads its judge file the same way around its own cases: :func:`read_pieces`
+streams the file, and :class:`Reading` owns what happens at its end (the terminator,
+text after it, a missing one, a file without cases).
+
 Positions are 1-based; columns count bytes from the start of the line.
 """
 
 from __future__ import annotations
 
+import io
 import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, ClassVar
 
@@ -134,13 +140,18 @@ class Engine(ABC):
     #: 2-core machine of 2026: sizes the service's chunks until it has timings of its own.
     typical_solve_us: ClassVar[int]
 
-    @abstractmethod
     def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None) -> Iterator[Case]:
         """Yield the cases of a judge file read from a binary stream, in constant memory.
 
         Raises :class:`InputError` for what the judge would choke on; appends
         warnings (missing terminator, text after it) to ``warnings``.
         """
+        return self.read(stream, Reading(self.terminator, self.unit, warnings))
+
+    @abstractmethod
+    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+        """The game's reader behind :meth:`parse`: its cases, with ``reading`` told where the
+        file ends (see :class:`Reading`)."""
 
     @abstractmethod
     def solve(self, case: Case, trace: bool = True) -> Result:
@@ -198,12 +209,94 @@ class Engine(ABC):
 
         Raises :class:`InputError` when ``text`` is not exactly one case.
         """
-        import io
+        return only_case(self.parse(io.BytesIO(text.encode()), []), self.unit).text
 
-        cases = list(self.parse(io.BytesIO(text.encode()), []))
-        if len(cases) != 1:
-            raise InputError(f"expected one {self.unit}, found {len(cases)}")
-        return cases[0].text
+
+def only_case(cases: Iterable[Case], unit: str) -> Case:
+    """The one case of a text that must hold exactly one (:meth:`Engine.canonical`).
+
+    >>> only_case([], "deck")
+    Traceback (most recent call last):
+    ...
+    worker.engines.base.InputError: expected one deck, found 0
+    """
+    found = list(cases)
+    if len(found) != 1:
+        raise InputError(f"expected one {unit}, found {len(found)}")
+    return found[0]
+
+
+#: What :func:`read_pieces` yields; a reader may hand on, in place of the bytes, the
+#: :class:`InputError` that stopped its reading (see :meth:`Reading.ended`).
+Piece = tuple[int, int, bytes | InputError]
+
+
+class Reading:
+    """How every game's judge file ends, written once for the three readers.
+
+    A file holds cases, then the engine's ``terminator`` where a case would start:
+
+    - a terminator ends the input; a terminator before any case is an error at it
+      (``the file has no decks``);
+    - text after the terminator is ignored, with one warning at the first text after it,
+      and the reader reads no further than that text; bytes that are not text count as
+      text here (the warning is at them: what follows the end need not even be text);
+    - a file without a terminator is read to its end, with a warning; an empty file is
+      an error, and so is one without a case.
+
+    :meth:`Engine.parse` makes one per file and hands it to the game's reader, which calls
+    :meth:`ended` at the terminator or :meth:`unended` at the end of the file. What a case
+    is, and what a case cut short says, stays with the game.
+
+    >>> reading = Reading("#", "deck")
+    >>> reading.ended(2, 4, 1, [(4, 2, b"  junk"), (5, 1, b"more")])
+    >>> [str(w) for w in reading.warnings]
+    ['line 4, column 4: text after the terminating "#" is ignored']
+    >>> reading.ended(0, 1, 3, [])
+    Traceback (most recent call last):
+    ...
+    worker.engines.base.InputError: line 1, column 3: the file has no decks
+    >>> reading.unended(1); str(reading.warnings[-1])
+    'no terminating "#" at end of file'
+    """
+
+    __slots__ = ("terminator", "unit", "warnings")
+
+    def __init__(self, terminator: str, unit: str, warnings: list[Diagnostic] | None = None) -> None:
+        self.terminator = terminator
+        self.unit = unit
+        self.warnings: list[Diagnostic] = [] if warnings is None else warnings
+
+    def no_cases(self, line: int | None = None, column: int | None = None) -> InputError:
+        return InputError(f"the file has no {self.unit}s", line, column)
+
+    def ended(self, cases: int, line: int, column: int, rest: Iterable[Piece]) -> None:
+        """The terminator, at ``line`` and ``column``, came after ``cases`` cases; ``rest``
+        is what follows it, piece by piece (read no further than its first text)."""
+        if not cases:
+            raise self.no_cases(line, column)
+        try:
+            for at_line, at_column, piece in rest:
+                if isinstance(piece, InputError):
+                    self._after(at_line, at_column)
+                    return
+                text = piece.lstrip()
+                if text:
+                    self._after(at_line, at_column + len(piece) - len(text))
+                    return
+        except InputError as error:
+            self._after(error.line, error.column)
+
+    def _after(self, line: int | None, column: int | None) -> None:
+        self.warnings.append(Diagnostic(f'text after the terminating "{self.terminator}" is ignored', line, column))
+
+    def unended(self, cases: int, empty: bool = False) -> None:
+        """The file ended without a terminator after ``cases`` cases (``empty``: without a byte)."""
+        if empty:
+            raise InputError("the file is empty")
+        if not cases:
+            raise self.no_cases()
+        self.warnings.append(Diagnostic(f'no terminating "{self.terminator}" at end of file'))
 
 
 def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE) -> Iterator[tuple[int, int, bytes]]:

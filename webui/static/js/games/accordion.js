@@ -1,4 +1,4 @@
-// Accordian Patience replay (trace version 1, see worker/engines/accordion.py): the row of piles
+// Accordian Patience replay (trace version 1, see worker/engines/accordion/trace.py): the row of piles
 // after each deal and each move of a top card onto the pile one or three to its left.
 
 import { h } from "../util.js";

@@ -1,0 +1,352 @@
+"""The contract every registered engine keeps, checked once for all of them.
+
+The registry; each engine's attributes and doctests; its judge files; parse, solve and
+the judge line; the stored trace form (``solve_packed``, ``pack_trace``, ``unpack_trace``);
+replay; ``generate``, ``canonical`` and ``sniff``; and the reading protocol that
+:class:`worker.engines.base.Reading` owns (terminator, text after it, a missing one, empty
+files). What is particular to one game is tested in its own module.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import io
+import json
+import pkgutil
+import random
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.engines.samples import CASES, SAMPLE, error, parse, stream
+from tests.support.paths import judge_files
+from worker import engines
+from worker.engines import UnknownGame
+from worker.engines.base import Case, Diagnostic, Engine, InputError, TraceError
+
+GAMES = engines.names()
+#: (title, unit, number_name, outcomes, terminator) of each game.
+EXPECTED = {
+    "10-20-30": ("10-20-30 (UVa 246)", "deck", "deals", ("win", "loss", "draw"), "0"),
+    "accordion": ("Accordian Patience (UVa 127)", "deck", "piles", ("win", "loss"), "#"),
+    "mahjong": ("Chinese Mahjong (UVa 11210)", "hand", "waits", ("ready", "not-ready"), "0"),
+}
+AFTER = 'text after the terminating "{}" is ignored'
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+games = pytest.mark.parametrize("game", GAMES)
+
+
+def engine_of(game: str) -> Engine:
+    return engines.get(game)
+
+
+def file_of(game: str, *cases: str, end: str = "\n{t}\n") -> bytes:
+    """A judge file of ``cases`` (one a line) and then ``end`` (``{t}``: the terminator)."""
+    return ("\n".join(cases) + end.format(t=engine_of(game).terminator)).encode()
+
+
+# ----------------------------------------------------------------------------- the registry
+
+
+def test_the_registry_lists_every_engine_once() -> None:
+    assert GAMES == list(EXPECTED)
+    assert [engine.slug for engine in engines.all_engines()] == GAMES
+    assert all(engines.get(game) is engines.get(game) for game in GAMES)
+
+
+@pytest.mark.parametrize("slug", ["poker", "", "Mahjong", None, 5, ["mahjong"]])
+def test_an_unknown_game_is_one_error_with_one_message(slug: object) -> None:
+    message = f"unknown game {slug!r}; expected one of 10-20-30, accordion, mahjong"
+    for ask in (engines.get, engines.check):
+        with pytest.raises(UnknownGame) as caught:
+            ask(slug)  # type: ignore[arg-type]
+        assert str(caught.value) == message and caught.value.slug == slug
+        assert isinstance(caught.value, KeyError)  # what get() raised before UnknownGame
+
+
+def test_check_names_a_known_game() -> None:
+    assert [engines.check(game) for game in GAMES] == GAMES
+
+
+def test_the_package_exports_what_other_code_uses() -> None:
+    for name in ("Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame"):
+        assert name in engines.__all__ and hasattr(engines, name)
+
+
+# ----------------------------------------------------------------------------- each engine
+
+
+@games
+def test_attributes(game: str) -> None:
+    engine = engine_of(game)
+    title, unit, number_name, outcomes, terminator = EXPECTED[game]
+    assert (engine.slug, engine.title, engine.unit, engine.number_name) == (game, title, unit, number_name)
+    assert (engine.outcomes, engine.terminator, engine.trace_version) == (outcomes, terminator, 1)
+    assert engine.summary and isinstance(engine.typical_solve_us, int) and engine.typical_solve_us > 0
+
+
+def modules_of(engine: Engine) -> list[ModuleType]:
+    """The engine's package and every module in it."""
+    package = importlib.import_module(type(engine).__module__.rpartition(".")[0])
+    return [package] + [importlib.import_module(f"{package.__name__}.{info.name}")
+                        for info in pkgutil.iter_modules(package.__path__)]
+
+
+@games
+def test_doctests(game: str) -> None:
+    # pytest runs them from worker/ too; here they run with tests/engines alone.
+    results = [doctest.testmod(module, optionflags=doctest.ELLIPSIS) for module in modules_of(engine_of(game))]
+    assert sum(r.failed for r in results) == 0 and sum(r.attempted for r in results) > 10
+
+
+@games
+@pytest.mark.parametrize("trace", [False, True])
+def test_judge_files(game: str, trace: bool, judge_data: Path) -> None:
+    engine = engine_of(game)
+    paths = judge_files(game)
+    assert paths
+    for path in paths:
+        with path.open("rb") as judge_file:
+            warnings: list[Diagnostic] = []
+            results = [engine.solve(case, trace=trace) for case in engine.parse(judge_file, warnings)]
+        assert "".join(r.line + "\n" for r in results).encode() == path.with_suffix(".out").read_bytes(), path.name
+        assert warnings == []
+        for index, r in enumerate(results, 1):
+            assert r.outcome in engine.outcomes
+            assert engine.judge_line(index, r.outcome, r.number, r.detail) == r.line
+            assert (r.trace is not None) == trace
+
+
+@games
+def test_packed_traces_unpack_to_the_solved_ones(game: str) -> None:
+    engine = engine_of(game)
+    rng = random.Random(7)
+    for index in range(1, 201):
+        case = Case(index, engine.canonical(engine.generate(rng)))
+        solved = engine.solve(case)
+        result, packed = engine.solve_packed(case)
+        assert result.trace is None and isinstance(packed, bytes)
+        assert (result.outcome, result.number, result.detail, result.line) == (
+            solved.outcome, solved.number, solved.detail, solved.line)
+        assert solved.trace is not None and solved.trace["version"] == engine.trace_version
+        assert engine.unpack_trace(packed) == solved.trace
+        assert engine.unpack_trace(engine.pack_trace(solved.trace)) == solved.trace
+
+
+@games
+@pytest.mark.parametrize("junk", [b"", b"\x00", b"\x01\x02", b"[1, 2]", b"{\"version\": 1", b"\xff" * 40])
+def test_bytes_that_are_no_trace_are_a_trace_error(game: str, junk: bytes) -> None:
+    with pytest.raises(TraceError):
+        engine_of(game).unpack_trace(junk)
+
+
+@games
+@FAST
+@given(data=st.data())
+def test_solve_judge_line_and_replay_agree(game: str, data: st.DataObject) -> None:
+    engine = engine_of(game)
+    text = data.draw(CASES[game])
+    index = data.draw(st.integers(1, 10_000))
+    plain, full = engine.solve(Case(index, text), trace=False), engine.solve(Case(index, text))
+    assert plain.trace is None and full.trace is not None
+    assert (plain.outcome, plain.number, plain.detail, plain.line) == (full.outcome, full.number, full.detail, full.line)
+    assert engine.judge_line(index, full.outcome, full.number, full.detail) == full.line
+    trace = json.loads(json.dumps(full.trace))
+    again = engine.replay(text, trace)
+    assert (again.outcome, again.number, again.detail) == (full.outcome, full.number, full.detail)
+    assert again.line == engine.judge_line(1, full.outcome, full.number, full.detail) and again.trace == trace
+    assert engine.canonical(text) == text
+
+
+@games
+def test_replay_of_a_text_that_is_no_case_is_a_trace_error(game: str) -> None:
+    engine = engine_of(game)
+    trace = engine.solve(Case(1, SAMPLE[game])).trace
+    assert trace is not None
+    with pytest.raises(TraceError):
+        engine.replay(SAMPLE[game][:-3], trace)
+
+
+@games
+@pytest.mark.parametrize("trace", [None, [], {}, {"version": 2}, {"version": 1}])
+def test_malformed_traces_are_refused(game: str, trace: object) -> None:
+    with pytest.raises(TraceError):
+        engine_of(game).replay(SAMPLE[game], trace)  # type: ignore[arg-type]
+
+
+@games
+def test_generate_writes_one_case_and_repeats_for_a_seed(game: str) -> None:
+    engine = engine_of(game)
+    texts = [engine.generate(random.Random(seed)) for seed in range(50)]
+    assert texts == [engine.generate(random.Random(seed)) for seed in range(50)]
+    assert len(set(texts)) == 50
+    cases, warnings = parse(engine, file_of(game, *texts))
+    assert [case.text for case in cases] == [engine.canonical(text) for text in texts] and warnings == []
+
+
+@games
+def test_canonical_needs_exactly_one_case(game: str) -> None:
+    engine = engine_of(game)
+    unit = engine.unit
+    with pytest.raises(InputError, match=f"^expected one {unit}, found 2$"):
+        engine.canonical(SAMPLE[game] + "\n" + SAMPLE[game])
+    with pytest.raises(InputError):
+        engine.canonical("")
+
+
+@games
+def test_sniff_and_detect(game: str, judge_data: Path) -> None:
+    engine = engine_of(game)
+    for other in GAMES:
+        for path in judge_files(other):
+            head = path.read_bytes()[:4096]
+            assert engine.sniff(head) == (other == game), (game, path)
+            assert engines.detect(head) == other
+    assert not engine.sniff(b"")
+    assert not engine.sniff(engine.terminator.encode() + b"\n")
+    assert not engine.sniff(b"\xff\xfe")
+
+
+@games
+@FAST
+@given(data=st.binary(max_size=400))
+def test_any_bytes_read_or_fail_cleanly(game: str, data: bytes) -> None:
+    read_all(engine_of(game), data)
+
+
+@games
+@FAST
+@given(edits=st.lists(st.tuples(st.integers(0, 600), st.integers(0, 4), st.binary(max_size=4)), max_size=4))
+def test_mutated_files_read_or_fail_cleanly(game: str, edits: list[tuple[int, int, bytes]]) -> None:
+    engine = engine_of(game)
+    data = file_of(game, *(engine.generate(random.Random(seed)) for seed in range(2)))
+    for where, cut, new in edits:
+        data = data[:where] + new + data[where + cut :]
+    read_all(engine, data)
+
+
+def read_all(engine: Engine, data: bytes) -> None:
+    """Read ``data``: an :class:`InputError`, or cases in canonical text that solve."""
+    try:
+        cases, _ = parse(engine, data)
+    except InputError:
+        return
+    for index, case in enumerate(cases, 1):
+        assert case.index == index and engine.canonical(case.text) == case.text
+        engine.solve(case, trace=False)
+
+
+@games
+def test_parsing_a_large_file_takes_little_memory(game: str) -> None:
+    engine = engine_of(game)
+
+    def parts() -> Iterator[bytes]:  # about 50 MB: cases between long runs of blanks
+        rng = random.Random(5)
+        block = b"\n".join(engine.generate(rng).encode() for _ in range(100)) + b"\n"
+        for _ in range(150):
+            yield block
+            yield b" " * 300_000 + b"\n"
+        yield file_of(game, end="{t}\n")
+
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in engine.parse(stream(parts()), []))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 15_000
+    assert peak < 5 * 1024 * 1024, f"peak {peak} bytes"
+
+
+# ----------------------------------------------------------------------------- how a file ends
+
+
+@games
+def test_the_terminator_ends_the_input(game: str) -> None:
+    engine, sample = engine_of(game), SAMPLE[game]
+    for end in ["\n{t}", "\n{t}\n", "\r\n{t}\r\n", "\n\n  {t}\n\n"]:
+        cases, warnings = parse(engine, file_of(game, sample, end=end))
+        assert [c.text for c in cases] == [sample] and warnings == [], repr(end)
+    cases, warnings = parse(engine, file_of(game, sample, end="\n{t}\n" + sample + "\n{t}\n"))
+    assert len(cases) == 1 and [(w.line, w.column) for w in warnings] == [(3, 1)]
+
+
+@games
+@pytest.mark.parametrize(("end", "line", "column"), [
+    ("\n{t} junk 5\nmore", 2, 3),
+    ("\n{t}\n\n   junk\n", 4, 4),
+    ("\n{t}\t\t x", 2, 5),
+    ("\n{t}" + " " * 70_000 + "x\n", 2, 70_002),  # the terminator's line read in pieces
+    ("\n{t}\n" + "\n" * 5 + " " * 70_000 + "x", 8, 70_001),
+])
+def test_text_after_the_terminator_is_ignored_with_a_warning(game: str, end: str, line: int, column: int) -> None:
+    engine = engine_of(game)
+    cases, warnings = parse(engine, file_of(game, SAMPLE[game], end=end))
+    assert [c.text for c in cases] == [SAMPLE[game]]
+    assert [(w.message, w.line, w.column) for w in warnings] == [(AFTER.format(engine.terminator), line, column)]
+
+
+@games
+@pytest.mark.parametrize(("tail", "line", "column"), [
+    (b"\n\xff\xfe", 3, 1), (b" \xff\xfe", 2, 3), (b"\n\n  x \xff", 4, 3), (b"\n\x00 binary", 3, 1)])
+def test_what_follows_the_terminator_need_not_be_text(game: str, tail: bytes, line: int, column: int) -> None:
+    engine = engine_of(game)
+    cases, warnings = parse(engine, file_of(game, SAMPLE[game], end="\n{t}") + tail)
+    assert len(cases) == 1
+    assert [(w.message, w.line, w.column) for w in warnings] == [(AFTER.format(engine.terminator), line, column)]
+
+
+@games
+def test_reading_stops_at_the_first_text_after_the_terminator(game: str) -> None:
+    def endless() -> Iterator[bytes]:
+        yield file_of(game, SAMPLE[game])
+        while True:
+            yield b"x" * 65536
+
+    warnings: list[Diagnostic] = []
+    assert len(list(engine_of(game).parse(stream(endless()), warnings))) == 1
+    assert [w.line for w in warnings] == [3]
+
+
+@games
+@pytest.mark.parametrize("tail", ["", "\n", "\n\n  \n", "\r\n"])
+def test_a_missing_terminator_is_a_warning(game: str, tail: str) -> None:
+    engine = engine_of(game)
+    cases, warnings = parse(engine, (SAMPLE[game] + tail).encode())
+    assert [c.text for c in cases] == [SAMPLE[game]]
+    assert [(w.message, w.line, w.column) for w in warnings] == [
+        (f'no terminating "{engine.terminator}" at end of file', None, None)]
+
+
+@games
+def test_empty_files_and_files_without_cases(game: str) -> None:
+    engine = engine_of(game)
+    t, none = engine.terminator, f"the file has no {engine.unit}s"
+    assert (str(error(engine, b"")), error(engine, b"").line) == ("the file is empty", None)
+    for blank in [b"\n", b" \n\t\r\n", b" " * 100_000]:
+        assert (str(error(engine, blank)), error(engine, blank).line) == (none, None)
+    assert str(error(engine, f"\n  {t}\n".encode())) == f"line 2, column 3: {none}"
+    assert str(error(engine, f"{t}\n{SAMPLE[game]}\n".encode())) == f"line 1, column 1: {none}"
+
+
+@games
+def test_bytes_that_are_not_text_and_tokens_too_long(game: str) -> None:
+    engine, sample = engine_of(game), SAMPLE[game]
+    first = sample.split()[0]
+    for end in ["", "\n"]:
+        assert str(error(engine, f"{sample}\n{first} \xff{end}".encode("latin-1"))) == (
+            f"line 2, column {len(first) + 2}: byte 0xff is not text")
+    assert str(error(engine, f"{sample}\n\x00".encode())) == "line 2, column 1: byte 0x00 is not text"
+    assert str(error(engine, f"{sample}\n{'9' * 100}".encode())) == (
+        "line 2, column 1: a token longer than 64 characters")
+
+
+@games
+def test_the_warnings_list_is_optional(game: str) -> None:
+    assert [c.text for c in engine_of(game).parse(io.BytesIO(SAMPLE[game].encode()))] == [SAMPLE[game]]

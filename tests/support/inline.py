@@ -1,0 +1,50 @@
+"""An in-process dispatcher: split and solve tasks run here, in the order sent (no broker)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+from worker.config import Settings
+from worker.jobs.solve import solve_chunk
+from worker.jobs.split import split_job
+
+
+class InlineDispatcher:
+    """Runs tasks as they are sent (``immediate``), or queues them until :meth:`drain`."""
+
+    def __init__(self, settings: Settings, immediate: bool = True) -> None:
+        self.settings = settings
+        self.immediate = immediate
+        self.queue: deque[tuple[str, int]] = deque()
+        self.sent: list[tuple[str, int]] = []
+        self._running = False
+
+    def split(self, job_id: int) -> None:
+        self._send("split", job_id)
+
+    def solve(self, chunk_ids: Sequence[int]) -> None:
+        for chunk_id in chunk_ids:
+            self._send("solve", chunk_id)
+
+    def queue_depth(self) -> int | None:
+        return len(self.queue)
+
+    def _send(self, kind: str, ident: int) -> None:
+        self.queue.append((kind, ident))
+        self.sent.append((kind, ident))
+        if self.immediate and not self._running:
+            self.drain()
+
+    def drain(self) -> None:
+        """Run everything queued, including what running it queues."""
+        self._running = True
+        try:
+            while self.queue:
+                kind, ident = self.queue.popleft()
+                if kind == "split":
+                    split_job(self.settings, ident, self)
+                else:
+                    solve_chunk(self.settings, ident)
+        finally:
+            self._running = False

@@ -1,0 +1,71 @@
+"""The application factory: pages, the JSON API, uploads streamed straight to disk, errors as HTTP answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Request, g
+from flask.helpers import get_debug_flag
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from webui import errors
+from webui.context import Dealer, settings
+from worker.config import Settings
+from worker.jobs.dispatch import Dispatcher
+from worker.jobs.queries import JobQueries
+from worker.jobs.service import JobService
+from worker.store.uploads import UploadWriter, discard_stale
+
+#: Room for the multipart envelope around a file of the largest allowed size.
+FORM_OVERHEAD = 1 << 20
+
+
+class StreamingRequest(Request):
+    """Writes uploaded files into :class:`UploadWriter` objects instead of memory or /tmp."""
+
+    def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
+                         filename: str | None = None, content_length: int | None = None) -> Any:
+        config = settings()
+        writer = UploadWriter(config.upload_dir, config.max_upload_bytes)
+        g.setdefault("upload_writers", []).append(writer)
+        return writer
+
+
+def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None,
+               config: dict[str, Any] | None = None) -> Flask:
+    """The web app for ``settings`` (default: from the environment), sending work through ``dispatcher``
+    (default: Celery)."""
+    from webui import api, auth, ops, pages
+    from worker.runner.app import CeleryDispatcher
+
+    settings = settings or Settings.from_env()
+    dispatcher = dispatcher or CeleryDispatcher.for_settings(settings)
+    app = Flask(__name__)
+    app.request_class = StreamingRequest
+    app.config.update(MAX_CONTENT_LENGTH=settings.max_upload_bytes + FORM_OVERHEAD)
+    # Keep keys in the order the views list them (outcomes in each game's order).
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    if config:
+        app.config.update(config)
+    # Debug mode (the interactive debugger) only where asked for by FLASK_DEBUG, never by accident.
+    app.config["DEBUG"] = get_debug_flag()
+    if settings.proxy_hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
+                                x_proto=settings.proxy_hops)
+    app.extensions["dealer"] = Dealer(settings, dispatcher, JobService(settings, dispatcher), JobQueries(settings))
+    settings.upload_dir.mkdir(parents=True, exist_ok=True)
+    discard_stale(settings.upload_dir)
+
+    auth.install(app, settings)
+    app.register_blueprint(api.api)
+    app.register_blueprint(ops.ops)
+    app.register_blueprint(pages.pages)
+    errors.register(app)
+
+    @app.teardown_request
+    def _discard_unused_uploads(_: BaseException | None) -> None:
+        for writer in g.pop("upload_writers", []):
+            if not writer.committed:
+                writer.discard()
+
+    return app

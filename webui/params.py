@@ -1,0 +1,79 @@
+"""Query parameters made into typed values; a bad one is a 400 naming it (``Invalid``).
+
+>>> whole_number("page", "3", 1)
+3
+>>> whole_number("page", "x", 1)
+Traceback (most recent call last):
+...
+worker.jobs.errors.Invalid: page must be a whole number, not 'x'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from worker import engines
+from worker.jobs.errors import Invalid
+from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PER_PAGE, ResultFilter
+
+#: The largest value an integer column holds (PostgreSQL's ``integer``): no parameter may exceed it.
+MAX_INT = 2**31 - 1
+
+
+def whole_number(name: str, raw: str, minimum: int, maximum: int = MAX_INT) -> int:
+    """A parameter as a whole number from ``minimum`` to ``maximum``, or :class:`Invalid` saying why not."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise Invalid(f"{name} must be a whole number, not {raw[:40]!r}") from None
+    if value < minimum:
+        raise Invalid(f"{name} must be at least {minimum}")
+    if value > maximum:
+        raise Invalid(f"{name} must be at most {maximum:,}")
+    return value
+
+
+def moment(name: str, raw: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise Invalid(f"{name} must be a date or time like 2026-11-30 or 2026-11-30T12:00, not {raw[:40]!r}") from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def present(args: Mapping[str, str]) -> dict[str, str]:
+    """The parameters that have a value (an empty field of a form means "no filter")."""
+    return {key: value.strip() for key, value in args.items() if isinstance(value, str) and value.strip()}
+
+
+def paging(args: Mapping[str, str], default_per_page: int = DEFAULT_PER_PAGE) -> tuple[int, int]:
+    """``(page, per_page)``; ``per_page`` is at most :data:`MAX_PER_PAGE`."""
+    text = present(args)
+    page = whole_number("page", text.get("page", "1"), 1)
+    per_page = whole_number("per_page", text.get("per_page", str(default_per_page)), 1, MAX_PER_PAGE)
+    return page, per_page
+
+
+def result_filter(args: Mapping[str, str], **fixed: Any) -> ResultFilter:
+    """A results filter from query parameters (``fixed`` values win: a job page's own job and game)."""
+    text = present(args)
+    values: dict[str, Any] = {}
+    if "game" in text:
+        values["game"] = engines.check(text["game"])
+    for name in ("number_min", "number_max", "job_id"):
+        if name in text:
+            values[name] = whole_number(name, text[name], 0)
+    values["page"], values["per_page"] = paging(args)
+    for name in ("since", "until"):
+        if name in text:
+            values[name] = moment(name, text[name])
+    if "outcome" in text:
+        values["outcome"] = text["outcome"]
+    if "input" in text:
+        values["input_text"] = text["input"]
+    sort = text.get("sort", "index")
+    values.update(sort=sort.lstrip("-"), descending=sort.startswith("-"))
+    values.update(fixed)
+    return ResultFilter(**values).checked()

@@ -1,0 +1,133 @@
+"""The accordion engine: reading, playing and tracing put together behind :class:`Engine`."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
+from worker.engines.accordion.play import play, play_traced
+from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
+from worker.engines.accordion.trace import replay_moves, trace_lists
+from worker.engines.base import Case, Engine, InputError, Result, TraceError
+
+#: Reusable ``under`` tables (one per concurrent game, so threads never share one):
+#: allocating 70,000 slots per deck would cost more than playing it.
+_SPARE_TABLES: list[list[int]] = []
+
+
+def line_of(piles: int, sizes: list[int]) -> str:
+    """The judge line of ``piles`` piles of ``sizes``: every line this engine makes is made here.
+
+    >>> line_of(6, [40, 8, 1, 1, 1, 1]), line_of(1, [52])
+    ('6 piles remaining: 40 8 1 1 1 1', '1 pile remaining: 52')
+    """
+    if piles == 1:
+        return f"1 pile remaining: {sizes[0]}"
+    return f"{piles} piles remaining: " + " ".join(map(str, sizes))
+
+
+class AccordionEngine(Engine):
+    """UVa 127 "Accordian" Patience: the piles left after folding a deck to the left."""
+
+    slug = "accordion"
+    title = "Accordian Patience (UVa 127)"
+    summary = "Deal 52 cards in a row, moving each onto a matching pile 1 or 3 to its left; count piles left."
+    unit = UNIT
+    number_name = "piles"
+    outcomes = ("win", "loss")
+    terminator = TERMINATOR
+    trace_version = 1
+    typical_solve_us = 80
+
+    read = staticmethod(read_decks)
+
+    def solve(self, case: Case, trace: bool = True) -> Result:
+        """Play one deck; with ``trace`` the result also carries every deal and move.
+
+        >>> from worker.engines.accordion.cards import RANKS, SUITS
+        >>> deck = " ".join(r + s for s in SUITS for r in RANKS)  # AC 2C ... KC AD ...
+        >>> r = ENGINE.solve(Case(1, deck), trace=False)
+        >>> r.outcome, r.number, r.detail, r.line
+        ('win', 1, [52], '1 pile remaining: 52')
+        """
+        deck = masks_of(case.text)
+        try:
+            under = _SPARE_TABLES.pop()
+        except IndexError:
+            under = [0] * TABLE_SIZE
+        try:
+            if trace:
+                sizes, record = play_traced(deck, under)
+            else:
+                sizes, record = play(deck, under), None
+        finally:
+            _SPARE_TABLES.append(under)
+        n = len(sizes)
+        return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), record)
+
+    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        """The judge line for stored pile sizes (the deck's index does not appear in it).
+
+        >>> ENGINE.judge_line(7, "loss", 3, [50, 1, 1])
+        '3 piles remaining: 50 1 1'
+        >>> ENGINE.judge_line(7, "win", 1, [52])
+        '1 pile remaining: 52'
+        """
+        return line_of(number, detail)
+
+    def replay(self, text: str, trace: dict[str, Any]) -> Result:
+        """Re-play a trace move by move, checking each is the move the rules make.
+
+        >>> deck = " ".join(CARDS)
+        >>> ENGINE.replay(deck, ENGINE.solve(Case(1, deck)).trace).line
+        '1 pile remaining: 52'
+        >>> try:
+        ...     ENGINE.replay(deck, {"version": 1, "deals": [0] * 52, "moves": []})
+        ... except TraceError as error:
+        ...     print(error)
+        after deal 2 the trace makes no move, but AD can move from pile 1 to pile 0
+        """
+        try:
+            deck = masks_of(text)
+        except InputError as error:
+            raise TraceError(f"the deck cannot be replayed: {error}") from None
+        deals, moves = trace_lists(trace)
+        sizes = replay_moves([NUMBER[mask] for mask in deck], deals, moves)
+        n = len(sizes)
+        return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), trace)
+
+    def generate(self, rng: random.Random) -> str:
+        """A shuffled deck as judge files write it: two lines of 26 cards.
+
+        >>> text = ENGINE.generate(random.Random(1))
+        >>> [len(line.split()) for line in text.split("\\n")], sorted(text.split()) == sorted(CARDS)
+        ([26, 26], True)
+        """
+        cards = list(CARDS)
+        rng.shuffle(cards)
+        return " ".join(cards[:26]) + "\n" + " ".join(cards[26:])
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether a file starts with two-character cards (either case), no card twice a deck.
+
+        >>> ENGINE.sniff(b"QD AD 8H 5S 3H 5H TC 4D J"), ENGINE.sniff(b"1T 2T 3T 9S 9S")
+        (True, False)
+        """
+        tokens = head.split()
+        if tokens and not head[-1:].isspace():
+            tokens.pop()  # the head may cut its last token short
+        cards: list[bytes] = []
+        for token in tokens:
+            if token[:1] == b"#":
+                break
+            card = token.upper()
+            if card not in VALID:
+                return False
+            cards.append(card)
+        # Mahjong hands of bamboo tiles 2S..9S read as cards too, but they repeat tiles.
+        first_deck = cards[:DECK_SIZE]
+        return bool(cards) and len(set(first_deck)) == len(first_deck)
+
+
+ENGINE = AccordionEngine()

@@ -1,0 +1,176 @@
+"""Reading Accordian Patience judge files.
+
+Input
+-----
+Cards are two characters, rank ``A23456789TJQK`` then suit ``CDHS``; any whitespace
+separates them and 52 make a deck whatever the line breaks. A token starting with ``#``
+ends the input. Lower-case cards are refused: the judge's solutions compare characters
+exactly and would misplay them. A deck holding a card twice is refused too (no judge
+file has one, and the game is played with 52 distinct cards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from itertools import chain
+from typing import IO
+
+from worker.engines.accordion.cards import DECK_SIZE, RANKS, SUITS, VALID, numbers_of
+from worker.engines.base import Case, InputError, Reading, read_pieces, show, tokens_with_columns
+
+TERMINATOR = "#"
+UNIT = "deck"
+_TERMINATOR = TERMINATOR.encode()  # a token starting with it ends the input
+_RANK_BYTES = RANKS.encode()
+_SUIT_BYTES = SUITS.encode()
+
+#: Where a piece of the file feeds the deck being read: (offset in the deck of the first
+#: card it gives, line, column, piece, index of that card among the piece's tokens). The
+#: piece is kept without surrounding whitespace, and the column is where it starts.
+_Span = tuple[int, int, int, bytes, int]
+
+
+def read_decks(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+    """The decks of a judge file, in constant memory (the reader behind ``ENGINE.parse``).
+
+    A deck is gathered as canonical text ("AC 2D ..."), piece by piece. A piece already
+    in that form (cards and single spaces, as judge files are written) is checked with a
+    few C-level calls and taken whole; any other piece is split into tokens. The first
+    token that is not a card stops the reading: the terminator, or an error.
+
+    >>> import io
+    >>> from worker.engines.accordion.cards import CARDS
+    >>> deck = " ".join(CARDS)
+    >>> reading = Reading(TERMINATOR, UNIT)
+    >>> [(c.index, c.line) for c in read_decks(io.BytesIO((deck + "\\n" + deck).encode()), reading)]
+    [(1, 1), (2, 2)]
+    >>> [str(w) for w in reading.warnings]
+    ['no terminating "#" at end of file']
+    >>> list(read_decks(io.BytesIO(b"AC 1H"), reading))
+    Traceback (most recent call last):
+    ...
+    worker.engines.base.InputError: line 1, column 4: "1H" is not a card (rank A23456789TJQK, suit CDHS)
+    """
+    pieces = read_pieces(stream)
+    segments: list[bytes] = []  # canonical text of the deck so far
+    spans: list[_Span] = []
+    count = 0  # cards in the deck so far
+    index = 0  # decks yielded
+    empty = True
+    for line, column, piece in pieces:
+        empty = False
+        stop = -1
+        if _all_cards(piece):
+            body = piece
+            cards = (len(piece) + 1) // 3
+        else:
+            tokens = piece.split()
+            if tokens:  # keep no more of the piece than its tokens (for positions, if asked)
+                column += len(piece) - len(piece.lstrip())
+                piece = piece.strip()
+            cards = len(tokens)
+            if not VALID.issuperset(tokens):
+                cards = stop = next(k for k, token in enumerate(tokens) if token not in VALID)
+            body = b" ".join(tokens[:cards])
+        k = 0
+        while k < cards:
+            spans.append((count, line, column, piece, k))
+            need = DECK_SIZE - count
+            if cards - k < need:
+                segments.append(body[3 * k :] if k else body)
+                count += cards - k
+                break
+            segments.append(body[3 * k : 3 * (k + need) - 1] if k or need < cards else body)
+            k += need
+            text = b" ".join(segments)
+            if numbers_of(text) is None:  # the cards are valid, so one is there twice
+                _check_repeats(text.split(), spans, index + 1)
+            index += 1
+            _, at_line, at_column, _, first = spans[0]
+            if first:  # the deck starts inside a piece, not at its first token
+                at_line, at_column = _position(spans, 0)
+            yield Case(index, text.decode(), at_line, at_column)
+            segments.clear()
+            spans.clear()
+            count = 0
+        if stop >= 0:
+            _stop_at(tokens, stop, (line, column, piece), (segments, spans, count), index, pieces, reading)
+            return
+    if count:
+        _check_repeats(b" ".join(segments).split(), spans, index + 1)
+        raise InputError(
+            f"deck {index + 1} ends at end of file after {count} of {DECK_SIZE} cards", *_position(spans, 0)
+        )
+    reading.unended(index, empty)
+
+
+def _all_cards(text: bytes) -> bool:
+    """Whether ``text`` is canonical: cards separated by single spaces, nothing else.
+
+    >>> _all_cards(b"AC 2D TS"), _all_cards(b"AC  2D"), _all_cards(b"AC 2D\\r"), _all_cards(b"ac")
+    (True, False, False, False)
+    """
+    size = len(text)
+    # Card characters at every place but each third, and as many spaces as those places.
+    return (
+        size % 3 == 2
+        and text.count(b" ") == size // 3
+        and not text[0::3].translate(None, _RANK_BYTES)
+        and not text[1::3].translate(None, _SUIT_BYTES)
+    )
+
+
+def _stop_at(
+    tokens: list[bytes],
+    stop: int,
+    where: tuple[int, int, bytes],
+    deck: tuple[list[bytes], list[_Span], int],
+    index: int,
+    pieces: Iterator[tuple[int, int, bytes]],
+    reading: Reading,
+) -> None:
+    """Deal with the first token that is not a card: the terminator, or an error."""
+    line, column, piece = where
+    segments, spans, count = deck
+    token = tokens[stop]
+    _check_repeats(b" ".join(segments).split(), spans, index + 1)
+    at = tokens_with_columns(piece, column)[stop][1]
+    if not token.startswith(_TERMINATOR):
+        hint = "; cards are written in upper case" if token.upper() in VALID else ""
+        raise InputError(f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", line, at)
+    if count:
+        raise InputError(
+            f'deck {index + 1} is cut short by "{TERMINATOR}" after {count} of {DECK_SIZE} cards',
+            *_position(spans, 0),
+        )
+    end = at + len(token)  # the rest of the piece, then the rest of the file
+    reading.ended(index, line, at, chain([(line, end, piece[end - column :])], pieces))
+
+
+def _check_repeats(deck: list[bytes], spans: list[_Span], number: int) -> None:
+    """Raise at the second copy of the first card a (possibly partial) deck holds twice."""
+    seen: set[bytes] = set()
+    for k, card in enumerate(deck):
+        if card in seen:
+            raise InputError(f"{card.decode()} appears twice in deck {number}", *_position(spans, k))
+        seen.add(card)
+
+
+def _position(spans: list[_Span], k: int) -> tuple[int, int]:
+    """Line and column of token ``k`` of the deck being read."""
+    for offset, line, column, piece, first in reversed(spans):
+        if offset <= k:
+            nth = first + k - offset
+            if nth == 0:  # pieces kept in spans start with a token
+                return line, column
+            return line, _columns(piece, column)[nth][1]
+    raise AssertionError("token outside the deck")  # pragma: no cover
+
+
+@lru_cache(maxsize=1)
+def _columns(piece: bytes, column: int) -> list[tuple[bytes, int]]:
+    # Many decks may start in one long piece: find its token columns once, not once per deck.
+    # Decks are read in file order, so only the last piece is ever asked for again, and
+    # one piece's columns (a few MB for 64 KiB of cards) are all that is kept.
+    return tokens_with_columns(piece, column)

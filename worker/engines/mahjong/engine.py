@@ -1,0 +1,171 @@
+"""The mahjong engine: reading, solving and tracing put together behind :class:`Engine`."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from worker.engines.base import Case, Engine, InputError, Result, TraceError
+from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
+from worker.engines.mahjong.solve import line_of, make_solver
+from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
+from worker.engines.mahjong.trace import check_proof, reference_waits
+
+#: The solver, made on first use (reading the table file takes a few milliseconds).
+_solve: Callable[[Case, bool], Result] | None = None
+
+
+class MahjongEngine(Engine):
+    """UVa 11210 Chinese Mahjong: the tiles a hand of thirteen waits for."""
+
+    slug = "mahjong"
+    title = "Chinese Mahjong (UVa 11210)"
+    summary = "Thirteen tiles in hand: list every tile that completes it into an eye and four melds."
+    unit = UNIT
+    number_name = "waits"
+    outcomes = ("ready", "not-ready")
+    terminator = TERMINATOR
+    trace_version = 1
+    typical_solve_us = 12
+
+    read = staticmethod(read_hands)
+
+    # ----------------------------------------------------------------- solving
+
+    def solve(self, case: Case, trace: bool = True) -> Result:
+        """The waited tiles of a canonical hand (as :meth:`parse` yields it: 13 tiles, at
+        most four of a kind; only unknown tiles are checked again here).
+
+        >>> r = ENGINE.solve(Case(3, "1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T"), trace=False)
+        >>> r.outcome, r.number, r.detail
+        ('ready', 9, ['1T', '2T', '3T', '4T', '5T', '6T', '7T', '8T', '9T'])
+        >>> ENGINE.solve(Case(4, "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")).trace
+        {'version': 1, 'proofs': []}
+        """
+        return (_solve or _load())(case, trace)
+
+    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        """The judge line for a stored result, numbered ``index``.
+
+        >>> ENGINE.judge_line(7, "ready", 2, ["5W", "6W"]), ENGINE.judge_line(8, "not-ready", 0, [])
+        ('Case 7: 5W 6W', 'Case 8: Not ready')
+        """
+        return line_of(index, detail if outcome == "ready" else ())
+
+    # ----------------------------------------------------------------- checking
+
+    def replay(self, text: str, trace: dict[str, Any]) -> Result:
+        """Check every proof of a trace, and that the proofs cover exactly the waited tiles.
+
+        The waited tiles are found again by a plain search, independent of the table.
+        The result's line is numbered 1: a trace does not know its case's number (use
+        :meth:`judge_line` to renumber it).
+
+        >>> hand = "1W 1W 1W 1W 2W 3W 4W 5W 6W 7W 8W 9W 9W"
+        >>> ENGINE.replay(hand, ENGINE.solve(Case(5, hand)).trace).line
+        'Case 1: 3W 6W 9W'
+        >>> ENGINE.replay(hand, {"version": 1, "proofs": ["9W|9W 9W|1W 1W 1W|1W 2W 3W|4W 5W 6W|7W 8W 9W"]})
+        Traceback (most recent call last):
+        ...
+        worker.engines.base.TraceError: the hand waits for 3W 6W 9W, the trace proves 9W
+        """
+        try:
+            counts = counts_of(text)
+        except InputError as error:
+            raise TraceError(f"the hand cannot be replayed: {error}") from None
+        if not isinstance(trace, dict) or trace.get("version") != 1:
+            raise TraceError("not a mahjong trace of version 1")
+        proofs = trace.get("proofs")
+        if not isinstance(proofs, list) or not all(isinstance(p, str) for p in proofs):
+            raise TraceError('"proofs" must be a list of strings')
+        proved = [check_proof(counts, proof) for proof in proofs]
+        expected = [TILES[kind] for kind in reference_waits(counts)]
+        if proved != expected:
+            raise TraceError(
+                f"the hand waits for {' '.join(expected) or 'nothing'}, "
+                f"the trace proves {' '.join(proved) or 'nothing'}"
+            )
+        outcome = "ready" if proved else "not-ready"
+        return Result(outcome, len(proved), proved, line_of(1, proved), trace)
+
+    # ----------------------------------------------------------------- making and spotting files
+
+    def generate(self, rng: random.Random) -> str:
+        """A random hand as a judge file writes it: 13 tiles on one line, in random order.
+
+        Two hands in five are drawn from a full set of 136 tiles (rarely ready), three in
+        ten are a winning hand less one tile (always ready) and three in ten are drawn
+        from one suit (often waiting for many tiles).
+
+        >>> hand = ENGINE.generate(random.Random(7)).split()
+        >>> len(hand), all(tile in TILES for tile in hand)
+        (13, True)
+        """
+        roll = rng.random()
+        if roll < 0.4:
+            tiles = rng.sample(_WALL, HAND_SIZE)
+        elif roll < 0.7:
+            tiles = _winning_hand(rng)
+            del tiles[rng.randrange(len(tiles))]
+        else:
+            suit = rng.choice(SUITS)
+            tiles = rng.sample([tile for tile in _WALL if tile[1:] == suit], HAND_SIZE)
+        rng.shuffle(tiles)
+        return " ".join(tiles)
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether a file starts with lines of 13 mahjong tiles.
+
+        >>> ENGINE.sniff(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n1S 2S 3S 4"), ENGINE.sniff(b"QD AD 8H 5S")
+        (True, False)
+        >>> ENGINE.sniff(b"1 2 3 4 5 6 7 8 9 10 1 2 3 4"), ENGINE.sniff(b"DONG NAN XI B")
+        (False, True)
+        """
+        lines = head.splitlines()
+        if lines and not head.endswith((b"\n", b"\r")):
+            tokens = lines.pop().split()  # the head may cut its last line, and token, short
+            if not any(line.strip() for line in lines):  # ... when it is the first line
+                tokens = tokens[:-1]
+                return bool(tokens) and len(tokens) < HAND_SIZE and all(t in KIND_BYTES for t in tokens)
+        hands = 0
+        for line in lines:
+            tokens = line.split()
+            if not tokens:
+                continue
+            if tokens[0] == b"0":
+                break
+            if len(tokens) != HAND_SIZE or not all(t in KIND_BYTES for t in tokens):
+                return False
+            hands += 1
+        return hands > 0
+
+
+# --------------------------------------------------------------------- random hands
+
+_WALL: list[str] = [tile for tile in TILES for _ in range(MAX_COPIES)]
+
+
+def _winning_hand(rng: random.Random) -> list[str]:
+    """Fourteen tiles that win: an eye and four random melds, at most four of a kind."""
+    while True:
+        counts = [0] * len(TILES)
+        counts[rng.randrange(len(TILES))] += 2
+        for _ in range(4):
+            if rng.random() < 0.5:
+                start = 9 * rng.randrange(3) + rng.randrange(7)
+                for k in (start, start + 1, start + 2):
+                    counts[k] += 1
+            else:
+                counts[rng.randrange(len(TILES))] += 3
+        if max(counts) <= MAX_COPIES:
+            return [TILES[kind] for kind, count in enumerate(counts) for _ in range(count)]
+
+
+def _load() -> Callable[[Case, bool], Result]:
+    global _solve
+    _solve = make_solver()
+    return _solve
+
+
+ENGINE = MahjongEngine()

@@ -1,0 +1,255 @@
+"""Reading Chinese Mahjong judge files.
+
+Input
+-----
+A hand is one line of 13 tiles separated by spaces or tabs; blank lines are skipped and
+a line whose first token is ``0`` ends the input. Tiles are case-sensitive, as the
+judge reads them. A hand holding five copies of a kind is refused. The canonical text
+of a hand is its tiles sorted in the judge order above, so the same hand written in
+any order is the same case.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
+from typing import IO, Any
+
+from worker.engines.base import Case, InputError, Piece, Reading, read_pieces, show, tokens_with_columns
+from worker.engines.mahjong.tiles import HAND_SIZE, KEY_UNIT_BYTES, KIND_BYTES, MAX_COPIES, TILES
+
+TERMINATOR = "0"
+UNIT = "hand"
+_TERMINATOR = TERMINATOR.encode()  # as the first token of a line, ends the input
+_EXPECTED_TILES = "1T-9T, 1S-9S, 1W-9W, DONG, NAN, XI, BEI, ZHONG, FA or BAI"
+
+#: (text, key) of the hands parse() yielded last, oldest first. Callers usually parse a
+#: batch of hands, then solve it in order: solve() then finds its hand's key at the head
+#: instead of splitting and summing the text again (a third of its work; parse() has
+#: the tiles' hashes at hand, so summing there is cheaper). Texts are compared by
+#: identity, so any other use (a hand solved out of order, in another process, by another
+#: thread meanwhile) only misses and computes the key; the deque is bounded.
+recent: deque[tuple[str, int]] = deque(maxlen=1024)
+
+_SPACE = frozenset(b" \t\r\n\x0b\x0c")
+
+
+def plain(cls: type, names: tuple[str, ...]) -> bool:
+    """Whether the dataclass ``cls`` is just the fields ``names``, with nothing run on
+    creation: then filling its slots directly makes the same object as calling it.
+
+    The reader makes a Case per line and the solver a Result per hand; their dataclass
+    ``__init__`` (for Case, four ``object.__setattr__`` calls, as it is frozen) would
+    cost a quarter of the reader's time and a tenth of the solver's. Checked once at
+    import, so that a change to either class brings the constructor calls back instead
+    of half-filled objects.
+    """
+    return tuple(field.name for field in dataclasses.fields(cls)) == names and not hasattr(cls, "__post_init__")
+
+
+def _case_setters() -> tuple[Callable[[Case, Any], None], ...] | None:
+    """Setters of the four slots of :class:`Case`, in field order, when Case is plain."""
+    names = ("index", "text", "line", "column")
+    if not plain(Case, names):
+        return None  # pragma: no cover
+    return tuple(getattr(Case, name).__set__ for name in names)
+
+
+_CASE_SETTERS = _case_setters()
+
+
+def _pieces(stream: IO[bytes]) -> Iterator[tuple[int, int, Any]]:
+    """:func:`read_pieces`, then one more piece: the end, on line 0, or the error that
+    stopped the reading (bytes that are not text), at its place and in place of bytes.
+
+    An error becomes a piece because it may come after the terminator, where it is
+    only worth a warning; the reader learns that only when it handles the line before.
+    """
+    try:
+        yield from read_pieces(stream)
+    except InputError as error:
+        yield error.line or 0, error.column or 0, error
+        return
+    yield 0, 0, b""
+
+
+def read_hands(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+    """The hands of a judge file, one per line, in constant memory (the reader behind
+    ``ENGINE.parse``).
+
+    A line usually comes as one piece and takes the fast path: split, sort by kind
+    (which also rejects unknown tiles), compare tiles four places apart (five copies of
+    a kind would be equal there), join. But :func:`read_pieces` may cut a long line into
+    several pieces, so a piece is only handled once the next one shows that its line is
+    over. Anything unusual (the terminator, an error, a line in pieces) goes token by
+    token through :class:`_Line`.
+
+    >>> import io
+    >>> reading = Reading(TERMINATOR, UNIT)
+    >>> list(read_hands(io.BytesIO(b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n"), reading))
+    [Case(index=1, text='1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA', line=1, column=1)]
+    >>> [str(w) for w in reading.warnings]
+    ['no terminating "0" at end of file']
+    >>> list(read_hands(io.BytesIO(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 10T FA FA\\n0\\n"), reading))
+    Traceback (most recent call last):
+    ...
+    worker.engines.base.InputError: line 1, column 31: unknown tile "10T" (tiles are 1T-9T, 1S-9S, 1W-9W, \
+DONG, NAN, XI, BEI, ZHONG, FA or BAI)
+    """
+    pieces = _pieces(stream)
+    held_line, held_column, held = next(pieces)  # the last piece read, not handled yet
+    if held_line == 0:
+        reading.unended(0, empty=True)
+    kind = KIND_BYTES.__getitem__
+    unit = KEY_UNIT_BYTES.__getitem__
+    remember = recent.append
+    space = _SPACE
+    new = object.__new__
+    setters: tuple[Any, ...] = _CASE_SETTERS or (None,) * 4
+    set_index, set_text, set_line, set_column = setters
+    index = 0
+    slow: _Line | None = None  # the held line, once it came in several pieces
+    for line, column, piece in pieces:
+        if line == held_line:  # the held line goes on in this piece
+            if slow is None:
+                slow = _Line(held_line)
+                slow.feed(held, held_column)
+            if isinstance(piece, InputError):  # the file goes on with what is not text
+                if slow.terminator:
+                    _ended(slow, index, [(line, column, piece)], reading)
+                    return
+                raise piece
+            slow.feed(piece, column)
+            continue
+        if slow is None:
+            tiles = held.split()
+            if len(tiles) == 13:  # HAND_SIZE
+                try:
+                    tiles.sort(key=kind)
+                    fine = not (
+                        tiles[0] == tiles[4] or tiles[1] == tiles[5] or tiles[2] == tiles[6]
+                        or tiles[3] == tiles[7] or tiles[4] == tiles[8] or tiles[5] == tiles[9]
+                        or tiles[6] == tiles[10] or tiles[7] == tiles[11] or tiles[8] == tiles[12]
+                    )
+                except KeyError:
+                    fine = False
+                if fine:
+                    index += 1
+                    if held[0] in space:
+                        held_column += len(held) - len(held.lstrip())
+                    text = b" ".join(tiles).decode()
+                    remember((text, sum(map(unit, tiles))))  # cheap now: the tiles' hashes are known
+                    if set_index:  # Case(index, text, held_line, held_column), see _case_setters
+                        made = new(Case)
+                        set_index(made, index)
+                        set_text(made, text)
+                        set_line(made, held_line)
+                        set_column(made, held_column)
+                        yield made
+                    else:  # pragma: no cover
+                        yield Case(index, text, held_line, held_column)
+                    held_line, held_column, held = line, column, piece
+                    continue
+            if tiles:
+                # Not a plain hand: read it again token by token, which raises the right
+                # error or finds the terminator.
+                slow = _Line(held_line)
+                slow.feed(held, held_column)
+        if slow is not None:
+            hand = slow.finish()
+            if hand is None:
+                _ended(slow, index, chain(((line, column, piece),), pieces), reading)
+                return
+            if hand:
+                index += 1
+                yield Case(index, hand, slow.line, slow.column)
+            slow = None
+        held_line, held_column, held = line, column, piece
+    if isinstance(held, InputError):
+        raise held
+    reading.unended(index)
+
+
+class _Line:
+    """One line read token by token: checks each tile as it comes, keeps only counts.
+
+    Used for lines that came in several pieces and to find what is wrong with a line the
+    fast path refused; memory stays constant however long the line is.
+    """
+
+    __slots__ = ("after", "column", "counts", "line", "terminator", "tiles")
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+        self.column = 0  # of the first token; 0 until there is one
+        self.tiles = 0
+        self.counts = [0] * len(TILES)
+        self.terminator = False
+        self.after: tuple[int, bytes] | None = None  # the first token after a terminator, and its column
+
+    def feed(self, piece: bytes, column: int) -> None:
+        for token, at in tokens_with_columns(piece, column):
+            if self.terminator:
+                if self.after is None:
+                    self.after = at, token
+                return
+            if self.column == 0:
+                self.column = at
+                if token == _TERMINATOR:
+                    self.terminator = True
+                    continue
+            kind = KIND_BYTES.get(token)
+            if kind is None:
+                raise InputError(_unknown_tile(token), self.line, at)
+            if self.counts[kind] == MAX_COPIES:
+                raise InputError(
+                    f"{MAX_COPIES + 1} copies of {TILES[kind]} in one hand (at most {MAX_COPIES})", self.line, at
+                )
+            self.counts[kind] += 1
+            self.tiles += 1
+
+    def finish(self) -> str | None:
+        """The canonical hand; ``""`` for a blank line, ``None`` for the terminator line."""
+        if self.terminator:
+            return None
+        if self.tiles == 0:
+            return ""
+        if self.tiles != HAND_SIZE:
+            plural = "" if self.tiles == 1 else "s"
+            raise InputError(f"hand has {self.tiles} tile{plural}, expected {HAND_SIZE}", self.line, self.column)
+        return " ".join(TILES[kind] for kind, count in enumerate(self.counts) for _ in range(count))
+
+
+def _unknown_tile(token: bytes) -> str:
+    if token == b"0":
+        hint = '; "0" ends the input only as the first token of a line'
+    elif token.upper() in KIND_BYTES:
+        hint = "; tiles are written in upper case"
+    else:
+        hint = ""
+    return f"unknown tile {show(token)} (tiles are {_EXPECTED_TILES}{hint})"
+
+
+def _ended(terminator: _Line, index: int, rest: Iterable[Piece], reading: Reading) -> None:
+    """The terminator line came after ``index`` hands; ``rest`` is what follows that line."""
+    if terminator.after is not None:  # text on the terminator's own line
+        column, token = terminator.after
+        rest = [(terminator.line, column, token)]
+    reading.ended(index, terminator.line, terminator.column, rest)
+
+
+def counts_of(text: str) -> list[int]:
+    """The 34 counts of a hand written as text; ``InputError`` unless it is one valid hand.
+
+    >>> counts_of("1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T")[:9]
+    [3, 1, 1, 1, 1, 1, 1, 1, 3]
+    """
+    line = _Line(1)
+    line.feed(text.encode(), 1)
+    if not line.finish():
+        raise InputError(f"expected a hand of {HAND_SIZE} tiles")
+    return line.counts
+
+

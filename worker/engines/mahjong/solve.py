@@ -1,0 +1,149 @@
+"""Solving a hand: four look-ups in the table, then the case analysis below.
+
+How it is solved
+----------------
+The three suits and the honours are independent *groups*: no meld crosses from one to
+another. A suit group, seen as its nine counts, is *M* when it splits into melds alone,
+*E* when it splits into one eye plus melds, and broken (*X*) otherwise; an honour kind
+is M with 0 or 3 tiles, E with 2, X with 1 or 4. Fourteen tiles win exactly when one
+group is E and all others are M. So thirteen tiles can only wait when every group but
+at most one is M or E already, and then they wait for:
+
+* one X group and no E group: the tiles that make the X group E;
+* one X group and one E group: the tiles that make the X group M;
+* no X group and two E groups: the tiles that make either E group M.
+
+A precomputed table (``table.bin``: :mod:`.table` reads it, :mod:`.tablegen` builds it)
+gives, for every suit group a hand can hold, its class and the tiles that complete it,
+so a hand is solved with four table look-ups. A second one, read only for traces
+(:mod:`.trace`), holds a split of every suit group that splits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from worker.engines.base import Case, Result
+from worker.engines.mahjong.read import counts_of, plain, recent
+from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
+from worker.engines.mahjong.tiles import GROUP_MASK, HONOUR_KEYS, KEY_UNIT, RARE, SUIT_KEYS, TILES, X
+from worker.engines.mahjong.trace import proofs_of
+
+_NO_ENTRY: tuple[str | None, int] = (None, 0)
+#: Suit keys whose value is not in the one-byte table: key -> value index (see
+#: :func:`.tablegen.build_table`).
+_rare: dict[int, int] = {}
+
+
+def line_of(index: int, waits: Sequence[str]) -> str:
+    """The judge line of hand ``index`` waiting for ``waits``: every line this engine makes
+    is made here.
+
+    >>> line_of(1, ("1S", "4S", "FA")), line_of(2, ())
+    ('Case 1: 1S 4S FA', 'Case 2: Not ready')
+    """
+    return f"Case {index}: {' '.join(waits)}" if waits else f"Case {index}: Not ready"
+
+
+def make_solver() -> Callable[[Case, bool], Result]:
+    """Read the table file and build the solver (the engine does it once per process)."""
+    payload = read_section(0)
+    at, values = 0, []
+    for size in (2, 2, 8):  # suit values, honour values, rare suit keys
+        count = int.from_bytes(payload[at : at + 2], "little")
+        at += 2
+        values.append(numbers_of(payload, at, count, size))
+        at += size * count
+    suit_values, honour_values, rare = values
+    _rare.update((entry >> 16, entry & 0xFFFF) for entry in rare)
+    view = memoryview(payload)
+    suits, honours = view[at : at + SUIT_KEYS], view[at + SUIT_KEYS : at + SUIT_KEYS + HONOUR_KEYS]
+    # Lists indexed by a value index: the class code, and per group the tiles of the mask.
+    codes = [value >> 9 for value in suit_values]
+    honour_codes = [value >> 9 for value in honour_values]
+    names = []
+    for group in range(4):
+        of_mask = _names_by_mask(TILES[9 * group : 9 * group + 9])
+        names.append([of_mask[value & 511] for value in (honour_values if group == 3 else suit_values)])
+    # In the table, byte 255 means "a rare key": its code takes any sum out of the ready
+    # cases, so that the solver looks the key up among the rare ones.
+    byte_codes = codes[:RARE_BYTE] + [RARE]
+    return _make_solver(suits, honours, byte_codes, codes, honour_codes, names)
+
+
+def _names_by_mask(names: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The names picked by each mask of ``len(names)`` bits, lowest bit first.
+
+    >>> _names_by_mask(("a", "b", "c"))[5]
+    ('a', 'c')
+    """
+    by_mask: list[tuple[str, ...]] = [()]
+    for mask in range(1, 1 << len(names)):
+        low = mask & -mask
+        by_mask.append((names[low.bit_length() - 1], *by_mask[mask ^ low]))
+    return by_mask
+
+
+def _make_solver(suits: Any, honours: Any, byte_codes: list[int], codes: list[int], honour_codes: list[int],
+                 names: list[list[tuple[str, ...]]]) -> Callable[[Case, bool], Result]:
+    """The body of ``ENGINE.solve``, with the table bound to local names (the hot path:
+    keep it lean). Four look-ups, then the case analysis of the module docstring on the
+    sum of the four groups' class codes."""
+    mask = GROUP_MASK
+    unit = KEY_UNIT.__getitem__
+    queue = recent
+    rare = _rare
+    line = line_of
+    new = object.__new__ if plain(Result, ("outcome", "number", "detail", "line", "trace")) else None
+    n_t, n_s, n_w, n_h = names
+
+    def solve(case: Case, trace: bool = True) -> Result:
+        text = case.text
+        entry = _NO_ENTRY
+        if queue:
+            try:  # another thread may take the head meanwhile: check what was taken
+                entry = queue[0]
+                if entry[0] is text:
+                    entry = queue.popleft()
+            except IndexError:
+                entry = _NO_ENTRY
+        if entry[0] is text:
+            key = entry[1]
+        else:
+            try:
+                key = sum(map(unit, text.split()))
+            except KeyError:
+                counts_of(text)  # raises the precise error
+                raise
+        t = suits[key & mask]
+        s = suits[key >> 21 & mask]
+        w = suits[key >> 42 & mask]
+        h = honours[key >> 63]
+        code = byte_codes[t] + byte_codes[s] + byte_codes[w] + honour_codes[h]
+        if code >= RARE:
+            t = rare.get(key & mask, t)
+            s = rare.get(key >> 21 & mask, s)
+            w = rare.get(key >> 42 & mask, w)
+            code = codes[t] + codes[s] + codes[w] + honour_codes[h]
+        if code == 2 or code == 16:  # the E or X groups' tiles; M groups hold none
+            waits = n_t[t] + n_s[s] + n_w[w] + n_h[h]
+        elif code == 17:  # one X and one E: only the X group's tiles
+            # An X honour group here is a lone honour beside a pair: it cannot be mended.
+            waits = n_t[t] if codes[t] == X else n_s[s] if codes[s] == X else n_w[w] if codes[w] == X else ()
+        else:
+            waits = ()
+        if new is None:  # pragma: no cover
+            result = Result("", 0, [], "")
+        else:  # Result(...) without its __init__, see plain; every field is set below
+            result = new(Result)
+        if waits:
+            result.outcome, result.number, result.detail = "ready", len(waits), list(waits)
+        else:
+            result.outcome, result.number, result.detail = "not-ready", 0, []
+        result.line = line(case.index, waits)
+        result.trace = {"version": 1, "proofs": proofs_of(key, waits) if waits else []} if trace else None
+        return result
+
+    return solve
+

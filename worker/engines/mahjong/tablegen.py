@@ -1,0 +1,200 @@
+"""Building the mahjong table file (``table.bin``): run ``python -m worker.engines.mahjong.tablegen``.
+
+Build tooling, not imported when solving: the solver only reads the file
+(:mod:`.table`). ``tests/engines/test_mahjong.py`` checks that the shipped file is what
+this module builds.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import zlib
+from collections import Counter
+
+from worker.engines.mahjong.table import MAGIC, RARE_BYTE, TABLE_FILE, read_section
+from worker.engines.mahjong.tiles import DEAD, HAND_SIZE, HONOUR_KEYS, MAX_COPIES, SUIT_KEYS, E, M, X
+
+
+def build_table() -> bytes:
+    """The solver's table, uncompressed: section 0 of ``table.bin``.
+
+    Layout, little-endian::
+
+        u16 S, S x u16   suit values: class code << 9 | mask of ranks; the most used first
+        u16 H, H x u16   honour values, the same way (a mask of honour kinds)
+        u16 R, R x u64   rare suit keys: key << 16 | index of its suit value
+        5**9 x u8        the suit value of every suit key (the base-5 number of its
+                         counts); 255 means "a rare key"
+        5**7 x u8        the honour value of every honour key
+
+    Value 0 is the dead group. A suit's mask is the ranks that make it E when it holds
+    3n+1 tiles, M when it holds 3n+2; an honour group's mask is its pairs (E) or its lone
+    tile (X). The 255 values most keys use fit the byte; the few keys of the others are
+    listed apart, so the table is one byte a key.
+    """
+    suit_classes = _suit_classes()
+    honour_classes = _honour_classes()
+    used = Counter(suit_classes.values())
+    suit_values = [(DEAD, 0)] + sorted(used, key=lambda value: (-used[value], value))
+    honour_values = [(DEAD, 0)] + sorted(set(honour_classes) - {(DEAD, 0)})
+    suit_index = {value: i for i, value in enumerate(suit_values)}
+    honour_index = {value: i for i, value in enumerate(honour_values)}
+    suit_table = bytearray(SUIT_KEYS)
+    rare = []
+    for key, value in sorted(suit_classes.items()):
+        index = suit_index[value]
+        if index < RARE_BYTE:
+            suit_table[key] = index
+        else:
+            suit_table[key] = RARE_BYTE
+            rare.append(key << 16 | index)
+    out = []
+    for code, values in (("H", [c << 9 | m for c, m in suit_values]),
+                         ("H", [c << 9 | m for c, m in honour_values]), ("Q", rare)):
+        out.append(struct.pack(f"<H{len(values)}{code}", len(values), *values))
+    out.append(bytes(suit_table))
+    out.append(bytes(honour_index[value] for value in honour_classes))
+    return b"".join(out)
+
+
+def build_split_table() -> bytes:
+    """One split of every suit key that splits into melds, with or without an eye:
+    section 1 of ``table.bin``, uncompressed (only traces read it).
+
+    Layout, little-endian: ``u32 N``, then ``N x u32`` keys, ascending, each written as
+    its difference from the one before (which compresses well), then ``N x u32`` splits
+    packed as ``eye rank + 1`` (0: no eye) in bits 0-3, the number of melds in
+    bits 4-6, and meld ``i`` in bits ``8 + 4i`` up: a pong of rank ``r`` is ``r``, a chow
+    starting at rank ``r`` is ``9 + r``. The eye is the lowest rank that leaves melds;
+    melds are taken from the lowest tile up, a pong when what is left still splits.
+    """
+    only_melds, with_eye = _suit_sets()
+    splits = {}
+    for key in only_melds | with_eye:
+        size = sum(key >> 3 * r & 7 for r in range(9))
+        eye = 0
+        if size % 3 == 2:
+            eye = next(r for r in range(9) if key >> 3 * r & 7 >= 2 and key - (2 << 3 * r) in only_melds) + 1
+            key_left = key - (2 << 3 * (eye - 1))
+        else:
+            key_left = key
+        melds = []
+        while key_left:
+            r = next(r for r in range(9) if key_left >> 3 * r & 7)
+            if key_left >> 3 * r & 7 >= 3 and key_left - (3 << 3 * r) in only_melds:
+                melds.append(r)
+                key_left -= 3 << 3 * r
+            else:
+                melds.append(9 + r)
+                key_left -= 73 << 3 * r  # one tile each of ranks r, r+1, r+2
+        packed = eye | len(melds) << 4 | sum(meld << 8 + 4 * i for i, meld in enumerate(melds))
+        splits[sum((key >> 3 * r & 7) * 5**r for r in range(9))] = packed
+    keys = sorted(splits)
+    steps = [b - a for a, b in zip([0] + keys, keys)]
+    return struct.pack(f"<I{len(keys)}I{len(keys)}I", len(keys), *steps, *(splits[k] for k in keys))
+
+
+
+def _suit_sets() -> tuple[set[int], set[int]]:
+    """The suit keys (three bits a rank) that split into up to four melds, and into an
+    eye plus up to four melds, with at most four tiles of a rank."""
+    units = [1 << 3 * r for r in range(9)]
+    melds = [3 * u for u in units] + [units[r] + units[r + 1] + units[r + 2] for r in range(7)]
+
+    def fits(key: int) -> bool:
+        return all(key >> 3 * r & 7 <= MAX_COPIES for r in range(9))
+
+    only_melds = {0}
+    layer = {0}
+    for _ in range(4):
+        layer = {key + meld for key in layer for meld in melds if fits(key + meld)}
+        only_melds |= layer
+    with_eye = {key + 2 * u for key in only_melds for u in units if fits(key + 2 * u)}
+    return only_melds, with_eye
+
+
+def _suit_classes() -> dict[int, tuple[int, int]]:
+    """(class code, mask) of every suit key of at most 13 tiles that is not dead.
+
+    Works on keys of three bits per rank (cheap to add and test), turned into base-5
+    keys at the end.
+    """
+    units = [1 << 3 * r for r in range(9)]
+    only_melds, with_eye = _suit_sets()
+    # The ranks that complete a key: into M for keys of 3n+2 tiles, into E for 3n+1.
+    completed_by: dict[int, int] = {}
+    for key in only_melds | with_eye:
+        for r in range(9):
+            if key >> 3 * r & 7:
+                completed_by[key - units[r]] = completed_by.get(key - units[r], 0) | 1 << r
+    classes = {}
+    for key in only_melds | with_eye | set(completed_by):
+        size = sum(key >> 3 * r & 7 for r in range(9))
+        if size > HAND_SIZE:
+            continue
+        mask = completed_by.get(key, 0)
+        if size % 3 == 0:
+            value = (M, 0) if key in only_melds else (DEAD, 0)
+        elif size % 3 == 1 or key not in with_eye:
+            value = (X, mask) if mask else (DEAD, 0)
+        else:
+            value = (E, mask)
+        if value != (DEAD, 0):
+            classes[sum((key >> 3 * r & 7) * 5**r for r in range(9))] = value
+    return classes
+
+
+def _honour_classes() -> list[tuple[int, int]]:
+    """(class code, mask) of every honour key 0..5**7-1, as a list indexed by key."""
+    classes = []
+    for key in range(HONOUR_KEYS):
+        counts = [key // 5**j % 5 for j in range(7)]
+        broken = [j for j in range(7) if counts[j] in (1, 4)]
+        pairs = sum(1 << j for j in range(7) if counts[j] == 2)
+        if not broken and pairs.bit_count() <= 2:
+            classes.append((pairs.bit_count() * E, pairs))  # each pair may become a pong
+        elif len(broken) == 1 and not pairs and counts[broken[0]] == 1:
+            classes.append((X, 1 << broken[0]))  # the lone tile may become the eye
+        else:
+            # Two broken kinds, four of a kind, or a lone tile beside a pair (which could
+            # only become a second eye): nothing mends it.
+            classes.append((DEAD, 0))
+    return classes
+
+
+def write_table(path: str = TABLE_FILE) -> None:
+    """Write the table file: the magic, then each of :func:`build_table` and
+    :func:`build_split_table` as :mod:`.table` describes."""
+    out = [MAGIC]
+    for section in (build_table(), build_split_table()):
+        packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+        packed = packer.compress(section) + packer.flush()
+        out += [len(section).to_bytes(4, "little"), len(packed).to_bytes(4, "little"), packed]
+    with open(path, "wb") as f:
+        f.write(b"".join(out))
+
+
+def is_current(path: str = TABLE_FILE) -> bool:
+    """Whether the table file at ``path`` holds what this module builds (compared
+    uncompressed: another zlib may compress the same sections to other bytes)."""
+    return read_section(0, path) == build_table() and read_section(1, path) == build_split_table()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m worker.engines.mahjong.tablegen [--check]``: write the shipped table
+    file, or (``--check``) only say whether it is current."""
+    if argv == ["--check"]:
+        current = is_current()
+        print(f"{TABLE_FILE} is {'current' if current else 'NOT what the builder makes'}")
+        return 0 if current else 1
+    if argv:
+        print("usage: python -m worker.engines.mahjong.tablegen [--check]", file=sys.stderr)
+        return 2
+    write_table()
+    print(f"wrote {TABLE_FILE}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

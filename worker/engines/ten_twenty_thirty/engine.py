@@ -1,0 +1,141 @@
+"""The 10-20-30 engine: reading, playing and tracing put together behind :class:`Engine`."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from worker.engines.base import Case, Engine, Result
+from worker.engines.ten_twenty_thirty import trace as traces
+from worker.engines.ten_twenty_thirty.play import play, play_traced
+from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues
+from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, OUTCOMES, Game
+
+#: The judge's words for each outcome, in the order of :data:`.rules.OUTCOMES`.
+_LINES = ("Win : ", "Loss: ", "Draw: ")
+
+
+def line_of(outcome: int, deals: int) -> str:
+    """The judge line of a game: every line this engine makes is made here.
+
+    >>> line_of(0, 66), line_of(2, 73)
+    ('Win : 66', 'Draw: 73')
+    """
+    return _LINES[outcome] + str(deals)
+
+
+class TenTwentyThirty(Engine):
+    """UVa 246. ``Result.number`` is the deal count ``N``; ``Result.detail`` is ``[]``, or
+    ``[S]`` for a draw, ``S`` being the deal after which the repeated state was first seen.
+
+    >>> r = ENGINE.solve(Case(1, "10 5 4 3 5 7 10 8 2 3 9 10 8 4 5 1 7 6 7 2 6 9 10 2 3 10 3 4 4 9 "
+    ...                          "10 1 1 10 5 10 10 1 8 10 7 8 10 6 10 10 10 9 6 2 10 10"), trace=False)
+    >>> r.outcome, r.number, r.detail, r.line
+    ('draw', 73, [55], 'Draw: 73')
+    >>> ENGINE.judge_line(3, "loss", 82, [])
+    'Loss: 82'
+    """
+
+    slug = "10-20-30"
+    title = "10-20-30 (UVa 246)"
+    summary = "deal onto seven piles, pick up threes summing to 10, 20 or 30: win, loss or draw"
+    unit = UNIT
+    number_name = "deals"
+    outcomes = OUTCOMES
+    terminator = TERMINATOR
+    trace_version = 1
+    typical_solve_us = 100
+
+    read = staticmethod(read_decks)
+
+    def solve(self, case: Case, trace: bool = True) -> Result:
+        d = residues(case.text)
+        if not trace:
+            outcome, n = play(d)
+            if outcome != DRAW:
+                return Result(OUTCOMES[outcome], n, [], line_of(outcome, n))
+            return _draw(d, False)
+        outcome, n, marks, gone, piles, rem = play_traced(d)
+        if outcome != DRAW:
+            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n),
+                          traces.from_marks(d, n, marks, gone, piles, rem))
+        return _draw(d, True)
+
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+        """The result and its trace in the stored form: for a win or a loss the compact
+        bytes of :func:`.trace.pack` (a byte per pick-up), for a draw its JSON.
+
+        >>> result, packed = ENGINE.solve_packed(Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 "
+        ...     "1 7 6 9 5 3 10 10 4 10 9 2 1 10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2"))
+        >>> result.line, len(packed), ENGINE.unpack_trace(packed)["picks"][:5]
+        ('Win : 66', 212, 'babab')
+        """
+        d = residues(case.text)
+        outcome, n, marks, gone, piles, rem = play_traced(d)
+        if outcome != DRAW:
+            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), traces.pack(d, n, marks, gone, piles, rem)
+        result = _draw(d, True)
+        packed = self.pack_trace(result.trace or {})
+        result.trace = None
+        return result, packed
+
+    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
+        if packed[:1] == traces.PACKED_TAG:
+            return traces.expand(packed)
+        return super().unpack_trace(packed)
+
+    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        return line_of(OUTCOMES.index(outcome), number)
+
+    def replay(self, text: str, trace: dict[str, Any]) -> Result:
+        """Check ``trace`` move by move (see :func:`.trace.walk_trace`) and return its result."""
+        steps = traces.walk_trace(text, trace)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as end:
+                outcome, n, seen = end.value
+                break
+        return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), trace)
+
+    def generate(self, rng: random.Random) -> str:
+        """A random standard deck on two lines of 26 cards.
+
+        >>> text = ENGINE.generate(random.Random(1))
+        >>> len(text.split()), text.count("\\n")
+        (52, 1)
+        """
+        deck = [str(v) for v in range(1, 10) for _ in range(4)] + ["10"] * 16
+        rng.shuffle(deck)
+        return " ".join(deck[:26]) + "\n" + " ".join(deck[26:])
+
+    def sniff(self, head: bytes) -> bool:
+        """Integers 0..10, with a 0 only where a deck would start.
+
+        >>> ENGINE.sniff(b"2 6 5 10 10 4 1"), ENGINE.sniff(b"QD AD"), ENGINE.sniff(b"1T 2T 3T")
+        (True, False, False)
+        """
+        tokens = head.split()
+        if tokens and not head[-1:].isspace() and len(head) >= 512:
+            tokens.pop()  # a head that long may be the start of a longer file, cut in a token
+        cards = 0
+        for j, token in enumerate(tokens):
+            if not token.isdigit() or len(token) > 3:
+                return False
+            value = int(token)
+            if value == 0:
+                return j % DECK_SIZE == 0 and cards > 0
+            if value > 10:
+                return False
+            cards += 1
+        return cards > 0
+
+
+def _draw(d: list[int], trace: bool) -> Result:
+    """A draw's result: its ``N`` and first sighting need the game played exactly."""
+    game = Game(d).play()
+    return Result("draw", game.dealt, [game.seen], line_of(DRAW, game.dealt),
+                  traces.from_game(game) if trace else None)
+
+
+ENGINE = TenTwentyThirty()

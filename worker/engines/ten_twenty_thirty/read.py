@@ -1,0 +1,200 @@
+"""Reading 10-20-30 judge files.
+
+Input
+-----
+A deck is 52 card values, each an integer 1..10 (10 for ten, jack, queen, king),
+separated by any whitespace; a deck may wrap anywhere. A ``0`` where a deck would start
+ends the input; text after it is ignored with a warning, and a file without it is read
+to its end with a warning. Values are read the way C's ``scanf("%d")`` reads them, but
+only plain digits are accepted: ``05`` is the card 5 (written ``5`` in the case's
+canonical text) and ``00`` ends the input like ``0``, while ``+5``, ``-3``, ``x`` or
+``11`` are refused. A ``0`` after the first card of a deck is refused too: it cannot end
+the input in the middle of a deck, and it is no card. Every deck must be a standard
+deck, four each of 1..9 and sixteen 10s (every judge file's decks are); anything else is
+refused, naming the value that occurs too often.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from typing import IO
+
+from worker.engines.base import Case, InputError, Reading, only_case, read_pieces, show
+from worker.engines.ten_twenty_thirty.rules import DECK_SIZE
+
+TERMINATOR = "0"
+UNIT = "deck"
+
+#: A card token's weight: a base-64 digit per value, so the sum of a deck's weights
+#: holds all ten counts and one comparison checks that it is a standard deck.
+_WEIGHT: dict[bytes, int] = {str(v).encode(): 64 ** (v - 1) for v in range(1, 11)}
+_STANDARD = sum(4 * 64 ** (v - 1) for v in range(1, 10)) + 16 * 64**9
+_IN_DECK = {v: 4 for v in range(1, 10)} | {10: 16}
+_DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
+
+#: Where a piece of the file starts: (index of its first token among all the file's
+#: tokens, line, column, the piece). Kept for the pieces not yet used up, so that a
+#: position can be found for any token that is still waiting to make a deck.
+_Mark = tuple[int, int, int, bytes]
+
+
+def read_decks(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+    """The decks of a judge file; see "Input" above for what is accepted.
+
+    >>> deck = " ".join(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "10", "10", "10"] * 4)
+    >>> [(c.index, c.line, c.column) for c in read_decks(io.BytesIO(f"{deck}\\n  {deck} 0".encode()),
+    ...                                                  Reading(TERMINATOR, UNIT))]
+    [(1, 1, 1), (2, 2, 3)]
+    >>> try:
+    ...     list(read_decks(io.BytesIO(b"05 " + b"1 " * 51 + b"\\n0\\n"), Reading(TERMINATOR, UNIT)))
+    ... except InputError as error:
+    ...     print(error)
+    line 1, column 1: deck 1 is not a standard deck: 51 cards of value 1 (at most 4)
+    """
+    weight = _WEIGHT.__getitem__
+    where = _Positions()
+    marks = where.marks
+    waiting: list[bytes] = []  # tokens read and not yet in a deck
+    base = 0  # index among the file's tokens of waiting[0]
+    number = 0  # decks read
+    line = 0
+    for line, column, piece in (pieces := read_pieces(stream)):
+        tokens = piece.split()
+        if not tokens:
+            continue
+        marks.append((base + len(waiting), line, column, piece))
+        waiting += tokens
+        size = len(waiting)
+        if size < DECK_SIZE and waiting[0][0] != 48:  # most of a deck's lines: nothing to do yet
+            continue
+        pos = 0
+        while pos < size:
+            if waiting[pos][0] == 48 and _is_zero(waiting[pos]):  # "0": the end
+                if pos + 1 < size:  # the next token is read already
+                    after = base + pos + 1
+                    reading.ended(number, *where.of(base + pos), [(*where.of(after), waiting[pos + 1])])
+                else:
+                    reading.ended(number, *where.of(base + pos), pieces)
+                return
+            if size - pos < DECK_SIZE:
+                break
+            cards = waiting[pos : pos + DECK_SIZE]
+            number += 1
+            try:
+                total = sum(map(weight, cards))
+            except KeyError:  # a leading zero, or a bad token: the slow path says which
+                cards = _clean(cards, where, base + pos, number)
+                total = sum(map(weight, cards))
+            first, at_line, at_column, at_piece = marks[0]
+            if first == base + pos:  # the deck starts its piece, as in most files
+                at_column += len(at_piece) - len(at_piece.lstrip())
+            else:
+                at_line, at_column = where.of(base + pos)
+            if total != _STANDARD:
+                raise _count_error(cards, number, at_line, at_column)
+            yield Case(number, b" ".join(cards).decode("ascii"), at_line, at_column)
+            pos += DECK_SIZE
+        if pos:
+            del waiting[:pos]
+            base += pos
+            while len(marks) > 1 and marks[1][0] <= base:  # pieces used up
+                del marks[0]
+    if waiting:
+        _clean(waiting, where, base, number + 1)  # a bad token in it is the first problem
+        raise InputError(
+            f"deck {number + 1} ends at end of file after {len(waiting)} of {DECK_SIZE} cards", *where.of(base))
+    reading.unended(number, empty=not line)
+
+
+def residues(text: str) -> list[int]:
+    """The cards of one deck written as text, as residues (10 is 0), top card first.
+
+    >>> residues("10 1 9" + " 5" * 49)[:4]
+    [0, 1, 9, 5]
+    """
+    # Canonical text is single-spaced, so once "10" is one character every card is
+    # every other character: several times faster than split() and int().
+    short = text.replace("10", "0")
+    if (len(short) == 2 * DECK_SIZE - 1 and short[1::2] == " " * (DECK_SIZE - 1)
+            and text.count("0") == text.count("10")):
+        digits = short[::2]
+        if digits.isascii() and digits.isdigit():
+            return list(digits.encode().translate(_DIGITS))
+    try:
+        canonical = only_case(read_decks(io.BytesIO(text.encode()), Reading(TERMINATOR, UNIT)), UNIT).text
+    except InputError as error:
+        raise InputError(f"not a 10-20-30 deck: {error}") from None
+    return residues(canonical)
+
+
+class _Positions:
+    """The line and column of waiting tokens, from the marks of their pieces."""
+
+    def __init__(self) -> None:
+        self.marks: list[_Mark] = []
+        # The last token found inside a piece: (piece, its index there, its offset), so
+        # that finding the next deck's start in a long line goes on from there.
+        self._cursor: tuple[bytes, int, int] = (b"", 0, 0)
+
+    def of(self, at: int) -> tuple[int, int]:
+        """Where token ``at`` (counted over the whole file) stands."""
+        first, line, column, piece = next(mark for mark in reversed(self.marks) if mark[0] <= at)
+        i = at - first
+        start = len(piece) - len(piece.lstrip())
+        if i:
+            known, index, offset = self._cursor
+            if known is not piece or index > i:
+                index, offset = 0, start
+            if i > index:
+                offset = _skip(i - index).match(piece, offset).end()  # type: ignore[union-attr]
+            self._cursor = piece, i, offset
+            start = offset
+        return line, column + start
+
+
+_SKIPS: dict[int, re.Pattern[bytes]] = {}
+
+
+def _skip(count: int) -> re.Pattern[bytes]:
+    """A pattern for ``count`` tokens and the whitespace after each."""
+    pattern = _SKIPS.get(count)
+    if pattern is None:
+        if len(_SKIPS) > 100:
+            _SKIPS.clear()
+        pattern = _SKIPS[count] = re.compile(rb"(?:\S+\s+){%d}" % count)
+    return pattern
+
+
+def _is_zero(token: bytes) -> bool:
+    """``0`` or a run of zeros, which ``scanf`` also reads as 0."""
+    return token.isdigit() and not token.strip(b"0")
+
+
+def _clean(cards: list[bytes], where: _Positions, at: int, number: int) -> list[bytes]:
+    """The deck with leading zeros dropped, or its first bad token as an :class:`InputError`."""
+    clean = []
+    for j, token in enumerate(cards):
+        # Bound the digits before int(): a run of thousands would raise ValueError in int().
+        value = int(token) if token.isdigit() and len(token.lstrip(b"0")) <= 2 else -1
+        if 1 <= value <= 10:
+            clean.append(str(value).encode())
+            continue
+        line, column = where.of(at + j)
+        if value == 0:
+            raise InputError(
+                f"{show(token)} is not a card value (1-10): this is card {j + 1} of deck {number}, "
+                "and a 0 ends the input only where a deck would start", line, column)
+        raise InputError(f"{show(token)} is not a card value (1-10)", line, column)
+    return clean
+
+
+def _count_error(cards: list[bytes], number: int, line: int, column: int) -> InputError:
+    counts = {v: 0 for v in _IN_DECK}
+    for token in cards:
+        counts[int(token)] += 1
+    value = next(v for v in _IN_DECK if counts[v] > _IN_DECK[v])
+    return InputError(
+        f"deck {number} is not a standard deck: {counts[value]} cards of value {value} "
+        f"(at most {_IN_DECK[value]})", line, column)

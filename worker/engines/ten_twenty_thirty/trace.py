@@ -1,0 +1,299 @@
+"""10-20-30 traces: the JSON form, the stored form, and replaying one move by move.
+
+Trace (version 1)
+-----------------
+``{"version": 1, "cards": "...", "deals": "...", "after": "...", "picks": "...", "piles":
+[...], "deck": "..."}`` and, for a draw only, ``"seen": S``. A card is one character,
+``1``..``9`` or ``T`` for 10.
+
+- ``cards``: every card in the order it went under the deck: the 52 cards of the input,
+  then three for each pick-up. Deal ``k`` (counted from 1) deals ``cards[k - 1]``, and
+  pick-up ``j`` (from 0) puts ``cards[52 + 3*j : 55 + 3*j]`` under the deck, in that
+  order.
+- ``deals``: one character per deal, the pile dealt onto, ``0``..``6`` from the left.
+  There are ``N`` deals.
+- ``after``: one character per deal, how many pick-ups come right after it, a base-36
+  digit (``0``..``9``, then ``a``..``z``).
+- ``picks``: one character per pick-up, in order, its combination: ``a`` first two +
+  last card, ``b`` first + last two, ``c`` last three.
+- ``piles`` (seven strings, bottom card first, ``""`` for a pile that is gone) and
+  ``deck`` (top card first): the state the game ends in.
+- ``seen`` (draws): the deal after which that final state was first seen.
+
+Strings rather than arrays of numbers: a game is hundreds of moves, and strings keep a
+trace small and fast to make, store and send.
+
+Stored, a win or a loss is packed (:func:`pack`): the cards as bytes, then a byte per
+pick-up (the cards the deck had left before it, times four, plus its combination), the
+piles that emptied, and the end state, about 280 bytes in all. The solving loop
+(:func:`.play.play_traced`) notes that byte and nothing else, which keeps a traced solve
+within a tenth of a plain one; :func:`expand` turns it back into the trace above,
+checking that the bytes are whole. A draw, which is solved the slow way anyway
+(:class:`.rules.Game`), is stored as its JSON.
+
+>>> from worker.engines.base import Case
+>>> from worker.engines.ten_twenty_thirty import ENGINE
+>>> sample = (
+...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
+...     "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")
+>>> trace = ENGINE.solve(Case(1, sample)).trace
+>>> trace["deals"][:10], trace["cards"][:10]
+('0123456012', '265TT4TTT4')
+>>> trace["after"][14:30], trace["picks"][:2], trace["cards"][52:58]
+('0000000010010010', 'ba', '695TTT')
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from collections.abc import Generator
+from itertools import chain
+from operator import sub
+from typing import Any
+
+from worker.engines.base import InputError, TraceError
+from worker.engines.ten_twenty_thirty.read import residues
+from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, PILES, STATE_SEP, Game
+
+_VALUE_CHARS = "T123456789"
+_COMBOS = "abc"
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+#: bytes.translate tables: a residue to its value character (and 10, which no card is
+#: inside the engine, to "|"), a combination (0, 1, 2) to its letter, a number of
+#: pick-ups to its base-36 digit.
+_CHAR_OF = bytes.maketrans(bytes(range(11)), _VALUE_CHARS.encode() + b"|")
+_COMBO_OF = bytes.maketrans(b"\x00\x01\x02", _COMBOS.encode())
+_COUNT_OF = bytes.maketrans(bytes(range(36)), _BASE36.encode())
+#: A stored pick-up mark (see :func:`.play.play_traced`) to its combination's letter ("?": none).
+_PICK_OF = bytes(ord((_COMBOS + "?")[mark & 3]) for mark in range(256))
+#: A stored pick-up mark to what the deck iterator had left (``mark >> 2``).
+_REM_OF = bytes(mark >> 2 for mark in range(256))
+_CARD_BYTES = bytes(range(10))
+_PILE_BYTES = bytes(range(11))  # the cards of the end piles, and the 10 before each
+
+# ---------------------------------------------------------------------------------------
+# The JSON form
+# ---------------------------------------------------------------------------------------
+
+
+def from_marks(d: list[int], dealt: int, marks: bytearray, gone: list[int], piles: list[list[int]],
+               rem: int) -> dict[str, Any]:
+    """The trace of a win or a loss from what :func:`.play.play_traced` noted."""
+    return _build(bytes(d), dealt, deals_of(marks), marks.translate(_PICK_OF), gone, _ends(piles), rem)
+
+
+def from_game(game: Game) -> dict[str, Any]:
+    """The trace of a game played by :class:`.rules.Game` (for a draw, with ``seen``)."""
+    trace = _build(bytes(game.cards), game.dealt, game.when, bytes(game.picks).translate(_COMBO_OF), game.gone,
+                   STATE_SEP + STATE_SEP.join(game.piles), len(game.cards) - game.dealt)
+    if game.seen:
+        trace["seen"] = game.seen
+    return trace
+
+
+def _build(history: bytes, dealt: int, deals: list[int], letters: bytes | bytearray, gone: list[int], ends: bytes,
+           rem: int) -> dict[str, Any]:
+    """The version 1 trace: bytes operations but for one short step of Python per
+    pick-up. ``history`` is the trace's ``cards`` as residues, ``deals`` the deal each
+    pick-up follows and ``letters`` their combinations, ``gone`` the deal and pile of
+    each pile that emptied, ``ends`` the end piles (each after a 10) and ``rem`` the
+    cards left in the deck."""
+    after = bytearray(dealt + 1)  # pick-ups after each deal, from deal 1
+    for deal in deals:
+        after[deal] += 1
+    cards = history.translate(_CHAR_OF).decode("ascii")
+    return {
+        "version": 1,
+        "cards": cards,
+        "deals": (_dealt_to(dealt, gone) if gone else _round_robin(_TURN, dealt)).decode("ascii"),
+        "after": after[1:].translate(_COUNT_OF).decode("ascii"),
+        "picks": letters.decode("ascii"),
+        "piles": ends.translate(_CHAR_OF).decode("ascii").split("|")[1:],
+        "deck": cards[len(cards) - rem :] if rem else "",
+    }
+
+
+def deals_of(marks: bytes | bytearray) -> list[int]:
+    """The deal each pick-up follows: pick-up j's is 52 + 3*j - (its mark >> 2)."""
+    return list(map(sub, range(DECK_SIZE, DECK_SIZE + 3 * len(marks), 3), marks.translate(_REM_OF)))
+
+
+_TURN = b"0123456"
+
+
+def _dealt_to(dealt: int, gone: list[int]) -> bytes:
+    """The pile of every deal, as digits, when piles empty on the way (``gone``): round
+    robin over the piles still there, from pile 0, the order changing only where a pile
+    empties."""
+    order = _TURN  # the piles still there
+    parts = [_TURN * 2]  # deals 1..14
+    start, k = 2 * PILES, 0
+    for j in range(0, len(gone), 2):
+        parts.append(_round_robin(order[k:] + order[:k], gone[j] - start))
+        k = order.index(gone[j + 1] + 48)
+        order = order[:k] + order[k + 1 :]
+        if k == len(order):
+            k = 0
+        start = gone[j]
+    if order:
+        parts.append(_round_robin(order[k:] + order[:k], dealt - start))
+    return b"".join(parts)
+
+
+_LONG_TURNS: dict[bytes, bytes] = {}  # at most 448 turns: the rotations of each set of piles
+
+
+def _round_robin(turn: bytes, count: int) -> bytes:
+    """``count`` deals round robin over the piles ``turn`` (digits), from its first."""
+    if count > 1000:
+        return (turn * (count // len(turn) + 1))[:count]
+    rounds = _LONG_TURNS.get(turn)
+    if rounds is None:
+        rounds = _LONG_TURNS[turn] = turn * (1000 // len(turn) + 1)
+    return rounds[:count]
+
+
+def _piles_text(piles: list[bytearray]) -> list[str]:
+    """Piles of residues as the trace writes them."""
+    joined = bytes(chain.from_iterable([10, *p] for p in piles)).translate(_CHAR_OF)
+    return joined.decode("ascii").split("|")[1:]
+
+
+# ---------------------------------------------------------------------------------------
+# The stored form
+# ---------------------------------------------------------------------------------------
+
+#: The compact stored form of a win or a loss (:func:`pack`): a tag, then the deal
+#: count ``N``, the history's length, the cards left in the deck and the piles gone.
+_PACKED = struct.Struct("<BIHBB")
+#: The first byte of :func:`pack`'s bytes (a JSON trace starts with ``{``).
+PACKED_TAG = b"\x01"
+
+
+def pack(d: list[int], dealt: int, marks: bytearray, gone: list[int], piles: list[list[int]], rem: int) -> bytes:
+    """What :func:`.play.play_traced` noted, as bytes: the header, the history ``d``, the
+    marks, ``gone`` (as 32-bit numbers) and the end piles (:func:`_ends`)."""
+    return b"".join((_PACKED.pack(PACKED_TAG[0], dealt, len(d), rem, len(gone)), bytes(d), marks,
+                     array("I", gone).tobytes() if gone else b"", _ends(piles)))
+
+
+def _ends(piles: list[list[int]]) -> bytes:
+    """The piles a game ends with as residues, each after a 10 (which no card is)."""
+    for p in piles:
+        p[0] = 10  # the pile's code is not needed any more
+    return b"".join(map(bytes, piles))
+
+
+def expand(packed: bytes) -> dict[str, Any]:
+    """The version 1 trace from :func:`pack`'s bytes, checked to be whole."""
+    try:
+        _, dealt, size, rem, count = _PACKED.unpack_from(packed)
+        at = _PACKED.size
+        history = packed[at : at + size]
+        at += size
+        picks = (size - DECK_SIZE) // 3
+        marks = packed[at : at + picks]
+        at += picks
+        gone = array("I", packed[at : at + 4 * count]).tolist()
+        at += 4 * count
+        ends = packed[at:]
+    except (struct.error, ValueError):
+        raise TraceError("a stored 10-20-30 trace is cut short") from None
+    # A game's length follows from its history (a loss deals every card, a win all but
+    # the 52 left in the deck), which bounds everything else by the bytes at hand.
+    letters = marks.translate(_PICK_OF)
+    deals = deals_of(marks)  # in deal order, as pick-ups come
+    if (dealt not in (size, size - DECK_SIZE) or len(history) != size or len(marks) != picks
+            or len(gone) != count or count > 2 * PILES or ends[:1] != b"\n" or ends.count(10) != PILES
+            or len(ends) - PILES + rem != DECK_SIZE or history.translate(None, _CARD_BYTES)
+            or ends.translate(None, _PILE_BYTES)
+            or b"?" in letters or (deals and not 0 < deals[0] <= deals[-1] <= dealt) or deals != sorted(deals)
+            or any(not 0 < deal <= dealt or pile >= PILES for deal, pile in zip(gone[::2], gone[1::2]))
+            or len(set(gone[1::2])) != count // 2):
+        raise TraceError("a stored 10-20-30 trace is damaged")
+    return _build(history, dealt, deals, letters, gone, ends, rem)
+
+
+# ---------------------------------------------------------------------------------------
+# Replaying a trace
+# ---------------------------------------------------------------------------------------
+
+#: What :func:`walk_trace` yields after each deal: (N, piles, deck).
+_Step = tuple[int, list[list[int]], list[int]]
+
+
+def _trace_parts(trace: Any) -> tuple[str, str, str, str]:
+    if not isinstance(trace, dict) or trace.get("version") != 1:
+        raise TraceError("not a version 1 trace of 10-20-30")
+    parts = []
+    for key in ("cards", "deals", "after", "picks"):
+        part = trace.get(key)
+        if not isinstance(part, str) or not part.isascii():
+            raise TraceError(f'the trace has no "{key}" string')
+        parts.append(part)
+    cards, deals, after, picks = parts
+    if len(after) != len(deals):
+        raise TraceError(f'the trace has {len(deals)} deals in "deals" but {len(after)} in "after"')
+    return cards, deals, after, picks
+
+
+def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple[int, int, int]]:
+    """Play ``trace`` from the deck ``text``, checking every move against the rules.
+
+    The rules are :class:`.rules.Game`'s: the game is played by them deal by deal, and
+    each deal and pick-up it makes is compared with the trace's. Yields ``(N, piles,
+    deck)`` after each deal and its pick-ups, as card values 1..10 (fresh lists each
+    time), and returns ``(outcome, N, seen)`` when the game ends. Raises
+    :class:`TraceError` where a move is not what the rules dictate, where the trace goes
+    on after the game ends or stops before it does, and where its end state is not the
+    one the moves lead to.
+
+    >>> from worker.engines.base import Case
+    >>> from worker.engines.ten_twenty_thirty import ENGINE
+    >>> sample = "4 3 2 10 8 10 6 8 9 5 8 10 5 3 5 4 6 9 9 1 7 6 3 5 10 10 8 10 9 10 10 7 " \\
+    ...          "2 6 10 10 4 10 1 3 10 1 1 10 2 2 10 4 10 7 7 10"
+    >>> steps = list(walk_trace(sample, ENGINE.solve(Case(1, sample)).trace))
+    >>> n, piles, deck = steps[0]
+    >>> n, piles, deck[:5], len(deck)
+    (1, [[4], [], [], [], [], [], []], [3, 2, 10, 8, 10], 51)
+    >>> len(steps), steps[-1][2]
+    (82, [])
+    """
+    cards, deals, after, picks = _trace_parts(trace)
+    try:
+        d = residues(text)
+    except InputError as error:
+        raise TraceError(str(error)) from None
+    game = Game(d)
+    history, piles, combos = game.cards, game.piles, game.picks
+    j = 0  # pick-ups compared
+    for dealt, i in enumerate(game.deals(), 1):
+        if dealt > len(deals):
+            raise TraceError(f"the trace stops after deal {dealt - 1}, before the game ends")
+        want, found = f"{i}{_VALUE_CHARS[history[dealt - 1]]}", deals[dealt - 1] + cards[dealt - 1 : dealt]
+        if found != want:
+            raise TraceError(f"deal {dealt}: the rules deal {want!r} (pile, card), the trace has {found!r}")
+        count = _BASE36.find(after[dealt - 1])
+        while j < len(combos):
+            at = DECK_SIZE + 3 * j
+            want = _COMBOS[combos[j]] + history[at : at + 3].translate(_CHAR_OF).decode("ascii")
+            found = picks[j : j + 1] + cards[at : at + 3]
+            if count <= 0 or found != want:
+                raise TraceError(f"deal {dealt}: the rules pick up {want!r} next, the trace does not")
+            count -= 1
+            j += 1
+        if count:
+            raise TraceError(f"deal {dealt}: the trace has {after[dealt - 1]!r} pick-ups next, the rules differ")
+        yield dealt, [[c or 10 for c in p] for p in piles], [c or 10 for c in history[dealt:]]
+    dealt = game.dealt
+    if len(deals) != dealt or j != len(picks) or len(cards) != len(history):
+        raise TraceError(f"the game ends at deal {dealt}, but the trace goes on")
+    if cards[:DECK_SIZE] != bytes(d[:DECK_SIZE]).translate(_CHAR_OF).decode("ascii"):
+        raise TraceError("the trace's cards do not start with the deck")  # a draw may deal fewer than 52
+    if trace.get("piles") != _piles_text(piles) or trace.get("deck") != cards[dealt:]:
+        raise TraceError(f"the trace's end state is not the one its moves lead to (after deal {dealt})")
+    if trace.get("seen", 0) != game.seen:
+        raise TraceError(f"the trace says the final state was first seen after deal {trace.get('seen')}, "
+                         f"the moves say {game.seen or 'never'}")
+    return game.outcome, dealt, game.seen

@@ -1,0 +1,106 @@
+"""Taking an upload in: what is plainly no judge file is refused before a job is made of it, and
+the game is recognised from the content when the client did not name it.
+
+>>> sniff_upload(b"\\x1f\\x8b\\x08\\x00rest", 100)
+'this looks like a gzip file; upload the judge file itself, not a compressed copy'
+>>> sniff_upload(b"2 6 5 10 10 4 10", 16) is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from worker import engines
+from worker.jobs.errors import Invalid
+
+#: How many bytes of an upload game detection and sniffing look at.
+SNIFF_BYTES = 8192
+#: Control characters (C0, DEL, C1) that a file name keeps out of pages and the database.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+#: Signatures of files that are no judge file: (magic bytes, what it is, what to do).
+_COMPRESSED = "upload the judge file itself, not a compressed copy"
+_NOT_TEXT = "upload the judge file itself (plain text)"
+MAGIC: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x1f\x8b", "a gzip file", _COMPRESSED),
+    (b"PK\x03\x04", "a zip file", _COMPRESSED),
+    (b"PK\x05\x06", "a (empty) zip file", _COMPRESSED),
+    (b"BZh", "a bzip2 file", _COMPRESSED),
+    (b"\xfd7zXZ\x00", "an xz file", _COMPRESSED),
+    (b"\x28\xb5\x2f\xfd", "a zstandard file", _COMPRESSED),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-zip file", _COMPRESSED),
+    (b"Rar!\x1a\x07", "a RAR file", _COMPRESSED),
+    (b"%PDF-", "a PDF document", _NOT_TEXT),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image", _NOT_TEXT),
+    (b"\xff\xd8\xff", "a JPEG image", _NOT_TEXT),
+    (b"GIF8", "a GIF image", _NOT_TEXT),
+    (b"\x7fELF", "a program (ELF)", _NOT_TEXT),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document", _NOT_TEXT),
+    (b"\xff\xfe", "UTF-16 text", "save it as plain ASCII or UTF-8 text"),
+    (b"\xfe\xff", "UTF-16 text", "save it as plain ASCII or UTF-8 text"),
+)
+_TAR_MAGIC = (257, b"ustar")
+_BOM = b"\xef\xbb\xbf"
+
+def sniff_upload(head: bytes, size: int) -> str | None:
+    """Why the start of an upload shows it is no judge file, or ``None`` when it may be one.
+
+    ``head`` is the file's first bytes (a few KiB), ``size`` its full length.
+
+    >>> sniff_upload(b"", 0)
+    'the file is empty'
+    >>> sniff_upload(b" \\r\\n\\t\\n", 5)
+    'the file is empty: it holds only whitespace'
+    >>> sniff_upload(b"QD AD\\x00\\x01", 8)  # doctest: +ELLIPSIS
+    'this looks like a binary file (byte 0x00 at offset 5), not a judge file; upload the judge file itself...'
+    >>> sniff_upload(b"\\xef\\xbb\\xbf2 6 5", 8)  # doctest: +ELLIPSIS
+    'the file starts with a byte-order mark (U+FEFF, as some editors write), which judge files never have; ...'
+    """
+    if size == 0:
+        return "the file is empty"
+    if size <= len(head) and not head.strip():
+        return "the file is empty: it holds only whitespace"
+    for magic, what, advice in MAGIC:
+        if head.startswith(magic):
+            return f"this looks like {what}; {advice}"
+    offset, magic = _TAR_MAGIC
+    if head[offset:offset + len(magic)] == magic:
+        return f"this looks like a tar archive; {_COMPRESSED}"
+    if head.startswith(_BOM):
+        return ("the file starts with a byte-order mark (U+FEFF, as some editors write), which judge files "
+                "never have; save it as plain text without one")
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        return (f"this looks like a binary file (byte 0x00 at offset {nul}), not a judge file; {_NOT_TEXT}")
+    return None
+
+
+def clean_filename(name: str, limit: int = 255) -> str:
+    """A user's file name as it is stored and shown: control characters and unpaired surrogates replaced,
+    cut to ``limit`` characters. It is never used as a path (uploads are stored under their hash).
+
+    >>> clean_filename("../../etc/passwd")
+    '../../etc/passwd'
+    >>> clean_filename("a\\x00b\\nc\\udcff.in") == "a\\ufffdb\\ufffdc\\ufffd.in"
+    True
+    """
+    name = _CONTROL.sub("\ufffd", name).strip()
+    return name[:limit] or "upload"
+
+
+
+
+def check_upload(head: bytes, size: int) -> None:
+    """Refuse an upload that is empty or plainly no judge file (compressed, binary, UTF-16)."""
+    problem = sniff_upload(head, size)
+    if problem is not None:
+        raise Invalid(problem)
+
+
+def detect_game(head: bytes) -> str:
+    """The game whose judge files start like ``head``, else :class:`Invalid` saying so."""
+    game = engines.detect(head)
+    if game is None:
+        raise Invalid("cannot tell which game this file is for; choose one of " + ", ".join(engines.names()))
+    return game

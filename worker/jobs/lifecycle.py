@@ -1,0 +1,210 @@
+"""The job state machine: the only code that changes a job's or a chunk's status.
+
+Every transition of :mod:`worker.jobs.states` is a function here, and so is the order
+in which rows are locked. The split, the solve tasks, the service's commands and the
+recovery sweep all call these instead of writing a status themselves.
+
+Lock order: a chunk (or all of a job's chunks) first, then the job row, always with
+``FOR NO KEY UPDATE`` on the job (see :data:`JOB_LOCK`). A solve task takes them in
+that order; so must anyone who changes the chunks of a job that may be solving, or the
+two would wait on each other in a circle (PostgreSQL ends that after a second by
+failing one of them).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Connection, Integer, Row, bindparam, delete, select, update
+from sqlalchemy.orm import Session
+
+from worker.jobs.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
+from worker.store.models import CaseRow, Chunk, Job, UTCDateTime, utcnow
+
+#: ``FOR NO KEY UPDATE``: a plain ``FOR UPDATE`` would wait for the ``KEY SHARE`` lock that
+#: inserting a case (its foreign key) takes on the job row, so two solve tasks each
+#: holding one and wanting the other's would deadlock.
+JOB_LOCK = {"key_share": True}
+
+
+# --- locks --------------------------------------------------------------------------------
+
+
+def lock_job(session: Session, job_id: int) -> Job | None:
+    return session.get(Job, job_id, with_for_update=JOB_LOCK, populate_existing=True)
+
+
+def lock_job_with_chunks(session: Session, job_id: int) -> Job | None:
+    """Lock a job's chunks, then the job: before changing chunks of a job that may be solving."""
+    session.execute(select(Chunk.id).where(Chunk.job_id == job_id).order_by(Chunk.id).with_for_update())
+    return lock_job(session, job_id)
+
+
+# --- a job's life -------------------------------------------------------------------------
+
+
+def new_job(**columns: Any) -> Job:
+    """A job row for a stored upload, queued (added to a session by the caller)."""
+    return Job(status=JobStatus.QUEUED, warnings=[], counts={}, progress_at=utcnow(), **columns)
+
+
+def begin_split(job: Job, lease_seconds: float) -> bool:
+    """Mark a queued job (or one whose split died) as splitting; whether there is a split to do."""
+    if job.status not in (JobStatus.QUEUED, JobStatus.SPLITTING):
+        return False
+    now = utcnow()
+    job.status = JobStatus.SPLITTING
+    job.started_at = job.started_at or now
+    job.lease_until = now + timedelta(seconds=lease_seconds)
+    job.progress_at = now
+    return True
+
+
+def renew_split(job: Job, lease_seconds: float) -> bool:
+    """Extend a running split's lease; whether the job is still being split."""
+    if job.status != JobStatus.SPLITTING:
+        return False
+    job.lease_until = utcnow() + timedelta(seconds=lease_seconds)
+    return True
+
+
+def end_split(job: Job, total: int, warnings: list[dict[str, Any]]) -> None:
+    """The whole upload is read: the job has ``total`` cases and solves on (or is already done)."""
+    if job.status != JobStatus.SPLITTING:
+        return
+    job.total = total
+    job.warnings = warnings
+    job.status = JobStatus.SOLVING
+    job.split_at = utcnow()
+    job.lease_until = None
+    succeed_if_complete(job)
+
+
+def fail(session: Session, job_id: int, reason: str) -> bool:
+    """Fail an active job with ``reason``, removing every chunk and case it had; whether it was failed."""
+    job = lock_job_with_chunks(session, job_id)
+    if job is None or job.status not in ACTIVE:
+        return False
+    session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
+    session.execute(delete(Chunk).where(Chunk.job_id == job_id))
+    job.status = JobStatus.FAILED
+    job.error = reason
+    job.total = job.done = job.failed_cases = job.cache_hits = job.solve_us = 0
+    job.counts = {}
+    job.solve_hist = []
+    job.finished_at = utcnow()
+    job.lease_until = None
+    return True
+
+
+def cancel(session: Session, job: Job) -> bool:
+    """Cancel an unfinished job (locked with its chunks by the caller); whether it was cancelled."""
+    if job.status not in UNFINISHED:
+        return False
+    job.status = JobStatus.CANCELLED
+    job.finished_at = utcnow()
+    job.lease_until = None
+    session.execute(update(Chunk).where(Chunk.job_id == job.id, Chunk.status.in_(OPEN_CHUNKS))
+                    .values(status=ChunkStatus.CANCELLED, inputs=None))
+    return True
+
+
+def complete(status: str, done: int, failed_cases: int, total: int) -> bool:
+    """Whether a job with these counts has every case answered (``total`` is known once split)."""
+    return status == JobStatus.SOLVING and done + failed_cases >= total
+
+
+def succeed_if_complete(job: Job) -> bool:
+    """Mark the job succeeded if every case is answered; whether it was."""
+    if not complete(job.status, job.done, job.failed_cases, job.total):
+        return False
+    job.status = JobStatus.SUCCEEDED
+    job.finished_at = utcnow()
+    return True
+
+
+def resend_split(session: Session, job_id: int, now: datetime) -> None:
+    """The sweep hands a job's split out again: its clock restarts, its lease is given up."""
+    session.execute(update(Job).where(Job.id == job_id).values(progress_at=now, lease_until=None))
+
+
+# --- a chunk's life (the solve path: Core statements, built once) ----------------------------
+
+
+def claim_chunk(connection: Connection, chunk_id: int, worker: str, lease_until: datetime) -> Row[Any] | None:
+    """Take a chunk to solve: ``(job_id, first_index, inputs)``, or ``None`` when it is done, cancelled or gone.
+
+    A running chunk can be claimed again: its message was delivered again, after its
+    worker died or was cut off (the first to store it wins, see :func:`finish_chunk`).
+    """
+    return connection.execute(_CLAIM, {"p_chunk": chunk_id, "p_me": worker, "p_lease": lease_until}).one_or_none()
+
+
+def cancel_chunk(connection: Connection, chunk_id: int) -> None:
+    connection.execute(_CANCEL_CHUNK, {"p_chunk": chunk_id})
+
+
+def finish_chunk(connection: Connection, chunk_id: int, now: datetime) -> bool:
+    """Mark a claimed chunk done; ``False`` when another delivery of it was stored first."""
+    return bool(connection.execute(_FINISH_CHUNK, {"p_chunk": chunk_id, "p_now": now}).rowcount)
+
+
+def job_state(connection: Connection, job_id: int) -> Row[Any] | None:
+    """``(game, status)`` of a job, or ``None``."""
+    return connection.execute(_JOB_STATE, {"p_job": job_id}).one_or_none()
+
+
+def add_progress(connection: Connection, job_id: int, solved: int, failed: int, hits: int,
+                 counts: Counter[str], histogram: list[int], solve_us: int, now: datetime) -> bool:
+    """Add a stored chunk's figures to its job (locked last and briefly), and succeed the job
+    when that was its last chunk. ``False``: the job was cancelled or failed meanwhile,
+    and the caller must store nothing."""
+    job = connection.execute(_LOCK_PROGRESS, {"p_job": job_id}).one_or_none()
+    if job is None or job.status not in ACTIVE:
+        return False
+    merged = Counter(job.counts)
+    merged.update(counts)
+    merged_hist = [a + b for a, b in zip(job.solve_hist, histogram, strict=True)] if job.solve_hist else histogram
+    connection.execute(_ADD_PROGRESS, {
+        "p_job": job_id, "p_solved": solved, "p_failed": failed, "p_hits": hits, "p_counts": dict(merged),
+        "p_hist": merged_hist, "p_us": solve_us, "p_now": now})
+    if complete(job.status, job.done + solved, job.failed_cases + failed, job.total):
+        connection.execute(_SUCCEED, {"p_job": job_id, "p_now": now})
+    return True
+
+
+def requeue_chunk(chunk: Chunk, now: datetime) -> None:
+    """A running chunk whose lease lapsed goes back to pending (the sweep then sends it again)."""
+    chunk.status = ChunkStatus.PENDING
+    chunk.dispatched_at = now
+
+
+_CLAIM = (update(Chunk)
+          .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS), Chunk.inputs.is_not(None))
+          .values(status=ChunkStatus.RUNNING, attempts=Chunk.attempts + 1, worker=bindparam("p_me"),
+                  lease_until=bindparam("p_lease", type_=UTCDateTime()))
+          .returning(Chunk.job_id, Chunk.first_index, Chunk.inputs))
+_JOB_STATE = select(Job.game, Job.status).where(Job.id == bindparam("p_job"))
+_CANCEL_CHUNK = update(Chunk).where(Chunk.id == bindparam("p_chunk")).values(status=ChunkStatus.CANCELLED)
+_FINISH_CHUNK = (update(Chunk)
+                 .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS))
+                 .values(status=ChunkStatus.DONE, inputs=None, lease_until=None,
+                         finished_at=bindparam("p_now", type_=UTCDateTime())))
+_LOCK_PROGRESS = (select(Job.status, Job.total, Job.done, Job.failed_cases, Job.counts, Job.solve_hist)
+                  .where(Job.id == bindparam("p_job")).with_for_update(**JOB_LOCK))
+_ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
+    done=Job.done + bindparam("p_solved", type_=Integer),
+    failed_cases=Job.failed_cases + bindparam("p_failed", type_=Integer),
+    cache_hits=Job.cache_hits + bindparam("p_hits", type_=Integer),
+    counts=bindparam("p_counts", type_=JSON), solve_hist=bindparam("p_hist", type_=JSON),
+    solve_us=Job.solve_us + bindparam("p_us", type_=BigInteger), progress_at=bindparam("p_now", type_=UTCDateTime()))
+_SUCCEED = update(Job).where(Job.id == bindparam("p_job")).values(
+    status=JobStatus.SUCCEEDED, finished_at=bindparam("p_now", type_=UTCDateTime()))
+
+
+def new_chunk(job_id: int, seq: int, first_index: int, count: int, inputs: bytes, now: datetime) -> Chunk:
+    """A chunk of a job's cases as the split stores it: pending, about to be sent out."""
+    return Chunk(job_id=job_id, seq=seq, first_index=first_index, count=count, inputs=inputs,
+                 status=ChunkStatus.PENDING, attempts=0, dispatched_at=now)

@@ -1,0 +1,90 @@
+"""The service's health (``/healthz``) and figures (``/metrics``), from the database and the broker."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+from sqlalchemy import func, select
+
+from worker.jobs.dispatch import Dispatcher
+from worker.jobs.queries import WORKER_TIMEOUT, JobQueries
+from worker.jobs.states import OPEN_CHUNKS, JobStatus
+from worker.jobs.views import BrokerHealth, HealthView, PartHealth, WorkersHealth
+from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
+
+
+@dataclass(frozen=True)
+class Metrics:
+    jobs_by_status: dict[str, int]
+    #: (game, outcome, count) of stored solved cases.
+    cases_solved: list[tuple[str, str, int]]
+    #: By game: ``count``, ``sum_us`` and cumulative ``buckets`` (one per bound of SOLVE_BUCKETS_US).
+    solve_histograms: dict[str, dict[str, Any]]
+    workers: int
+    pending_chunks: int
+    queue_depth: int | None
+
+
+def health(queries: JobQueries, dispatcher: Dispatcher) -> HealthView:
+    """Whether the database and the broker answer and a worker has been seen lately.
+
+    Never raises: a part that cannot be reached is reported with the reason.
+    """
+    try:
+        names = queries.workers_seen()
+        database = PartHealth(ok=True, error=None)
+        workers = WorkersHealth(ok=bool(names), error=None if names else "no worker seen in the last 30 s",
+                                seen=len(names), names=names)
+    except Exception as error:  # noqa: BLE001 - any database trouble is "not reachable"
+        database = PartHealth(ok=False, error=_reason(error))
+        workers = WorkersHealth(ok=False, error="unknown: the database is down", seen=0, names=[])
+    try:
+        depth = dispatcher.queue_depth()
+    except Exception:  # noqa: BLE001 - queue_depth should not raise, but a health check must not either
+        depth = None
+    broker = (BrokerHealth(ok=True, error=None, queue_depth=depth) if depth is not None
+              else BrokerHealth(ok=False, error="the broker cannot be reached", queue_depth=None))
+    ok = database.ok and workers.ok and broker.ok
+    return HealthView(ok=ok, status="ok" if ok else "unavailable", database=database, broker=broker,
+                      workers=workers)
+
+
+def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
+    """The figures ``/metrics`` exposes, from the job rows (so it costs the same at a billion cases).
+
+    ``solve_histograms`` counts solved (not cached) cases per game whose solve time is at
+    most each bound of :data:`SOLVE_BUCKETS_US`, cumulatively, as Prometheus histograms want.
+    """
+    with queries.db.session(write=False) as session:
+        by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
+        solved: Counter[tuple[str, str]] = Counter()
+        histograms: dict[str, dict[str, Any]] = {}
+        for game, counts, hist, solve_us in session.execute(
+                select(Job.game, Job.counts, Job.solve_hist, Job.solve_us)):
+            solved.update({(game, outcome): n for outcome, n in counts.items()})
+            if hist:
+                figures = histograms.setdefault(game, {"count": 0, "sum_us": 0,
+                                                       "per_bucket": [0] * (len(SOLVE_BUCKETS_US) + 1)})
+                figures["count"] += sum(hist)
+                figures["sum_us"] += solve_us
+                figures["per_bucket"] = [a + b for a, b in zip(figures["per_bucket"], hist, strict=True)]
+        for figures in histograms.values():
+            figures["buckets"] = list(accumulate(figures.pop("per_bucket")))[:-1]
+        workers = session.scalar(select(func.count()).select_from(WorkerRow).where(
+            WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)) or 0
+        pending_chunks = session.scalar(select(func.count()).select_from(Chunk).where(
+            Chunk.status.in_(OPEN_CHUNKS))) or 0
+    return Metrics(
+        jobs_by_status={s.value: int(by_status.get(s.value, 0)) for s in JobStatus},
+        cases_solved=[(g, o, c) for (g, o), c in sorted(solved.items()) if c],
+        solve_histograms=dict(sorted(histograms.items())), workers=int(workers),
+        pending_chunks=int(pending_chunks), queue_depth=dispatcher.queue_depth())
+
+
+def _reason(error: BaseException) -> str:
+    """An exception in one line, without a driver's multi-line detail."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return text[:300]

@@ -1,0 +1,111 @@
+"""Reading an upload in the split: the engine's parser, kept within limits and made to fail clearly.
+
+The engines parse judge files; here a line is kept from growing without bound, a bug in a
+parser becomes a reason the job fails with (not a split retried for ever), and messages
+are made readable (a very long quoted token is shortened; a file that looks like another
+game's file says so).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from typing import IO
+
+from worker import engines
+from worker.engines.base import Case, Diagnostic, Engine, InputError
+from worker.store.uploads import format_size
+
+_LONG_QUOTE = re.compile(r'"([^"]{61,})"')
+log = logging.getLogger("dealer.worker")
+
+
+def other_game_hint(game: str, head: bytes) -> str:
+    """A hint for a file that failed to parse as ``game`` but looks like another game's file, else ``""``.
+
+    >>> other_game_hint("10-20-30", b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n0\\n")
+    ' (this looks like a mahjong file, not a 10-20-30 file)'
+    """
+    other = engines.detect(head)
+    if other is None or other == game:
+        return ""
+    return f" (this looks like a {other} file, not a {game} file)"
+
+
+class LineLimitReader:
+    """A binary stream whose lines may be at most ``limit`` bytes long (without their newline).
+
+    Reading past the limit raises :class:`InputError` naming the line. Costs one
+    ``count`` and two ``find`` calls per read, so splitting stays as fast as without it.
+
+    >>> import io
+    >>> LineLimitReader(io.BytesIO(b"12\\n1234\\n"), 4).read()
+    b'12\\n1234\\n'
+    >>> LineLimitReader(io.BytesIO(b"12\\n12345\\n"), 4).read()
+    Traceback (most recent call last):
+    ...
+    worker.engines.base.InputError: line 2: the line is longer than the limit of 4 bytes
+    """
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        self.stream = stream
+        self.limit = limit
+        self.line = 1  # the line the next byte belongs to
+        self.run = 0  # bytes of that line already read
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if data:
+            self._check(data)
+        return data
+
+    def _check(self, data: bytes) -> None:
+        first = data.find(b"\n")
+        if first < 0:
+            self.run += len(data)
+            if self.run > self.limit:
+                self._fail(self.line)
+            return
+        if self.run + first > self.limit:
+            self._fail(self.line)
+        newlines = data.count(b"\n")
+        if len(data) > self.limit:  # a line inside this piece may be too long on its own
+            for offset, part in enumerate(data.split(b"\n")[1:-1], start=1):
+                if len(part) > self.limit:
+                    self._fail(self.line + offset)
+        self.line += newlines
+        self.run = len(data) - data.rfind(b"\n") - 1
+        if self.run > self.limit:
+            self._fail(self.line)
+
+    def _fail(self, line: int) -> None:
+        raise InputError(f"the line is longer than the limit of {format_size(self.limit)}", line)
+
+
+def parse_guarded(engine: Engine, stream: IO[bytes], warnings: list[Diagnostic]) -> Iterator[Case]:
+    """``engine.parse``, except that any error other than :class:`InputError` (a bug in a parser)
+    or :class:`OSError` (the file cannot be read) becomes an :class:`InputError` that says so:
+    the job then fails with a reason instead of its split being retried for ever."""
+    cases = engine.parse(stream, warnings)
+    while True:
+        try:
+            case = next(cases)
+        except StopIteration:
+            return
+        except (InputError, OSError):
+            raise
+        except Exception as error:  # noqa: BLE001 - see the docstring
+            log.exception("the %s parser failed", engine.slug)
+            raise InputError(f"the {engine.slug} reader failed on this file ({type(error).__name__}); "
+                             "this is a bug in Dealer: please report it with the file") from error
+        yield case
+
+
+def readable(message: str) -> str:
+    """A parser message with any very long quoted token shortened (a message quotes the bad token).
+
+    >>> readable('line 1, column 7: "' + "1" * 100 + '" is not a card value')
+    'line 1, column 7: "11111111111111111111111111111111…1111111111 (100 characters)" is not a card value'
+    """
+    return _LONG_QUOTE.sub(lambda m: f'"{m[1][:32]}…{m[1][-10:]} ({len(m[1])} characters)"', message)

@@ -1,0 +1,124 @@
+"""The job service's commands: create, cancel, re-run and delete jobs.
+
+The web app, the CLI and the tasks change jobs only through this class (and the task
+functions of :mod:`worker.jobs.split` / :mod:`worker.jobs.solve`); reads go through
+:class:`worker.jobs.queries.JobQueries`. Errors are :mod:`worker.jobs.errors`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from worker import engines
+from worker.config import Settings
+from worker.jobs import lifecycle
+from worker.jobs.dispatch import Dispatcher
+from worker.jobs.errors import Conflict, NotFound, TooManyJobs
+from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, detect_game
+from worker.jobs.queries import job_view
+from worker.jobs.sizing import chunk_size
+from worker.jobs.states import FINISHED, UNFINISHED
+from worker.jobs.views import JobView
+from worker.store.codecs import input_hash
+from worker.store.database import Database
+from worker.store.models import CaseRow, Job
+from worker.store.uploads import StoredUpload
+
+
+class JobService:
+    def __init__(self, settings: Settings, dispatcher: Dispatcher) -> None:
+        self.settings = settings
+        self.dispatcher = dispatcher
+        self.db = Database.of(settings)
+
+    def create_job(self, upload: StoredUpload, filename: str, game: str | None = None,
+                   client: str | None = None, rerun_of: int | None = None) -> JobView:
+        """A new job for a stored upload; the game is recognised from the content when not given.
+
+        ``client`` (an API key's name, else an address) is held to ``max_active_jobs_per_client``.
+        """
+        if game is not None:
+            engines.check(game)
+        with open(upload.path, "rb") as stream:
+            head = stream.read(SNIFF_BYTES)
+        check_upload(head, upload.size)
+        game = game or detect_game(head)
+        with self.db.session() as session:
+            self._check_active_jobs(session, client)
+            job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_path=str(upload.path),
+                                    sha256=upload.sha256, size=upload.size,
+                                    chunk_size=chunk_size(self.settings, session, game), client=client,
+                                    rerun_of=rerun_of)
+            session.add(job)
+            session.flush()
+            view = job_view(job)
+        try:
+            self.dispatcher.split(view.id)
+        except Exception:  # noqa: BLE001 - the sweep sends queued jobs again once the broker is back
+            pass
+        return view
+
+    def _check_active_jobs(self, session: Session, client: str | None) -> None:
+        """Refuse when ``client`` already has as many unfinished jobs as it may (counted under a lock)."""
+        limit = self.settings.max_active_jobs_per_client
+        if not limit or client is None:
+            return
+        if self.db.postgres:  # SQLite writers are serialised already
+            session.execute(select(func.pg_advisory_xact_lock(input_hash("client", client))))
+        active = session.scalar(select(func.count()).select_from(Job).where(
+            Job.client == client, Job.status.in_(UNFINISHED))) or 0
+        if active >= limit:
+            jobs = "1 job" if active == 1 else f"{active} jobs"
+            raise TooManyJobs(f"you already have {jobs} queued or running, the limit per client; "
+                              "wait for one to finish (or cancel one), then try again")
+
+    def cancel(self, job_id: int) -> JobView:
+        with self.db.session() as session:
+            job = self._locked(session, job_id)
+            if not lifecycle.cancel(session, job):
+                raise Conflict(f"job {job_id} has already {job.status}")
+            return job_view(job)
+
+    def rerun(self, job_id: int, client: str | None = None) -> JobView:
+        with self.db.session(write=False) as session:
+            job = session.get(Job, job_id)
+            if job is None:
+                raise NotFound(f"no job {job_id}")
+            upload = StoredUpload(path=Path(job.upload_path), sha256=job.sha256, size=job.size)
+            filename, game = job.filename, job.game
+        try:
+            open(upload.path, "rb").close()
+        except OSError:
+            raise Conflict(f"the upload of job {job_id} is no longer stored") from None
+        return self.create_job(upload, filename, game, client=client, rerun_of=job_id)
+
+    def delete(self, job_id: int) -> None:
+        """Delete a finished job, its cases, and its upload unless another job uses it."""
+        with self.db.session() as session:
+            job = self._locked(session, job_id)
+            if job.status not in FINISHED:
+                raise Conflict(f"job {job_id} is still {job.status}; cancel it first")
+            path = job.upload_path
+            session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
+            session.delete(job)
+            session.flush()
+            shared = session.scalar(select(func.count()).select_from(Job).where(Job.upload_path == path))
+        if not shared:
+            Path(path).unlink(missing_ok=True)
+
+    def forget_upload(self, upload: StoredUpload) -> None:
+        """Remove a stored upload that no job refers to (after a refused upload)."""
+        with self.db.session(write=False) as session:
+            used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_path == str(upload.path)))
+        if not used:
+            upload.path.unlink(missing_ok=True)
+
+    def _locked(self, session: Session, job_id: int) -> Job:
+        """The job with its chunks locked, in the lifecycle's lock order (to change them)."""
+        job = lifecycle.lock_job_with_chunks(session, job_id)
+        if job is None:
+            raise NotFound(f"no job {job_id}")
+        return job

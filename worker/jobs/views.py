@@ -1,0 +1,235 @@
+"""What the service answers: typed views of jobs, cases and the service's state.
+
+Each view is a frozen dataclass whose fields carry their documentation. The JSON API
+sends ``view.to_dict()``; the OpenAPI document's schemas (``webui/openapi.py``) and the
+CSV export's columns are made from the same fields, so the three cannot disagree.
+
+>>> page = CasePage(items=[], total=0, page=1, per_page=50)
+>>> page.to_dict()
+{'total': 0, 'page': 1, 'per_page': 50, 'items': [], 'pages': 1}
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any, ClassVar
+
+from worker import engines
+from worker.jobs.states import JobStatus
+
+
+def doc(description: str, **schema: Any) -> Any:
+    """A view field's documentation (and any JSON Schema keywords beyond its type), for ``field(metadata=...)``."""
+    return field(metadata={"description": description, "schema": schema})
+
+
+def iso(moment: datetime | None) -> str | None:
+    """A moment as the API writes it: ISO 8601 in UTC with a ``Z``."""
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, View):
+        return value.to_dict()
+    if isinstance(value, datetime):
+        return iso(value)
+    if isinstance(value, list):
+        return [_json(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _json(item) for key, item in value.items()}
+    return value
+
+
+class View:
+    """A dataclass the API answers with (see the module's docstring)."""
+
+    #: Properties computed from the fields that the JSON carries too: name → (type, description).
+    derived: ClassVar[dict[str, tuple[type, str]]] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {item.name: _json(getattr(self, item.name)) for item in fields(self)}  # type: ignore[arg-type]
+        for name in self.derived:
+            data[name] = getattr(self, name)
+        return data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiagnosticView(View):
+    message: str = doc("What is wrong.")
+    line: int | None = doc("The line it is on, from 1.")
+    column: int | None = doc("The column (bytes from the start of the line), from 1.")
+    text: str = doc("The message with its place, as shown.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobView(View):
+    id: int = doc("The job's id.")
+    game: str = doc("The game's slug.", enum=engines.names())
+    filename: str = doc("The uploaded file's name, as sent (never used as a path).")
+    size: int = doc("The upload's size in bytes.")
+    sha256: str = doc("The upload's SHA-256, in hex.")
+    status: str = doc("Where the job is in its life.", enum=[s.value for s in JobStatus])
+    error: str | None = doc("Why the job failed, e.g. the parser's message with line and column.")
+    warnings: list[DiagnosticView] = doc("What the reader noticed without failing (a missing terminator, "
+                                         "text after it).")
+    total: int = doc("Cases in the file (0 until the split has finished).")
+    done: int = doc("Cases solved so far (including those answered from the result cache).")
+    failed_cases: int = doc("Cases that could not be solved within their time budget.")
+    cache_hits: int = doc("Cases answered from the result cache.")
+    counts: dict[str, int] = doc("Solved cases by outcome, in the game's order of outcomes.")
+    progress: float = doc("The share of the cases answered, 0 to 1.", minimum=0, maximum=1)
+    rate: float = doc("Cases solved per second.")
+    eta_seconds: float | None = doc("Seconds the job is expected to take still; null when not solving.")
+    elapsed_seconds: float = doc("Seconds since the job started (to its end once finished).")
+    chunk_size: int = doc("Cases per solve task.")
+    rerun_of: int | None = doc("The job this one re-runs.")
+    created_at: datetime | None = doc("When the job was made.", format="date-time")
+    started_at: datetime | None = doc("When its split began.", format="date-time")
+    split_at: datetime | None = doc("When its split ended.", format="date-time")
+    finished_at: datetime | None = doc("When it ended.", format="date-time")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseView(View):
+    id: int = doc("The case's id.", csv=True)
+    job_id: int = doc("The job it belongs to.", csv=True)
+    index: int = doc("Its number in the file, from 1.", csv=True)
+    game: str = doc("The game's slug.", csv=True)
+    input: str = doc("The canonical input: tokens joined by single spaces.", csv=True)
+    outcome: str | None = doc("The outcome (one of the game's outcomes); null when not solved.", csv=True)
+    number: int | None = doc("The figure the game is judged by: deals, piles or waits.", csv=True)
+    detail: list[Any] | None = doc("The rest of the answer: pile sizes, waited tiles, a draw's first "
+                                   "repeated deal.", csv=True)
+    line: str | None = doc("The judge output line.", csv=True)
+    error: str | None = doc("Why the case was not solved (its time budget ran out).")
+    cached: bool = doc("Answered from the result cache.", csv=True)
+    solve_us: int = doc("Microseconds its solving took (0 when cached).", csv=True)
+    worker: str | None = doc("The worker process that solved it (host:pid).")
+    solved_at: datetime | None = doc("When it was stored.", format="date-time", csv=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseDetail(CaseView):
+    trace: dict[str, Any] | None = doc("The engine's versioned trace (see each engine's documentation).")
+    trace_error: str | None = doc("Why the stored trace cannot be shown (it is damaged); trace is then null.")
+
+
+#: The CSV export's columns: the case fields marked for it, in the view's order.
+CSV_COLUMNS = tuple(item.name for item in fields(CaseView) if item.metadata["schema"].get("csv"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Page(View):
+    total: int = doc("Items matching, on every page.")
+    page: int = doc("This page's number, from 1.")
+    per_page: int = doc("Items per page.")
+
+    derived = {"pages": (int, "Pages in all (at least 1).")}
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.total / self.per_page))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobPage(Page):
+    items: list[JobView] = doc("The jobs, newest first.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CasePage(Page):
+    items: list[CaseView] = doc("The cases, in the order asked for.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NumberCount(View):
+    outcome: str = doc("An outcome.")
+    number: int = doc("A number (deals, piles or waits).")
+    count: int = doc("Cases with that outcome and number.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DistributionView(View):
+    game: str = doc("The game's slug.", enum=engines.names())
+    number_name: str = doc("What the numbers count: deals, piles or waits.")
+    outcomes: list[str] = doc("The game's outcomes, in order.")
+    counts: dict[str, int] = doc("Solved cases by outcome.")
+    by_number: list[NumberCount] = doc("Solved cases by outcome and number, by number.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SlowestCase(View):
+    id: int = doc("The case's id.")
+    index: int = doc("Its number in the file.")
+    solve_us: int = doc("Microseconds its solving took.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimingsView(View):
+    job_id: int = doc("The job's id.")
+    queued_seconds: float | None = doc("Seconds between upload and the split's start.")
+    split_seconds: float | None = doc("Seconds the split took.")
+    elapsed_seconds: float = doc("Seconds since the job started (to its end once finished).")
+    rate: float = doc("Cases solved per second.")
+    solved: int = doc("Cases solved (not cached).")
+    cached: int = doc("Cases answered from the result cache.")
+    solve_us_total: int = doc("Microseconds of solving in all.")
+    solve_us_mean: float | None = doc("Mean microseconds per solved case.")
+    solve_us_max: int | None = doc("The slowest case's microseconds.")
+    slowest_case: SlowestCase | None = doc("The slowest case.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerView(View):
+    name: str = doc("host:pid of the worker's main process.")
+    concurrency: int = doc("Its solving processes.")
+    processed: int = doc("Tasks it has run.")
+    seen_at: datetime | None = doc("Its last heartbeat.", format="date-time")
+    started_at: datetime | None = doc("When it started.", format="date-time")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OverviewView(View):
+    workers: list[WorkerView] = doc("Workers whose heartbeat was seen in the last 30 seconds.")
+    jobs_by_status: dict[str, int] = doc("Jobs by status.")
+    queued_cases: int = doc("Cases of unfinished jobs not answered yet.")
+    pending_chunks: int = doc("Chunks waiting for or being solved.")
+    queue_depth: int | None = doc("Messages in the broker's queue; null when the broker cannot be reached.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameView(View):
+    slug: str = doc("The game's slug.")
+    title: str = doc("Its name and UVa problem.")
+    summary: str = doc("One line on the game.")
+    unit: str = doc("What one case is: deck or hand.")
+    number_name: str = doc("What a result's number counts.")
+    outcomes: list[str] = doc("Its outcomes, in order.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartHealth(View):
+    ok: bool = doc("Whether this part answers.")
+    error: str | None = doc("Why not.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BrokerHealth(PartHealth):
+    queue_depth: int | None = doc("Messages waiting in the queue.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkersHealth(PartHealth):
+    seen: int = doc("Workers seen in the last 30 seconds.")
+    names: list[str] = doc("Their names.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HealthView(View):
+    ok: bool = doc("Whether everything answers.")
+    status: str = doc("ok or unavailable.", enum=["ok", "unavailable"])
+    database: PartHealth = doc("The database.")
+    broker: BrokerHealth = doc("The broker.")
+    workers: WorkersHealth = doc("The workers.")

@@ -1,0 +1,112 @@
+"""The Celery application, built from the settings: configuration shared by the workers and by whoever
+sends them work (the web app only sends: it needs none of the task code).
+
+Celery only carries work: tasks take ids, read what they need from the database
+and ignore results. Messages are acknowledged after the task ran (``acks_late``),
+so a worker that dies mid-task leaves its message to be delivered again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from celery import Celery
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.utils.json import dumps
+
+from worker.config import Settings
+
+QUEUE = "dealer"
+SPLIT = "dealer.split"
+SOLVE = "dealer.solve"
+
+
+def create_celery(settings: Settings) -> Celery:
+    app = Celery("dealer", broker=settings.broker_url, set_as_current=False)
+    app.conf.update(
+        task_default_queue=QUEUE,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_ignore_result=True,
+        worker_prefetch_multiplier=1,
+        worker_hijack_root_logger=False,
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        task_serializer="json",
+        accept_content=["json"],
+    )
+    if settings.embedded:
+        app.conf.broker_transport = f"{__name__}:AtomicFilesystemTransport"
+        queue = settings.broker_dir / "queue"
+        queue.mkdir(parents=True, exist_ok=True)
+        app.conf.broker_transport_options = {
+            "data_folder_in": str(queue),
+            "data_folder_out": str(queue),
+            "control_folder": str(settings.broker_dir / "control"),
+            "store_processed": False,
+            # The filesystem transport polls; the default second would add that much latency to every job.
+            "polling_interval": 0.05,
+        }
+    else:
+        app.conf.broker_transport_options = {"visibility_timeout": 3600}
+    return app
+
+
+class _AtomicFilesystemChannel(filesystem.Channel):
+    """kombu's filesystem channel creates a message file and then writes it, so a worker polling
+    the folder can take the file while it is still empty, fail to decode it, and stop
+    ("Unrecoverable error: JSONDecodeError"). Here a message is written beside the queue under
+    a name the consumer ignores and renamed into place once complete (a rename is atomic)."""
+
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+        name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        folder = self.data_folder_out
+        partial = os.path.join(folder, f".{name}.partial")  # its text after the first "." is not "<queue>.msg"
+        with open(partial, "wb") as stream:
+            stream.write(dumps(payload).encode())
+        os.replace(partial, os.path.join(folder, name))
+
+
+class AtomicFilesystemTransport(filesystem.Transport):
+    Channel = _AtomicFilesystemChannel
+
+
+class CeleryDispatcher:
+    """Sends work to the workers by task name (the sender needs none of the task code)."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> CeleryDispatcher:
+        return cls(create_celery(settings))
+
+    def split(self, job_id: int) -> None:
+        self.app.send_task(SPLIT, args=[job_id], queue=QUEUE)
+
+    def solve(self, chunk_ids: Sequence[int]) -> None:
+        with self.app.producer_or_acquire() as producer:
+            for chunk_id in chunk_ids:
+                self.app.send_task(SOLVE, args=[chunk_id], queue=QUEUE, producer=producer)
+
+    def queue_depth(self) -> int | None:
+        try:
+            with self.app.connection_for_write() as connection:
+                # One attempt: a health check or a dashboard poll must not wait out kombu's retries.
+                connection.ensure_connection(max_retries=0)
+                try:
+                    return int(connection.default_channel.queue_declare(queue=QUEUE, passive=True).message_count)
+                except ChannelError as error:
+                    # Redis keeps no key for an empty queue, so a passive declare answers NOT_FOUND:
+                    # the broker answered, and nothing is waiting.
+                    if str(getattr(error, "reply_code", "")) == "404" or "NOT_FOUND" in str(error):
+                        return 0
+                    raise
+        except Exception:  # noqa: BLE001 - any broker trouble means "cannot tell"
+            return None

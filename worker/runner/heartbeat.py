@@ -1,0 +1,98 @@
+"""A worker's heartbeat: its row in ``workers`` kept fresh (for the dashboard and ``/healthz``), the
+recovery sweep run on the side, and the count of tasks its processes ran."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+
+from sqlalchemy import delete, update
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from worker.config import Settings
+from worker.jobs.dispatch import Dispatcher, worker_name
+from worker.jobs.sweep import sweep
+from worker.store.database import Database
+from worker.store.models import WorkerRow, utcnow
+
+log = logging.getLogger("dealer.worker")
+
+#: Errors that mean "the database (or broker) is away for now": retried, never fatal.
+RETRYABLE = (OperationalError, DBAPIError, ConnectionError)
+HEARTBEAT_SECONDS = 5.0
+#: A pool process adds the tasks it ran to its worker's row at most this often.
+COUNT_EVERY_SECONDS = 2.0
+
+
+class Heartbeat(threading.Thread):
+    """Keeps this worker's row fresh and sweeps up after lost workers and lost messages."""
+
+    def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int) -> None:
+        super().__init__(name="dealer-heartbeat", daemon=True)
+        self.settings = settings
+        self.dispatcher = dispatcher
+        self.concurrency = concurrency
+        self.stopping = threading.Event()
+        self.name_in_db = worker_name()
+        self.db = Database.of(settings)
+
+    def run(self) -> None:
+        since_sweep = float("inf")
+        while not self.stopping.is_set():
+            try:
+                self.beat()
+                since_sweep += HEARTBEAT_SECONDS
+                if since_sweep >= self.settings.sweep_seconds:
+                    since_sweep = 0
+                    report = sweep(self.settings, self.dispatcher)
+                    if report["chunks"] or report["splits"]:
+                        log.warning("recovery sweep sent again: %s", report)
+            except Exception:  # noqa: BLE001 - the heartbeat must outlive a database outage
+                log.exception("heartbeat failed; trying again")
+            self.stopping.wait(HEARTBEAT_SECONDS)
+
+    def beat(self) -> None:
+        with self.db.session() as session:
+            row = session.get(WorkerRow, self.name_in_db)
+            if row is None:
+                session.add(WorkerRow(name=self.name_in_db, concurrency=self.concurrency, seen_at=utcnow()))
+            else:
+                row.seen_at = utcnow()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        try:
+            with self.db.session() as session:
+                session.execute(delete(WorkerRow).where(WorkerRow.name == self.name_in_db))
+        except RETRYABLE:
+            pass
+
+
+class TaskCounter:
+    """Tasks a pool process finished and has not yet added to its worker's row.
+
+    Counted in batches: a write per task would cost the database as much as a small chunk.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.count = 0
+        self.since = 0.0
+
+    def add(self) -> None:
+        self.count += 1
+        if time.monotonic() - self.since >= COUNT_EVERY_SECONDS:
+            self.save()
+
+    def save(self) -> None:
+        count, self.count, self.since = self.count, 0, time.monotonic()
+        if not count:
+            return
+        try:
+            with Database.of(self.settings).session() as session:
+                session.execute(update(WorkerRow).where(WorkerRow.name == worker_name(os.getppid()))
+                                .values(processed=WorkerRow.processed + count))
+        except RETRYABLE:
+            pass  # only a statistic

@@ -1,0 +1,69 @@
+"""The Celery tasks a worker runs, and the worker application that carries them.
+
+Each task is a thin wrapper over :mod:`worker.jobs`: it takes an id, and everything else
+comes from the database. A task that meets a database that is down retries with
+back-off instead of failing the job.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from celery import Celery
+from celery.signals import task_postrun, worker_process_init, worker_process_shutdown, worker_ready, worker_shutdown
+
+from worker.config import Settings
+from worker.jobs.solve import solve_chunk
+from worker.jobs.split import split_job
+from worker.runner.app import SOLVE, SPLIT, CeleryDispatcher, create_celery
+from worker.runner.heartbeat import RETRYABLE, Heartbeat, TaskCounter
+from worker.store.database import Database
+
+_RETRY: dict[str, Any] = {"autoretry_for": RETRYABLE, "retry_backoff": 1, "retry_backoff_max": 30,
+                          "retry_jitter": True, "max_retries": 100}
+
+
+def create_worker_app(settings: Settings) -> Celery:
+    """The Celery app of a worker: the tasks, bound to ``settings``, and the worker's heartbeat."""
+    app = create_celery(settings)
+    dispatcher = CeleryDispatcher(app)
+
+    @app.task(name=SPLIT, **_RETRY)
+    def split(job_id: int) -> None:
+        split_job(settings, job_id, dispatcher)
+
+    @app.task(name=SOLVE, **_RETRY)
+    def solve(chunk_id: int) -> None:
+        solve_chunk(settings, chunk_id)
+
+    counter = TaskCounter(settings)
+    heartbeat: list[Heartbeat] = []
+
+    @worker_process_init.connect(weak=False)
+    def start_pool_process(**_: Any) -> None:
+        Database.forget_pools()  # the parent's connections are not this process's to use
+        # What the process holds now (modules, Celery, SQLAlchemy's metadata) lives as long as
+        # it does: out of the collector's sight, full collections stay cheap while solving.
+        gc.freeze()
+
+    @task_postrun.connect(weak=False)
+    def count_task(**_: Any) -> None:
+        counter.add()
+
+    @worker_process_shutdown.connect(weak=False)
+    def save_count(**_: Any) -> None:
+        counter.save()
+
+    @worker_ready.connect(weak=False)
+    def start_heartbeat(sender: Any = None, **_: Any) -> None:
+        concurrency = getattr(getattr(sender, "controller", None), "concurrency", None) or 1
+        heartbeat.append(Heartbeat(settings, dispatcher, int(concurrency)))
+        heartbeat[-1].start()
+
+    @worker_shutdown.connect(weak=False)
+    def stop_heartbeat(**_: Any) -> None:
+        for beat in heartbeat:
+            beat.stop()
+
+    return app

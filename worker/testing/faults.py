@@ -1,0 +1,205 @@
+"""Fault scenarios, each run against a live service and measured: shared by tests/faults/
+(which assert on the report) and bench/faults.py (which prints it)."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import os
+import random
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from worker import engines
+from worker.jobs.states import ChunkStatus
+from worker.solving import solve_file
+from worker.store.models import CaseRow, Chunk
+from worker.testing.live import DEALER, LiveService, live_service
+from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis
+
+#: Short leases and sweeps so that recovery takes seconds, not minutes.
+FAST_RECOVERY = {"DEALER_LEASE_SECONDS": "4", "DEALER_STALL_SECONDS": "3", "DEALER_SWEEP_SECONDS": "1",
+                 "DEALER_CHUNK_SIZE": "250", "DEALER_DB_IDLE_TIMEOUT": "3"}
+
+
+@dataclass
+class Report:
+    scenario: str
+    expected: int
+    stored: int
+    duplicates: int
+    identical: bool
+    recovery_seconds: float
+    status: str
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "succeeded" and self.stored == self.expected and not self.duplicates and self.identical
+
+    def line(self) -> str:
+        return (f"{self.scenario:<34} expected {self.expected:>6}  stored {self.stored:>6}  duplicates "
+                f"{self.duplicates:>3}  output identical {'yes' if self.identical else 'NO ':<3}  recovered in "
+                f"{self.recovery_seconds:5.1f} s  {'ok' if self.ok else 'FAILED ' + self.status}"
+                + (f"  ({self.note})" if self.note else ""))
+
+
+def judge_file(folder: Path, decks: int, seed: int = 20_000) -> tuple[Path, bytes]:
+    """A 10-20-30 judge file of random decks and its judge output from a clean local run."""
+    engine = engines.get("10-20-30")
+    rng = random.Random(seed)
+    path = folder / f"decks-{decks}.in"
+    path.write_text("".join(engine.generate(rng) + "\n" for _ in range(decks)) + "0\n")
+    out = io.StringIO()
+    with open(path, "rb") as stream:
+        solve_file(engine, stream, out)
+    return path, out.getvalue().encode()
+
+
+def measure(live: LiveService, scenario: str, job_id: int, expected: bytes, decks: int, fault_at: float,
+            note: str = "") -> Report:
+    job = live.wait(job_id, timeout=300)
+    recovered = time.monotonic() - fault_at
+    with live.db.session(write=False) as session:
+        stored = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job_id)) or 0
+        distinct = session.scalar(select(func.count(func.distinct(CaseRow.index))).where(
+            CaseRow.job_id == job_id)) or 0
+    identical = job["status"] == "succeeded" and live.output(job_id) == expected
+    return Report(scenario, decks, int(stored), int(stored - distinct), identical, recovered, job["status"], note)
+
+
+def start_job(live: LiveService, path: Path, progress: int = 1000) -> int:
+    job = live.submit(path, "10-20-30")
+    live.wait_until(lambda: live.client.job(job["id"])["done"] >= progress, "the job to make progress")
+    return int(job["id"])
+
+
+@contextmanager
+def private_servers() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
+    postgres, redis = PrivatePostgres(), PrivateRedis()
+    postgres.start()
+    redis.start()
+    try:
+        yield postgres, redis
+    finally:
+        redis.stop()
+        postgres.destroy()
+
+
+@contextmanager
+def production(tmp: Path, postgres: PrivatePostgres, redis: PrivateRedis) -> Iterator[LiveService]:
+    with live_service("production", tmp, database_url=postgres.url, broker_url=redis.url, **FAST_RECOVERY) as live:
+        yield live
+
+
+def worker_killed(live: LiveService, path: Path, expected: bytes, decks: int) -> Report:
+    job_id = start_job(live, path)
+    worker = live.workers[0]
+    os.killpg(worker.pid, signal.SIGKILL)  # the main process and its pool, mid-task
+    worker.wait()
+    fault_at = time.monotonic()
+    live.start_worker()
+    return measure(live, "worker kill -9 mid-job", job_id, expected, decks, fault_at)
+
+
+def redis_restarted(live: LiveService, redis: PrivateRedis, path: Path, expected: bytes, decks: int) -> Report:
+    job_id = start_job(live, path)
+    redis.restart()  # every queued message is gone
+    return measure(live, "redis restarted mid-job", job_id, expected, decks, time.monotonic())
+
+
+def postgres_restarted(live: LiveService, postgres: PrivatePostgres, path: Path, expected: bytes,
+                       decks: int) -> Report:
+    job_id = start_job(live, path)
+    postgres.stop()
+    fault_at = time.monotonic()
+    time.sleep(1)
+    status, body = raw_get(live, f"/api/jobs/{job_id}")
+    note = f"web said {status} meanwhile"
+    if status != 503 or b"database unavailable" not in body:
+        note += f" (expected 503 'database unavailable', got {body[:100]!r})"
+    time.sleep(2)
+    postgres.start()
+    report = measure(live, "postgresql restarted mid-job", job_id, expected, decks, fault_at, note)
+    return report if status == 503 else replace(report, status=f"web answered {status} while the database was down")
+
+
+def raw_get(live: LiveService, path: str) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", int(live.url.rsplit(":", 1)[1]), timeout=10)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+def web_killed_during_upload(live: LiveService, path: Path) -> tuple[list[Path], int]:
+    """Kill the web process mid-upload and start it again: returns partial files left and jobs created."""
+    assert live.web is not None
+    connection = http.client.HTTPConnection("127.0.0.1", int(live.url.rsplit(":", 1)[1]), timeout=10)
+    boundary = "b0undary"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"decks.in\"\r\n"
+            "Content-Type: application/octet-stream\r\n\r\n").encode()
+    connection.putrequest("POST", "/api/jobs")
+    connection.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
+    connection.putheader("Content-Length", str(len(head) + path.stat().st_size + 100))
+    connection.endheaders()
+    connection.send(head + path.read_bytes()[: 1 << 20])
+    incoming = live.data_dir / "uploads" / "incoming"
+    live.wait_until(lambda: any(incoming.glob("upload-*")), "the partial upload to reach the disk")
+    os.killpg(live.web.pid, signal.SIGKILL)
+    live.web.wait()
+    connection.close()
+    live.start_web()
+    return list(incoming.glob("upload-*")), int(live.get("/api/jobs")["total"])
+
+
+def worker_cut_off(live: LiveService, net: NetworkNamespace, postgres: PrivatePostgres, redis: PrivateRedis,
+                   path: Path, expected: bytes, decks: int) -> Report:
+    """A worker in ``net`` takes chunks, is cut off mid-job, and comes back after the job is done."""
+    env = dict(live.env, DEALER_DATABASE_URL=postgres.url.replace("127.0.0.1", net.host_ip),
+               DEALER_BROKER_URL=redis.url.replace("127.0.0.1", net.host_ip))
+    remote = net.run([*DEALER, "worker", "--concurrency", "1", "--loglevel", "WARNING"], env,
+                     live.data_dir / "remote-worker.log")
+    try:
+        live.wait_for_workers(2)
+        job_id = start_job(live, path, progress=500)
+        live.wait_until(lambda: _holds_a_chunk(live, job_id, lambda: _process_tree(remote.pid)),
+                        "the remote worker to take a chunk")
+        net.cut()
+        fault_at = time.monotonic()
+        report = measure(live, "worker cut off from the network", job_id, expected, decks, fault_at)
+        net.mend()
+        time.sleep(8)  # the cut-off worker reconnects and tries its late writes
+        late = measure(live, "worker cut off from the network", job_id, expected, decks, fault_at)
+        report.stored, report.duplicates = late.stored, late.duplicates
+        report.note = "late writes after reconnecting added nothing"
+        return report
+    finally:
+        os.killpg(remote.pid, signal.SIGKILL)
+        remote.wait()
+
+
+def _process_tree(pid: int) -> set[int]:
+    found = {pid}
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return found
+    for child in children:
+        found |= _process_tree(int(child))
+    return found
+
+
+def _holds_a_chunk(live: LiveService, job_id: int, pids_of: set[int] | Callable[[], set[int]]) -> bool:
+    with live.db.session(write=False) as session:
+        owners = session.scalars(select(Chunk.worker).where(Chunk.job_id == job_id,
+                                                            Chunk.status == ChunkStatus.RUNNING)).all()
+    pids = pids_of() if callable(pids_of) else pids_of
+    return any(owner and int(owner.rsplit(":", 1)[1]) in pids for owner in owners)

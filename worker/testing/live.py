@@ -1,0 +1,157 @@
+"""A real Dealer service in subprocesses: web (gunicorn) and worker (Celery), embedded or on Redis + PostgreSQL.
+
+Used by the integration, fault and browser tests and by the benchmarks::
+
+    with live_service("embedded", tmp_path) as live:
+        job = live.submit(path, "10-20-30")
+        live.wait(job["id"])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from worker.client import Client
+from worker.config import Settings
+from worker.store.database import Database
+from worker.testing.servers import create_postgres_database, drop_postgres_database, free_port, fresh_redis_url
+
+DEALER = [sys.executable, "-m", "worker.cli"]
+MODES = ("embedded", "production")
+
+
+@dataclass
+class LiveService:
+    mode: str
+    url: str
+    env: dict[str, str]
+    data_dir: Path
+    concurrency: int
+    web: subprocess.Popen[bytes] | None = None
+    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    @property
+    def client(self) -> Client:
+        return Client(self.url)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings the service's processes run with."""
+        return Settings.from_env(self.env)
+
+    @property
+    def db(self) -> Database:
+        return Database.of(self.settings)
+
+    def _spawn(self, *args: str, log: str) -> subprocess.Popen[bytes]:
+        out = open(self.data_dir / log, "ab")
+        return subprocess.Popen([*DEALER, *args], env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+    def start_web(self) -> None:
+        port = self.url.rsplit(":", 1)[1]
+        self.web = self._spawn("web", "--host", "127.0.0.1", "--port", port, "--workers", "1", log="web.log")
+        self.wait_until(lambda: self.get("/api/overview") is not None, "the web server to answer")
+
+    def start_worker(self, concurrency: int | None = None) -> subprocess.Popen[bytes]:
+        worker = self._spawn("worker", "--concurrency", str(concurrency or self.concurrency), "--loglevel",
+                             "WARNING", log="worker.log")
+        self.workers.append(worker)
+        return worker
+
+    def wait_for_workers(self, count: int = 1) -> None:
+        self.wait_until(lambda: len((self.get("/api/overview") or {}).get("workers", [])) >= count,
+                        f"{count} worker(s) to report")
+
+    def get(self, path: str) -> Any:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=10) as response:
+                return json.loads(response.read())
+        except OSError:
+            return None
+
+    def wait_until(self, check: Any, what: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if check():
+                return
+            for proc in ([self.web] if self.web else []) + self.workers:
+                if proc.poll() is not None and proc.returncode not in (0, -9, -15):
+                    raise RuntimeError(f"a service process exited with {proc.returncode}: {self.logs()}")
+            time.sleep(0.1)
+        raise TimeoutError(f"timed out waiting for {what}; logs:\n{self.logs()}")
+
+    def submit(self, path: Path, game: str | None = None) -> dict[str, Any]:
+        return self.client.submit(str(path), game)
+
+    def wait(self, job_id: int, timeout: float = 120) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+
+        def finished() -> bool:
+            result.update(self.client.job(job_id))
+            return result["status"] in ("succeeded", "failed", "cancelled")
+
+        self.wait_until(finished, f"job {job_id} to finish", timeout)
+        return result
+
+    def output(self, job_id: int) -> bytes:
+        return "".join(self.client.output(job_id)).encode()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-4000:]}"
+                         for p in sorted(self.data_dir.glob("*.log")))
+
+    def stop(self) -> None:
+        for proc in [*self.workers, *([self.web] if self.web else [])]:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in [*self.workers, *([self.web] if self.web else [])]:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@contextmanager
+def live_service(mode: str, tmp: Path, concurrency: int = 2, database_url: str | None = None,
+                 broker_url: str | None = None, **extra_env: str) -> Iterator[LiveService]:
+    """Start web + worker in ``mode`` ("embedded" or "production") and stop them afterwards.
+
+    Production mode uses a fresh database on the machine's PostgreSQL and a fresh Redis
+    database, unless ``database_url`` and ``broker_url`` name others.
+    """
+    data_dir = tmp / f"live-{mode}"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_") or k == "DEALER_REQUIRE_SERVICES"}
+    env.update({"DEALER_DATA_DIR": str(data_dir), "DEALER_STALL_SECONDS": "5", "DEALER_SWEEP_SECONDS": "2",
+                **extra_env})
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    database = None
+    if mode == "production":
+        if database_url is None:
+            database = create_postgres_database()
+        broker = broker_url or fresh_redis_url()
+        env.update(DEALER_DATABASE_URL=database_url or database or "", DEALER_BROKER_URL=broker)
+        subprocess.run([*DEALER, "db", "upgrade"], env=env, check=True, capture_output=True)
+    live = LiveService(mode, f"http://127.0.0.1:{free_port()}", env, data_dir, concurrency)
+    try:
+        live.start_web()
+        live.start_worker()
+        live.wait_for_workers()
+        yield live
+    finally:
+        live.stop()
+        if database:
+            drop_postgres_database(database)

@@ -1,0 +1,222 @@
+"""The servers a live service runs against: the machine's PostgreSQL and Redis (a fresh database on
+each for one run), private ones a fault scenario may stop and restart at will, and a second
+"host" in a network namespace.
+
+Whatever is missing raises :class:`ServiceMissing`; the test suite turns that into a skip
+(or, where CI requires the services, a failure), a benchmark into its message.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+PG_HOST, PG_PORT = "127.0.0.1", 5432
+REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
+
+
+class ServiceMissing(RuntimeError):
+    """A server (or a tool) a harness needs is not there; the message says which."""
+
+
+def _need(condition: bool, message: str) -> None:
+    if not condition:
+        raise ServiceMissing(message)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def listening(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def need_listening(name: str, host: str, port: int) -> None:
+    _need(listening(host, port), f"{name} is not running on {host}:{port}")
+
+
+def create_postgres_database() -> str:
+    """A fresh database on the machine's PostgreSQL; returns its URL (drop it with :func:`drop_postgres_database`)."""
+    need_listening("PostgreSQL", PG_HOST, PG_PORT)
+    import psycopg
+
+    name = f"dealer_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres", autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"postgresql+psycopg://postgres@{PG_HOST}:{PG_PORT}/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def redis_url(db: int = 0) -> str:
+    need_listening("Redis", REDIS_HOST, REDIS_PORT)
+    return f"redis://{REDIS_HOST}:{REDIS_PORT}/{db}"
+
+
+def fresh_redis_url() -> str:
+    """A Redis database number no other live service of this run uses, emptied first."""
+    import redis
+
+    number = 1 + (os.getpid() + int(time.time() * 1000)) % 15
+    url = redis_url(number)
+    redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=number).flushdb()
+    return url
+
+
+class PrivateRedis:
+    def __init__(self, also_on: tuple[str, ...] = ()) -> None:
+        _need(shutil.which("redis-server") is not None, "redis-server is not installed")
+        self.port = free_port()
+        self.addresses = ("127.0.0.1", *also_on)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", *self.addresses, "--protected-mode", "no",
+             "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import redis
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                redis.Redis(port=self.port).ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise TimeoutError("private redis did not start")
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.kill()  # like a crash: the queue's contents are lost
+            self.process.wait()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+class PrivatePostgres:
+    """A throw-away cluster owned by the postgres user (initdb refuses to run as root)."""
+
+    def __init__(self, also_on: tuple[str, ...] = ()) -> None:
+        _need(PG_BIN is not None, "PostgreSQL server binaries are not installed")
+        self.addresses = ("127.0.0.1", *also_on)
+        _need(os.geteuid() != 0 or shutil.which("runuser") is not None, "runuser is needed to run as postgres")
+        self.port = free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="dealer-pg-"))
+        shutil.chown(self.dir, "postgres", "postgres")
+        self._as_postgres(str(PG_BIN / "initdb"), "-D", str(self.dir / "data"), "-A", "trust", "-U", "postgres",
+                          "--no-sync")
+        with open(self.dir / "data" / "pg_hba.conf", "a") as hba:
+            for address in also_on:
+                hba.write(f"host all all {address}/24 trust\n")
+
+    def _as_postgres(self, *command: str) -> None:
+        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        subprocess.run([*prefix, *command], check=True, capture_output=True)
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> None:
+        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-l",
+                          str(self.dir / "log"), "-o",
+                          f"-p {self.port} -k {self.dir} -c listen_addresses={','.join(self.addresses)} -c fsync=off",
+                          "start")
+
+    def stop(self) -> None:
+        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-m", "immediate", "stop")
+
+    def destroy(self) -> None:
+        try:
+            self.stop()
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class NetworkNamespace:
+    """A second "host": a network namespace joined to this one by a veth pair (iproute2).
+
+    The host side is 10.213.N.1, the namespace side 10.213.N.2; ``cut()`` and ``mend()``
+    take the link down and up, as a pulled cable would.
+    """
+
+    def __init__(self) -> None:
+        suffix = uuid.uuid4().hex[:6]
+        self.name = f"dealer-{suffix}"
+        self.host_if, self.ns_if = f"dh{suffix}", f"dn{suffix}"
+        net = 1 + int(suffix, 16) % 250
+        self.host_ip, self.ns_ip = f"10.213.{net}.1", f"10.213.{net}.2"
+        steps = [
+            ["ip", "netns", "add", self.name],
+            ["ip", "link", "add", self.host_if, "type", "veth", "peer", "name", self.ns_if],
+            ["ip", "link", "set", self.ns_if, "netns", self.name],
+            ["ip", "addr", "add", f"{self.host_ip}/30", "dev", self.host_if],
+            ["ip", "link", "set", self.host_if, "up"],
+            ["ip", "netns", "exec", self.name, "ip", "addr", "add", f"{self.ns_ip}/30", "dev", self.ns_if],
+            ["ip", "netns", "exec", self.name, "ip", "link", "set", self.ns_if, "up"],
+            ["ip", "netns", "exec", self.name, "ip", "link", "set", "lo", "up"],
+        ]
+        try:
+            for step in steps:
+                subprocess.run(step, check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            self.remove()
+            raise
+
+    @staticmethod
+    def available() -> str | None:
+        """None when namespaces can be made here, else why not."""
+        if os.geteuid() != 0:
+            return "network namespaces need root"
+        probe = f"dealer-probe-{os.getpid()}"
+        try:
+            subprocess.run(["ip", "netns", "add", probe], check=True, capture_output=True)
+        except FileNotFoundError:
+            return "iproute2's ip is not installed"
+        except subprocess.CalledProcessError as error:
+            return f"ip netns add is not allowed here: {error.stderr.decode().strip()}"
+        subprocess.run(["ip", "netns", "delete", probe], capture_output=True)
+        return None
+
+    def run(self, command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+        out = open(log, "ab")
+        return subprocess.Popen(["ip", "netns", "exec", self.name, *command], env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+    def cut(self) -> None:
+        subprocess.run(["ip", "link", "set", self.host_if, "down"], check=True, capture_output=True)
+
+    def mend(self) -> None:
+        subprocess.run(["ip", "link", "set", self.host_if, "up"], check=True, capture_output=True)
+
+    def remove(self) -> None:
+        subprocess.run(["ip", "link", "delete", self.host_if], capture_output=True)
+        subprocess.run(["ip", "netns", "delete", self.name], capture_output=True)
