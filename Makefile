@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench bench-service bench-faults clean
+.PHONY: install run test bench bench-service bench-faults bench-scale clean
 
 install: $(STAMP)
 
@@ -30,6 +30,9 @@ bench-service: install
 
 bench-faults: install
 	$(BIN)/python -m bench.faults
+
+bench-scale: install
+	$(BIN)/python -m bench.scale
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 from worker.testing import faults as scenarios
-from worker.testing.servers import PrivatePostgres, PrivateRedis
 from worker.testing.live import live_service
+from worker.testing.servers import ServiceMissing
 
 
 def main() -> int:
@@ -46,31 +46,22 @@ def main() -> int:
         folder.mkdir()
         with live_service("embedded", folder) as live:
             partial, jobs = scenarios.web_killed_during_upload(live, path)
-        print(f"{'web killed during an upload':<34} partial files left {len(partial)}, jobs created {jobs}"
+        print(f"{'web killed during an upload':<34} partial uploads left {partial}, jobs created {jobs}"
               f"  {'ok' if not partial and not jobs else 'FAILED'}")
         failures = bool(partial or jobs)
 
-        why_not = scenarios.NetworkNamespace.available()
-        if why_not:
-            print(f"{'worker cut off from the network':<34} skipped: {why_not}")
-        else:
-            net = scenarios.NetworkNamespace()
+        for name, scenario in (("netns", scenarios.worker_cut_off), ("elsewhere", scenarios.worker_elsewhere)):
+            folder = tmp / name
+            folder.mkdir()
             try:
-                postgres, redis = PrivatePostgres(also_on=(net.host_ip,)), PrivateRedis(also_on=(net.host_ip,))
-                postgres.start()
-                redis.start()
-                folder = tmp / "netns"
-                folder.mkdir()
-                try:
-                    with scenarios.production(folder, postgres, redis) as live:
-                        report = scenarios.worker_cut_off(live, net, postgres, redis, path, expected, args.decks)
-                    reports.append(report)
-                    print(report.line())
-                finally:
-                    redis.stop()
-                    postgres.destroy()
-            finally:
-                net.remove()
+                with scenarios.other_host() as (net, postgres, redis), scenarios.production(
+                        folder, postgres, redis, workers=0 if name == "elsewhere" else 1) as live:
+                    report = scenario(live, net, postgres, redis, path, expected, args.decks)
+            except ServiceMissing as missing:
+                print(f"{name:<34} skipped: {missing}")
+                continue
+            reports.append(report)
+            print(report.line(), flush=True)
     return 1 if failures or not all(r.ok for r in reports) else 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,11 +13,12 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 
 from webui.auth import client_id
 from webui.context import dealer, queries, service
-from webui.params import paging, present, result_filter
+from webui.params import flag, paging, present, result_filter
 from webui.uploads import receive_upload
 from worker import engines
 from worker.jobs.errors import Invalid
-from worker.jobs.views import CSV_COLUMNS, CaseView, GameView
+from worker.jobs.queries import EXPORT_FIELDS
+from worker.jobs.views import CSV_COLUMNS, GameView, iso
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -62,7 +64,8 @@ def rerun_job(job_id: int) -> Any:
 
 @api.get("/jobs/<int:job_id>/output")
 def job_output(job_id: int) -> Response:
-    lines = queries().output(job_id, partial=request.args.get("partial") in ("1", "true", "yes"))
+    partial = present(request.args).get("partial")
+    lines = queries().output(job_id, partial=flag("partial", partial) if partial is not None else False)
     name = f"job-{job_id}-{queries().job(job_id).game}.out"
     return Response(stream_with_context(lines), mimetype="text/plain",
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
@@ -111,25 +114,50 @@ def export_results() -> Response:
         queries().job(flt.job_id)  # 404 for a job that does not exist, before the download starts
         name = f"job-{flt.job_id}-results"
     rows = queries().iter_results(flt)
-    body = _csv(rows) if kind == "csv" else (orjson.dumps(row.to_dict()) + b"\n" for row in rows)
+    body = _csv(rows) if kind == "csv" else _ndjson(rows)
     mimetype = "text/csv" if kind == "csv" else "application/x-ndjson"
     return Response(stream_with_context(body), mimetype=mimetype,
                     headers={"Content-Disposition": f'attachment; filename="{name}.{kind}"'})
 
 
-def _csv(rows: Iterator[CaseView]) -> Iterator[str]:
+def _csv(batches: Iterator[list[tuple[Any, ...]]]) -> Iterator[str]:
+    """CSV of the export's rows. Every field Dealer stores is a number or a canonical token string, so
+    a row is written by joining; a batch with a field that would need quoting goes through the
+    csv module instead."""
+    places = [EXPORT_FIELDS.index(column) for column in CSV_COLUMNS]
+    texts = [EXPORT_FIELDS.index(name) for name in ("input", "line")]
+    detail, moment = places.index(EXPORT_FIELDS.index("detail")), places.index(EXPORT_FIELDS.index("solved_at"))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in rows:
-        data = row.to_dict()
-        data["detail"] = " ".join(map(str, data["detail"] or []))
-        writer.writerow([data[column] for column in CSV_COLUMNS])
-        if buffer.tell() > 1 << 16:
+    yield ",".join(CSV_COLUMNS) + "\n"
+    for batch in batches:
+        if not batch:
+            continue
+        times: dict[Any, str] = {}
+        rows = []
+        for row in batch:
+            out = ["" if value is None else value for value in map(row.__getitem__, places)]
+            if out[detail] != "":
+                out[detail] = " ".join(map(str, out[detail]))
+            when = out[moment]
+            out[moment] = times[when] if when in times else times.setdefault(when, iso(when) or "")
+            rows.append(out)
+        if _NEEDS_QUOTES.search("\x1f".join(str(row[place] or "") for row in batch for place in texts)):
+            writer.writerows(rows)
             yield buffer.getvalue()
             buffer.seek(0)
             buffer.truncate()
-    yield buffer.getvalue()
+        else:
+            yield "\n".join(",".join(map(str, out)) for out in rows) + "\n"
+
+
+_NEEDS_QUOTES = re.compile(r'[",\r\n]')
+
+
+def _ndjson(batches: Iterator[list[tuple[Any, ...]]]) -> Iterator[bytes]:
+    dumps, option = orjson.dumps, orjson.OPT_NAIVE_UTC | orjson.OPT_UTC_Z | orjson.OPT_APPEND_NEWLINE
+    for batch in batches:
+        yield b"".join(dumps(dict(zip(EXPORT_FIELDS, row, strict=True)), option=option) for row in batch)
 
 
 @api.get("/overview")

@@ -9,11 +9,12 @@ from flask.helpers import get_debug_flag
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webui import errors
-from webui.context import Dealer, settings
+from webui.context import Dealer, dealer, settings
 from worker.config import Settings
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
+from worker.store.database import Database
 from worker.store.uploads import UploadWriter, discard_stale
 
 #: Room for the multipart envelope around a file of the largest allowed size.
@@ -25,8 +26,7 @@ class StreamingRequest(Request):
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
-        config = settings()
-        writer = UploadWriter(config.upload_dir, config.max_upload_bytes)
+        writer = UploadWriter(dealer().service.db, settings().max_upload_bytes)
         g.setdefault("upload_writers", []).append(writer)
         return writer
 
@@ -53,8 +53,10 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
                                 x_proto=settings.proxy_hops)
     app.extensions["dealer"] = Dealer(settings, dispatcher, JobService(settings, dispatcher), JobQueries(settings))
-    settings.upload_dir.mkdir(parents=True, exist_ok=True)
-    discard_stale(settings.upload_dir)
+    try:
+        discard_stale(Database.of(settings))
+    except Exception:  # noqa: BLE001 - the database may be down at start; the workers' sweep does it too
+        app.logger.warning("could not look for abandoned uploads at start")
 
     auth.install(app, settings)
     app.register_blueprint(api.api)

@@ -33,8 +33,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import (Blueprint, Flask, Response, current_app, g, redirect, render_template, request, session,
-                   url_for)
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
 from webui.context import settings as current_settings
 from webui.errors import error_response, wants_json

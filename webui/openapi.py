@@ -28,7 +28,6 @@ from worker.jobs.views import (
     JobPage,
     JobView,
     OverviewView,
-    SlowestCase,
     TimingsView,
     View,
 )
@@ -136,6 +135,7 @@ def _type_schema(kind: Any, found: dict[str, type[View]]) -> dict[str, Any]:
 def view_schema(view: type[View], found: dict[str, type[View]] | None = None) -> dict[str, Any]:
     """The JSON Schema of a view: every field, each required, nothing else allowed.
 
+    >>> from worker.jobs.views import SlowestCase
     >>> schema = view_schema(SlowestCase)
     >>> schema["required"], schema["properties"]["solve_us"]["type"]
     (['id', 'index', 'solve_us'], 'integer')

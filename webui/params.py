@@ -43,6 +43,15 @@ def moment(name: str, raw: str) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+def flag(name: str, raw: str) -> bool:
+    """A yes/no parameter: ``1``/``true``/``yes`` or ``0``/``false``/``no``."""
+    if raw.lower() in ("1", "true", "yes"):
+        return True
+    if raw.lower() in ("0", "false", "no"):
+        return False
+    raise Invalid(f"{name} must be 1, true or yes (or 0, false or no), not {raw[:40]!r}")
+
+
 def present(args: Mapping[str, str]) -> dict[str, str]:
     """The parameters that have a value (an empty field of a form means "no filter")."""
     return {key: value.strip() for key, value in args.items() if isinstance(value, str) and value.strip()}
@@ -75,5 +84,10 @@ def result_filter(args: Mapping[str, str], **fixed: Any) -> ResultFilter:
         values["input_text"] = text["input"]
     sort = text.get("sort", "index")
     values.update(sort=sort.lstrip("-"), descending=sort.startswith("-"))
+    for name in ("after", "before"):
+        if name in text:
+            values[name] = text[name]
+    if "last" in text:
+        values["last"] = flag("last", text["last"])
     values.update(fixed)
     return ResultFilter(**values).checked()

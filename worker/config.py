@@ -70,10 +70,6 @@ class Settings:
         return self.broker_url.startswith("filesystem://")
 
     @property
-    def upload_dir(self) -> Path:
-        return self.data_dir / "uploads"
-
-    @property
     def broker_dir(self) -> Path:
         return self.data_dir / "broker"
 

@@ -17,6 +17,7 @@ from markupsafe import escape
 
 from tests.support.http import assert_healthy, finished
 from tests.support.http import post_file as post
+from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA
 from worker import engines
 from worker.store.models import Job
@@ -130,7 +131,7 @@ def test_what_is_no_judge_file_is_refused_at_upload(client: Any, settings: Any, 
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(REFUSED[name])
     assert _jobs(settings) == before
-    assert not list((settings.upload_dir).glob("??/*")), "a refused upload is not kept"
+    assert stored_uploads(settings) == [], "a refused upload is not kept"
     assert_healthy(client)
 
 

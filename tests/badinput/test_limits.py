@@ -13,13 +13,14 @@ import pytest
 
 from tests.support.http import assert_healthy, finished
 from tests.support.http import post_file as post
+from tests.support.inline import InlineDispatcher
+from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA
 from tests.support.plugin import sqlite_settings
-from tests.support.inline import InlineDispatcher
-from worker.jobs.split import split_job
 from worker.config import Settings
 from worker.engines.base import InputError
 from worker.jobs.reading import LineLimitReader
+from worker.jobs.split import split_job
 
 FIFTY_MB = 50 * 10**6
 
@@ -172,7 +173,7 @@ def test_an_upload_over_the_size_limit_is_refused_and_not_kept(settings: Setting
     response = post(client, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
     assert response.status_code == 413
     assert response.get_json() == {"error": "the upload is larger than the limit of 300 bytes"}
-    assert not [p for p in settings.upload_dir.rglob("*") if p.is_file()]
+    assert stored_uploads(settings) == []
     assert_healthy(client)
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from tests.support.paths import ROOT
-from worker.testing.live import MODES, LiveService, live_service
 from tests.support.plugin import services_required
+from worker.testing.live import MODES, LiveService, live_service
 
 CHROMIUM = Path(os.environ.get("DEALER_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

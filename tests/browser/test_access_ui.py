@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.support.paths import JUDGE_DATA
-from worker.testing.live import LiveService, live_service
 from worker.client import Client
+from worker.testing.live import LiveService, live_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from tests.support.jobs import output, submit
+from tests.support.jobs import output, replace_trace, submit
 from tests.support.paths import JUDGE_DATA
 from worker.jobs.errors import Conflict, Invalid
 from worker.jobs.filters import ResultFilter
@@ -168,38 +168,30 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries
 def test_traces_are_stored_packed_and_served_as_json(service, queries, settings) -> None:
     from worker import engines
     from worker.engines.base import Case
-    from worker.store.codecs import ZSTD_MAGIC
+    from worker.store.chunks import unpack_chunk
 
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
     engine = engines.get("10-20-30")
     with Database.of(settings).session() as session:
-        rows = session.scalars(select(CaseRow).where(CaseRow.job_id == job.id).order_by(CaseRow.index)).all()
-        stored = [(row.index, row.input, row.outcome, row.trace) for row in rows]
-    assert [outcome for _, _, outcome, _ in stored] == ["win", "loss", "draw"]
-    for index, text, outcome, blob in stored:
-        # A win or a loss as the engine packs it (a byte per card and pick-up), a draw as zstd-compressed JSON.
-        assert blob is not None and (blob.startswith(ZSTD_MAGIC) if outcome == "draw" else blob[0] == 1)
-        assert queries.case_by_index(job.id, index).trace == engine.solve(Case(index, text)).trace
+        chunk = session.scalars(select(Chunk).where(Chunk.job_id == job.id)).one()
+        data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, chunk.traces)
+    assert [data.result(k).outcome for k in range(3)] == ["win", "loss", "draw"]
+    for k, text in enumerate(data.inputs):
+        # A win or a loss as the engine packs it (a byte per card and pick-up), a draw as its JSON.
+        packed = data.trace(k)
+        assert packed is not None and (packed[:1] == b"{" if k == 2 else packed[0] == 1)
+        assert queries.case_by_index(job.id, k + 1).trace == engine.solve(Case(k + 1, text)).trace
 
 
-def test_traces_stored_as_compressed_json_still_load(service, queries, settings) -> None:
-    import orjson
-    import zstandard
-
-    job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
-    expected = queries.case_by_index(job.id, 1).trace
-    with Database.of(settings).session() as session:
-        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job.id, CaseRow.index == 1)).one()
-        row.trace = zstandard.ZstdCompressor().compress(orjson.dumps(expected))  # how earlier versions stored it
-    assert queries.case_by_index(job.id, 1).trace == expected
-
-
-@pytest.mark.parametrize("damage", [lambda blob: blob[:20], lambda blob: b"\x28\xb5\x2f\xfd" + blob])
+@pytest.mark.parametrize("damage", ["a trace cut short", "blob"])
 def test_a_damaged_trace_is_reported_on_its_case(service, queries, settings, damage) -> None:
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
-    with Database.of(settings).session() as session:
-        row = session.scalars(select(CaseRow).where(CaseRow.job_id == job.id, CaseRow.index == 2)).one()
-        row.trace = damage(row.trace)
+    if damage == "blob":
+        with Database.of(settings).session() as session:
+            chunk = session.scalars(select(Chunk).where(Chunk.job_id == job.id)).one()
+            chunk.traces = chunk.traces[:-20]
+    else:
+        replace_trace(settings, job.id, 2, b"\x01 cut short")
     case = queries.case_by_index(job.id, 2)
     assert case.trace is None and "damaged" in case.trace_error
     assert case.line == "Loss: 82"
@@ -212,7 +204,9 @@ def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, qu
 
     from sqlalchemy import update
 
+    from worker.jobs.lifecycle import Progress
     from worker.jobs.solve import store_results
+    from worker.store.chunks import Solved
 
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
@@ -224,8 +218,10 @@ def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, qu
     else:  # the job alone: the store must notice it when it locks the job, and take back its rows
         with Database.of(settings).session() as session:
             session.execute(update(Job).where(Job.id == job.id).values(status="cancelled"))
-    row = (job.id, 1, "accordion", "x", 1, "win", 1, [1], "1 pile remaining: 52", None, None, False, 5, "w")
-    store_results(Database.of(settings), chunk_id, job.id, [row], Counter(win=1), [5], 0, 0)
+    solved = Solved("win", 1, [52], "1 pile remaining: 52", 5, False, None, None)
+    row = (job.id, 1, 1, 1, 12345, 5, False)
+    store_results(Database.of(settings), chunk_id, job.id, "w", [solved], [row],
+                  Progress(solved=1, numbers=Counter({("win", 1): 1}), solve_us=5))
     with Database.of(settings).session() as session:
         assert session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job.id)) == 0
         assert session.get(Chunk, chunk_id).status == ("cancelled" if chunks_too else "pending")
@@ -239,20 +235,61 @@ def test_chunks_are_sized_by_how_long_the_game_takes(service, queries, settings)
 
     service.settings = sized = dataclasses.replace(settings, chunk_size=0)
     with Database.of(settings).session() as session:
-        # Before any job of a game: from the engine's typical time (hundreds of decks, thousands of hands).
-        assert chunk_size(sized, session, "10-20-30") == CHUNK_TARGET_US // 100 == 500
+        # Before any job of a game: from the engine's typical time (thousands of decks, of hands more).
+        assert chunk_size(sized, session, "10-20-30") == CHUNK_TARGET_US // 100 == 1500
         assert chunk_size(sized, session, "mahjong") == round(CHUNK_TARGET_US / 12)
-        for per_case_us, expected in [(200, 250), (2, 5_000), (10_000, 100)]:
-            session.add(Job(game="accordion", filename="x", upload_path="x", sha256="x", size=1,
-                            status="succeeded", chunk_size=7, done=3000, cache_hits=1000,
-                            solve_us=per_case_us * 2000))
+        for per_case_us, expected in [(200, 750), (2, 20_000), (10_000, 100)]:
+            session.add(Job(game="accordion", filename="x", sha256="x", size=1, status="succeeded", chunk_size=7,
+                            done=3000, cache_hits=1000, solve_us=10**9, solve_cpu_us=per_case_us * 2000))
             session.flush()
-            assert chunk_size(sized, session, "accordion") == expected  # the last finished job's pace
-        session.add(Job(game="accordion", filename="x", upload_path="x", sha256="x", size=1, status="succeeded",
-                        chunk_size=7, done=999, solve_us=10**9))  # too few cases to go by
+            # The last finished job's pace in CPU time (its clock time, here far slower, does not count).
+            assert chunk_size(sized, session, "accordion") == expected
+        session.add(Job(game="accordion", filename="x", sha256="x", size=1, status="succeeded",
+                        chunk_size=7, done=999, solve_cpu_us=10**9))  # too few cases to go by
         session.flush()
-        assert chunk_size(sized, session, "accordion") == 100
+        assert chunk_size(sized, session, "accordion") == 100  # the slow one before it still counts
     job = queries.job(submit(service, (JUDGE_DATA / "mahjong" / "sample.in").read_bytes(), "mahjong").id)
     assert job.chunk_size == round(CHUNK_TARGET_US / 12) and job.status == "succeeded"
     service.settings = dataclasses.replace(settings, chunk_size=250)
     assert queries.job(submit(service, b"1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T\n0\n", "mahjong").id).chunk_size == 250
+
+
+def test_cases_are_solved_while_the_file_is_still_read(service, queries, settings) -> None:
+    """The split sends each chunk out as soon as it is stored: with a dispatcher that solves a chunk
+    the moment it is sent, results are in while the job is still splitting, its progress says how
+    far the file is read, and no count is ever negative or shrinks."""
+    from tests.support.inline import InlineDispatcher
+
+    seen: list[tuple[str, int, int, int, bool]] = []
+
+    class Eager(InlineDispatcher):
+        def solve(self, chunk_ids):
+            for chunk_id in chunk_ids:
+                solve_chunk(self.settings, chunk_id)
+                view = queries.job(job_id)
+                seen.append((view.status, view.total, view.done, view.bytes_read, view.total_known))
+
+    service.dispatcher = eager = Eager(settings, immediate=False)
+    job_id = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion").id
+    kind, ident = eager.queue.popleft()
+    split_job(settings, ident, eager)
+    final = queries.job(job_id)
+    assert final.status == "succeeded" and final.done == final.total == 2000 and final.total_known
+    during = [s for s in seen if s[0] == "splitting"]
+    assert during and during[0][2] > 0 and not during[0][4]  # solved cases while the file was being read
+    reads = [read for _, _, _, read, _ in during]
+    assert 0 < reads[0] < final.size and reads == sorted(reads) and reads[-1] <= final.size
+    assert all(0 <= done <= total for _, total, done, _, _ in seen)
+    totals = [total for _, total, _, _, _ in seen]
+    assert totals == sorted(totals)  # the count of cases read only grows
+
+
+def test_the_first_chunks_are_small_so_results_come_at_once(service, settings, dispatcher) -> None:
+    import dataclasses
+
+    service.settings = dataclasses.replace(settings, chunk_size=500)
+    dispatcher.settings = service.settings
+    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    with Database.of(settings).session() as session:
+        sizes = session.scalars(select(Chunk.count).where(Chunk.job_id == job.id).order_by(Chunk.seq)).all()
+    assert sizes == [31, 62, 125, 250, 500, 500, 500, 32]

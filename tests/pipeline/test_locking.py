@@ -48,12 +48,10 @@ def solving_job(settings: Settings, service, dispatcher) -> Iterator[tuple[Engin
 
 def _stored_half_way(connection: Connection, job_id: int, chunk_id: int, index: int) -> None:
     """What a solve task has done when it comes to lock its job: claimed its chunk, inserted a case."""
-    connection.execute(text("SET lock_timeout = '3s'"))
-    assert lifecycle.finish_chunk(connection, chunk_id, utcnow())
-    row = dict.fromkeys(CASE_COLUMNS[:-1])
-    row.update(job_id=job_id, index=index, game="accordion", input="x", input_hash=index, cached=False,
-               solve_us=0)
-    insert_cases(connection, [tuple(row[name] for name in CASE_COLUMNS[:-1])], utcnow())
+    connection.execute(text("SET LOCAL lock_timeout = '3s'"))
+    assert lifecycle.finish_chunk(connection, chunk_id, utcnow(), "w", (b"", b"", None))
+    row = dict(job_id=job_id, index=index, outcome=1, number=1, input_hash=index, solve_us=0, cached=False)
+    insert_cases(connection, [tuple(row[name] for name in CASE_COLUMNS)])
 
 
 def test_two_solve_tasks_lock_their_job_one_after_the_other(solving_job) -> None:
@@ -61,9 +59,9 @@ def test_two_solve_tasks_lock_their_job_one_after_the_other(solving_job) -> None
     with engine.connect() as first, engine.connect() as second:
         _stored_half_way(first, job_id, chunks[0], 10_001)
         _stored_half_way(second, job_id, chunks[1], 10_002)
-        # Each insert holds a KEY SHARE lock on the job row (the foreign key): FOR UPDATE
-        # here would wait for the other task, which would wait for this one.
-        first.execute(text("SET lock_timeout = '500ms'"))
+        # Each holds its own chunk; the job row is taken last and briefly, so neither waits
+        # on the other in a circle.
+        first.execute(text("SET LOCAL lock_timeout = '500ms'"))
         assert first.execute(lifecycle._LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
         first.commit()
         assert second.execute(lifecycle._LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
@@ -81,7 +79,7 @@ def test_cancel_waits_for_a_solve_task_instead_of_deadlocking(solving_job, servi
         assert cancel.is_alive()  # it waits for the chunk the solve task holds ...
         # ... and so does not hold the job yet: the solve task gets it at once, sees the
         # job still solving, and stores its case.
-        solver.execute(text("SET lock_timeout = '500ms'"))
+        solver.execute(text("SET LOCAL lock_timeout = '500ms'"))
         assert solver.execute(lifecycle._LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
         solver.commit()
     cancel.join(10)

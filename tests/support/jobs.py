@@ -4,18 +4,43 @@ from __future__ import annotations
 
 import io
 
+from sqlalchemy import select
+
+from worker.config import Settings
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.jobs.views import JobView
+from worker.store.chunks import Result, Solved, pack_results, unpack_chunk
+from worker.store.database import Database
+from worker.store.models import Chunk, Upload
 from worker.store.uploads import store_stream
 
 
 def submit(service: JobService, data: bytes, game: str | None = None, name: str = "judge.in") -> JobView:
     """Store ``data`` as an upload and make a job of it (the inline dispatcher may run it at once)."""
-    upload = store_stream(service.settings.upload_dir, io.BytesIO(data), service.settings.max_upload_bytes)
+    upload = store_stream(service.db, io.BytesIO(data), service.settings.max_upload_bytes)
     return service.create_job(upload, name, game)
 
 
 def output(queries: JobQueries, job_id: int) -> bytes:
     """A job's judge output, whole."""
-    return "".join(queries.output(job_id)).encode()
+    return b"".join(queries.output(job_id))
+
+
+def stored_uploads(settings: Settings) -> list[tuple[int, str]]:
+    """``(id, state)`` of every upload the database holds (whole or still arriving)."""
+    with Database.of(settings).session(write=False) as session:
+        return [tuple(row) for row in session.execute(select(Upload.id, Upload.state).order_by(Upload.id))]
+
+
+def replace_trace(settings: Settings, job_id: int, index: int, packed: bytes) -> None:
+    """Store ``packed`` as the trace of one case (to test what a damaged trace does)."""
+    with Database.of(settings).session() as session:
+        chunk = session.scalars(select(Chunk).where(Chunk.job_id == job_id, Chunk.first_index <= index)
+                                .order_by(Chunk.first_index.desc()).limit(1)).one()
+        data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, chunk.traces)
+        k = index - chunk.first_index
+        chunk.traces = pack_results([
+            Solved(r.outcome, r.number, r.detail, line, r.solve_us, r.cached, r.error,
+                   packed if place == k else data.trace(place))
+            for place, (r, line) in enumerate(zip(map(Result._make, data.rows), data.lines, strict=True))])[2]

@@ -77,7 +77,7 @@ def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data",
                                  **{"chunk_size": TEST_CHUNK_SIZE, **overrides})
     with Database.of(settings).engine.begin() as connection:
-        connection.execute(text("TRUNCATE jobs, chunks, cases, workers RESTART IDENTITY CASCADE"))
+        connection.execute(text("TRUNCATE uploads, upload_blocks, jobs, chunks, cases, workers RESTART IDENTITY CASCADE"))
     return settings
 
 

@@ -14,8 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import select
 
-from tests.support.paths import JUDGE_DATA
 from tests.support.inline import InlineDispatcher
+from tests.support.jobs import stored_uploads
+from tests.support.paths import JUDGE_DATA
 from webui import auth
 from worker.config import Settings
 from worker.store.database import Database
@@ -151,7 +152,7 @@ def test_every_write_without_a_key_is_refused(client: Any, settings: Settings) -
         assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer"'
     assert job_count(settings) == before
     assert client.get(f"/api/jobs/{job['id']}").get_json()["status"] == "succeeded"
-    assert not list((settings.upload_dir / "incoming").iterdir())  # the refused upload was not kept
+    assert stored_uploads(settings) == []  # the refused upload was not kept (and the job's, once split)
 
 
 @pytest.mark.parametrize("header", [f"Bearer {CI}x", "Bearer wrong-key-0123456789", f"Bearer {CI[:-1]}",
@@ -195,7 +196,7 @@ def test_private_reads_need_a_key(settings: Settings, dispatcher: Any) -> None:
     client = keyed_app(settings, dispatcher, public_reads=False).test_client()
     job_id = upload(client, bearer(CI)).get_json()["id"]
     for path in ("/api/jobs", f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/output", "/api/results",
-                 "/api/overview", "/metrics", "/api/cases/1"):
+                 "/api/overview", "/metrics", f"/api/cases/{job_id * 10**9 + 1}"):
         response = client.get(path)
         assert response.status_code == 401, path
         assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer"'

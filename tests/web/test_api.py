@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import JUDGE_DATA
 from tests.support.http import post_file as upload
-from tests.support.paths import judge
+from tests.support.jobs import stored_uploads
+from tests.support.paths import JUDGE_DATA, judge
 
 # --- uploads -------------------------------------------------------------------------------
 
@@ -86,7 +86,7 @@ def test_upload_over_the_limit_gets_413_naming_the_limit(settings: Any, dispatch
     assert response.status_code == 413
     assert response.get_json() == {"error": "the upload is larger than the limit of 1 KiB"}
     assert client.get("/api/jobs").get_json()["total"] == 0
-    assert not list((settings.upload_dir / "incoming").glob("upload-*")), "the partial upload was not removed"
+    assert stored_uploads(settings) == [], "the partial upload was not removed"
 
 
 def test_upload_far_over_the_limit_is_refused_before_reading(settings: Any, dispatcher: Any) -> None:
@@ -163,10 +163,31 @@ def test_rerun_makes_a_new_job_from_the_same_upload(client: Any, submit: Any) ->
     assert client.get(f"/api/jobs/{again['id']}").get_json()["status"] == "succeeded"
 
 
-def test_rerun_without_the_stored_upload_is_409(client: Any, submit: Any, settings: Any) -> None:
+def test_rerun_of_a_split_job_solves_its_chunks_again(client: Any, submit: Any, settings: Any) -> None:
     job = submit("accordion/sample")
-    for path in settings.upload_dir.glob("??/*"):
-        path.unlink()
+    assert stored_uploads(settings) == []  # the upload went once the job was split
+    response = client.post(f"/api/jobs/{job['id']}/rerun")
+    assert response.status_code == 201
+    again = client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
+    assert again["status"] == "succeeded" and again["total"] == job["total"] == 2
+    assert client.get(f"/api/jobs/{again['id']}/output").data == client.get(f"/api/jobs/{job['id']}/output").data
+
+
+def test_rerun_of_a_failed_job_reads_its_upload_again(client: Any, submit: Any, settings: Any) -> None:
+    job = submit(b"QD AD 8H\n#\n", "accordion")
+    assert job["status"] == "failed" and len(stored_uploads(settings)) == 1  # kept: it was never split
+    response = client.post(f"/api/jobs/{job['id']}/rerun")
+    assert response.status_code == 201
+    assert client.get(f"/api/jobs/{response.get_json()['id']}").get_json()["error"] == job["error"]
+
+
+def test_rerun_without_the_upload_or_the_cases_is_409(client: Any, submit: Any, settings: Any) -> None:
+    from worker.store.database import Database
+    from worker.store.models import Upload
+
+    job = submit(b"QD AD 8H\n#\n", "accordion")
+    with Database.of(settings).session() as session:
+        session.query(Upload).delete()
     response = client.post(f"/api/jobs/{job['id']}/rerun")
     assert response.status_code == 409 and "no longer stored" in response.get_json()["error"]
 

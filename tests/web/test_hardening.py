@@ -14,9 +14,9 @@ import pytest
 from markupsafe import escape
 from sqlalchemy import func, select
 
-from tests.support.paths import JUDGE_DATA, ROOT
 from tests.support.http import post_file as upload
-from tests.support.paths import judge
+from tests.support.jobs import stored_uploads
+from tests.support.paths import JUDGE_DATA, ROOT, judge
 from worker.store.database import Database
 from worker.store.models import CaseRow, Job
 
@@ -40,9 +40,8 @@ def test_a_path_in_a_file_name_is_only_a_name(client: Any, settings: Any, tmp_pa
     job = client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
     assert job["status"] == "succeeded" and job["filename"] == name
     new = files_under(tmp_path) - before
-    assert new and all(path.is_relative_to(settings.data_dir) for path in new), new
-    stored = [path for path in new if path.is_relative_to(settings.upload_dir)]
-    assert [path.name for path in stored] == [job["sha256"]]  # stored under its hash, nothing else
+    # Only the database's own files: the upload went into it, under no name of the client's.
+    assert all(path.is_relative_to(settings.data_dir) and path.name.startswith("dealer.db") for path in new), new
     assert not Path("/tmp/dealer-owned.in").exists()
     html = client.get(f"/jobs/{job['id']}").get_data(as_text=True)
     assert str(escape(name)) in html
@@ -218,5 +217,5 @@ def test_upload_form_file_is_not_kept_when_refused(client: Any, settings: Any) -
     response = client.post("/api/jobs", data={"file": (io.BytesIO(b"\x1f\x8b\x08\x00" + b"x" * 100), "a.gz")},
                            content_type="multipart/form-data")
     assert response.status_code == 400
-    assert not files_under(settings.upload_dir)
+    assert stored_uploads(settings) == []
     assert judge("mahjong", "sample").exists()

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from worker.store.database import Database
-from worker.store.models import SOLVE_BUCKETS_US, CaseRow, WorkerRow, utcnow
+from worker.store.models import SOLVE_BUCKETS_US, CaseRow, Job, WorkerRow, utcnow
 
 
 def _heartbeat(settings: Any, name: str = "test-worker") -> None:
@@ -105,7 +105,8 @@ def test_metrics_in_prometheus_text_format(client: Any, submit: Any, settings: A
     assert samples["dealer_workers"] == 0 and samples["dealer_pending_chunks"] == 0
     # The histogram: cumulative buckets, +Inf equal to the count, sum in seconds.
     with Database.of(settings).session() as session:
-        solve_us = session.scalars(select(CaseRow.solve_us).where(CaseRow.game == "10-20-30")).all()
+        solve_us = session.scalars(select(CaseRow.solve_us).join(Job, Job.id == CaseRow.job_id)
+                                   .where(Job.game == "10-20-30")).all()
         assert session.scalar(select(func.count()).select_from(CaseRow)) == 5
     buckets = [samples[f'dealer_solve_seconds_bucket{{game="10-20-30",le="{le}"}}']
                for le in [_le(b) for b in SOLVE_BUCKETS_US] + ["+Inf"]]
@@ -133,9 +134,9 @@ def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> 
     """An empty queue is depth 0 (Redis keeps no key for it), a sent message is depth 1."""
     from dataclasses import replace
 
-    from worker.testing.servers import redis_url
     from webui.app import create_app
     from worker.runner.app import CeleryDispatcher
+    from worker.testing.servers import redis_url
 
     if broker == "redis":
         import redis

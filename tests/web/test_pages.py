@@ -91,15 +91,10 @@ def test_case_pages_show_input_result_and_replay(client: Any, three_jobs: dict[s
 
 def test_a_case_whose_stored_trace_is_damaged_says_so(client: Any, settings: Any,
                                                     three_jobs: dict[str, Any]) -> None:
-    from sqlalchemy import update
-
-    from worker.store.database import Database
-    from worker.store.models import CaseRow
+    from tests.support.jobs import replace_trace
 
     job = three_jobs["10-20-30"]
-    with Database.of(settings).session() as session:
-        session.execute(update(CaseRow).where(CaseRow.job_id == job["id"], CaseRow.index == 1)
-                        .values(trace=b"\x01 cut"))
+    replace_trace(settings, job["id"], 1, b"\x01 cut")
     page = client.get(f"/jobs/{job['id']}/cases/1")
     assert page.status_code == 200 and "Win : 66" in page.get_data(as_text=True)
     assert "The stored trace of this deck cannot be read: a stored 10-20-30 trace is" in page.get_data(as_text=True)

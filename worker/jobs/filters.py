@@ -1,8 +1,8 @@
-"""Filters for results (one job's cases, or the history across jobs): typed, checked, then turned into SQL.
+"""Filters for results (one job's cases, or the history across jobs): typed and checked.
 
 The web app parses query parameters into a :class:`ResultFilter`; :meth:`ResultFilter.checked`
-applies the rules that need the games (a known outcome, a searchable input), and every
-value ends up bound as a parameter, never spelled into SQL.
+applies the rules that need the games (a known outcome, a searchable input).
+:mod:`worker.jobs.results` turns it into queries, every value bound as a parameter.
 
 >>> ResultFilter(game="10-20-30", outcome="draw", input_text="1 " * 52).checked()
 Traceback (most recent call last):
@@ -14,19 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
-
-from sqlalchemy import Select
 
 from worker import engines
 from worker.jobs.errors import Invalid
-from worker.store.codecs import input_hash
-from worker.store.models import CaseRow
 
 #: What results can be sorted by (a leading ``-`` sorts descending).
 SORTS = ("index", "number", "outcome", "solve_us", "solved_at", "job_id")
 MAX_PER_PAGE = 500
 DEFAULT_PER_PAGE = 50
+#: How many results page numbers reach (``page * per_page``); past them, pages follow cursors.
+MAX_PAGED = 10_000
 
 
 @dataclass(frozen=True)
@@ -41,8 +38,13 @@ class ResultFilter:
     input_text: str | None = None
     sort: str = "index"
     descending: bool = False
-    page: int = 1
     per_page: int = DEFAULT_PER_PAGE
+    #: Which page: the first; the one after or before a cursor (``"job:index"``); or the ``last``.
+    after: str | None = None
+    before: str | None = None
+    last: bool = False
+    #: A page number, for the first few thousand results only (deeper pages follow cursors).
+    page: int = 1
     #: ``input_text`` in the game's canonical form (set by :meth:`checked`).
     canonical: str | None = None
 
@@ -52,6 +54,11 @@ class ResultFilter:
             engines.check(self.game)
         if self.sort not in SORTS:
             raise Invalid(f"cannot sort by {self.sort!r}; expected one of {', '.join(SORTS)}")
+        if self.page > 1 and (self.after or self.before or self.last):
+            raise Invalid("give either a page number or a cursor (after, before, last), not both")
+        if self.page * self.per_page > MAX_PAGED:
+            raise Invalid(f"page {self.page:,} is too deep for page numbers (they reach the first "
+                          f"{MAX_PAGED:,} results): follow the next and prev cursors of the pages instead")
         if self.outcome is not None:
             allowed = (engines.get(self.game).outcomes if self.game
                        else sorted({o for e in engines.all_engines() for o in e.outcomes}))
@@ -66,29 +73,3 @@ class ResultFilter:
         except engines.InputError as error:
             raise Invalid(f"input: {error}") from None
         return replace(self, canonical=canonical)
-
-    def apply(self, query: Select[Any]) -> Select[Any]:
-        conditions = []
-        if self.game is not None:
-            conditions.append(CaseRow.game == self.game)
-        if self.outcome is not None:
-            conditions.append(CaseRow.outcome == self.outcome)
-        if self.number_min is not None:
-            conditions.append(CaseRow.number >= self.number_min)
-        if self.number_max is not None:
-            conditions.append(CaseRow.number <= self.number_max)
-        if self.job_id is not None:
-            conditions.append(CaseRow.job_id == self.job_id)
-        if self.since is not None:
-            conditions.append(CaseRow.solved_at >= self.since)
-        if self.until is not None:
-            conditions.append(CaseRow.solved_at < self.until)
-        if self.canonical is not None and self.game is not None:
-            conditions.append(CaseRow.input_hash == input_hash(self.game, self.canonical))
-            conditions.append(CaseRow.input == self.canonical)
-        return query.where(*conditions)
-
-    def order(self, query: Select[Any]) -> Select[Any]:
-        column = getattr(CaseRow, self.sort)
-        first = column.desc() if self.descending else column.asc()
-        return query.order_by(first, CaseRow.id.desc() if self.descending else CaseRow.id)

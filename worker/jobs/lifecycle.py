@@ -14,10 +14,22 @@ failing one of them).
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Connection, Integer, Row, bindparam, delete, select, update
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Connection,
+    Integer,
+    LargeBinary,
+    Row,
+    bindparam,
+    delete,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from worker.jobs.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
@@ -62,11 +74,14 @@ def begin_split(job: Job, lease_seconds: float) -> bool:
     return True
 
 
-def renew_split(job: Job, lease_seconds: float) -> bool:
-    """Extend a running split's lease; whether the job is still being split."""
+def renew_split(job: Job, lease_seconds: float, total: int, bytes_read: int) -> bool:
+    """Extend a running split's lease and note how far it has read (``total`` cases so far, stored
+    with their chunks in the same transaction); whether the job is still being split."""
     if job.status != JobStatus.SPLITTING:
         return False
     job.lease_until = utcnow() + timedelta(seconds=lease_seconds)
+    job.total = max(job.total, total)
+    job.bytes_read = max(job.bytes_read, bytes_read)
     return True
 
 
@@ -75,11 +90,30 @@ def end_split(job: Job, total: int, warnings: list[dict[str, Any]]) -> None:
     if job.status != JobStatus.SPLITTING:
         return
     job.total = total
+    job.bytes_read = job.size
     job.warnings = warnings
     job.status = JobStatus.SOLVING
     job.split_at = utcnow()
     job.lease_until = None
     succeed_if_complete(job)
+
+
+def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
+    """Give a new job (a rerun) the chunks of a job that was split, ready to solve: the new job
+    skips its split. Returns the new chunks' ids."""
+    now = utcnow()
+    rows = session.execute(select(Chunk.seq, Chunk.first_index, Chunk.count, Chunk.inputs)
+                           .where(Chunk.job_id == old.id).order_by(Chunk.seq)).all()
+    if sum(row.count for row in rows) != old.total or any(row.inputs is None for row in rows):
+        raise ValueError(f"job {old.id}'s cases are no longer all stored")
+    chunks = [new_chunk(job.id, row.seq, row.first_index, row.count, row.inputs, now) for row in rows]
+    session.add_all(chunks)
+    job.status = JobStatus.SOLVING
+    job.started_at = job.split_at = job.progress_at = now
+    job.total, job.bytes_read, job.warnings = old.total, old.size, list(old.warnings)
+    session.flush()
+    succeed_if_complete(job)  # a file without cases
+    return [chunk.id for chunk in chunks]
 
 
 def fail(session: Session, job_id: int, reason: str) -> bool:
@@ -91,9 +125,9 @@ def fail(session: Session, job_id: int, reason: str) -> bool:
     session.execute(delete(Chunk).where(Chunk.job_id == job_id))
     job.status = JobStatus.FAILED
     job.error = reason
-    job.total = job.done = job.failed_cases = job.cache_hits = job.solve_us = 0
-    job.counts = {}
-    job.solve_hist = []
+    job.total = job.done = job.failed_cases = job.cache_hits = job.solve_us = job.solve_cpu_us = 0
+    job.counts, job.distribution, job.solve_hist = {}, {}, []
+    job.slowest_us = job.slowest_index = None
     job.finished_at = utcnow()
     job.lease_until = None
     return True
@@ -107,7 +141,7 @@ def cancel(session: Session, job: Job) -> bool:
     job.finished_at = utcnow()
     job.lease_until = None
     session.execute(update(Chunk).where(Chunk.job_id == job.id, Chunk.status.in_(OPEN_CHUNKS))
-                    .values(status=ChunkStatus.CANCELLED, inputs=None))
+                    .values(status=ChunkStatus.CANCELLED))
     return True
 
 
@@ -146,9 +180,14 @@ def cancel_chunk(connection: Connection, chunk_id: int) -> None:
     connection.execute(_CANCEL_CHUNK, {"p_chunk": chunk_id})
 
 
-def finish_chunk(connection: Connection, chunk_id: int, now: datetime) -> bool:
-    """Mark a claimed chunk done; ``False`` when another delivery of it was stored first."""
-    return bool(connection.execute(_FINISH_CHUNK, {"p_chunk": chunk_id, "p_now": now}).rowcount)
+def finish_chunk(connection: Connection, chunk_id: int, now: datetime, worker: str,
+                 blobs: tuple[bytes, bytes, bytes | None]) -> bool:
+    """Mark a claimed chunk done with its results (``lines``, ``results``, ``traces`` blobs);
+    ``False`` when another delivery of it was stored first."""
+    lines, results, traces = blobs
+    return bool(connection.execute(_FINISH_CHUNK, {
+        "p_chunk": chunk_id, "p_now": now, "p_worker": worker, "p_lines": lines, "p_results": results,
+        "p_traces": traces}).rowcount)
 
 
 def job_state(connection: Connection, job_id: int) -> Row[Any] | None:
@@ -156,21 +195,44 @@ def job_state(connection: Connection, job_id: int) -> Row[Any] | None:
     return connection.execute(_JOB_STATE, {"p_job": job_id}).one_or_none()
 
 
-def add_progress(connection: Connection, job_id: int, solved: int, failed: int, hits: int,
-                 counts: Counter[str], histogram: list[int], solve_us: int, now: datetime) -> bool:
+@dataclass
+class Progress:
+    """What one stored chunk adds to its job's figures."""
+
+    solved: int = 0
+    failed: int = 0
+    cache_hits: int = 0
+    #: Solved cases by (outcome, number).
+    numbers: Counter[tuple[str, int]] = field(default_factory=Counter)
+    histogram: list[int] = field(default_factory=list)
+    solve_us: int = 0
+    cpu_us: int = 0
+    slowest: tuple[int, int] | None = None  # (microseconds, index)
+
+
+def add_progress(connection: Connection, job_id: int, chunk: Progress, now: datetime) -> bool:
     """Add a stored chunk's figures to its job (locked last and briefly), and succeed the job
     when that was its last chunk. ``False``: the job was cancelled or failed meanwhile,
     and the caller must store nothing."""
     job = connection.execute(_LOCK_PROGRESS, {"p_job": job_id}).one_or_none()
     if job is None or job.status not in ACTIVE:
         return False
-    merged = Counter(job.counts)
-    merged.update(counts)
-    merged_hist = [a + b for a, b in zip(job.solve_hist, histogram, strict=True)] if job.solve_hist else histogram
+    counts = Counter(job.counts)
+    distribution: dict[str, dict[str, int]] = {o: dict(n) for o, n in job.distribution.items()}
+    for (outcome, number), count in chunk.numbers.items():
+        counts[outcome] += count
+        by_number = distribution.setdefault(outcome, {})
+        by_number[str(number)] = by_number.get(str(number), 0) + count
+    histogram = ([a + b for a, b in zip(job.solve_hist, chunk.histogram, strict=True)]
+                 if job.solve_hist and chunk.histogram else job.solve_hist or chunk.histogram)
+    slowest_us, slowest_index = job.slowest_us, job.slowest_index
+    if chunk.slowest is not None and (slowest_us is None or chunk.slowest[0] > slowest_us):
+        slowest_us, slowest_index = chunk.slowest
     connection.execute(_ADD_PROGRESS, {
-        "p_job": job_id, "p_solved": solved, "p_failed": failed, "p_hits": hits, "p_counts": dict(merged),
-        "p_hist": merged_hist, "p_us": solve_us, "p_now": now})
-    if complete(job.status, job.done + solved, job.failed_cases + failed, job.total):
+        "p_job": job_id, "p_solved": chunk.solved, "p_failed": chunk.failed, "p_hits": chunk.cache_hits,
+        "p_counts": dict(counts), "p_distribution": distribution, "p_hist": histogram, "p_us": chunk.solve_us,
+        "p_cpu": chunk.cpu_us, "p_slowest_us": slowest_us, "p_slowest_index": slowest_index, "p_now": now})
+    if complete(job.status, job.done + chunk.solved, job.failed_cases + chunk.failed, job.total):
         connection.execute(_SUCCEED, {"p_job": job_id, "p_now": now})
     return True
 
@@ -190,16 +252,24 @@ _JOB_STATE = select(Job.game, Job.status).where(Job.id == bindparam("p_job"))
 _CANCEL_CHUNK = update(Chunk).where(Chunk.id == bindparam("p_chunk")).values(status=ChunkStatus.CANCELLED)
 _FINISH_CHUNK = (update(Chunk)
                  .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS))
-                 .values(status=ChunkStatus.DONE, inputs=None, lease_until=None,
+                 .values(status=ChunkStatus.DONE, lease_until=None, worker=bindparam("p_worker"),
+                         lines=bindparam("p_lines", type_=LargeBinary),
+                         results=bindparam("p_results", type_=LargeBinary),
+                         traces=bindparam("p_traces", type_=LargeBinary),
                          finished_at=bindparam("p_now", type_=UTCDateTime())))
-_LOCK_PROGRESS = (select(Job.status, Job.total, Job.done, Job.failed_cases, Job.counts, Job.solve_hist)
+_LOCK_PROGRESS = (select(Job.status, Job.total, Job.done, Job.failed_cases, Job.counts, Job.distribution,
+                         Job.solve_hist, Job.slowest_us, Job.slowest_index)
                   .where(Job.id == bindparam("p_job")).with_for_update(**JOB_LOCK))
 _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     done=Job.done + bindparam("p_solved", type_=Integer),
     failed_cases=Job.failed_cases + bindparam("p_failed", type_=Integer),
     cache_hits=Job.cache_hits + bindparam("p_hits", type_=Integer),
-    counts=bindparam("p_counts", type_=JSON), solve_hist=bindparam("p_hist", type_=JSON),
-    solve_us=Job.solve_us + bindparam("p_us", type_=BigInteger), progress_at=bindparam("p_now", type_=UTCDateTime()))
+    counts=bindparam("p_counts", type_=JSON), distribution=bindparam("p_distribution", type_=JSON),
+    solve_hist=bindparam("p_hist", type_=JSON),
+    solve_us=Job.solve_us + bindparam("p_us", type_=BigInteger),
+    solve_cpu_us=Job.solve_cpu_us + bindparam("p_cpu", type_=BigInteger),
+    slowest_us=bindparam("p_slowest_us", type_=Integer), slowest_index=bindparam("p_slowest_index", type_=Integer),
+    progress_at=bindparam("p_now", type_=UTCDateTime()))
 _SUCCEED = update(Job).where(Job.id == bindparam("p_job")).values(
     status=JobStatus.SUCCEEDED, finished_at=bindparam("p_now", type_=UTCDateTime()))
 

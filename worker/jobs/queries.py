@@ -1,8 +1,16 @@
-"""Read models: every question the pages and the API ask, answered from the database alone, as typed views."""
+"""Read models: every question the pages and the API ask, answered from the database alone, as typed views.
+
+Nothing here reads in proportion to the history: a job's figures come from its row, a
+page of results from the case index (:mod:`worker.jobs.results`) and the chunks holding
+those cases, the judge output and exports from the chunks in order.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,9 +20,10 @@ from sqlalchemy.orm import Session
 from worker import engines
 from worker.config import Settings
 from worker.engines.base import Diagnostic, TraceError
+from worker.jobs import results
 from worker.jobs.errors import Conflict, Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE, ResultFilter
-from worker.jobs.states import ACTIVE, FINISHED, OPEN_CHUNKS, JobStatus
+from worker.jobs.states import ACTIVE, FINISHED, OPEN_CHUNKS, ChunkStatus, JobStatus
 from worker.jobs.views import (
     CaseDetail,
     CasePage,
@@ -29,10 +38,13 @@ from worker.jobs.views import (
     TimingsView,
     WorkerView,
 )
+from worker.store.chunks import ChunkData, join_lines, unpack_chunk
 from worker.store.codecs import load_trace
 from worker.store.database import Database
-from worker.store.models import CaseRow, Chunk, Job, WorkerRow, utcnow
+from worker.store.models import CASE_ID_BASE, Chunk, Job, WorkerRow, case_id, split_case_id, utcnow
 
+#: The fields of an exported case, in order (those of :class:`CaseView`).
+EXPORT_FIELDS = tuple(CaseView.__dataclass_fields__)
 #: A worker whose heartbeat is older than this is counted as gone.
 WORKER_TIMEOUT = timedelta(seconds=30)
 
@@ -43,13 +55,17 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
     elapsed = (end - job.started_at).total_seconds() if job.started_at else 0.0
     rate = job.done / elapsed if elapsed > 0 and job.done else 0.0
     remaining = max(job.total - job.done - job.failed_cases, 0)
+    answered = job.done + job.failed_cases
+    expected = job.total
+    if job.split_at is None and job.bytes_read and job.size:
+        expected = max(expected, round(job.total * job.size / job.bytes_read))  # as the file goes on
     return JobView(
         id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256, status=job.status,
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
-        total=job.total, done=job.done, failed_cases=job.failed_cases, cache_hits=job.cache_hits,
+        total=job.total, total_known=job.split_at is not None, bytes_read=job.bytes_read, done=job.done,
+        failed_cases=job.failed_cases, cache_hits=job.cache_hits,
         counts={o: job.counts.get(o, 0) for o in engines.get(job.game).outcomes},
-        progress=1.0 if job.status == JobStatus.SUCCEEDED else (
-            (job.done + job.failed_cases) / job.total if job.total else 0.0),
+        progress=1.0 if job.status == JobStatus.SUCCEEDED else min(1.0, answered / expected) if expected else 0.0,
         rate=round(rate, 1),
         eta_seconds=(None if job.status in FINISHED or not rate or job.status != JobStatus.SOLVING
                      else round(remaining / rate, 1)),
@@ -57,28 +73,43 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at)
 
 
-def case_view(row: CaseRow) -> CaseView:
-    return CaseView(id=row.id, job_id=row.job_id, index=row.index, game=row.game, input=row.input,
-                    outcome=row.outcome, number=row.number, detail=row.detail, line=row.line, error=row.error,
-                    cached=row.cached, solve_us=row.solve_us, worker=row.worker, solved_at=row.solved_at)
+class _ChunkCache:
+    """Chunks decompressed lately (a page of results reads one or two; the next page the same ones).
+
+    A done chunk never changes, so a decoded one is good until evicted."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._items: OrderedDict[int, ChunkData] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, chunk_id: int) -> ChunkData | None:
+        with self._lock:
+            data = self._items.get(chunk_id)
+            if data is not None:
+                self._items.move_to_end(chunk_id)
+            return data
+
+    def put(self, chunk_id: int, data: ChunkData) -> None:
+        with self._lock:
+            self._items[chunk_id] = data
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
 
 
-def case_detail(row: CaseRow) -> CaseDetail:
-    trace: dict[str, Any] | None = None
-    problem: str | None = None
-    try:
-        trace = load_trace(row.game, row.trace)
-    except TraceError as error:  # shown on the case, not a failed request
-        problem = str(error)
-    return CaseDetail(id=row.id, job_id=row.job_id, index=row.index, game=row.game, input=row.input,
-                      outcome=row.outcome, number=row.number, detail=row.detail, line=row.line, error=row.error,
-                      cached=row.cached, solve_us=row.solve_us, worker=row.worker, solved_at=row.solved_at,
-                      trace=trace, trace_error=problem)
+class _Place:
+    """Where a case is stored: its chunk, decompressed, and its place in it."""
+
+    __slots__ = ("job", "chunk", "data", "k")
+
+    def __init__(self, job: Job, chunk: Any, data: ChunkData, k: int) -> None:
+        self.job, self.chunk, self.data, self.k = job, chunk, data, k
 
 
 class JobQueries:
     def __init__(self, settings: Settings) -> None:
         self.db = Database.of(settings)
+        self._chunks = _ChunkCache()
 
     def _job(self, session: Session, job_id: int) -> Job:
         job = session.get(Job, job_id)
@@ -107,39 +138,119 @@ class JobQueries:
             now = utcnow()
             return JobPage(items=[job_view(job, now) for job in rows], total=total, page=page, per_page=per_page)
 
+    # --- results ---
+
     def results(self, flt: ResultFilter) -> CasePage:
-        """Cases matching a filter (one job's results, or the history across jobs)."""
+        """A page of cases matching a filter (one job's results, or the history across jobs)."""
         with self.db.session(write=False) as session:
-            if flt.job_id is not None:
-                self._job(session, flt.job_id)
-            base = flt.apply(select(CaseRow))
-            total = session.scalar(select(func.count()).select_from(base.subquery())) or 0
-            rows = session.scalars(flt.order(base).offset((flt.page - 1) * flt.per_page).limit(flt.per_page))
-            return CasePage(items=[case_view(row) for row in rows], total=total, page=flt.page,
-                            per_page=flt.per_page)
+            found = results.search(session, flt, flt.after, flt.before, flt.last)
+            items = self._case_views(session, found.rows)
+        paged = not (flt.after or flt.before or flt.last)
+        return CasePage(items=items, total=found.total, total_exact=found.exact, per_page=flt.per_page,
+                        page=flt.page if paged else None, next=found.next, prev=found.prev)
 
-    def iter_results(self, flt: ResultFilter) -> Iterator[CaseView]:
-        """Every case matching a filter, streamed (for exports)."""
-        with self.db.session(write=False) as session:
-            query = flt.order(flt.apply(select(CaseRow))).execution_options(yield_per=2000)
-            for row in session.scalars(query):
-                yield case_view(row)
+    def _case_views(self, session: Session, rows: Iterable[results.Row]) -> list[CaseView]:
+        keys = [(row[0], row[1]) for row in rows]
+        places = self._places(session, keys)
+        return [_case_view(places[key]) for key in keys if key in places]
 
-    def case(self, case_id: int) -> CaseDetail:
+    def _places(self, session: Session, keys: list[tuple[int, int]]) -> dict[tuple[int, int], _Place]:
+        """Where each (job, index) is stored, the chunks read once each."""
+        by_job: dict[int, list[int]] = {}
+        for job_id, index in keys:
+            by_job.setdefault(job_id, []).append(index)
+        places: dict[tuple[int, int], _Place] = {}
+        for job_id, indexes in by_job.items():
+            job = session.get(Job, job_id)
+            if job is None:
+                continue
+            chunks = session.execute(
+                select(Chunk.id, Chunk.first_index, Chunk.count, Chunk.worker, Chunk.finished_at)
+                .where(Chunk.job_id == job_id, Chunk.first_index <= max(indexes),
+                       Chunk.first_index + Chunk.count > min(indexes), Chunk.status == ChunkStatus.DONE)
+                .order_by(Chunk.first_index)).all()
+            starts = [chunk.first_index for chunk in chunks]
+            for index in indexes:
+                at = bisect_right(starts, index) - 1
+                if at < 0 or index >= starts[at] + chunks[at].count:
+                    continue
+                chunk = chunks[at]
+                places[job_id, index] = _Place(job, chunk, self._chunk_data(session, chunk.id), index - chunk.first_index)
+        return places
+
+    def _chunk_data(self, session: Session, chunk_id: int) -> ChunkData:
+        data = self._chunks.get(chunk_id)
+        if data is None:
+            row = session.execute(select(Chunk.inputs, Chunk.lines, Chunk.results, Chunk.traces)
+                                  .where(Chunk.id == chunk_id)).one()
+            data = unpack_chunk(row.inputs, row.lines, row.results, row.traces)
+            self._chunks.put(chunk_id, data)
+        return data
+
+    def iter_results(self, flt: ResultFilter) -> Iterator[list[tuple[Any, ...]]]:
+        """Every case matching a filter, streamed (for exports) in batches of tuples of
+        :data:`EXPORT_FIELDS`: in file order job by job (newest job first when the sort is
+        descending), read chunk by chunk, or for other sorts page by page."""
+        if flt.sort not in results.TIME_SORTS:
+            with self.db.session(write=False) as session:
+                for batch in _batched(results.iter_rows(session, flt), 2000):
+                    yield [tuple(getattr(view, name) for name in EXPORT_FIELDS)
+                           for view in self._case_views(session, batch)]
+            return
         with self.db.session(write=False) as session:
-            row = session.get(CaseRow, case_id)
-            if row is None:
-                raise NotFound(f"no case {case_id}")
-            return case_detail(row)
+            search = results.ResultSearch(session, flt)
+            jobs = results.candidate_jobs(session, flt, search)
+        for job in sorted(jobs, key=lambda job: job.id, reverse=flt.descending):
+            yield from self._job_results(job, flt)
+
+    def _job_results(self, job: Job, flt: ResultFilter) -> Iterator[list[tuple[Any, ...]]]:
+        query = (select(Chunk.first_index, Chunk.count, Chunk.worker, Chunk.finished_at, Chunk.inputs, Chunk.lines,
+                        Chunk.results)
+                 .where(Chunk.job_id == job.id, Chunk.status == ChunkStatus.DONE))
+        if flt.since is not None:
+            query = query.where(Chunk.finished_at >= flt.since)
+        if flt.until is not None:
+            query = query.where(Chunk.finished_at < flt.until)
+        order = Chunk.first_index.desc() if flt.descending else Chunk.first_index
+        wanted = _matcher(flt)
+        job_id, game = job.id, job.game
+        base = job_id * CASE_ID_BASE
+        with self.db.session(write=False) as session:
+            for chunk in session.execute(query.order_by(order).execution_options(yield_per=64)):
+                data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, None)
+                first, worker, moment = chunk.first_index, chunk.worker, chunk.finished_at
+                batch = [(base + first + k, job_id, first + k, game, text, row[0], row[1], row[2], line or None,
+                          row[5], row[4], row[3], worker, moment)
+                         for k, (text, row, line) in enumerate(zip(data.inputs, data.rows, data.lines, strict=True))
+                         if wanted is None or wanted(text, row)]
+                if flt.descending:
+                    batch.reverse()
+                yield batch
+
+    def case(self, ident: int) -> CaseDetail:
+        job_id, index = split_case_id(ident)
+        if not index:
+            raise NotFound(f"no case {ident}")
+        return self._case(job_id, index, f"no case {ident}")
 
     def case_by_index(self, job_id: int, index: int) -> CaseDetail:
-        with self.db.session(write=False) as session:
-            row = session.scalar(select(CaseRow).where(CaseRow.job_id == job_id, CaseRow.index == index))
-            if row is None:
-                raise NotFound(f"job {job_id} has no case {index}")
-            return case_detail(row)
+        return self._case(job_id, index, f"job {job_id} has no case {index}")
 
-    def output(self, job_id: int, partial: bool = False) -> Iterator[str]:
+    def _case(self, job_id: int, index: int, missing: str) -> CaseDetail:
+        with self.db.session(write=False) as session:
+            place = self._places(session, [(job_id, index)]).get((job_id, index))
+            if place is None:
+                raise NotFound(missing)
+            view = _case_view(place)
+            trace, problem = None, None
+            try:
+                trace = load_trace(place.job.game, place.data.trace(place.k))
+            except TraceError as error:  # shown on the case, not a failed request
+                problem = str(error)
+            return CaseDetail(**{name: getattr(view, name) for name in CaseView.__dataclass_fields__},
+                              trace=trace, trace_error=problem)
+
+    def output(self, job_id: int, partial: bool = False) -> Iterator[bytes]:
         """The judge output, in pieces of whole lines, exactly as the reference solutions print it."""
         with self.db.session(write=False) as session:
             job = self._job(session, job_id)
@@ -147,31 +258,48 @@ class JobQueries:
                 raise Conflict(f"job {job_id} is {job.status}; its output is complete once it has succeeded")
         return self._output_lines(job_id)
 
-    def _output_lines(self, job_id: int) -> Iterator[str]:
+    def _output_lines(self, job_id: int) -> Iterator[bytes]:
         with self.db.session(write=False) as session:
-            query = (select(CaseRow.line).where(CaseRow.job_id == job_id, CaseRow.line.is_not(None))
-                     .order_by(CaseRow.index).execution_options(yield_per=5000))
-            batch: list[str] = []
-            for line in session.scalars(query):
-                batch.append(line)
-                if len(batch) == 5000:
-                    yield "\n".join(batch) + "\n"
-                    batch = []
-            if batch:
-                yield "\n".join(batch) + "\n"
+            query = (select(Chunk.lines).where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)
+                     .order_by(Chunk.seq).execution_options(yield_per=64))
+            for lines in session.scalars(query):
+                yield join_lines(lines)
+
+    # --- one job's figures, from its row ---
 
     def distribution(self, job_id: int) -> DistributionView:
         """Counts of (outcome, number) for a job: what the job page's charts draw."""
         with self.db.session(write=False) as session:
             job = self._job(session, job_id)
-            query = (select(CaseRow.outcome, CaseRow.number, func.count())
-                     .where(CaseRow.job_id == job_id, CaseRow.outcome.is_not(None))
-                     .group_by(CaseRow.outcome, CaseRow.number))
-            rows = sorted((NumberCount(outcome=o, number=n, count=c) for o, n, c in session.execute(query)),
+            rows = sorted((NumberCount(outcome=outcome, number=int(number), count=count)
+                           for outcome, by_number in job.distribution.items() for number, count in by_number.items()),
                           key=lambda r: (r.number, r.outcome))
             engine = engines.get(job.game)
             return DistributionView(game=job.game, number_name=engine.number_name, outcomes=list(engine.outcomes),
                                     counts=job_view(job).counts, by_number=rows)
+
+    def timings(self, job_id: int) -> TimingsView:
+        """How long a job's phases and its cases took: the job page's timings panel."""
+        with self.db.session(write=False) as session:
+            job = self._job(session, job_id)
+        view = job_view(job)
+        solved = job.done - job.cache_hits
+
+        def between(start: datetime | None, end: datetime | None) -> float | None:
+            return round((end - start).total_seconds(), 3) if start and end else None
+
+        slowest = None
+        if job.slowest_index is not None and job.slowest_us is not None:
+            slowest = SlowestCase(id=case_id(job.id, job.slowest_index), index=job.slowest_index,
+                                  solve_us=job.slowest_us)
+        return TimingsView(
+            job_id=job_id, queued_seconds=between(job.created_at, job.started_at),
+            split_seconds=between(job.started_at, job.split_at), elapsed_seconds=view.elapsed_seconds,
+            rate=view.rate, solved=solved, cached=job.cache_hits, solve_us_total=job.solve_us,
+            solve_us_mean=round(job.solve_us / solved, 1) if solved > 0 else None,
+            solve_us_max=job.slowest_us, slowest_case=slowest)
+
+    # --- the service ---
 
     def overview(self, queue_depth: int | None) -> OverviewView:
         """Workers seen, work waiting, jobs by status: the dashboard's header."""
@@ -188,35 +316,53 @@ class JobQueries:
                 workers=[WorkerView(name=w.name, concurrency=w.concurrency, processed=w.processed,
                                     seen_at=w.seen_at, started_at=w.started_at) for w in workers],
                 jobs_by_status={s.value: by_status.get(s.value, 0) for s in JobStatus},
-                queued_cases=int(queued_cases), pending_chunks=int(pending_chunks), queue_depth=queue_depth)
-
-    def timings(self, job_id: int) -> TimingsView:
-        """How long a job's phases and its cases took: the job page's timings panel."""
-        with self.db.session(write=False) as session:
-            job = self._job(session, job_id)
-            view = job_view(job)
-            count, total_us, mean_us, max_us = session.execute(
-                select(func.count(), func.coalesce(func.sum(CaseRow.solve_us), 0), func.avg(CaseRow.solve_us),
-                       func.max(CaseRow.solve_us))
-                .where(CaseRow.job_id == job_id, CaseRow.cached.is_(False), CaseRow.outcome.is_not(None))).one()
-            slowest = session.execute(
-                select(CaseRow.id, CaseRow.index, CaseRow.solve_us)
-                .where(CaseRow.job_id == job_id, CaseRow.cached.is_(False), CaseRow.outcome.is_not(None))
-                .order_by(CaseRow.solve_us.desc(), CaseRow.index).limit(1)).first()
-
-        def between(start: datetime | None, end: datetime | None) -> float | None:
-            return round((end - start).total_seconds(), 3) if start and end else None
-
-        return TimingsView(
-            job_id=job_id, queued_seconds=between(job.created_at, job.started_at),
-            split_seconds=between(job.started_at, job.split_at), elapsed_seconds=view.elapsed_seconds,
-            rate=view.rate, solved=int(count), cached=view.cache_hits, solve_us_total=int(total_us),
-            solve_us_mean=round(float(mean_us), 1) if mean_us is not None else None,
-            solve_us_max=int(max_us) if max_us is not None else None,
-            slowest_case=(SlowestCase(id=slowest[0], index=slowest[1], solve_us=slowest[2])
-                          if slowest is not None else None))
+                queued_cases=max(0, int(queued_cases)), pending_chunks=int(pending_chunks), queue_depth=queue_depth)
 
     def workers_seen(self) -> list[str]:
         with self.db.session(write=False) as session:
             return sorted(session.scalars(select(WorkerRow.name).where(
                 WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)).all())
+
+
+def _case_view(place: _Place) -> CaseView:
+    job, chunk, data, k = place.job, place.chunk, place.data, place.k
+    result = data.result(k)
+    index = chunk.first_index + k
+    return CaseView(
+        id=case_id(job.id, index), job_id=job.id, index=index, game=job.game, input=data.inputs[k],
+        outcome=result.outcome if result else None, number=result.number if result else None,
+        detail=result.detail if result else None, line=(data.lines[k] or None) if data.lines else None,
+        error=result.error if result else None, cached=bool(result and result.cached),
+        solve_us=result.solve_us if result else 0, worker=chunk.worker, solved_at=chunk.finished_at)
+
+
+def _matcher(flt: ResultFilter) -> Any:
+    """A test of one stored case (its input and result row) against the filter's conditions on what
+    it is and came to, or ``None`` when there are none."""
+    if flt.canonical is None and flt.outcome is None and flt.number_min is None and flt.number_max is None:
+        return None
+
+    def wanted(text: str, row: list[Any]) -> bool:
+        outcome, number = row[0], row[1]
+        if flt.canonical is not None and text != flt.canonical:
+            return False
+        if flt.outcome is not None and outcome != flt.outcome:
+            return False
+        if flt.number_min is not None and (number is None or number < flt.number_min):
+            return False
+        if flt.number_max is not None and (number is None or number > flt.number_max):
+            return False
+        return True
+
+    return wanted
+
+
+def _batched(rows: Iterator[results.Row], size: int) -> Iterator[list[results.Row]]:
+    batch: list[results.Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

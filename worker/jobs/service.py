@@ -7,7 +7,7 @@ functions of :mod:`worker.jobs.split` / :mod:`worker.jobs.solve`); reads go thro
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
@@ -24,8 +24,8 @@ from worker.jobs.states import FINISHED, UNFINISHED
 from worker.jobs.views import JobView
 from worker.store.codecs import input_hash
 from worker.store.database import Database
-from worker.store.models import CaseRow, Job
-from worker.store.uploads import StoredUpload
+from worker.store.models import CaseRow, Job, Upload
+from worker.store.uploads import StoredUpload, head, hold, release
 
 
 class JobService:
@@ -42,24 +42,28 @@ class JobService:
         """
         if game is not None:
             engines.check(game)
-        with open(upload.path, "rb") as stream:
-            head = stream.read(SNIFF_BYTES)
-        check_upload(head, upload.size)
-        game = game or detect_game(head)
+        start = head(self.db, upload.id, SNIFF_BYTES)
+        check_upload(start, upload.size)
+        game = game or detect_game(start)
         with self.db.session() as session:
             self._check_active_jobs(session, client)
-            job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_path=str(upload.path),
+            if not hold(session, upload.id):
+                raise Conflict("the upload was removed meanwhile; send the file again")
+            job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
                                     sha256=upload.sha256, size=upload.size,
                                     chunk_size=chunk_size(self.settings, session, game), client=client,
                                     rerun_of=rerun_of)
             session.add(job)
             session.flush()
             view = job_view(job)
-        try:
-            self.dispatcher.split(view.id)
-        except Exception:  # noqa: BLE001 - the sweep sends queued jobs again once the broker is back
-            pass
+        self._send(lambda: self.dispatcher.split(view.id))
         return view
+
+    def _send(self, send: Callable[[], None]) -> None:
+        try:
+            send()
+        except Exception:  # noqa: BLE001 - the sweep sends the work again once the broker is back
+            pass
 
     def _check_active_jobs(self, session: Session, client: str | None) -> None:
         """Refuse when ``client`` already has as many unfinished jobs as it may (counted under a lock)."""
@@ -83,38 +87,55 @@ class JobService:
             return job_view(job)
 
     def rerun(self, job_id: int, client: str | None = None) -> JobView:
+        """A new job for the same file: split again from its upload while that is kept, else solved
+        again from the first job's chunks (its cases, read once already)."""
         with self.db.session(write=False) as session:
             job = session.get(Job, job_id)
             if job is None:
                 raise NotFound(f"no job {job_id}")
-            upload = StoredUpload(path=Path(job.upload_path), sha256=job.sha256, size=job.size)
-            filename, game = job.filename, job.game
-        try:
-            open(upload.path, "rb").close()
-        except OSError:
-            raise Conflict(f"the upload of job {job_id} is no longer stored") from None
+            if job.upload_id is not None:
+                upload = StoredUpload(job.upload_id, job.sha256, job.size)
+                filename, game = job.filename, job.game
+            elif job.split_at is None:
+                raise Conflict(f"the upload of job {job_id} is no longer stored")
+            else:
+                return self._rerun_from_chunks(job_id, client)
         return self.create_job(upload, filename, game, client=client, rerun_of=job_id)
 
+    def _rerun_from_chunks(self, job_id: int, client: str | None) -> JobView:
+        with self.db.session() as session:
+            self._check_active_jobs(session, client)
+            old = session.get(Job, job_id)
+            assert old is not None
+            job = lifecycle.new_job(game=old.game, filename=old.filename, upload_id=None, sha256=old.sha256,
+                                    size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id)
+            session.add(job)
+            session.flush()
+            try:
+                chunks = lifecycle.copy_chunks(session, old, job)
+            except ValueError as error:
+                raise Conflict(f"the upload of job {job_id} is no longer stored, and {error}") from None
+            view = job_view(job)
+        self._send(lambda: self.dispatcher.solve(chunks))
+        return view
+
     def delete(self, job_id: int) -> None:
-        """Delete a finished job, its cases, and its upload unless another job uses it."""
+        """Delete a finished job, its cases, and its upload unless another job still needs it."""
         with self.db.session() as session:
             job = self._locked(session, job_id)
             if job.status not in FINISHED:
                 raise Conflict(f"job {job_id} is still {job.status}; cancel it first")
-            path = job.upload_path
+            upload_id = job.upload_id
             session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
             session.delete(job)
-            session.flush()
-            shared = session.scalar(select(func.count()).select_from(Job).where(Job.upload_path == path))
-        if not shared:
-            Path(path).unlink(missing_ok=True)
+        release(self.db, upload_id)
 
     def forget_upload(self, upload: StoredUpload) -> None:
         """Remove a stored upload that no job refers to (after a refused upload)."""
-        with self.db.session(write=False) as session:
-            used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_path == str(upload.path)))
-        if not used:
-            upload.path.unlink(missing_ok=True)
+        with self.db.session() as session:
+            used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_id == upload.id))
+            if not used:
+                session.execute(delete(Upload).where(Upload.id == upload.id))
 
     def _locked(self, session: Session, job_id: int) -> Job:
         """The job with its chunks locked, in the lifecycle's lock order (to change them)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -20,12 +19,14 @@ from worker.config import Settings
 from worker.engines.base import Case, Result
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import worker_name
+from worker.jobs.lifecycle import Progress
 from worker.jobs.states import ACTIVE
 from worker.jobs.timeouts import CaseBudget, CaseTimeout
 from worker.store.cases import Known, insert_cases, known_results
-from worker.store.codecs import input_hash, store_trace, unpack_inputs
+from worker.store.chunks import Solved, pack_results
+from worker.store.codecs import input_hash, unpack_inputs
 from worker.store.database import Database
-from worker.store.models import SOLVE_BUCKETS_US, utcnow
+from worker.store.models import OUTCOME_CODES, SOLVE_BUCKETS_US, utcnow
 
 
 def solve_chunk(settings: Settings, chunk_id: int) -> None:
@@ -44,21 +45,21 @@ def solve_chunk(settings: Settings, chunk_id: int) -> None:
             return
         game, texts = job.game, unpack_inputs(inputs)
         hashes = [input_hash(game, text) for text in texts]
-        known: dict[str, Known] = (known_results(connection, game, hashes, texts, settings.store_traces)
+        known: dict[str, Known] = (known_results(connection, hashes, texts, settings.store_traces)
                                    if settings.result_cache else {})
 
     engine = engines.get(game)
-    # Rows in CASE_COLUMNS order, without solved_at (the store adds it).
-    rows: list[tuple[Any, ...]] = []
-    counts: Counter[str] = Counter()
+    solved: list[Solved] = []
+    progress = Progress()
     timings: list[int] = []
-    hits = failed = 0
     solve = _solver(engine, settings.store_traces)
+    judge_line = engine.judge_line
     clock = time.perf_counter
+    cpu_started = time.process_time()
     deadline = clock() + settings.chunk_seconds if settings.chunk_seconds else float("inf")
     next_check = clock() + settings.cancel_check_seconds
     with CaseBudget(settings.case_seconds) as budget:
-        for index, text, digest in zip(range(first, first + len(texts)), texts, hashes, strict=True):
+        for index, text in zip(range(first, first + len(texts)), texts, strict=True):
             start = clock()
             if start > next_check:
                 if not _still_active(db, job_id):
@@ -67,67 +68,68 @@ def solve_chunk(settings: Settings, chunk_id: int) -> None:
             previous = known.get(text)
             if previous is not None:
                 outcome, number, detail, trace = previous
-                rows.append((job_id, index, game, text, digest, outcome, number, detail,
-                             engine.judge_line(index, outcome, number, detail), trace, None, True, 0, me))
-                hits += 1
-                counts[outcome] += 1
+                solved.append(Solved(outcome, number, detail, judge_line(index, outcome, number, detail or []), 0,
+                                     True, None, trace))
+                progress.cache_hits += 1
                 continue
             if start > deadline:
-                failed += 1
-                rows.append((job_id, index, game, text, digest, *_unsolved(
-                    f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"), me))
+                solved.append(_unsolved(f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"))
                 continue
             budget.started = start
             try:
                 result, trace = solve(Case(index, text))
             except CaseTimeout:
-                failed += 1
-                rows.append((job_id, index, game, text, digest, *_unsolved(
-                    f"took longer than its time budget of {settings.case_seconds:g} s"), me))
+                solved.append(_unsolved(f"took longer than its time budget of {settings.case_seconds:g} s"))
                 continue
             finally:
                 budget.started = None
             elapsed = int((clock() - start) * 1e6)
             timings.append(elapsed)
-            outcome, number, detail = result.outcome, result.number, result.detail
-            rows.append((job_id, index, game, text, digest, outcome, number, detail, result.line, trace, None,
-                         False, elapsed, me))
-            known[text] = (outcome, number, detail, trace)
-            counts[outcome] += 1
+            if progress.slowest is None or elapsed > progress.slowest[0]:
+                progress.slowest = (elapsed, index)
+            solved.append(Solved(result.outcome, result.number, result.detail, result.line, elapsed, False, None,
+                                 trace))
+            known[text] = (result.outcome, result.number, result.detail, trace)
+    progress.cpu_us = int((time.process_time() - cpu_started) * 1e6)
+    progress.histogram = histogram(timings)
+    progress.solve_us = sum(timings)
+    rows = []
+    for index, case, digest in zip(range(first, first + len(solved)), solved, hashes, strict=True):
+        if case.outcome is None:
+            progress.failed += 1
+            rows.append((job_id, index, None, None, digest, 0, False))
+        else:
+            progress.solved += 1
+            progress.numbers[case.outcome, case.number] += 1
+            rows.append((job_id, index, OUTCOME_CODES[case.outcome], case.number, digest, case.solve_us,
+                         case.cached))
+    store_results(db, chunk_id, job_id, me, solved, rows, progress)
 
-    store_results(db, chunk_id, job_id, rows, counts, timings, hits, failed)
 
-
-def store_results(db: Database, chunk_id: int, job_id: int, rows: list[tuple[Any, ...]], counts: Counter[str],
-                  timings: list[int], hits: int, failed: int) -> None:
-    """Store a solved chunk's case rows and add them to its job's progress, in one transaction;
-    nothing when another delivery stored the chunk first or the job stopped meanwhile."""
+def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved: list[Solved],
+                  rows: list[tuple[Any, ...]], progress: Progress) -> None:
+    """Store a solved chunk (its blobs and its cases' index rows) and add it to its job's progress,
+    in one transaction; nothing when another delivery stored the chunk first or the job
+    stopped meanwhile."""
+    blobs = pack_results(solved)
     now = utcnow()
     with db.transaction() as connection:
-        if not lifecycle.finish_chunk(connection, chunk_id, now):
+        if not lifecycle.finish_chunk(connection, chunk_id, now, worker, blobs):
             return
-        insert_cases(connection, rows, now)
-        if not lifecycle.add_progress(connection, job_id, len(rows) - failed, failed, hits, counts,
-                                      histogram(timings), sum(timings), now):
+        insert_cases(connection, rows)
+        if not lifecycle.add_progress(connection, job_id, progress, now):
             connection.rollback()
 
 
-def _unsolved(reason: str) -> tuple[Any, ...]:
-    """A case row's columns from ``outcome`` to ``solve_us`` for a case that was not solved."""
-    return None, None, None, None, None, reason, False, 0
+def _unsolved(reason: str) -> Solved:
+    return Solved(None, None, None, None, 0, False, reason, None)
 
 
 def _solver(engine: engines.Engine, traces: bool) -> Callable[[Case], tuple[Result, bytes | None]]:
-    """``case -> (result, stored trace or None)``."""
-    if not traces:
-        return lambda case: (engine.solve(case, False), None)
-    solve_packed = engine.solve_packed
-
-    def solve(case: Case) -> tuple[Result, bytes | None]:
-        result, packed = solve_packed(case)
-        return result, store_trace(packed)
-
-    return solve
+    """``case -> (result, packed trace or None)``."""
+    if traces:
+        return engine.solve_packed
+    return lambda case: (engine.solve(case, False), None)
 
 
 def _still_active(db: Database, job_id: int) -> bool:

@@ -9,6 +9,8 @@ once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
@@ -21,9 +23,14 @@ from worker.jobs.reading import LineLimitReader, other_game_hint, parse_guarded,
 from worker.store.codecs import pack_inputs
 from worker.store.database import Database
 from worker.store.models import Chunk, utcnow
+from worker.store.uploads import UploadReader, head, release
 
-#: The split commits (and dispatches) its chunks this many at a time.
+#: The split commits (and dispatches) its chunks this many at a time, after the first few.
 CHUNKS_PER_COMMIT = 8
+#: The first chunks (smaller: see :func:`chunk_sizes`), each sent out as soon as it is read.
+RAMP = 4
+#: The smallest chunk of the ramp (a job of small chunks has no ramp).
+MIN_RAMP = 16
 
 
 def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
@@ -36,7 +43,7 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
         job = lifecycle.lock_job(session, job_id)
         if job is None or not lifecycle.begin_split(job, settings.lease_seconds):
             return
-        game, path, size = job.game, job.upload_path, job.chunk_size
+        game, upload_id, size = job.game, job.upload_id, job.chunk_size
         stored = session.scalar(select(func.coalesce(func.max(Chunk.seq), -1)).where(Chunk.job_id == job_id))
 
     engine = engines.get(game)
@@ -44,58 +51,80 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
     pending: list[list[Case]] = []
     total = seq = 0
     limit = settings.max_cases_per_job
+    sizes = chunk_sizes(size)
     try:
-        with open(path, "rb") as raw:
+        if upload_id is None:
+            raise FileNotFoundError("the upload is no longer stored")
+        with UploadReader(db, upload_id) as raw:
             stream = LineLimitReader(raw, settings.max_line_bytes) if settings.max_line_bytes else raw
             batch: list[Case] = []
+            wanted = next(sizes)
             for case in parse_guarded(engine, stream, warnings):
                 total += 1
                 if limit and total > limit:
                     _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit per job)")
                     return
                 batch.append(case)
-                if len(batch) == size:
+                if len(batch) == wanted:
                     if seq > stored:
                         pending.append(batch)
-                    seq, batch = seq + 1, []
-                    if len(pending) >= CHUNKS_PER_COMMIT:
-                        if not _store_chunks(db, settings, job_id, seq - len(pending), pending, dispatcher):
+                    seq, batch, wanted = seq + 1, [], next(sizes)
+                    # The first chunks go out at once (the first results show in a blink); later
+                    # ones a few at a time, which costs fewer transactions.
+                    if len(pending) >= (1 if seq <= RAMP else CHUNKS_PER_COMMIT):
+                        if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total,
+                                             raw.position, dispatcher):
                             return
                         pending = []
             if batch and seq > stored:
                 pending.append(batch)
                 seq += 1
     except InputError as error:
-        _fail(settings, job_id, readable(str(error)) + (_other_game_hint(game, path) if not total else ""))
+        _fail(settings, job_id, readable(str(error)) + (_other_game_hint(db, game, upload_id) if not total else ""))
         return
     except OSError as error:
         _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}")
         return
-    if not _store_chunks(db, settings, job_id, seq - len(pending), pending, dispatcher):
+    if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.size, dispatcher):
         return
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
         if job is not None:
             lifecycle.end_split(job, total, [w.to_dict() for w in warnings])
+    release(db, upload_id)
 
 
-def _other_game_hint(game: str, path: str) -> str:
+def chunk_sizes(size: int) -> Iterator[int]:
+    """The cases in each chunk, in order: a job starts with small chunks, so that its first results
+    come at once and every worker process has work from the start, then goes on at ``size``.
+
+    >>> from itertools import islice
+    >>> list(islice(chunk_sizes(500), 6)), list(islice(chunk_sizes(7), 2))
+    ([31, 62, 125, 250, 500, 500], [7, 7])
+    """
+    for shift in range(RAMP, 0, -1):
+        if size >> shift >= MIN_RAMP:
+            yield size >> shift
+    while True:
+        yield size
+
+
+def _other_game_hint(db: Database, game: str, upload_id: int | None) -> str:
     """For a file that fails before its first case: say so when it looks like another game's file."""
     try:
-        with open(path, "rb") as stream:
-            return other_game_hint(game, stream.read(8192))
+        return other_game_hint(game, head(db, upload_id)) if upload_id is not None else ""
     except OSError:
         return ""
 
 
 def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int, batches: list[list[Case]],
-                  dispatcher: Dispatcher) -> bool:
-    """Commit a run of chunks (numbered from ``first_seq``), renew the split's lease, then
-    dispatch them. ``False``: the job is gone or stopped."""
+                  total: int, bytes_read: int, dispatcher: Dispatcher) -> bool:
+    """Commit a run of chunks (numbered from ``first_seq``) with how far the split has read, renew
+    its lease, then dispatch them. ``False``: the job is gone or stopped."""
     try:
         with db.session() as session:
             job = lifecycle.lock_job(session, job_id)
-            if job is None or not lifecycle.renew_split(job, settings.lease_seconds):
+            if job is None or not lifecycle.renew_split(job, settings.lease_seconds, total, bytes_read):
                 return False
             now = utcnow()
             chunks = [lifecycle.new_chunk(job_id, first_seq + k, cases[0].index, len(cases),

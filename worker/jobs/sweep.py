@@ -17,6 +17,7 @@ from worker.jobs.dispatch import Dispatcher
 from worker.jobs.states import ACTIVE, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, utcnow
+from worker.store.uploads import discard_stale
 
 
 def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None) -> dict[str, int]:
@@ -56,6 +57,7 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
             report["finished"] += lifecycle.succeed_if_complete(job)
         for job_id in splits:
             lifecycle.resend_split(session, job_id, now)
+    discard_stale(Database.of(settings))
     for job_id in splits:
         dispatcher.split(job_id)
     if resend:

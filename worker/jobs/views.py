@@ -4,9 +4,8 @@ Each view is a frozen dataclass whose fields carry their documentation. The JSON
 sends ``view.to_dict()``; the OpenAPI document's schemas (``webui/openapi.py``) and the
 CSV export's columns are made from the same fields, so the three cannot disagree.
 
->>> page = CasePage(items=[], total=0, page=1, per_page=50)
->>> page.to_dict()
-{'total': 0, 'page': 1, 'per_page': 50, 'items': [], 'pages': 1}
+>>> JobPage(items=[], total=0, page=1, per_page=20).to_dict()
+{'total': 0, 'per_page': 20, 'page': 1, 'items': [], 'pages': 1}
 """
 
 from __future__ import annotations
@@ -74,12 +73,15 @@ class JobView(View):
     error: str | None = doc("Why the job failed, e.g. the parser's message with line and column.")
     warnings: list[DiagnosticView] = doc("What the reader noticed without failing (a missing terminator, "
                                          "text after it).")
-    total: int = doc("Cases in the file (0 until the split has finished).")
+    total: int = doc("Cases in the file: those read so far while the split runs, all of them once total_known.")
+    total_known: bool = doc("Whether the split has read the whole file (total is final).")
+    bytes_read: int = doc("Bytes of the upload the split has read (size once it is done).")
     done: int = doc("Cases solved so far (including those answered from the result cache).")
     failed_cases: int = doc("Cases that could not be solved within their time budget.")
     cache_hits: int = doc("Cases answered from the result cache.")
     counts: dict[str, int] = doc("Solved cases by outcome, in the game's order of outcomes.")
-    progress: float = doc("The share of the cases answered, 0 to 1.", minimum=0, maximum=1)
+    progress: float = doc("The share of the cases answered, 0 to 1 (while the file is read, of the cases the "
+                          "whole file is expected to hold).", minimum=0, maximum=1)
     rate: float = doc("Cases solved per second.")
     eta_seconds: float | None = doc("Seconds the job is expected to take still; null when not solving.")
     elapsed_seconds: float = doc("Seconds since the job started (to its end once finished).")
@@ -122,8 +124,7 @@ CSV_COLUMNS = tuple(item.name for item in fields(CaseView) if item.metadata["sch
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Page(View):
-    total: int = doc("Items matching, on every page.")
-    page: int = doc("This page's number, from 1.")
+    total: int = doc("Items matching, on every page (see total_exact for results).")
     per_page: int = doc("Items per page.")
 
     derived = {"pages": (int, "Pages in all (at least 1).")}
@@ -135,11 +136,17 @@ class Page(View):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JobPage(Page):
+    page: int = doc("This page's number, from 1.")
     items: list[JobView] = doc("The jobs, newest first.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CasePage(Page):
+    total_exact: bool = doc("Whether total is exact; otherwise at least that many match (filters by time "
+                            "or input are counted only so far).")
+    page: int | None = doc("This page's number when asked for by number; null when reached by a cursor.")
+    next: str | None = doc("The cursor of the next page (pass it as after=); null on the last page.")
+    prev: str | None = doc("The cursor of the page before (pass it as before=); null on the first page.")
     items: list[CaseView] = doc("The cases, in the order asked for.")
 
 

@@ -11,8 +11,15 @@ import gc
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, worker_process_init, worker_process_shutdown, worker_ready, worker_shutdown
+from celery.signals import (
+    task_postrun,
+    worker_process_init,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+)
 
+from worker import engines
 from worker.config import Settings
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
@@ -28,6 +35,10 @@ def create_worker_app(settings: Settings) -> Celery:
     """The Celery app of a worker: the tasks, bound to ``settings``, and the worker's heartbeat."""
     app = create_celery(settings)
     dispatcher = CeleryDispatcher(app)
+    # Made before the pool forks, so that each process starts with them instead of spending its first
+    # task on them (the engines' tables, SQLAlchemy's engine and its compiled statements).
+    engines.all_engines()
+    Database.of(settings)
 
     @app.task(name=SPLIT, **_RETRY)
     def split(job_id: int) -> None:

@@ -1,8 +1,9 @@
-"""The tables: jobs, the chunks a job is split into, one case row per deck or hand, and workers.
+"""The tables: uploads, jobs, the chunks a job is split into, an index row per case, and workers.
 
 A job's upload is parsed once by the split task into chunks (each holds its cases'
-canonical inputs, compressed); a solve task turns one chunk into case rows in a
-single transaction, so a chunk is either wholly stored or not at all.
+canonical inputs, compressed); a solve task stores one chunk's results in it, and its
+cases' index rows, in a single transaction, so a chunk is either wholly stored or not
+at all.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    SmallInteger,
     String,
     Text,
     UniqueConstraint,
@@ -27,7 +29,6 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
 from worker.jobs.states import ChunkStatus, JobStatus
-
 
 #: Upper bounds, in microseconds, of the solve-time histogram's buckets (``/metrics``).
 SOLVE_BUCKETS_US = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000,
@@ -57,13 +58,44 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: UTCDateTime}
 
 
+class Upload(Base):
+    """A judge file as it came in, kept in the database in compressed blocks (:mod:`worker.store.uploads`).
+
+    Every worker reads it from here, so workers on other hosts need no shared disk. It is
+    kept while some job still has to read it, and removed once every job using it is split.
+    """
+
+    __tablename__ = "uploads"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: ``receiving`` while the web process writes it, ``stored`` once whole.
+    state: Mapped[str] = mapped_column(String(16))
+    sha256: Mapped[str | None] = mapped_column(String(64), index=True)
+    size: Mapped[int] = mapped_column(BigInteger, default=0)
+    blocks: Mapped[int] = mapped_column(Integer, default=0)
+    #: ``host:pid`` of the web process receiving it (to clean up after one that died).
+    receiver: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class UploadBlock(Base):
+    __tablename__ = "upload_blocks"
+
+    upload_id: Mapped[int] = mapped_column(ForeignKey("uploads.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: zstd of :data:`worker.store.uploads.BLOCK_BYTES` bytes of the file (the last block fewer).
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class Job(Base):
     __tablename__ = "jobs"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     game: Mapped[str] = mapped_column(String(16), index=True)
     filename: Mapped[str] = mapped_column(String(255))
-    upload_path: Mapped[str] = mapped_column(String(1024))
+    #: The upload to split; ``None`` once every job using it has been split (or it was never stored).
+    upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id", ondelete="SET NULL"), index=True)
     sha256: Mapped[str] = mapped_column(String(64), index=True)
     size: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default=JobStatus.QUEUED, index=True)
@@ -71,16 +103,27 @@ class Job(Base):
     #: Reading warnings as Diagnostic dicts (missing terminator, text after it).
     warnings: Mapped[list[Any]] = mapped_column(default=list)
     chunk_size: Mapped[int] = mapped_column(Integer)
+    #: Cases read so far; final once ``split_at`` is set.
     total: Mapped[int] = mapped_column(Integer, default=0)
+    #: Bytes of the upload the split has read (the split's progress).
+    bytes_read: Mapped[int] = mapped_column(BigInteger, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     #: Cases that could not be solved (time budget); they count towards finishing.
     failed_cases: Mapped[int] = mapped_column(Integer, default=0)
     cache_hits: Mapped[int] = mapped_column(Integer, default=0)
     #: Solved cases by outcome, e.g. {"win": 45, "loss": 1946, "draw": 9}.
     counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: Solved cases by outcome and number, e.g. {"win": {"66": 3}}: the charts, and exact counts
+    #: for filtered results without counting rows.
+    distribution: Mapped[dict[str, Any]] = mapped_column(default=dict)
     #: Solved (not cached) cases by solve time: one count per bucket of SOLVE_BUCKETS_US, then the rest.
     solve_hist: Mapped[list[Any]] = mapped_column(default=list)
+    #: Microseconds spent solving (wall clock, per case) and CPU time of the solving loops.
     solve_us: Mapped[int] = mapped_column(BigInteger, default=0)
+    solve_cpu_us: Mapped[int] = mapped_column(BigInteger, default=0)
+    #: The slowest solved case so far (for the timings panel).
+    slowest_us: Mapped[int | None] = mapped_column(Integer)
+    slowest_index: Mapped[int | None] = mapped_column(Integer)
     rerun_of: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
     client: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
@@ -97,16 +140,28 @@ class Job(Base):
 
 
 class Chunk(Base):
+    """A run of a job's cases, handed out as one solve task, and where their results are kept.
+
+    What a case is and what it came to (input, result, judge line, trace) is stored here,
+    compressed per chunk (:mod:`worker.store.chunks`); the ``cases`` rows only index them.
+    """
+
     __tablename__ = "chunks"
-    __table_args__ = (UniqueConstraint("job_id", "seq"),)
+    __table_args__ = (UniqueConstraint("job_id", "seq"), Index("ix_chunks_job_first_index", "job_id", "first_index"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
     seq: Mapped[int] = mapped_column(Integer)
     first_index: Mapped[int] = mapped_column(Integer)
     count: Mapped[int] = mapped_column(Integer)
-    #: zstd of the cases' canonical inputs, one per line; dropped once the chunk is done.
+    #: zstd of the cases' canonical inputs, one per line.
     inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: Once done: zstd of the judge lines (one per case, empty for a case not solved).
+    lines: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: Once done: zstd of each case's result as JSON (outcome, number, detail, solve time, cached, error).
+    results: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: Once done: zstd of each case's packed trace (``Engine.solve_packed``) with their offsets.
+    traces: Mapped[bytes | None] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16), default=ChunkStatus.PENDING, index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     worker: Mapped[str | None] = mapped_column(String(255))
@@ -118,34 +173,54 @@ class Chunk(Base):
 
 
 class CaseRow(Base):
-    """One solved deck or hand. ``(job_id, index)`` is unique: writing a chunk twice adds nothing."""
+    """One case of a job, as an index row: what queries filter and sort by, nothing more.
+
+    ``(job_id, index)`` is the key, so storing a chunk twice adds nothing. The case itself
+    (input, judge line, detail, trace) lives in its chunk; its id in the API is
+    :func:`case_id`. No foreign key: checking one per row cost the database more than the
+    row (the job's code removes its cases itself). Every index costs each stored case a
+    write; these are the ones pages and the result cache read.
+    """
 
     __tablename__ = "cases"
     __table_args__ = (
-        UniqueConstraint("job_id", "index", name="uq_cases_job_index"),
-        Index("ix_cases_game_outcome_number", "game", "outcome", "number"),
-        Index("ix_cases_game_input_hash", "game", "input_hash"),
-        Index("ix_cases_job_outcome_number", "job_id", "outcome", "number"),
+        Index("ix_cases_job_outcome_number", "job_id", "outcome", "number", "index"),
+        Index("ix_cases_job_solve_us", "job_id", "solve_us", "index"),
+        Index("ix_cases_input_hash", "input_hash"),
+        # On SQLite the key is the table itself, not a second tree beside a rowid one.
+        {"sqlite_with_rowid": False},
     )
 
-    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
-    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"))
-    index: Mapped[int] = mapped_column(Integer)
-    game: Mapped[str] = mapped_column(String(16))
-    input: Mapped[str] = mapped_column(Text)
+    job_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    index: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    #: The outcome's code (:data:`OUTCOME_CODES`); ``None`` for a case that was not solved.
+    outcome: Mapped[int | None] = mapped_column(SmallInteger)
+    number: Mapped[int | None] = mapped_column(Integer)
     #: A 63-bit hash of (game, canonical input): finds the same deck in any job.
     input_hash: Mapped[int] = mapped_column(BigInteger)
-    outcome: Mapped[str | None] = mapped_column(String(16))
-    number: Mapped[int | None] = mapped_column(Integer)
-    detail: Mapped[list[Any] | None] = mapped_column()
-    line: Mapped[str | None] = mapped_column(Text)
-    #: zstd-compressed JSON of the engine's trace.
-    trace: Mapped[bytes | None] = mapped_column(LargeBinary)
-    error: Mapped[str | None] = mapped_column(Text)
-    cached: Mapped[bool] = mapped_column(default=False)
     solve_us: Mapped[int] = mapped_column(Integer, default=0)
-    worker: Mapped[str | None] = mapped_column(String(255))
-    solved_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    cached: Mapped[bool] = mapped_column(default=False)
+
+
+#: Every outcome of every game, each with the small number ``cases.outcome`` stores for it. New
+#: outcomes are added at the end: the numbers are in stored rows.
+OUTCOMES = ("win", "loss", "draw", "ready", "not-ready")
+OUTCOME_CODES = {name: code for code, name in enumerate(OUTCOMES, start=1)}
+#: How a case's (job, index) make its id in the API: job 3's case 42 is case 3000000042.
+CASE_ID_BASE = 1_000_000_000
+
+
+def case_id(job_id: int, index: int) -> int:
+    """The API's id of a case.
+
+    >>> case_id(3, 42), split_case_id(3000000042)
+    (3000000042, (3, 42))
+    """
+    return job_id * CASE_ID_BASE + index
+
+
+def split_case_id(ident: int) -> tuple[int, int]:
+    return divmod(ident, CASE_ID_BASE)
 
 
 class WorkerRow(Base):

@@ -1,8 +1,12 @@
-"""Uploads streamed to disk: hashed on the way, size-limited, stored under their sha256.
+"""Uploads kept in the database: streamed in as compressed blocks, hashed and size-limited on the way.
 
-A file is written to ``uploads/incoming/`` under a generated name and only moved to
-``uploads/ab/abcdef…`` once complete, so a broken upload never looks like a stored one
-and a user's file name never becomes a path.
+The web process writes an upload block by block while the request body arrives (constant
+memory, whatever the size); the split task on any worker reads it back the same way.
+Nothing is shared on disk, so workers on other hosts need only the database.
+
+An upload is ``receiving`` until whole; an identical upload (same SHA-256) is stored once.
+A web process that dies mid-upload leaves a ``receiving`` upload behind, which
+:func:`discard_stale` removes (at once for a dead process of this host, else after a day).
 """
 
 from __future__ import annotations
@@ -10,14 +14,23 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
-import tempfile
-import time
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import IO
 
-#: Host names may hold dashes; partial upload names split on them.
-_HOST = socket.gethostname().replace("-", "_")
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session
+
+from worker.store.codecs import compress, decompress
+from worker.store.database import Database
+from worker.store.models import Job, Upload, UploadBlock, utcnow
+
+#: Bytes of the file per stored block (before compression).
+BLOCK_BYTES = 1 << 20
+#: How long a ``receiving`` upload of another host may go unseen before it counts as abandoned.
+ABANDONED = timedelta(days=1)
+RECEIVING, STORED = "receiving", "stored"
 
 
 class UploadTooLarge(ValueError):
@@ -44,76 +57,97 @@ def format_size(size: int) -> str:
 
 @dataclass(frozen=True)
 class StoredUpload:
-    path: Path
+    id: int
     sha256: str
     size: int
+
+
+def _receiver() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class UploadWriter:
     """A writable file object for one upload (Werkzeug writes form files into it)."""
 
-    def __init__(self, upload_dir: Path, limit: int) -> None:
-        incoming = upload_dir / "incoming"
-        incoming.mkdir(parents=True, exist_ok=True)
-        self.upload_dir = upload_dir
+    def __init__(self, db: Database, limit: int) -> None:
+        self.db = db
         self.limit = limit
         self.size = 0
         self.committed = False
+        self.upload_id: int | None = None
         self._hash = hashlib.sha256()
-        fd, name = tempfile.mkstemp(dir=incoming, prefix=f"upload-{_HOST}-{os.getpid()}-")
-        self.temp_path = Path(name)
-        self._file: IO[bytes] = os.fdopen(fd, "w+b")
+        self._buffer = bytearray()
+        self._blocks = 0
 
     def write(self, data: bytes) -> int:
         self.size += len(data)
         if self.size > self.limit:
             raise UploadTooLarge(self.limit)
         self._hash.update(data)
-        return self._file.write(data)
+        self._buffer += data
+        while len(self._buffer) >= BLOCK_BYTES:
+            self._put(bytes(self._buffer[:BLOCK_BYTES]))
+            del self._buffer[:BLOCK_BYTES]
+        return len(data)
 
-    def copy_from(self, stream: IO[bytes], chunk_size: int = 1 << 20) -> None:
+    def copy_from(self, stream: IO[bytes], chunk_size: int = BLOCK_BYTES) -> None:
         while chunk := stream.read(chunk_size):
             self.write(chunk)
 
-    # Werkzeug's FileStorage treats us as a file: let it seek, read and flush.
+    def _put(self, block: bytes) -> None:
+        # One short transaction per block: an upload of minutes holds no lock the workers wait for.
+        with self.db.session() as session:
+            if self.upload_id is None:
+                upload = Upload(state=RECEIVING, receiver=_receiver())
+                session.add(upload)
+                session.flush()
+                self.upload_id = upload.id
+            session.add(UploadBlock(upload_id=self.upload_id, seq=self._blocks, data=compress(block)))
+            session.execute(update(Upload).where(Upload.id == self.upload_id).values(seen_at=utcnow()))
+        self._blocks += 1
+
+    # Werkzeug's FileStorage treats us as a file: it may seek back to the start and flush.
     def seek(self, offset: int, whence: int = 0) -> int:
-        return self._file.seek(offset, whence)
+        return 0
 
     def tell(self) -> int:
-        return self._file.tell()
-
-    def read(self, size: int = -1) -> bytes:
-        return self._file.read(size)
+        return self.size
 
     def flush(self) -> None:
-        self._file.flush()
+        """Blocks are written as they fill; the rest goes in at :meth:`commit`."""
 
     def close(self) -> None:
-        """Werkzeug closes form files when the request ends; the data is kept until commit or discard."""
+        """Werkzeug closes form files when the request ends; the upload is kept until commit or discard."""
 
     def commit(self) -> StoredUpload:
-        """Move the finished file to its content address (an identical upload is stored once)."""
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
+        """The whole upload, stored (an identical one already stored is used instead)."""
+        if self._buffer or self.upload_id is None:
+            self._put(bytes(self._buffer))
+            self._buffer.clear()
         self.committed = True
         digest = self._hash.hexdigest()
-        target = self.upload_dir / digest[:2] / digest
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.exists():
-            self.temp_path.unlink()
-        else:
-            os.replace(self.temp_path, target)
-        return StoredUpload(target, digest, self.size)
+        with self.db.session() as session:
+            same = session.scalar(select(Upload.id).where(Upload.sha256 == digest, Upload.state == STORED,
+                                                          Upload.size == self.size).limit(1))
+            if same is not None:
+                session.execute(delete(Upload).where(Upload.id == self.upload_id))
+                self.upload_id = same
+            else:
+                session.execute(update(Upload).where(Upload.id == self.upload_id).values(
+                    state=STORED, sha256=digest, size=self.size, blocks=self._blocks, seen_at=utcnow()))
+        assert self.upload_id is not None
+        return StoredUpload(self.upload_id, digest, self.size)
 
     def discard(self) -> None:
-        self._file.close()
-        self.temp_path.unlink(missing_ok=True)
+        if self.upload_id is not None:
+            with self.db.session() as session:
+                session.execute(delete(Upload).where(Upload.id == self.upload_id))
+            self.upload_id = None
 
 
-def store_stream(upload_dir: Path, stream: IO[bytes], limit: int) -> StoredUpload:
+def store_stream(db: Database, stream: IO[bytes], limit: int) -> StoredUpload:
     """Store a whole binary stream as an upload (for the CLI and tests)."""
-    writer = UploadWriter(upload_dir, limit)
+    writer = UploadWriter(db, limit)
     try:
         writer.copy_from(stream)
     except BaseException:
@@ -122,28 +156,104 @@ def store_stream(upload_dir: Path, stream: IO[bytes], limit: int) -> StoredUploa
     return writer.commit()
 
 
-def discard_stale(upload_dir: Path, older_than: float = 86400) -> int:
-    """Remove partial uploads whose process died mid-upload; return how many.
+class UploadReader:
+    """A stored upload as a binary stream, read block by block (one short read per block)."""
 
-    A partial upload is named after its host and process, so one of this host whose
-    process is gone is removed at once; any other only once it is ``older_than`` old
-    (another host may still be writing it).
+    def __init__(self, db: Database, upload_id: int) -> None:
+        self.db = db
+        self.upload_id = upload_id
+        self.position = 0
+        self._seq = 0
+        self._block = b""
+        self._at = 0
+        with db.session(write=False) as session:
+            upload = session.get(Upload, upload_id)
+            if upload is None or upload.state != STORED:
+                raise FileNotFoundError(f"upload {upload_id} is not stored")
+            self.size, self._blocks = upload.size, upload.blocks
+
+    def read(self, size: int = -1) -> bytes:
+        pieces = []
+        wanted = size if size >= 0 else self.size - self.position
+        while wanted > 0:
+            if self._at == len(self._block):
+                if self._seq == self._blocks:
+                    break
+                self._block, self._at = self._fetch(self._seq), 0
+                self._seq += 1
+                continue
+            piece = self._block[self._at : self._at + wanted]
+            self._at += len(piece)
+            wanted -= len(piece)
+            pieces.append(piece)
+        data = b"".join(pieces)
+        self.position += len(data)
+        return data
+
+    def _fetch(self, seq: int) -> bytes:
+        with self.db.session(write=False) as session:
+            blob = session.scalar(select(UploadBlock.data).where(UploadBlock.upload_id == self.upload_id,
+                                                                 UploadBlock.seq == seq))
+        if blob is None:
+            raise FileNotFoundError(f"upload {self.upload_id} has lost its block {seq}")
+        return decompress(blob)
+
+    def __enter__(self) -> UploadReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._block = b""
+
+
+def head(db: Database, upload_id: int, size: int = 8192) -> bytes:
+    """The first bytes of a stored upload (to sniff what it is)."""
+    return UploadReader(db, upload_id).read(size)
+
+
+def hold(session: Session, upload_id: int) -> bool:
+    """Keep a stored upload from being removed until this session's transaction ends (a job is being
+    made for it); whether it is still there."""
+    upload = session.get(Upload, upload_id, with_for_update={"read": True})
+    return upload is not None and upload.state == STORED
+
+
+def release(db: Database, upload_id: int | None) -> None:
+    """Remove an upload that no job needs to read any more (every job using it has been split)."""
+    if upload_id is None:
+        return
+    with db.session() as session:
+        # Locked first: a job being made for this upload holds it shared (see ``hold``) until it is
+        # stored, so it is either counted here or finds the upload gone.
+        if session.get(Upload, upload_id, with_for_update=True) is None:
+            return
+        waiting = session.scalar(select(func.count()).select_from(Job).where(
+            Job.upload_id == upload_id, Job.split_at.is_(None))) or 0
+        if not waiting:
+            session.execute(update(Job).where(Job.upload_id == upload_id).values(upload_id=None))
+            session.execute(delete(Upload).where(Upload.id == upload_id))
+
+
+def discard_stale(db: Database) -> int:
+    """Remove uploads whose receiving web process died mid-upload; return how many.
+
+    One of this host whose process is gone is removed at once, any other once it has not
+    been seen for :data:`ABANDONED` (another host may still be writing it).
     """
-    removed = 0
-    cutoff = time.time() - older_than
-    for path in (upload_dir / "incoming").glob("upload-*"):
-        try:
-            host, pid = path.name.split("-")[1:3]
-            orphan = host == _HOST and not _alive(int(pid))
-        except ValueError:
-            orphan = False
-        try:
-            if orphan or path.stat().st_mtime < cutoff:
-                path.unlink()
-                removed += 1
-        except FileNotFoundError:
-            pass
-    return removed
+    host = socket.gethostname()
+    removed = []
+    with db.session(write=False) as session:
+        receiving = session.execute(select(Upload.id, Upload.receiver, Upload.seen_at)
+                                    .where(Upload.state == RECEIVING)).all()
+    cutoff = utcnow() - ABANDONED
+    for upload_id, receiver, seen_at in receiving:
+        name, _, pid = (receiver or "").rpartition(":")
+        orphan = name == host and pid.isdigit() and not _alive(int(pid))
+        if orphan or seen_at < cutoff:
+            removed.append(upload_id)
+    if removed:
+        with db.session() as session:
+            session.execute(delete(Upload).where(Upload.id.in_(removed), Upload.state == RECEIVING))
+    return len(removed)
 
 
 def _alive(pid: int) -> bool:

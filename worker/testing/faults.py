@@ -6,11 +6,8 @@ from __future__ import annotations
 import http.client
 import io
 import os
-import random
 import signal
-import subprocess
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -21,9 +18,10 @@ from sqlalchemy import func, select
 from worker import engines
 from worker.jobs.states import ChunkStatus
 from worker.solving import solve_file
-from worker.store.models import CaseRow, Chunk
+from worker.store.models import CaseRow, Chunk, Upload
+from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService, live_service
-from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis
+from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis, ServiceMissing
 
 #: Short leases and sweeps so that recovery takes seconds, not minutes.
 FAST_RECOVERY = {"DEALER_LEASE_SECONDS": "4", "DEALER_STALL_SECONDS": "3", "DEALER_SWEEP_SECONDS": "1",
@@ -54,13 +52,10 @@ class Report:
 
 def judge_file(folder: Path, decks: int, seed: int = 20_000) -> tuple[Path, bytes]:
     """A 10-20-30 judge file of random decks and its judge output from a clean local run."""
-    engine = engines.get("10-20-30")
-    rng = random.Random(seed)
-    path = folder / f"decks-{decks}.in"
-    path.write_text("".join(engine.generate(rng) + "\n" for _ in range(decks)) + "0\n")
+    path = random_judge_file(folder / f"decks-{decks}.in", "10-20-30", decks, seed)
     out = io.StringIO()
     with open(path, "rb") as stream:
-        solve_file(engine, stream, out)
+        solve_file(engines.get("10-20-30"), stream, out)
     return path, out.getvalue().encode()
 
 
@@ -95,9 +90,61 @@ def private_servers() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
 
 
 @contextmanager
-def production(tmp: Path, postgres: PrivatePostgres, redis: PrivateRedis) -> Iterator[LiveService]:
-    with live_service("production", tmp, database_url=postgres.url, broker_url=redis.url, **FAST_RECOVERY) as live:
+def production(tmp: Path, postgres: PrivatePostgres, redis: PrivateRedis, workers: int = 1) -> Iterator[LiveService]:
+    with live_service("production", tmp, workers=workers, database_url=postgres.url, broker_url=redis.url,
+                      **FAST_RECOVERY) as live:
         yield live
+
+
+@contextmanager
+def other_host() -> Iterator[tuple[NetworkNamespace, PrivatePostgres, PrivateRedis]]:
+    """A second host (a network namespace) and private servers it reaches over the veth link."""
+    why_not = NetworkNamespace.available()
+    if why_not:
+        raise ServiceMissing(why_not)
+    net = NetworkNamespace()
+    try:
+        postgres, redis = PrivatePostgres(also_on=(net.host_ip,)), PrivateRedis(also_on=(net.host_ip,))
+        postgres.start()
+        redis.start()
+        try:
+            yield net, postgres, redis
+        finally:
+            redis.stop()
+            postgres.destroy()
+    finally:
+        net.remove()
+
+
+def remote_worker(live: LiveService, net: NetworkNamespace, postgres: PrivatePostgres, redis: PrivateRedis,
+                  data_dir: Path | None = None) -> subprocess.Popen[bytes]:
+    """A worker process on the other host, reaching the servers by the link's address (and with a data
+    folder of its own when ``data_dir`` is given)."""
+    env = dict(live.env, DEALER_DATABASE_URL=postgres.url.replace("127.0.0.1", net.host_ip),
+               DEALER_BROKER_URL=redis.url.replace("127.0.0.1", net.host_ip))
+    if data_dir is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        env["DEALER_DATA_DIR"] = str(data_dir)
+    return net.run([*DEALER, "worker", "--concurrency", "1", "--loglevel", "WARNING"], env,
+                   live.data_dir / "remote-worker.log")
+
+
+def worker_elsewhere(live: LiveService, net: NetworkNamespace, postgres: PrivatePostgres, redis: PrivateRedis,
+                     path: Path, expected: bytes, decks: int) -> Report:
+    """The only worker is on another host, with an empty data folder of its own: it splits and solves
+    the whole job from what the database holds."""
+    elsewhere = live.data_dir.parent / "other-host"
+    remote = remote_worker(live, net, postgres, redis, elsewhere)
+    try:
+        live.wait_for_workers(1)
+        start = time.monotonic()
+        job_id = int(live.submit(path, "10-20-30")["id"])
+        report = measure(live, "only a worker on another host", job_id, expected, decks, start)
+        left = [p for p in elsewhere.rglob("*") if p.is_file()]
+        return report if not left else replace(report, status=f"the other host's folder holds {left}")
+    finally:
+        os.killpg(remote.pid, signal.SIGKILL)
+        remote.wait()
 
 
 def worker_killed(live: LiveService, path: Path, expected: bytes, decks: int) -> Report:
@@ -139,8 +186,8 @@ def raw_get(live: LiveService, path: str) -> tuple[int, bytes]:
     return response.status, response.read()
 
 
-def web_killed_during_upload(live: LiveService, path: Path) -> tuple[list[Path], int]:
-    """Kill the web process mid-upload and start it again: returns partial files left and jobs created."""
+def web_killed_during_upload(live: LiveService, path: Path) -> tuple[int, int]:
+    """Kill the web process mid-upload and start it again: returns partial uploads left and jobs created."""
     assert live.web is not None
     connection = http.client.HTTPConnection("127.0.0.1", int(live.url.rsplit(":", 1)[1]), timeout=10)
     boundary = "b0undary"
@@ -150,23 +197,24 @@ def web_killed_during_upload(live: LiveService, path: Path) -> tuple[list[Path],
     connection.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
     connection.putheader("Content-Length", str(len(head) + path.stat().st_size + 100))
     connection.endheaders()
-    connection.send(head + path.read_bytes()[: 1 << 20])
-    incoming = live.data_dir / "uploads" / "incoming"
-    live.wait_until(lambda: any(incoming.glob("upload-*")), "the partial upload to reach the disk")
+    connection.send(head + path.read_bytes()[: 3 << 20])
+    live.wait_until(lambda: _uploads(live) > 0, "the partial upload to reach the database")
     os.killpg(live.web.pid, signal.SIGKILL)
     live.web.wait()
     connection.close()
     live.start_web()
-    return list(incoming.glob("upload-*")), int(live.get("/api/jobs")["total"])
+    return _uploads(live), int(live.get("/api/jobs")["total"])
+
+
+def _uploads(live: LiveService) -> int:
+    with live.db.session(write=False) as session:
+        return session.scalar(select(func.count()).select_from(Upload)) or 0
 
 
 def worker_cut_off(live: LiveService, net: NetworkNamespace, postgres: PrivatePostgres, redis: PrivateRedis,
                    path: Path, expected: bytes, decks: int) -> Report:
     """A worker in ``net`` takes chunks, is cut off mid-job, and comes back after the job is done."""
-    env = dict(live.env, DEALER_DATABASE_URL=postgres.url.replace("127.0.0.1", net.host_ip),
-               DEALER_BROKER_URL=redis.url.replace("127.0.0.1", net.host_ip))
-    remote = net.run([*DEALER, "worker", "--concurrency", "1", "--loglevel", "WARNING"], env,
-                     live.data_dir / "remote-worker.log")
+    remote = remote_worker(live, net, postgres, redis)
     try:
         live.wait_for_workers(2)
         job_id = start_job(live, path, progress=500)

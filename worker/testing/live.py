@@ -25,7 +25,12 @@ from typing import Any
 from worker.client import Client
 from worker.config import Settings
 from worker.store.database import Database
-from worker.testing.servers import create_postgres_database, drop_postgres_database, free_port, fresh_redis_url
+from worker.testing.servers import (
+    create_postgres_database,
+    drop_postgres_database,
+    free_port,
+    fresh_redis_url,
+)
 
 DEALER = [sys.executable, "-m", "worker.cli"]
 MODES = ("embedded", "production")
@@ -125,7 +130,7 @@ class LiveService:
 
 
 @contextmanager
-def live_service(mode: str, tmp: Path, concurrency: int = 2, database_url: str | None = None,
+def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, database_url: str | None = None,
                  broker_url: str | None = None, **extra_env: str) -> Iterator[LiveService]:
     """Start web + worker in ``mode`` ("embedded" or "production") and stop them afterwards.
 
@@ -148,8 +153,10 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, database_url: str |
     live = LiveService(mode, f"http://127.0.0.1:{free_port()}", env, data_dir, concurrency)
     try:
         live.start_web()
-        live.start_worker()
-        live.wait_for_workers()
+        for _ in range(workers):
+            live.start_worker()
+        if workers:
+            live.wait_for_workers(workers)
         yield live
     finally:
         live.stop()

@@ -1,7 +1,7 @@
 // History search: the form drives the results table and the export links; the URL keeps the
 // search, so it can be shared or bookmarked.
 
-import { $, formValues, games, query } from "./util.js";
+import { $, exportWithProgress, formValues, games, query } from "./util.js";
 import { dateRange, resultsTable } from "./results.js";
 
 const form = $("#history-form");
@@ -25,16 +25,20 @@ function followGame() {
 const table = resultsTable({
   table: $("#results-table"), pager: $("#results-pager"), countEl: $("#results-count"), errorEl: $("#results-error"),
   endpoint: "/api/results", columns: ["job_id", "index", "game", "input", "line", "outcome", "number", "solved_at"],
-  apiParams: dateRange,
+  apiParams: dateRange, defaultSort: "-solved_at",
   onState: (params) => {
     const q = query(params);
     history.replaceState(null, "", `${location.pathname}${q ? `?${q}` : ""}`);
     const filters = dateRange(params);
-    delete filters.page;
+    for (const key of ["page", "after", "before", "last"]) delete filters[key];
     $("#export-csv").href = `/api/results/export?${query({ ...filters, format: "csv" })}`;
     $("#export-ndjson").href = `/api/results/export?${query({ ...filters, format: "ndjson" })}`;
   },
 });
+
+for (const link of [$("#export-csv"), $("#export-ndjson")]) {
+  exportWithProgress(link, $("#export-status"), () => table.total);
+}
 
 gameSelect.addEventListener("change", followGame);
 followGame();

@@ -1,7 +1,8 @@
 // The job page: live progress and timings while it runs, charts, the results table, and the
 // cancel / rerun / delete buttons.
 
-import { $, $$, api, count, fillProgress, fillStatus, formValues, h, isFinished, micros, poll, readJSON, seconds } from "./util.js";
+import { $, $$, api, count, exportWithProgress, fillProgress, fillStatus, formValues, h, isFinished, micros, poll, readJSON,
+  seconds } from "./util.js";
 import { distribution, hasRareOutcome, outcomeBars } from "./charts.js";
 import { resultsTable } from "./results.js";
 
@@ -51,7 +52,8 @@ function showJob() {
     $(`[data-p="${outcome}"]`).textContent = `${solved ? ((n / solved) * 100).toFixed(1) : "0.0"}%`;
   }
   const finished = isFinished(job.status);
-  $("[data-f=total]").textContent = job.total || finished ? `${count(job.total)} ${game.unit}s` : `counting ${game.unit}s…`;
+  $("[data-f=total]").textContent = job.total_known || finished ? `${count(job.total)} ${game.unit}s`
+    : `${count(job.total)} ${game.unit}s so far…`;
   $("#download-output").hidden = job.status !== "succeeded";
   // The action buttons are only there for whoever may use them (see job.html).
   if ($("#cancel")) $("#cancel").hidden = finished;
@@ -73,6 +75,10 @@ function showTimings(t) {
   set("solve_us_max", micros(t.solve_us_max));
   set("cached", count(job.cache_hits));
   set("failed_cases", count(job.failed_cases));
+}
+
+for (const link of [$("#export-csv"), $("#export-ndjson")]) {
+  exportWithProgress(link, $("#export-status"), () => job.done + job.failed_cases);
 }
 
 // --- results -------------------------------------------------------------------------------

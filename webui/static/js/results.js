@@ -15,7 +15,13 @@ const COLUMNS = {
   solved_at: { label: "Solved", sort: "solved_at", cell: (r) => h("time", { datetime: r.solved_at }, localTime(r.solved_at)) },
 };
 
-export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns, numberName, onState, apiParams = (p) => p }) {
+const PER_PAGE = 25;
+/** The parameters that say where a page starts, as opposed to what it shows. */
+const PLACE = ["after", "before", "last", "page"];
+const withoutPlace = (params) => Object.fromEntries(Object.entries(params).filter(([key]) => !PLACE.includes(key)));
+
+export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns, numberName, onState, apiParams = (p) => p,
+  defaultSort = "index" }) {
   let params = {};
   let request = 0;
   const cols = columns.map((key) => ({ key, ...COLUMNS[key], label: key === "number" && numberName ? numberName : COLUMNS[key].label }));
@@ -31,13 +37,13 @@ export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns
   });
 
   function sortBy(key) {
-    const current = params.sort || "index";
+    const current = params.sort || defaultSort;
     const next = current === key ? `-${key}` : key;
-    load({ ...params, sort: next, page: 1 });
+    load({ ...withoutPlace(params), sort: next });
   }
 
   function showSort() {
-    const sort = params.sort || "index";
+    const sort = params.sort || defaultSort;
     for (const th of head.querySelectorAll("th")) {
       const c = cols.find((col) => col.key === th.dataset.key);
       if (!c.sort) continue;
@@ -45,31 +51,38 @@ export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns
     }
   }
 
+  // Pages follow cursors (a page starts after or before a case), so that the millionth
+  // result comes as fast as the first; where a page starts in the list is counted here.
+  let first = 0;
+  let total = null; // results matching, once a page has said
+
   function showPager(data) {
     pager.replaceChildren();
-    if (data.pages <= 1) return;
-    const go = (page) => () => load({ ...params, page });
+    if (!data.prev && !data.next) return;
+    const go = (place, at) => () => { first = at; load({ ...withoutPlace(params), ...place }); };
+    const shown = data.items.length;
+    const of = data.total_exact ? count(data.total) : `at least ${count(data.total)}`;
     pager.append(
-      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page <= 1, onclick: go(1), "aria-label": "First page" }, "«"),
-      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page <= 1, onclick: go(data.page - 1), rel: "prev" }, "← Previous"),
-      h("span", { class: "pager-info" }, `Page ${count(data.page)} of ${count(data.pages)}`),
-      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page >= data.pages, onclick: go(data.page + 1), rel: "next" }, "Next →"),
-      h("button", { class: "btn btn-ghost", type: "button", disabled: data.page >= data.pages, onclick: go(data.pages), "aria-label": "Last page" }, "»"));
+      h("button", { class: "btn btn-ghost", type: "button", disabled: !data.prev, onclick: go({}, 0), "aria-label": "First page" }, "«"),
+      h("button", { class: "btn btn-ghost", type: "button", disabled: !data.prev, onclick: go({ before: data.prev }, Math.max(0, first - PER_PAGE)), rel: "prev" }, "← Previous"),
+      h("span", { class: "pager-info" }, `${count(first + 1)}–${count(first + shown)} of ${of}`),
+      h("button", { class: "btn btn-ghost", type: "button", disabled: !data.next, onclick: go({ after: data.next }, first + shown), rel: "next" }, "Next →"),
+      h("button", { class: "btn btn-ghost", type: "button", disabled: !data.next || !data.total_exact, onclick: go({ last: 1 }, Math.max(0, data.total - PER_PAGE)), "aria-label": "Last page" }, "»"));
   }
 
-  const filtered = () => Object.keys(params).some((key) => !["sort", "page", "per_page"].includes(key));
+  const filtered = () => Object.keys(params).some((key) => !["sort", "per_page", ...PLACE].includes(key));
 
   async function load(next = params) {
     params = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== "" && v !== undefined && v !== null));
-    if (Number(params.page) === 1) delete params.page;
-    if (params.sort === "index") delete params.sort;
+    if (!PLACE.some((key) => key in params)) first = 0;
+    if (params.sort === defaultSort) delete params.sort;
     const mine = ++request;
     showSort();
     body.querySelectorAll("tr").forEach((tr) => tr.classList.add("loading"));
     if (onState) onState(params);
     let data;
     try {
-      data = await api(`${endpoint}?${query({ per_page: 25, ...apiParams(params) })}`);
+      data = await api(`${endpoint}?${query({ per_page: PER_PAGE, sort: defaultSort, ...apiParams(params) })}`);
     } catch (error) {
       if (mine !== request) return;
       errorEl.textContent = error.message.charAt(0).toUpperCase() + error.message.slice(1);
@@ -81,7 +94,8 @@ export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns
     }
     if (mine !== request) return;
     errorEl.hidden = true;
-    countEl.textContent = `${count(data.total)} result${data.total === 1 ? "" : "s"}`;
+    countEl.textContent = `${data.total_exact ? "" : "at least "}${count(data.total)} result${data.total === 1 ? "" : "s"}`;
+    total = data.total_exact ? data.total : null;
     body.replaceChildren(...(data.items.length ? data.items.map((r) => h("tr", { "data-case": r.id },
       cols.map((c) => h("td", { class: [c.num ? "num" : "", c.cls || ""].join(" ").trim() || null }, c.cell(r))))) :
       [h("tr", { class: "empty-row" }, h("td", { colspan: cols.length }, filtered() ? "Nothing matches these filters." : "No results yet."))]));
@@ -94,7 +108,7 @@ export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns
     if (th) (th.querySelector("button") || th).textContent = name || COLUMNS.number.label;
   }
 
-  return { load, setNumberName, get params() { return params; } };
+  return { load, setNumberName, get params() { return params; }, get total() { return total; } };
 }
 
 /** Turn a filter form's date fields into since/until (the "to" day counts in full). */

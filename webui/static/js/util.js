@@ -127,7 +127,10 @@ export const isFinished = (status) => FINISHED.includes(status);
 /** The text under a job's progress bar (the same as the server's progress_text macro). */
 export function progressText(job) {
   if (job.status === "queued") return "waiting for a worker";
-  if (job.status === "splitting") return `reading the file${job.done ? ` · ${count(job.done)} solved` : ""}`;
+  if (job.status === "splitting") {
+    const read = job.size ? Math.floor((100 * job.bytes_read) / job.size) : 0;
+    return `reading the file: ${read}% · ${count(job.done)} of ${count(job.total)} read solved`;
+  }
   const handled = job.done + job.failed_cases;
   if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
   let text = `${count(handled)} / ${count(job.total)}`;
@@ -204,3 +207,48 @@ export function formValues(form) {
 }
 
 export const query = (params) => new URLSearchParams(Object.entries(params).filter(([, v]) => v !== "" && v !== null && v !== undefined)).toString();
+
+/**
+ * Download an export link while showing how far it is: the results are counted as they stream in
+ * (one per line, after a CSV's header), against ``total()`` when it is known. Falls back to the
+ * plain link where the browser cannot read a response as a stream.
+ */
+export function exportWithProgress(link, status, total) {
+  if (!window.ReadableStream || !window.URL || !URL.createObjectURL) return;
+  link.addEventListener("click", async (event) => {
+    event.preventDefault();
+    if (link.getAttribute("aria-busy") === "true") return;
+    link.setAttribute("aria-busy", "true");
+    const expected = total();
+    try {
+      const response = await fetch(link.href, { headers: requestHeaders() });
+      if (!response.ok) throw new ApiError(await errorText(response), response.status);
+      const reader = response.body.getReader();
+      const parts = [];
+      let lines = link.href.includes("format=csv") ? -1 : 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        for (const byte of value) if (byte === 10) lines += 1;
+        status.textContent = `Exporting: ${count(Math.max(lines, 0))}${expected ? ` of ${count(expected)}` : ""} results`;
+      }
+      const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+      const url = URL.createObjectURL(new Blob(parts, { type: response.headers.get("Content-Type") || "" }));
+      const save = h("a", { href: url, download: name ? name[1] : "" });
+      document.body.append(save);
+      save.click();
+      save.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      status.textContent = `Exported ${count(Math.max(lines, 0))} results.`;
+    } catch (error) {
+      status.textContent = `The export failed: ${error.message}`;
+    } finally {
+      link.removeAttribute("aria-busy");
+    }
+  });
+}
+
+async function errorText(response) {
+  try { return (await response.json()).error; } catch { return `HTTP ${response.status}`; }
+}

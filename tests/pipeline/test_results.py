@@ -1,0 +1,135 @@
+"""Pages of results follow cursors: every sort and filter walks the same cases a plain sort of all
+of them gives, forwards and backwards, one job or many, with the counts from the job rows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from tests.support.jobs import submit
+from tests.support.paths import JUDGE_DATA
+from worker.jobs.errors import Invalid
+from worker.jobs.filters import ResultFilter
+from worker.jobs.views import CaseView
+
+#: Cases in the three jobs of the ``jobs`` fixture.
+ALL = 2000 + 3 + 200
+SORTS = ["index", "-index", "number", "-number", "outcome", "-outcome", "solve_us", "-solve_us", "solved_at",
+         "-solved_at", "job_id"]
+
+
+def _key(sort: str, case: CaseView) -> tuple[Any, ...]:
+    from worker.store.models import OUTCOME_CODES
+
+    name = sort.lstrip("-")
+    if name == "number":
+        return (case.number, case.job_id, case.index)
+    if name == "outcome":
+        return (OUTCOME_CODES[case.outcome or ""], case.number, case.job_id, case.index)
+    if name == "solve_us":
+        return (case.solve_us, case.job_id, case.index)
+    return (case.job_id, case.index)
+
+
+def _walk(queries: Any, flt: ResultFilter) -> list[CaseView]:
+    seen: list[CaseView] = []
+    page = queries.results(flt)
+    while True:
+        seen += page.items
+        if page.next is None:
+            return seen
+        page = queries.results(replace(flt, after=page.next))
+
+
+def _walk_back(queries: Any, flt: ResultFilter) -> list[CaseView]:
+    page = queries.results(replace(flt, last=True))
+    seen = list(page.items)
+    while page.prev is not None:
+        page = queries.results(replace(flt, before=page.prev, last=False))
+        seen = page.items + seen
+    return seen
+
+
+@pytest.fixture
+def jobs(service: Any) -> list[int]:
+    """A job of 2,000 accordion decks, one of 10-20-30 (every outcome) and one of accordion's few-piles
+    file (the same outcomes and numbers as the first job's, in another job), chunks of 100."""
+    service.settings = replace(service.settings, chunk_size=100)
+    return [submit(service, (JUDGE_DATA / game / f"{name}.in").read_bytes(), game).id
+            for game, name in (("accordion", "random-2000"), ("10-20-30", "sample"), ("accordion", "few-piles"))]
+
+
+@pytest.mark.parametrize("sort", SORTS)
+def test_every_sort_of_a_job_walks_its_cases_in_order(queries: Any, jobs: list[int], sort: str) -> None:
+    flt = ResultFilter(job_id=jobs[0], game="accordion", sort=sort.lstrip("-"), descending=sort.startswith("-"),
+                       per_page=457).checked()
+    walked = _walk(queries, flt)
+    assert len(walked) == 2000 and len({case.index for case in walked}) == 2000
+    assert [_key(sort, c) for c in walked] == sorted((_key(sort, c) for c in walked), reverse=sort.startswith("-"))
+    assert [c.index for c in _walk_back(queries, flt)] == [c.index for c in walked]
+    first = queries.results(flt)
+    assert first.prev is None and first.total == 2000 and first.total_exact and first.page == 1
+
+
+@pytest.mark.parametrize("sort", ["-solved_at", "number", "-outcome"])
+def test_history_across_jobs_walks_every_case_once(queries: Any, jobs: list[int], sort: str) -> None:
+    flt = ResultFilter(sort=sort.lstrip("-"), descending=sort.startswith("-"), per_page=500).checked()
+    walked = _walk(queries, flt)
+    assert len(walked) == len({c.id for c in walked}) == ALL
+    assert [_key(sort, c) for c in walked] == sorted((_key(sort, c) for c in walked), reverse=sort.startswith("-"))
+    assert [c.id for c in _walk_back(queries, flt)] == [c.id for c in walked]
+    if sort == "-solved_at":  # newest job first
+        assert walked[0].job_id == jobs[-1] and walked[-1].job_id == jobs[0]
+
+
+def test_filters_count_from_the_job_rows(queries: Any, jobs: list[int]) -> None:
+    everything = _walk(queries, ResultFilter(per_page=500).checked())
+    for values in ({"outcome": "win"}, {"outcome": "loss", "number_min": 3, "number_max": 5},
+                   {"game": "10-20-30"}, {"number_min": 80}, {"game": "accordion", "outcome": "draw"}):
+        if values.get("outcome") == "draw" and values.get("game") == "accordion":
+            with pytest.raises(Invalid):
+                ResultFilter(**values).checked()
+            continue
+        flt = ResultFilter(**values, per_page=50).checked()
+        expected = [c for c in everything if all(
+            (c.outcome == v) if k == "outcome" else (c.game == v) if k == "game"
+            else (c.number is not None and c.number >= v) if k == "number_min" else (c.number is not None and c.number <= v)
+            for k, v in values.items())]
+        page = queries.results(flt)
+        assert (page.total, page.total_exact) == (len(expected), True), values
+        assert sorted(c.id for c in _walk(queries, flt)) == sorted(c.id for c in expected), values
+
+
+def test_a_filter_by_time_is_counted_up_to_a_limit(queries: Any, jobs: list[int]) -> None:
+    from datetime import timedelta
+
+    from worker.jobs import results
+
+    since = queries.job(jobs[0]).created_at - timedelta(minutes=1)
+    page = queries.results(ResultFilter(since=since).checked())
+    assert page.total == ALL and page.total_exact
+    limited = ResultFilter(since=since).checked()
+    original = results.COUNT_LIMIT
+    results.COUNT_LIMIT = 100
+    try:
+        page = queries.results(limited)
+    finally:
+        results.COUNT_LIMIT = original
+    assert (page.total, page.total_exact) == (100, False)
+
+
+def test_page_numbers_reach_the_first_results_only(queries: Any, jobs: list[int]) -> None:
+    flt = ResultFilter(job_id=jobs[0], per_page=100, page=3).checked()
+    assert [c.index for c in queries.results(flt).items] == list(range(201, 301))
+    with pytest.raises(Invalid, match="too deep"):
+        ResultFilter(job_id=jobs[0], per_page=500, page=21).checked()
+
+
+def test_a_cursor_that_is_not_one_is_refused(queries: Any, jobs: list[int]) -> None:
+    for cursor in ("x", "1:", "-1:2", "9" * 30):
+        with pytest.raises(Invalid, match="cursor"):
+            queries.results(ResultFilter(after=cursor).checked())
+    with pytest.raises(Invalid, match="gone"):
+        queries.results(ResultFilter(after="999:1").checked())

@@ -1,0 +1,120 @@
+"""A chunk's results as stored: three compressed blobs per chunk instead of wide rows per case.
+
+- ``lines``: the judge lines, one per case, joined by newlines (empty for a case not
+  solved), so that a job's judge output is its chunks' blobs decompressed in order;
+- ``results``: each case's result as JSON ``[outcome, number, detail, solve_us, cached, error]``;
+- ``traces``: each case's packed trace (``Engine.solve_packed``), with their offsets.
+
+Compressing a chunk's values together costs less than compressing each, and compresses
+better (a 10-20-30 trace shares most of its bytes with its neighbours').
+
+>>> blobs = pack_results([Solved("win", 66, [], "Win : 66", 120, False, None, b"\\x01ab")])
+>>> chunk = unpack_chunk(pack_inputs(["1 2"]), *blobs)
+>>> chunk.lines, chunk.result(0).number, chunk.trace(0)
+(['Win : 66'], 66, b'\\x01ab')
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import orjson
+import zstandard
+
+from worker.engines.base import TraceError
+from worker.store.codecs import compress, decompress, pack_inputs, unpack_inputs
+
+__all__ = ["ChunkData", "Solved", "pack_inputs", "pack_results", "unpack_chunk"]
+
+
+class Solved(NamedTuple):
+    """One case's result as a solve task hands it to the store (a tuple: made once per case)."""
+
+    outcome: str | None
+    number: int | None
+    detail: list[Any] | None
+    line: str | None
+    solve_us: int
+    cached: bool
+    error: str | None
+    #: The packed trace (``Engine.solve_packed``); ``None`` when traces are not stored.
+    trace: bytes | None
+
+
+def pack_results(cases: Sequence[Solved]) -> tuple[bytes, bytes, bytes | None]:
+    """``(lines, results, traces)`` blobs of a chunk's cases, in order (``traces`` is ``None``
+    when no case has one)."""
+    lines = compress("\n".join(case.line or "" for case in cases).encode())
+    results = compress(orjson.dumps([[c.outcome, c.number, c.detail, c.solve_us, c.cached, c.error]
+                                     for c in cases]))
+    traces = [case.trace or b"" for case in cases]
+    if not any(traces):
+        return lines, results, None
+    offsets = array("I", [0] * (len(traces) + 1))
+    for k, trace in enumerate(traces):
+        offsets[k + 1] = offsets[k] + len(trace)
+    return lines, results, compress(array("I", [len(traces)]).tobytes() + offsets.tobytes() + b"".join(traces))
+
+
+class Result(NamedTuple):
+    outcome: str | None
+    number: int | None
+    detail: list[Any] | None
+    solve_us: int
+    cached: bool
+    error: str | None
+
+
+class ChunkData:
+    """A stored chunk, decompressed: its inputs, judge lines and results (``rows``, each a list in
+    :class:`Result`'s order), and its traces on demand (they are most of its bytes, and a page of
+    results needs none)."""
+
+    __slots__ = ("inputs", "lines", "rows", "_traces", "_raw")
+
+    def __init__(self, inputs: list[str], lines: list[str], rows: list[list[Any]], traces: bytes | None) -> None:
+        self.inputs = inputs
+        self.lines = lines
+        self.rows = rows
+        self._traces = traces
+        self._raw: bytes | None = None  # the traces decompressed, once one is asked for
+
+    def result(self, k: int) -> Result | None:
+        """The result of the chunk's ``k``-th case, or ``None`` while the chunk is not solved."""
+        return Result(*self.rows[k]) if k < len(self.rows) else None
+
+    def trace(self, k: int) -> bytes | None:
+        """The packed trace of the chunk's ``k``-th case (from 0), or ``None``.
+
+        Raises :class:`TraceError` when the chunk's traces are damaged.
+        """
+        if self._traces is None:
+            return None
+        try:
+            raw = self._raw = self._raw if self._raw is not None else decompress(self._traces)
+            count = array("I", raw[:4])[0]
+            offsets = array("I", raw[4 + 4 * k : 12 + 4 * k]) if 0 <= k < count else None
+        except (zstandard.ZstdError, IndexError, ValueError):
+            raise TraceError("the stored traces of this case's chunk are damaged") from None
+        if offsets is None:
+            return None
+        start = 8 + 4 * count
+        return raw[start + offsets[0] : start + offsets[1]] or None
+
+
+def unpack_chunk(inputs: bytes, lines: bytes | None, results: bytes | None, traces: bytes | None) -> ChunkData:
+    """A chunk's stored blobs, decompressed (``lines``/``results`` are ``None`` for a chunk not solved)."""
+    texts = unpack_inputs(inputs)
+    if lines is None or results is None:
+        return ChunkData(texts, [], [], None)
+    return ChunkData(texts, decompress(lines).decode().split("\n"), orjson.loads(decompress(results)), traces)
+
+
+def join_lines(lines_blob: bytes) -> bytes:
+    """A chunk's part of the judge output: its lines, each with its newline, unsolved cases left out."""
+    text = decompress(lines_blob)
+    if text and b"\n\n" not in text and not text.startswith(b"\n") and not text.endswith(b"\n"):
+        return text + b"\n"  # every case solved, as nearly always: no need to look at each line
+    return b"".join(line + b"\n" for line in text.split(b"\n") if line)
