@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import func, select, text
 
@@ -215,7 +216,7 @@ def endpoints(db: Database, client: Any) -> list[tuple[str, str]]:
                                                             CaseRow.index == big.total // 2))
     j, n = big.id, big.total
     first_case = case_id(j, 1)
-    since = (big.finished_at - timedelta(seconds=n / 2 / 20_000)).isoformat()
+    since = quote((big.finished_at - timedelta(seconds=n / 2 / 20_000)).isoformat())
     deck = client.get(f"/api/jobs/{j}/cases/{n // 3}").get_json()["input"]
     pages = [
         ("dashboard (page)", "/"), ("jobs (API)", "/api/jobs"), ("overview", "/api/overview"), ("metrics", "/metrics"),
@@ -237,7 +238,7 @@ def endpoints(db: Database, client: Any) -> list[tuple[str, str]]:
         ("history", "/api/results?sort=-solved_at"), ("history, one game", "/api/results?game=accordion&sort=-solved_at"),
         ("history, outcome", "/api/results?outcome=draw&sort=-solved_at"),
         ("history, number range", "/api/results?number_min=200&number_max=210&sort=-solved_at"),
-        ("history, by input", f"/api/results?game=10-20-30&input={deck.replace(' ', '+')}"),
+        ("history, by input", f"/api/results?game=10-20-30&input={quote(deck)}"),
         ("history, since", f"/api/results?since={since}&sort=-solved_at"),
         ("history, by number (every job)", "/api/results?sort=number"),
         ("history page", "/history"),
@@ -245,6 +246,18 @@ def endpoints(db: Database, client: Any) -> list[tuple[str, str]]:
         (f"results of a {million.total:,}-case job", f"/api/jobs/{million.id}/cases?sort=solve_us"),
     ]
     return pages
+
+
+def _bytes_per_case(db: Database, stored: int) -> str:
+    """What a stored case costs on disk: its index row and its share of its chunk (blobs included)."""
+    if not db.postgres:
+        path = Path(db.url.split("///", 1)[1])
+        return f"{path.stat().st_size / stored:.0f} bytes each (the whole database file)"
+    with db.engine.connect() as connection:
+        cases, chunks = connection.execute(text(
+            "SELECT pg_total_relation_size('cases'), pg_total_relation_size('chunks')")).one()
+    return (f"{(cases + chunks) / stored:.0f} bytes each ({cases / stored:.0f} in its index row and indexes, "
+            f"{chunks / stored:.0f} in its chunk)")
 
 
 def _second_job(session: Any) -> Job:
@@ -294,14 +307,16 @@ def main() -> int:
     client = create_app(settings, NoBroker()).test_client()  # type: ignore[arg-type]
     with db.session(write=False) as session:
         stored = session.scalar(select(func.coalesce(func.sum(Job.total), 0))) or 0
-    print(f"\n{stored:,} cases stored; server time, median of 5 (target {TARGET_MS} ms)\n")
+    print(f"\n{stored:,} cases stored, {_bytes_per_case(db, stored)}; server time, median of 5 "
+          f"(target {TARGET_MS} ms)\n")
     failures = 0
     for what, path in endpoints(db, client):
         status = client.get(path).status_code
         ms = _median_ms(lambda: client.get(path).get_data())
-        ok = status == 200 and ms < TARGET_MS
+        # /healthz answers 503 here (no worker runs): what counts is how fast it answers.
+        ok = status in ((200, 503) if path == "/healthz" else (200,)) and ms < TARGET_MS
         failures += not ok
-        print(f"  {what:<38} {ms:8.1f} ms  {'ok' if ok else 'MISSED' if status == 200 else f'HTTP {status}'}")
+        print(f"  {what:<38} {ms:8.1f} ms  {'ok' if ok else 'MISSED' if status in (200, 503) else f'HTTP {status}'}")
     with db.session(write=False) as session:
         million = _second_job(session)
     print()

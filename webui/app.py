@@ -10,6 +10,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webui import errors
 from webui.context import Dealer, dealer, settings
+from webui.converters import CaseIdConverter, IdConverter
 from worker.config import Settings
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     dispatcher = dispatcher or CeleryDispatcher.for_settings(settings)
     app = Flask(__name__)
     app.request_class = StreamingRequest
+    app.url_map.converters.update(id=IdConverter, case_id=CaseIdConverter)
     app.config.update(MAX_CONTENT_LENGTH=settings.max_upload_bytes + FORM_OVERHEAD)
     # Keep keys in the order the views list them (outcomes in each game's order).
     app.json.sort_keys = False  # type: ignore[attr-defined]

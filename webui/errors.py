@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import DataError, InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from webui.context import settings
@@ -49,6 +49,13 @@ def register(app: Flask) -> None:
     @app.errorhandler(UnknownGame)
     def _unknown_game(error: UnknownGame) -> Any:
         return error_response(str(error), 400)
+
+    @app.errorhandler(DataError)
+    @app.errorhandler(OverflowError)
+    def _out_of_range(error: Exception) -> Any:
+        # A value the database cannot hold (the parameters' bounds should have caught it first).
+        app.logger.warning("a value out of the database's range: %s", error.__class__.__name__)
+        return error_response("a value in the request is out of range", 400)
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)

@@ -45,7 +45,7 @@ def exposition(data: Metrics) -> Iterator[str]:
                        "Solved cases stored, by game and outcome (falls when a job is deleted).",
                        (({"game": game, "outcome": outcome}, count) for game, outcome, count in data.cases_solved))
     yield from _histogram(data.solve_histograms)
-    yield from _family("dealer_workers", "gauge", "Workers whose heartbeat was seen in the last 30 seconds.",
+    yield from _family("dealer_workers", "gauge", "Workers whose heartbeat is recent (DEALER_WORKER_TIMEOUT).",
                        [({}, data.workers)])
     yield from _family("dealer_pending_chunks", "gauge", "Chunks of cases waiting for or being solved.",
                        [({}, data.pending_chunks)])

@@ -109,19 +109,19 @@ def upload() -> Any:
     return render_template("upload.html", page_name="upload", error=None)
 
 
-@pages.get("/jobs/<int:job_id>")
+@pages.get("/jobs/<id:job_id>")
 def job(job_id: int) -> str:
     data = queries().job(job_id).to_dict()
     timings = queries().timings(job_id).to_dict()
     return render_template("job.html", page_name="job", job=data, timings=timings, game=_game(data["game"]))
 
 
-@pages.get("/jobs/<int:job_id>/cases/<int:index>")
+@pages.get("/jobs/<id:job_id>/cases/<id:index>")
 def job_case(job_id: int, index: int) -> str:
     return _case_page(queries().case_by_index(job_id, index).to_dict())
 
 
-@pages.get("/cases/<int:case_id>")
+@pages.get("/cases/<case_id:case_id>")
 def case(case_id: int) -> str:
     return _case_page(queries().case(case_id).to_dict())
 

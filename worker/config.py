@@ -30,11 +30,16 @@ class Settings:
     max_upload_bytes: int = 4 << 30
     result_cache: bool = True
     store_traces: bool = True
-    #: A running chunk whose worker has not finished it in this long is handed out again.
+    #: A worker writes its heartbeat this often...
+    heartbeat_seconds: float = 2.0
+    #: ...and one not heard of for this long is gone: the chunks and splits it held are handed out again.
+    worker_timeout: float = 10.0
+    #: A running chunk whose (living) worker has not finished it in this long is handed out again.
     lease_seconds: int = 300
-    #: Pending chunks of a job that made no progress for this long, with an empty queue, are sent again.
-    stall_seconds: int = 30
-    sweep_seconds: int = 10
+    #: The chunks of a job that made no progress for this long, with an empty queue, are sent again.
+    stall_seconds: int = 10
+    #: How often each worker looks for work to hand out again (the recovery sweep).
+    sweep_seconds: float = 4.0
     #: A solve task re-checks whether its job was cancelled this often (seconds).
     cancel_check_seconds: float = 1.0
     #: Time budgets: a case over its budget fails with a reason; a chunk over its budget fails
@@ -43,7 +48,7 @@ class Settings:
     chunk_seconds: float = 900.0
     #: PostgreSQL ends a session left idle inside a transaction this long, releasing its locks:
     #: a worker cut off from the network mid-transaction must not hold up the others.
-    db_idle_timeout: float = 60.0
+    db_idle_timeout: float = 10.0
 
     # --- limits (0 turns one off) ---
     #: Cases (decks or hands) one job may hold; the split fails a job with more.

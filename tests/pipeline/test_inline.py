@@ -134,12 +134,18 @@ def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, mon
     started = clock.monotonic()
     job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
     assert clock.monotonic() - started < 4
-    assert job.status == "succeeded"
+    # The job fails, saying so: a judge output one line short must never pass for a whole one.
+    assert job.status == "failed" and job.error == (
+        f"1 of 2 decks could not be solved within their time budget (the first is deck 2): the judge output of "
+        f"the others is at /api/jobs/{job.id}/output?partial=1")
     assert (job.done, job.failed_cases) == (1, 1)
     failed = queries.case_by_index(job.id, 2)
     assert failed.error == "took longer than its time budget of 0.2 s"
     assert failed.outcome is None
-    assert output(queries, job.id) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes().splitlines(True)[0]
+    with pytest.raises(Conflict):
+        queries.output(job.id)
+    assert b"".join(queries.output(job.id, partial=True)) == (
+        (JUDGE_DATA / "accordion" / "sample.out").read_bytes().splitlines(True)[0])
 
 
 def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries, settings, monkeypatch) -> None:
@@ -160,7 +166,7 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries
     service.settings = dataclasses.replace(settings, case_seconds=0, chunk_seconds=0.3)
     service.dispatcher.settings = service.settings
     job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
-    assert job.status == "succeeded" and (job.done, job.failed_cases) == (1, 1)
+    assert job.status == "failed" and (job.done, job.failed_cases) == (1, 1)
     assert queries.case_by_index(job.id, 2).error == (
         "not solved: the chunk used up its time budget of 0.3 s")
 

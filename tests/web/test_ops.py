@@ -24,7 +24,7 @@ def test_healthz_is_503_without_workers(client: Any) -> None:
     assert body["status"] == "unavailable" and body["ok"] is False
     assert body["database"] == {"ok": True, "error": None}
     assert body["broker"] == {"ok": True, "error": None, "queue_depth": 0}
-    assert body["workers"] == {"ok": False, "error": "no worker seen in the last 30 s", "seen": 0, "names": []}
+    assert body["workers"] == {"ok": False, "error": "no worker heard from in the last 10 s", "seen": 0, "names": []}
 
 
 def test_healthz_is_200_when_everything_answers(client: Any, settings: Any) -> None:

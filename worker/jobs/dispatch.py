@@ -23,5 +23,26 @@ class Dispatcher(Protocol):
 
 
 def worker_name(pid: int | None = None) -> str:
-    """How a worker process is named in chunk rows and heartbeats: ``host:pid``."""
+    """How a worker is named in its heartbeat: ``host:pid`` of its main process."""
     return f"{socket.gethostname()}:{pid or os.getpid()}"
+
+
+def process_name() -> str:
+    """How the process that runs a task is named in the rows it claims: ``host:worker:pid`` (a pool
+    process names the worker it belongs to, whose heartbeat tells whether it is still there).
+
+    >>> owner(process_name()) == worker_name(os.getppid())
+    True
+    """
+    return f"{socket.gethostname()}:{os.getppid()}:{os.getpid()}"
+
+
+def owner(name: str | None) -> str | None:
+    """The worker (``host:pid``) of a process named by :func:`process_name`.
+
+    >>> owner("box:10:12"), owner("box:12"), owner(None)
+    ('box:10', None, None)
+    """
+    if name is None or name.count(":") < 2:
+        return None
+    return name.rsplit(":", 1)[0]

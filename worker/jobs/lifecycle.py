@@ -22,6 +22,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Connection,
+    Float,
     Integer,
     LargeBinary,
     Row,
@@ -32,6 +33,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from worker import engines
 from worker.jobs.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.models import CaseRow, Chunk, Job, UTCDateTime, utcnow
 
@@ -62,12 +64,14 @@ def new_job(**columns: Any) -> Job:
     return Job(status=JobStatus.QUEUED, warnings=[], counts={}, progress_at=utcnow(), **columns)
 
 
-def begin_split(job: Job, lease_seconds: float) -> bool:
-    """Mark a queued job (or one whose split died) as splitting; whether there is a split to do."""
+def begin_split(job: Job, lease_seconds: float, splitter: str) -> bool:
+    """Mark a queued job (or one whose split died) as splitting by ``splitter`` (a process name); whether
+    there is a split to do."""
     if job.status not in (JobStatus.QUEUED, JobStatus.SPLITTING):
         return False
     now = utcnow()
     job.status = JobStatus.SPLITTING
+    job.splitter = splitter
     job.started_at = job.started_at or now
     job.lease_until = now + timedelta(seconds=lease_seconds)
     job.progress_at = now
@@ -85,7 +89,7 @@ def renew_split(job: Job, lease_seconds: float, total: int, bytes_read: int) -> 
     return True
 
 
-def end_split(job: Job, total: int, warnings: list[dict[str, Any]]) -> None:
+def end_split(session: Session, job: Job, total: int, warnings: list[dict[str, Any]]) -> None:
     """The whole upload is read: the job has ``total`` cases and solves on (or is already done)."""
     if job.status != JobStatus.SPLITTING:
         return
@@ -95,7 +99,8 @@ def end_split(job: Job, total: int, warnings: list[dict[str, Any]]) -> None:
     job.status = JobStatus.SOLVING
     job.split_at = utcnow()
     job.lease_until = None
-    succeed_if_complete(job)
+    job.splitter = None
+    finish_if_complete(session, job)
 
 
 def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
@@ -112,7 +117,7 @@ def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
     job.started_at = job.split_at = job.progress_at = now
     job.total, job.bytes_read, job.warnings = old.total, old.size, list(old.warnings)
     session.flush()
-    succeed_if_complete(job)  # a file without cases
+    finish_if_complete(session, job)  # a file without cases
     return [chunk.id for chunk in chunks]
 
 
@@ -150,18 +155,30 @@ def complete(status: str, done: int, failed_cases: int, total: int) -> bool:
     return status == JobStatus.SOLVING and done + failed_cases >= total
 
 
-def succeed_if_complete(job: Job) -> bool:
-    """Mark the job succeeded if every case is answered; whether it was."""
+def finish_if_complete(session: Session, job: Job) -> bool:
+    """End the job if every case is answered: succeeded, or failed when some case could not be solved
+    (its judge output would be short); whether it ended."""
     if not complete(job.status, job.done, job.failed_cases, job.total):
         return False
-    job.status = JobStatus.SUCCEEDED
+    job.status, job.error = _ending(session.connection(), job.id, job.game, job.failed_cases, job.total)
     job.finished_at = utcnow()
     return True
 
 
+def _ending(connection: Connection, job_id: int, game: str, failed: int, total: int) -> tuple[str, str | None]:
+    """The status a complete job ends in, and why when it failed."""
+    if not failed:
+        return JobStatus.SUCCEEDED, None
+    first = connection.execute(_FIRST_UNSOLVED, {"p_job": job_id}).scalar()
+    unit = engines.get(game).unit
+    return JobStatus.FAILED, (
+        f"{failed:,} of {total:,} {unit}s could not be solved within their time budget (the first is {unit} "
+        f"{first}): the judge output of the others is at /api/jobs/{job_id}/output?partial=1")
+
+
 def resend_split(session: Session, job_id: int, now: datetime) -> None:
-    """The sweep hands a job's split out again: its clock restarts, its lease is given up."""
-    session.execute(update(Job).where(Job.id == job_id).values(progress_at=now, lease_until=None))
+    """The sweep hands a job's split out again: its clock restarts, its lease and splitter are given up."""
+    session.execute(update(Job).where(Job.id == job_id).values(progress_at=now, lease_until=None, splitter=None))
 
 
 # --- a chunk's life (the solve path: Core statements, built once) ----------------------------
@@ -217,6 +234,7 @@ def add_progress(connection: Connection, job_id: int, chunk: Progress, now: date
     job = connection.execute(_LOCK_PROGRESS, {"p_job": job_id}).one_or_none()
     if job is None or job.status not in ACTIVE:
         return False
+    rate = recent_rate(job.rate, chunk.solved + chunk.failed, job.progress_at, now)
     counts = Counter(job.counts)
     distribution: dict[str, dict[str, int]] = {o: dict(n) for o, n in job.distribution.items()}
     for (outcome, number), count in chunk.numbers.items():
@@ -231,10 +249,34 @@ def add_progress(connection: Connection, job_id: int, chunk: Progress, now: date
     connection.execute(_ADD_PROGRESS, {
         "p_job": job_id, "p_solved": chunk.solved, "p_failed": chunk.failed, "p_hits": chunk.cache_hits,
         "p_counts": dict(counts), "p_distribution": distribution, "p_hist": histogram, "p_us": chunk.solve_us,
-        "p_cpu": chunk.cpu_us, "p_slowest_us": slowest_us, "p_slowest_index": slowest_index, "p_now": now})
-    if complete(job.status, job.done + chunk.solved, job.failed_cases + chunk.failed, job.total):
-        connection.execute(_SUCCEED, {"p_job": job_id, "p_now": now})
+        "p_cpu": chunk.cpu_us, "p_slowest_us": slowest_us, "p_slowest_index": slowest_index, "p_rate": rate,
+        "p_now": now})
+    failed = job.failed_cases + chunk.failed
+    if complete(job.status, job.done + chunk.solved, failed, job.total):
+        status, error = _ending(connection, job_id, job.game, failed, job.total)
+        connection.execute(_FINISH, {"p_job": job_id, "p_now": now, "p_status": status, "p_error": error})
     return True
+
+
+#: How much one stored chunk weighs in a job's recent rate (the rest is the rate before it).
+RATE_WEIGHT = 0.2
+
+
+def recent_rate(rate: float, answered: int, last: datetime | None, now: datetime) -> float:
+    """A job's cases per second after a chunk of ``answered`` cases is stored at ``now``, the last one
+    having been at ``last``: an average that forgets, so the time left follows the pace of now.
+
+    >>> from datetime import datetime, timedelta
+    >>> t = datetime(2026, 11, 30)
+    >>> recent_rate(0.0, 1000, t, t + timedelta(seconds=1))
+    1000.0
+    >>> round(recent_rate(1000.0, 1000, t, t + timedelta(seconds=2)))
+    900
+    """
+    if last is None or answered <= 0:
+        return rate
+    now_rate = answered / max((now - last).total_seconds(), 0.001)
+    return now_rate if rate <= 0 else (1 - RATE_WEIGHT) * rate + RATE_WEIGHT * now_rate
 
 
 def requeue_chunk(chunk: Chunk, now: datetime) -> None:
@@ -257,8 +299,8 @@ _FINISH_CHUNK = (update(Chunk)
                          results=bindparam("p_results", type_=LargeBinary),
                          traces=bindparam("p_traces", type_=LargeBinary),
                          finished_at=bindparam("p_now", type_=UTCDateTime())))
-_LOCK_PROGRESS = (select(Job.status, Job.total, Job.done, Job.failed_cases, Job.counts, Job.distribution,
-                         Job.solve_hist, Job.slowest_us, Job.slowest_index)
+_LOCK_PROGRESS = (select(Job.status, Job.game, Job.total, Job.done, Job.failed_cases, Job.counts, Job.distribution,
+                         Job.solve_hist, Job.slowest_us, Job.slowest_index, Job.rate, Job.progress_at)
                   .where(Job.id == bindparam("p_job")).with_for_update(**JOB_LOCK))
 _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     done=Job.done + bindparam("p_solved", type_=Integer),
@@ -269,9 +311,11 @@ _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     solve_us=Job.solve_us + bindparam("p_us", type_=BigInteger),
     solve_cpu_us=Job.solve_cpu_us + bindparam("p_cpu", type_=BigInteger),
     slowest_us=bindparam("p_slowest_us", type_=Integer), slowest_index=bindparam("p_slowest_index", type_=Integer),
-    progress_at=bindparam("p_now", type_=UTCDateTime()))
-_SUCCEED = update(Job).where(Job.id == bindparam("p_job")).values(
-    status=JobStatus.SUCCEEDED, finished_at=bindparam("p_now", type_=UTCDateTime()))
+    rate=bindparam("p_rate", type_=Float), progress_at=bindparam("p_now", type_=UTCDateTime()))
+_FINISH = update(Job).where(Job.id == bindparam("p_job")).values(
+    status=bindparam("p_status"), error=bindparam("p_error"), finished_at=bindparam("p_now", type_=UTCDateTime()))
+_FIRST_UNSOLVED = (select(CaseRow.index).where(CaseRow.job_id == bindparam("p_job"), CaseRow.outcome.is_(None))
+                   .order_by(CaseRow.index).limit(1))
 
 
 def new_chunk(job_id: int, seq: int, first_index: int, count: int, inputs: bytes, now: datetime) -> Chunk:

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from worker.jobs.dispatch import Dispatcher
-from worker.jobs.queries import WORKER_TIMEOUT, JobQueries
+from worker.jobs.queries import JobQueries
 from worker.jobs.states import OPEN_CHUNKS, JobStatus
 from worker.jobs.views import BrokerHealth, HealthView, PartHealth, WorkersHealth
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
@@ -36,7 +36,7 @@ def health(queries: JobQueries, dispatcher: Dispatcher) -> HealthView:
     try:
         names = queries.workers_seen()
         database = PartHealth(ok=True, error=None)
-        workers = WorkersHealth(ok=bool(names), error=None if names else "no worker seen in the last 30 s",
+        workers = WorkersHealth(ok=bool(names), error=None if names else f"no worker heard from in the last {queries.worker_timeout.total_seconds():g} s",
                                 seen=len(names), names=names)
     except Exception as error:  # noqa: BLE001 - any database trouble is "not reachable"
         database = PartHealth(ok=False, error=_reason(error))
@@ -74,7 +74,7 @@ def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
         for figures in histograms.values():
             figures["buckets"] = list(accumulate(figures.pop("per_bucket")))[:-1]
         workers = session.scalar(select(func.count()).select_from(WorkerRow).where(
-            WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)) or 0
+            WorkerRow.seen_at >= utcnow() - queries.worker_timeout)) or 0
         pending_chunks = session.scalar(select(func.count()).select_from(Chunk).where(
             Chunk.status.in_(OPEN_CHUNKS))) or 0
     return Metrics(

@@ -11,6 +11,7 @@ import threading
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,7 +24,7 @@ from worker.engines.base import Diagnostic, TraceError
 from worker.jobs import results
 from worker.jobs.errors import Conflict, Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE, ResultFilter
-from worker.jobs.states import ACTIVE, FINISHED, OPEN_CHUNKS, ChunkStatus, JobStatus
+from worker.jobs.states import ACTIVE, OPEN_CHUNKS, ChunkStatus, JobStatus
 from worker.jobs.views import (
     CaseDetail,
     CasePage,
@@ -41,24 +42,26 @@ from worker.jobs.views import (
 from worker.store.chunks import ChunkData, join_lines, unpack_chunk
 from worker.store.codecs import load_trace
 from worker.store.database import Database
-from worker.store.models import CASE_ID_BASE, Chunk, Job, WorkerRow, case_id, split_case_id, utcnow
+from worker.store.models import Chunk, Job, WorkerRow, case_id, split_case_id, utcnow
 
-#: The fields of an exported case, in order (those of :class:`CaseView`).
-EXPORT_FIELDS = tuple(CaseView.__dataclass_fields__)
-#: A worker whose heartbeat is older than this is counted as gone.
-WORKER_TIMEOUT = timedelta(seconds=30)
+#: Chunks an export reads per transaction.
+EXPORT_CHUNKS = 32
+#: A running job that answered no case for this long is shown as stalled (no time left is guessed).
+STALLED_AFTER = timedelta(seconds=15)
 
 
 def job_view(job: Job, now: datetime | None = None) -> JobView:
     now = now or utcnow()
     end = job.finished_at or now
     elapsed = (end - job.started_at).total_seconds() if job.started_at else 0.0
-    rate = job.done / elapsed if elapsed > 0 and job.done else 0.0
-    remaining = max(job.total - job.done - job.failed_cases, 0)
     answered = job.done + job.failed_cases
     expected = job.total
     if job.split_at is None and job.bytes_read and job.size:
         expected = max(expected, round(job.total * job.size / job.bytes_read))  # as the file goes on
+    remaining = max(expected - answered, 0)
+    running = job.status in ACTIVE
+    stalled = running and job.progress_at is not None and now - job.progress_at > STALLED_AFTER
+    rate = job.rate if running else (answered / elapsed if elapsed > 0 else 0.0)
     return JobView(
         id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256, status=job.status,
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
@@ -67,8 +70,8 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         counts={o: job.counts.get(o, 0) for o in engines.get(job.game).outcomes},
         progress=1.0 if job.status == JobStatus.SUCCEEDED else min(1.0, answered / expected) if expected else 0.0,
         rate=round(rate, 1),
-        eta_seconds=(None if job.status in FINISHED or not rate or job.status != JobStatus.SOLVING
-                     else round(remaining / rate, 1)),
+        eta_seconds=None if not running or stalled or rate <= 0 else round(remaining / rate, 1),
+        stalled=stalled,
         elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of,
         created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at)
 
@@ -109,6 +112,7 @@ class _Place:
 class JobQueries:
     def __init__(self, settings: Settings) -> None:
         self.db = Database.of(settings)
+        self.worker_timeout = timedelta(seconds=settings.worker_timeout)
         self._chunks = _ChunkCache()
 
     def _job(self, session: Session, job_id: int) -> Job:
@@ -187,15 +191,15 @@ class JobQueries:
             self._chunks.put(chunk_id, data)
         return data
 
-    def iter_results(self, flt: ResultFilter) -> Iterator[list[tuple[Any, ...]]]:
-        """Every case matching a filter, streamed (for exports) in batches of tuples of
-        :data:`EXPORT_FIELDS`: in file order job by job (newest job first when the sort is
-        descending), read chunk by chunk, or for other sorts page by page."""
+    def iter_results(self, flt: ResultFilter) -> Iterator[ExportBatch]:
+        """Every case matching a filter, streamed (for exports) in batches: in file order job by job
+        (newest job first when the sort is descending), read chunk by chunk; for other sorts,
+        page by page."""
         if flt.sort not in results.TIME_SORTS:
-            with self.db.session(write=False) as session:
-                for batch in _batched(results.iter_rows(session, flt), 2000):
-                    yield [tuple(getattr(view, name) for name in EXPORT_FIELDS)
-                           for view in self._case_views(session, batch)]
+            for rows in _batched(results.iter_rows(lambda: self.db.session(write=False), flt), 2000):
+                with self.db.session(write=False) as session:
+                    views = self._case_views(session, rows)
+                yield from ExportBatch.of_views(views)
             return
         with self.db.session(write=False) as session:
             search = results.ResultSearch(session, flt)
@@ -203,29 +207,42 @@ class JobQueries:
         for job in sorted(jobs, key=lambda job: job.id, reverse=flt.descending):
             yield from self._job_results(job, flt)
 
-    def _job_results(self, job: Job, flt: ResultFilter) -> Iterator[list[tuple[Any, ...]]]:
-        query = (select(Chunk.first_index, Chunk.count, Chunk.worker, Chunk.finished_at, Chunk.inputs, Chunk.lines,
-                        Chunk.results)
-                 .where(Chunk.job_id == job.id, Chunk.status == ChunkStatus.DONE))
-        if flt.since is not None:
-            query = query.where(Chunk.finished_at >= flt.since)
-        if flt.until is not None:
-            query = query.where(Chunk.finished_at < flt.until)
-        order = Chunk.first_index.desc() if flt.descending else Chunk.first_index
+    def _job_results(self, job: Job, flt: ResultFilter) -> Iterator[ExportBatch]:
         wanted = _matcher(flt)
-        job_id, game = job.id, job.game
-        base = job_id * CASE_ID_BASE
-        with self.db.session(write=False) as session:
-            for chunk in session.execute(query.order_by(order).execution_options(yield_per=64)):
-                data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, None)
-                first, worker, moment = chunk.first_index, chunk.worker, chunk.finished_at
-                batch = [(base + first + k, job_id, first + k, game, text, row[0], row[1], row[2], line or None,
-                          row[5], row[4], row[3], worker, moment)
-                         for k, (text, row, line) in enumerate(zip(data.inputs, data.rows, data.lines, strict=True))
-                         if wanted is None or wanted(text, row)]
-                if flt.descending:
-                    batch.reverse()
-                yield batch
+        for chunk in self._done_chunks(job.id, flt, Chunk.worker, Chunk.finished_at, Chunk.inputs, Chunk.lines,
+                                       Chunk.results):
+            data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, None)
+            indexes = list(range(chunk.first_index, chunk.first_index + chunk.count))
+            inputs, rows, lines = data.inputs, data.rows, data.lines
+            if wanted is not None:
+                keep = [k for k in range(chunk.count) if wanted(inputs[k], rows[k])]
+                indexes = [indexes[k] for k in keep]
+                inputs, rows, lines = [inputs[k] for k in keep], [rows[k] for k in keep], [lines[k] for k in keep]
+            if flt.descending:
+                indexes, inputs, rows, lines = indexes[::-1], inputs[::-1], rows[::-1], lines[::-1]
+            yield ExportBatch(job.id, job.game, chunk.worker, chunk.finished_at, indexes, inputs, rows, lines)
+
+    def _done_chunks(self, job_id: int, flt: ResultFilter | None, *columns: Any) -> Iterator[Any]:
+        """A job's stored chunks in file order (reversed for a descending filter), read a few at a time,
+        each few in a transaction of its own: a download as slow as its client holds nothing open."""
+        descending = flt is not None and flt.descending
+        query = (select(Chunk.first_index, Chunk.count, *columns)
+                 .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)
+                 .order_by(Chunk.first_index.desc() if descending else Chunk.first_index).limit(EXPORT_CHUNKS))
+        if flt is not None and flt.since is not None:
+            query = query.where(Chunk.finished_at >= flt.since)
+        if flt is not None and flt.until is not None:
+            query = query.where(Chunk.finished_at < flt.until)
+        after: int | None = None
+        while True:
+            page = query if after is None else query.where(
+                Chunk.first_index < after if descending else Chunk.first_index > after)
+            with self.db.session(write=False) as session:
+                chunks = session.execute(page).all()
+            yield from chunks
+            if len(chunks) < EXPORT_CHUNKS:
+                return
+            after = chunks[-1].first_index
 
     def case(self, ident: int) -> CaseDetail:
         job_id, index = split_case_id(ident)
@@ -259,11 +276,8 @@ class JobQueries:
         return self._output_lines(job_id)
 
     def _output_lines(self, job_id: int) -> Iterator[bytes]:
-        with self.db.session(write=False) as session:
-            query = (select(Chunk.lines).where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)
-                     .order_by(Chunk.seq).execution_options(yield_per=64))
-            for lines in session.scalars(query):
-                yield join_lines(lines)
+        for chunk in self._done_chunks(job_id, None, Chunk.lines):
+            yield join_lines(chunk.lines)
 
     # --- one job's figures, from its row ---
 
@@ -305,7 +319,7 @@ class JobQueries:
         """Workers seen, work waiting, jobs by status: the dashboard's header."""
         now = utcnow()
         with self.db.session(write=False) as session:
-            workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - WORKER_TIMEOUT)).all()
+            workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - self.worker_timeout)).all()
             by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
             queued_cases = session.scalar(
                 select(func.coalesce(func.sum(Job.total - Job.done - Job.failed_cases), 0))
@@ -321,7 +335,7 @@ class JobQueries:
     def workers_seen(self) -> list[str]:
         with self.db.session(write=False) as session:
             return sorted(session.scalars(select(WorkerRow.name).where(
-                WorkerRow.seen_at >= utcnow() - WORKER_TIMEOUT)).all())
+                WorkerRow.seen_at >= utcnow() - self.worker_timeout)).all())
 
 
 def _case_view(place: _Place) -> CaseView:
@@ -334,6 +348,29 @@ def _case_view(place: _Place) -> CaseView:
         detail=result.detail if result else None, line=(data.lines[k] or None) if data.lines else None,
         error=result.error if result else None, cached=bool(result and result.cached),
         solve_us=result.solve_us if result else 0, worker=chunk.worker, solved_at=chunk.finished_at)
+
+
+@dataclass(frozen=True, slots=True)
+class ExportBatch:
+    """Exported cases, column by column: a chunk's worth of one job (as an export in file order
+    reads them), or one case at a time for other sorts. ``results`` rows are in
+    :class:`worker.store.chunks.Result`'s order; an empty line is a case not solved."""
+
+    job_id: int
+    game: str
+    worker: str | None
+    solved_at: datetime | None
+    indexes: list[int]
+    inputs: list[str]
+    results: list[list[Any]]
+    lines: list[str]
+
+    @classmethod
+    def of_views(cls, views: list[CaseView]) -> Iterator[ExportBatch]:
+        for view in views:
+            yield cls(view.job_id, view.game, view.worker, view.solved_at, [view.index], [view.input],
+                      [[view.outcome, view.number, view.detail, view.solve_us, view.cached, view.error]],
+                      [view.line or ""])
 
 
 def _matcher(flt: ResultFilter) -> Any:

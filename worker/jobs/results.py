@@ -15,7 +15,8 @@ counted up to :data:`COUNT_LIMIT` and reported as "at least".
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
@@ -311,12 +312,15 @@ def _merge(finder: ResultSearch, jobs: list[Job], after: Row | None, limit: int,
     return list(islice(heapq.merge(*pages, key=place, reverse=descending), limit))
 
 
-def iter_rows(session: Session, flt: ResultFilter, page_rows: int = 5000) -> Iterator[Row]:
-    """Every matching row in the search's order (for exports), page by page."""
+def iter_rows(sessions: Callable[[], AbstractContextManager[Session]], flt: ResultFilter,
+              page_rows: int = 5000) -> Iterator[Row]:
+    """Every matching row in the search's order (for exports), page by page, each page read in a
+    session of its own from ``sessions``."""
     flt = replace(flt, per_page=page_rows)
     cursor: str | None = None
     while True:
-        found = search(session, flt, cursor, None)
+        with sessions() as session:
+            found = search(session, flt, cursor, None)
         yield from found.rows
         if found.next is None:
             return

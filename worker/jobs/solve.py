@@ -18,7 +18,7 @@ from worker import engines
 from worker.config import Settings
 from worker.engines.base import Case, Result
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import worker_name
+from worker.jobs.dispatch import process_name
 from worker.jobs.lifecycle import Progress
 from worker.jobs.states import ACTIVE
 from worker.jobs.timeouts import CaseBudget, CaseTimeout
@@ -32,7 +32,7 @@ from worker.store.models import OUTCOME_CODES, SOLVE_BUCKETS_US, utcnow
 def solve_chunk(settings: Settings, chunk_id: int) -> None:
     """Solve one chunk and store its cases, all in one transaction."""
     db = Database.of(settings)
-    me = worker_name()
+    me = process_name()
     lease = utcnow() + timedelta(seconds=settings.lease_seconds)
     with db.transaction() as connection:
         claimed = lifecycle.claim_chunk(connection, chunk_id, me, lease)

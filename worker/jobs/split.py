@@ -18,7 +18,7 @@ from worker import engines
 from worker.config import Settings
 from worker.engines.base import Case, Diagnostic, InputError
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import Dispatcher
+from worker.jobs.dispatch import Dispatcher, process_name
 from worker.jobs.reading import LineLimitReader, other_game_hint, parse_guarded, readable
 from worker.store.codecs import pack_inputs
 from worker.store.database import Database
@@ -41,7 +41,7 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
     db = Database.of(settings)
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
-        if job is None or not lifecycle.begin_split(job, settings.lease_seconds):
+        if job is None or not lifecycle.begin_split(job, settings.lease_seconds, process_name()):
             return
         game, upload_id, size = job.game, job.upload_id, job.chunk_size
         stored = session.scalar(select(func.coalesce(func.max(Chunk.seq), -1)).where(Chunk.job_id == job_id))
@@ -90,7 +90,7 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
         if job is not None:
-            lifecycle.end_split(job, total, [w.to_dict() for w in warnings])
+            lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings])
     release(db, upload_id)
 
 

@@ -1,8 +1,10 @@
 """The recovery sweep: hand out again what a lost worker or a lost queue left behind.
 
-Every worker's heartbeat runs it (``worker.runner.heartbeat``), so there is no separate
-scheduler to keep alive; running it twice at once sends some work twice, which the
-solve path stores once.
+Every worker's heartbeat thread runs it (``worker.runner.heartbeat``), so there is no
+separate scheduler to keep alive; running it twice at once sends some work twice, which
+the solve path stores once. Recovery follows liveness, not leases: a worker whose
+heartbeat stops for ``worker_timeout`` seconds has its chunks and its split handed out
+again at the next sweep; the lease only catches a living worker whose task hangs.
 """
 
 from __future__ import annotations
@@ -13,54 +15,72 @@ from sqlalchemy import select
 
 from worker.config import Settings
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import Dispatcher
+from worker.jobs.dispatch import Dispatcher, owner
 from worker.jobs.states import ACTIVE, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.database import Database
-from worker.store.models import Chunk, Job, utcnow
+from worker.store.models import Chunk, Job, WorkerRow, utcnow
 from worker.store.uploads import discard_stale
 
 
 def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None) -> dict[str, int]:
     """Send again what was lost; finish what is complete. Returns what it did.
 
-    - a running chunk whose lease ran out goes back to pending and is sent again;
-    - a queued job, or a splitting one whose split lease ran out, is split again;
-    - when the broker's queue is empty, the pending chunks of a job that made no
-      progress for ``stall_seconds`` are sent again (their messages were lost).
+    - a running chunk whose worker is gone (no heartbeat for ``worker_timeout``), or whose
+      lease ran out, goes back to pending and is sent again;
+    - a splitting job whose splitter is gone, or whose split lease ran out, is split again;
+    - when the broker's queue is empty: a queued job that waited ``stall_seconds`` is split
+      again, and every unfinished chunk of a job that made no progress for ``stall_seconds``
+      (or that a gone worker held chunks of) is sent again, running ones included.
     """
     now = now or utcnow()
     stall = now - timedelta(seconds=settings.stall_seconds)
+    gone_since = now - timedelta(seconds=settings.worker_timeout)
+    # A chunk claimed moments ago may belong to a worker whose first heartbeat is not written yet.
+    claimed_before = now + timedelta(seconds=settings.lease_seconds - settings.worker_timeout)
     report = {"chunks": 0, "splits": 0, "finished": 0}
     queue_empty = dispatcher.queue_depth() == 0
-    resend: list[int] = []
+    resend: dict[int, None] = {}
     splits: list[int] = []
+    orphaned: set[int] = set()  # jobs a gone worker held chunks of
     with Database.of(settings).session() as session:
-        expired = session.scalars(
-            select(Chunk).join(Job).where(Job.status.in_(ACTIVE), Chunk.status == ChunkStatus.RUNNING,
-                                          Chunk.lease_until < now)).all()
-        for chunk in expired:
-            lifecycle.requeue_chunk(chunk, now)
-            resend.append(chunk.id)
+        alive = set(session.scalars(select(WorkerRow.name).where(WorkerRow.seen_at >= gone_since)))
+        running = session.scalars(
+            select(Chunk).join(Job).where(Job.status.in_(ACTIVE), Chunk.status == ChunkStatus.RUNNING)).all()
+        for chunk in running:
+            lost = owner(chunk.worker) not in alive and chunk.lease_until is not None \
+                and chunk.lease_until < claimed_before
+            if lost or (chunk.lease_until is not None and chunk.lease_until < now):
+                lifecycle.requeue_chunk(chunk, now)
+                resend[chunk.id] = None
+                orphaned.add(chunk.job_id)
         for job in session.scalars(select(Job).where(Job.status.in_(UNFINISHED))).all():
             stalled = (job.progress_at or job.created_at) < stall
             if job.status == JobStatus.QUEUED and stalled and queue_empty:
                 splits.append(job.id)
-            elif job.status == JobStatus.SPLITTING and job.lease_until is not None and job.lease_until < now:
+            elif job.status == JobStatus.SPLITTING and _split_lost(job, alive, now, claimed_before):
                 splits.append(job.id)
-            if job.status in ACTIVE and stalled and queue_empty:
-                lost = session.scalars(select(Chunk).where(
-                    Chunk.job_id == job.id, Chunk.status == ChunkStatus.PENDING,
-                    (Chunk.dispatched_at.is_(None)) | (Chunk.dispatched_at < stall))).all()
-                for chunk in lost:
+            if job.status in ACTIVE and queue_empty and (stalled or job.id in orphaned):
+                for chunk in session.scalars(select(Chunk).where(
+                        Chunk.job_id == job.id, Chunk.status.in_((ChunkStatus.PENDING, ChunkStatus.RUNNING)),
+                        (Chunk.dispatched_at.is_(None)) | (Chunk.dispatched_at < stall) | (Chunk.id.in_(resend)))):
                     chunk.dispatched_at = now
-                    resend.append(chunk.id)
-            report["finished"] += lifecycle.succeed_if_complete(job)
+                    resend[chunk.id] = None
+            report["finished"] += lifecycle.finish_if_complete(session, job)
         for job_id in splits:
             lifecycle.resend_split(session, job_id, now)
     discard_stale(Database.of(settings))
     for job_id in splits:
         dispatcher.split(job_id)
     if resend:
-        dispatcher.solve(resend)
+        dispatcher.solve(list(resend))
     report["chunks"], report["splits"] = len(resend), len(splits)
     return report
+
+
+def _split_lost(job: Job, alive: set[str], now: datetime, claimed_before: datetime) -> bool:
+    """Whether a splitting job's split died: its worker is gone, or its lease ran out."""
+    if job.lease_until is None:
+        return False
+    if job.lease_until < now:
+        return True
+    return owner(job.splitter) not in alive and job.lease_until < claimed_before

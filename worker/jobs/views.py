@@ -82,8 +82,11 @@ class JobView(View):
     counts: dict[str, int] = doc("Solved cases by outcome, in the game's order of outcomes.")
     progress: float = doc("The share of the cases answered, 0 to 1 (while the file is read, of the cases the "
                           "whole file is expected to hold).", minimum=0, maximum=1)
-    rate: float = doc("Cases solved per second.")
-    eta_seconds: float | None = doc("Seconds the job is expected to take still; null when not solving.")
+    rate: float = doc("Cases answered per second lately (a moving average of the last chunks).")
+    eta_seconds: float | None = doc("Seconds the job is expected to take still, at its recent rate; null when it "
+                                    "is not running or stalled.")
+    stalled: bool = doc("Whether a running job has answered no case for a while (15 s): its time left is "
+                        "then unknown.")
     elapsed_seconds: float = doc("Seconds since the job started (to its end once finished).")
     chunk_size: int = doc("Cases per solve task.")
     rerun_of: int | None = doc("The job this one re-runs.")
@@ -199,7 +202,7 @@ class WorkerView(View):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OverviewView(View):
-    workers: list[WorkerView] = doc("Workers whose heartbeat was seen in the last 30 seconds.")
+    workers: list[WorkerView] = doc("Workers whose heartbeat is recent (within DEALER_WORKER_TIMEOUT, 10 s by default).")
     jobs_by_status: dict[str, int] = doc("Jobs by status.")
     queued_cases: int = doc("Cases of unfinished jobs not answered yet.")
     pending_chunks: int = doc("Chunks waiting for or being solved.")
@@ -229,7 +232,7 @@ class BrokerHealth(PartHealth):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkersHealth(PartHealth):
-    seen: int = doc("Workers seen in the last 30 seconds.")
+    seen: int = doc("Workers whose heartbeat is recent.")
     names: list[str] = doc("Their names.")
 
 

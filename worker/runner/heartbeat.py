@@ -21,7 +21,6 @@ log = logging.getLogger("dealer.worker")
 
 #: Errors that mean "the database (or broker) is away for now": retried, never fatal.
 RETRYABLE = (OperationalError, DBAPIError, ConnectionError)
-HEARTBEAT_SECONDS = 5.0
 #: A pool process adds the tasks it ran to its worker's row at most this often.
 COUNT_EVERY_SECONDS = 2.0
 
@@ -39,19 +38,18 @@ class Heartbeat(threading.Thread):
         self.db = Database.of(settings)
 
     def run(self) -> None:
-        since_sweep = float("inf")
+        next_sweep = 0.0
         while not self.stopping.is_set():
             try:
                 self.beat()
-                since_sweep += HEARTBEAT_SECONDS
-                if since_sweep >= self.settings.sweep_seconds:
-                    since_sweep = 0
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + self.settings.sweep_seconds
                     report = sweep(self.settings, self.dispatcher)
                     if report["chunks"] or report["splits"]:
                         log.warning("recovery sweep sent again: %s", report)
             except Exception:  # noqa: BLE001 - the heartbeat must outlive a database outage
                 log.exception("heartbeat failed; trying again")
-            self.stopping.wait(HEARTBEAT_SECONDS)
+            self.stopping.wait(self.settings.heartbeat_seconds)
 
     def beat(self) -> None:
         with self.db.session() as session:

@@ -15,6 +15,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -124,6 +125,10 @@ class Job(Base):
     #: The slowest solved case so far (for the timings panel).
     slowest_us: Mapped[int | None] = mapped_column(Integer)
     slowest_index: Mapped[int | None] = mapped_column(Integer)
+    #: Cases solved per second lately: an average over the last chunks that forgets older ones.
+    rate: Mapped[float] = mapped_column(Float, default=0.0)
+    #: The process splitting the job (``host:worker:pid``): its heartbeat says whether it still is.
+    splitter: Mapped[str | None] = mapped_column(String(255))
     rerun_of: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
     client: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
@@ -221,6 +226,28 @@ def case_id(job_id: int, index: int) -> int:
 
 def split_case_id(ident: int) -> tuple[int, int]:
     return divmod(ident, CASE_ID_BASE)
+
+
+class AuthFailure(Base):
+    """Wrong API keys and logins from one client address, or for one key prefix (``webui/throttle.py``)."""
+
+    __tablename__ = "auth_failures"
+
+    bucket: Mapped[str] = mapped_column(String(128), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer)
+    first_at: Mapped[datetime] = mapped_column()
+    blocked_until: Mapped[datetime | None] = mapped_column()
+
+
+class WebSession(Base):
+    """A signed-in session of the pages: the cookie names it, logging out deletes it."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key_name: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
 
 
 class WorkerRow(Base):

@@ -19,7 +19,7 @@ function showService(overview) {
   if (overview.queue_depth === null) { state = "down"; text += " · broker unreachable"; }
   pill.dataset.state = state;
   pill.querySelector(".service-text").textContent = text;
-  pill.title = workers ? `Workers: ${overview.workers.map((w) => w.name).join(", ")}` : "No worker has reported in the last 30 s";
+  pill.title = workers ? `Workers: ${overview.workers.map((w) => w.name).join(", ")}` : "No worker has reported lately";
 }
 
 const fast = document.body.classList.contains("page-dashboard");

@@ -65,7 +65,7 @@ document.addEventListener("dealer:overview", ({ detail: o }) => {
   const workers = o.workers.length;
   $("#stat-workers").dataset.state = workers ? "ok" : "down";
   set("workers", workers);
-  set("workers-sub", workers ? `${o.workers.reduce((n, w) => n + w.concurrency, 0)} processes` : "none seen in the last 30 s");
+  set("workers-sub", workers ? `${o.workers.reduce((n, w) => n + w.concurrency, 0)} processes` : "none heard from lately");
   set("running", o.jobs_by_status.splitting + o.jobs_by_status.solving);
   set("queued-jobs", o.jobs_by_status.queued);
   set("queued-cases", count(o.queued_cases));
