@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
 from tests.support.paths import JUDGE_DATA, judge_files
 from worker import engines
 from worker.cli import main
+from worker.engines import native
 
 DEALER = [sys.executable, "-m", "worker.cli"]
 
@@ -86,3 +89,35 @@ def test_bad_input_on_several_processes_still_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.decode().endswith('line 4001, column 4: "XX" is not a card (rank A23456789TJQK, suit CDHS)\n')
     assert done.stdout == (JUDGE_DATA / "accordion" / "random-2000.out").read_bytes()
+
+
+@pytest.mark.parametrize("game", engines.names())
+def test_traces_are_the_records_dicts_as_orjson_writes_them_on_either_core(game: str, tmp_path: Path) -> None:
+    """Records are laid out without a dict per case: the bytes must stay those of the dict,
+    on one process and on several, on the native core and on the pure-Python one."""
+    path = JUDGE_DATA / game / "random-2000.in"
+    engine = engines.get(game)
+    with open(path, "rb") as stream:
+        cases = list(engine.parse(stream, []))
+    expected = b"".join(
+        orjson.dumps({"game": game, "index": case.index, "input": case.text, "outcome": result.outcome,
+                      "number": result.number, "detail": result.detail, "trace": result.trace}) + b"\n"
+        for case in cases for result in [engine.solve(case)])
+    for pure in ("1", "0"):
+        for jobs in ("1", "2"):
+            traces = tmp_path / f"traces-{pure}-{jobs}.jsonl"
+            subprocess.run([*DEALER, "solve", game, str(path), "--jobs", jobs, "--traces", str(traces)],
+                           capture_output=True, check=True, env={**os.environ, native.PURE_PYTHON: pure})
+            assert traces.read_bytes() == expected, (pure, jobs)
+
+
+def test_bad_input_on_several_processes_says_what_one_process_says(tmp_path: Path) -> None:
+    """With --jobs the file is still read in one process: the same message, warnings and output."""
+    bad = tmp_path / "bad.in"
+    good = (JUDGE_DATA / "10-20-30" / "random-2000.in").read_bytes().rsplit(b"\n0", 1)[0]
+    bad.write_bytes(good + b"\n1 2 11\n0\n")
+    runs = [subprocess.run([*DEALER, "solve", "10-20-30", str(bad), "--jobs", jobs], check=False, capture_output=True,
+                           timeout=60) for jobs in ("1", "2")]
+    assert runs[0].returncode == runs[1].returncode == 2
+    assert runs[0].stderr == runs[1].stderr and b"line 4001, column 5" in runs[0].stderr
+    assert runs[0].stdout == runs[1].stdout == (JUDGE_DATA / "10-20-30" / "random-2000.out").read_bytes()

@@ -13,6 +13,7 @@ import doctest
 import importlib
 import io
 import json
+import pickle
 import pkgutil
 import random
 import tracemalloc
@@ -96,6 +97,12 @@ def modules_of(engine: Engine) -> list[ModuleType]:
     package = importlib.import_module(type(engine).__module__.rpartition(".")[0])
     return [package] + [importlib.import_module(f"{package.__name__}.{info.name}")
                         for info in pkgutil.iter_modules(package.__path__)]
+
+
+def test_a_case_pickles_to_an_equal_case() -> None:
+    case = Case(7, "AC 2C", 3, 5)
+    assert pickle.loads(pickle.dumps(case)) == case
+    assert pickle.loads(pickle.dumps([case, case], 5)) == [case, case]
 
 
 @games

@@ -15,13 +15,15 @@ Positions are 1-based; columns count bytes from the start of the line.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any, ClassVar
+from types import ModuleType
+from typing import IO, Any, ClassVar, cast
 
 import orjson
 
@@ -101,6 +103,12 @@ class Case:
     line: int = 1
     column: int = 1
 
+    def __reduce__(self) -> tuple[type[Case], tuple[int, str, int, int]]:
+        # Batches of cases go to other processes (``dealer solve --jobs``). A frozen
+        # dataclass pickles its state field by field through object.__setattr__, which
+        # costs four times its constructor's arguments, and more than solving a case.
+        return Case, (self.index, self.text, self.line, self.column)
+
 
 @dataclass(slots=True)
 class Result:
@@ -117,6 +125,19 @@ class Result:
     detail: list[Any]
     line: str
     trace: dict[str, Any] | None = field(default=None)
+
+
+def plain(cls: type, names: tuple[str, ...]) -> bool:
+    """Whether the dataclass ``cls`` is just the fields ``names``, with nothing run on
+    creation: then filling its slots directly makes the same object as calling it.
+
+    The readers make a Case per case and the solvers a Result; their dataclass
+    ``__init__`` (for Case, four ``object.__setattr__`` calls, as it is frozen) would
+    cost a quarter of the reader's time and a tenth of the solver's. Checked once at
+    import, so that a change to either class brings the constructor calls back instead
+    of half-filled objects.
+    """
+    return tuple(field.name for field in dataclasses.fields(cls)) == names and not hasattr(cls, "__post_init__")
 
 
 class Engine(ABC):
@@ -139,6 +160,16 @@ class Engine(ABC):
     #: About how long ``solve_packed`` takes for one random case, in microseconds, on a
     #: 2-core machine of 2026: sizes the service's chunks until it has timings of its own.
     typical_solve_us: ClassVar[int]
+
+    def __init__(self, core: ModuleType | None = None) -> None:
+        #: The game's compiled solving core (:mod:`worker.engines.native`), or ``None`` to
+        #: solve in pure Python. Both give the same results, lines and traces.
+        self.core = core
+
+    @property
+    def core_name(self) -> str:
+        """Which core solves: ``"native"`` or ``"python"`` (``dealer games`` shows it)."""
+        return "native" if self.core is not None else "python"
 
     def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None) -> Iterator[Case]:
         """Yield the cases of a judge file read from a binary stream, in constant memory.
@@ -168,6 +199,16 @@ class Engine(ABC):
         packed = self.pack_trace(result.trace or {})
         result.trace = None
         return result, packed
+
+    def solve_json(self, case: Case) -> tuple[Result, bytes]:
+        """Solve one case with its trace as the bytes ``orjson.dumps`` makes of
+        ``solve(case).trace`` (``trace`` of the result is ``None``): what ``dealer solve
+        --traces`` writes, without a dict of the trace in between where the core can help it.
+
+        This is :meth:`solve_packed` where the stored form is that JSON; an engine that
+        packs its traces otherwise overrides it.
+        """
+        return self.solve_packed(case)
 
     def pack_trace(self, trace: dict[str, Any]) -> bytes:
         """A trace as bytes; :meth:`unpack_trace` is its exact inverse."""
@@ -299,8 +340,56 @@ class Reading:
         self.warnings.append(Diagnostic(f'no terminating "{self.terminator}" at end of file'))
 
 
-def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE) -> Iterator[tuple[int, int, bytes]]:
-    """Read a binary stream as ``(line, column, piece)`` in constant memory.
+#: A game's native reader (``read`` of its core, see :func:`read_natively`): given a block
+#: of the file, whether it ends the file, and the line and the count of cases the block
+#: starts at, it returns the cases of the block's plain lines, the bytes it used, the line
+#: and the count after them, and whether it stopped at a line it leaves to the game's reader.
+NativeReader = Callable[[bytes, bool, int, int], tuple[list[Case], int, int, int, bool]]
+#: A game's reader started at a line of the file, after a count of cases (see :func:`read_natively`).
+ReaderFrom = Callable[[IO[bytes], Reading, int, int], Iterator[Case]]
+
+
+def read_natively(native: NativeReader, stream: IO[bytes], reading: Reading, rest: ReaderFrom) -> Iterator[Case]:
+    """The cases of a judge file, read by the native core while its lines are plain (as
+    judge files are written), and from the first line that is not by ``rest``, the game's
+    own reader: it takes the file from the start of that line on, and says what is wrong
+    there, or where and how the file ends, as it does for a whole file.
+
+    The native reader never has more than a block and one line at hand, so the memory
+    stays constant.
+    """
+    line, count, carry, seen = 1, 0, b"", False
+    while True:
+        chunk = stream.read(CHUNK_SIZE)
+        data = carry + chunk if carry else chunk
+        seen = seen or bool(data)
+        cases, used, line, count, stopped = native(data, not chunk, line, count)
+        yield from cases
+        if stopped:
+            yield from rest(cast(IO[bytes], _Rejoined(data[used:], stream)), reading, line, count)
+            return
+        if not chunk:
+            reading.unended(count, empty=not seen)
+            return
+        carry = data[used:]
+
+
+class _Rejoined:
+    """A binary stream that gives ``head`` first, then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:  # whole: read_pieces takes blocks of any size
+            head, self.head = self.head, b""
+            return head
+        return self.stream.read(size)
+
+
+def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1) -> Iterator[tuple[int, int, bytes]]:
+    """Read a binary stream as ``(line, column, piece)`` in constant memory (the stream's
+    first line being ``line`` of the file).
 
     A piece lies within one line and never cuts a token in two, so
     ``piece.split()`` gives whole tokens; ``column`` is where the piece starts.
@@ -312,7 +401,7 @@ def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE) -> Iterator[tup
     >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))
     [(1, 1, b'1 2\\r'), (2, 1, b' '), (2, 2, b'3')]
     """
-    line, column = 1, 1
+    column = 1
     carry = b""
     while True:
         chunk = stream.read(chunk_size)

@@ -21,6 +21,8 @@ The package:
 - :mod:`.play`: the rules played fast, plain and traced (the hot path; "Speed");
 - :mod:`.trace`: the trace format ("Trace (version 1)") and the replay, which plays the
   rules again, written plainly;
+- :mod:`.core`: the native core (compiled by Cython when it can be, see
+  :mod:`worker.engines.native`): the same play, and the reading of plain files, in C;
 - :mod:`.engine`: the :class:`~worker.engines.base.Engine` over them, and the judge line.
 """
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any
 
+from worker.engines import native
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play, play_traced
 from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import replay_moves, trace_lists
-from worker.engines.base import Case, Engine, InputError, Result, TraceError
+from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
 
 #: Reusable ``under`` tables (one per concurrent game, so threads never share one):
 #: allocating 70,000 slots per deck would cost more than playing it.
@@ -40,7 +42,10 @@ class AccordionEngine(Engine):
     trace_version = 1
     typical_solve_us = 80
 
-    read = staticmethod(read_decks)
+    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+        if self.core is None:
+            return read_decks(stream, reading)
+        return read_natively(self.core.read, stream, reading, read_decks)
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         """Play one deck; with ``trace`` the result also carries every deal and move.
@@ -51,6 +56,13 @@ class AccordionEngine(Engine):
         >>> r.outcome, r.number, r.detail, r.line
         ('win', 1, [52], '1 pile remaining: 52')
         """
+        if self.core is not None:
+            played = self.core.play(case.text, trace)
+            if played is not None:
+                sizes, line, record = played
+                n = len(sizes)
+                return Result("win" if n == 1 else "loss", n, sizes, line, record)
+            # Not a canonical deck: read it here (or say what is wrong with it).
         deck = masks_of(case.text)
         try:
             under = _SPARE_TABLES.pop()
@@ -65,6 +77,15 @@ class AccordionEngine(Engine):
             _SPARE_TABLES.append(under)
         n = len(sizes)
         return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), record)
+
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+        """As :meth:`Engine.solve_packed`: the native core writes the JSON bytes itself."""
+        played = None if self.core is None else self.core.play_packed(case.text)
+        if played is None:
+            return super().solve_packed(case)
+        sizes, line, packed = played
+        n = len(sizes)
+        return Result("win" if n == 1 else "loss", n, sizes, line), packed
 
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         """The judge line for stored pile sizes (the deck's index does not appear in it).
@@ -130,4 +151,4 @@ class AccordionEngine(Engine):
         return bool(cards) and len(set(first_deck)) == len(first_deck)
 
 
-ENGINE = AccordionEngine()
+ENGINE = AccordionEngine(native.load("worker.engines.accordion"))

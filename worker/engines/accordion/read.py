@@ -31,8 +31,10 @@ _SUIT_BYTES = SUITS.encode()
 _Span = tuple[int, int, int, bytes, int]
 
 
-def read_decks(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-    """The decks of a judge file, in constant memory (the reader behind ``ENGINE.parse``).
+def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0) -> Iterator[Case]:
+    """The decks of a judge file, in constant memory (the reader behind ``ENGINE.parse``);
+    or of its rest, from the start of ``start_line`` on, after ``index`` decks (see
+    :func:`~worker.engines.base.read_natively`).
 
     A deck is gathered as canonical text ("AC 2D ..."), piece by piece. A piece already
     in that form (cards and single spaces, as judge files are written) is checked with a
@@ -52,12 +54,11 @@ def read_decks(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
     ...
     worker.engines.base.InputError: line 1, column 4: "1H" is not a card (rank A23456789TJQK, suit CDHS)
     """
-    pieces = read_pieces(stream)
+    pieces = read_pieces(stream, line=start_line)
     segments: list[bytes] = []  # canonical text of the deck so far
     spans: list[_Span] = []
     count = 0  # cards in the deck so far
-    index = 0  # decks yielded
-    empty = True
+    empty = not index and start_line == 1
     for line, column, piece in pieces:
         empty = False
         stop = -1

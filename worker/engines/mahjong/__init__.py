@@ -23,6 +23,8 @@ The package:
 - :mod:`.table`: the table file ``table.bin`` (package data) as the solver reads it;
 - :mod:`.trace`: the trace format ("Trace (version 1)"), the proofs, and the replay
   against a plain search;
+- :mod:`.core`: the native core (compiled by Cython when it can be, see
+  :mod:`worker.engines.native`): the same look-ups, and the reading of plain files, in C;
 - :mod:`.engine`: the :class:`~worker.engines.base.Engine` over them;
 - :mod:`.tablegen`: builds ``table.bin`` (``python -m worker.engines.mahjong.tablegen``);
   build tooling, never imported when solving.

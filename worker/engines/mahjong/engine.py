@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
-from worker.engines.base import Case, Engine, InputError, Result, TraceError
+from worker.engines import native
+from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
 from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
 from worker.engines.mahjong.solve import line_of, make_solver
 from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
@@ -29,7 +30,10 @@ class MahjongEngine(Engine):
     trace_version = 1
     typical_solve_us = 12
 
-    read = staticmethod(read_hands)
+    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+        if self.core is None:
+            return read_hands(stream, reading)
+        return read_natively(self.core.read, stream, reading, read_hands)
 
     # ----------------------------------------------------------------- solving
 
@@ -43,7 +47,17 @@ class MahjongEngine(Engine):
         >>> ENGINE.solve(Case(4, "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")).trace
         {'version': 1, 'proofs': []}
         """
+        if self.core is not None:
+            result = self.core.solve(case, trace)
+            if result is not None:
+                return result  # type: ignore[no-any-return]
+            # Not 13 known tiles at most four of a kind: the solver below says what is wrong.
         return (_solve or _load())(case, trace)
+
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+        """As :meth:`Engine.solve_packed`: the native core writes the JSON bytes itself."""
+        packed = None if self.core is None else self.core.solve_packed(case)
+        return super().solve_packed(case) if packed is None else packed  # type: ignore[no-any-return]
 
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         """The judge line for a stored result, numbered ``index``.
@@ -168,4 +182,4 @@ def _load() -> Callable[[Case, bool], Result]:
     return _solve
 
 
-ENGINE = MahjongEngine()
+ENGINE = MahjongEngine(native.load("worker.engines.mahjong"))

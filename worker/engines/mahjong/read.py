@@ -11,13 +11,21 @@ any order is the same case.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import IO, Any
 
-from worker.engines.base import Case, InputError, Piece, Reading, read_pieces, show, tokens_with_columns
+from worker.engines.base import (
+    Case,
+    InputError,
+    Piece,
+    Reading,
+    plain,
+    read_pieces,
+    show,
+    tokens_with_columns,
+)
 from worker.engines.mahjong.tiles import HAND_SIZE, KEY_UNIT_BYTES, KIND_BYTES, MAX_COPIES, TILES
 
 TERMINATOR = "0"
@@ -36,19 +44,6 @@ recent: deque[tuple[str, int]] = deque(maxlen=1024)
 _SPACE = frozenset(b" \t\r\n\x0b\x0c")
 
 
-def plain(cls: type, names: tuple[str, ...]) -> bool:
-    """Whether the dataclass ``cls`` is just the fields ``names``, with nothing run on
-    creation: then filling its slots directly makes the same object as calling it.
-
-    The reader makes a Case per line and the solver a Result per hand; their dataclass
-    ``__init__`` (for Case, four ``object.__setattr__`` calls, as it is frozen) would
-    cost a quarter of the reader's time and a tenth of the solver's. Checked once at
-    import, so that a change to either class brings the constructor calls back instead
-    of half-filled objects.
-    """
-    return tuple(field.name for field in dataclasses.fields(cls)) == names and not hasattr(cls, "__post_init__")
-
-
 def _case_setters() -> tuple[Callable[[Case, Any], None], ...] | None:
     """Setters of the four slots of :class:`Case`, in field order, when Case is plain."""
     names = ("index", "text", "line", "column")
@@ -60,7 +55,7 @@ def _case_setters() -> tuple[Callable[[Case, Any], None], ...] | None:
 _CASE_SETTERS = _case_setters()
 
 
-def _pieces(stream: IO[bytes]) -> Iterator[tuple[int, int, Any]]:
+def _pieces(stream: IO[bytes], line: int) -> Iterator[tuple[int, int, Any]]:
     """:func:`read_pieces`, then one more piece: the end, on line 0, or the error that
     stopped the reading (bytes that are not text), at its place and in place of bytes.
 
@@ -68,16 +63,17 @@ def _pieces(stream: IO[bytes]) -> Iterator[tuple[int, int, Any]]:
     only worth a warning; the reader learns that only when it handles the line before.
     """
     try:
-        yield from read_pieces(stream)
+        yield from read_pieces(stream, line=line)
     except InputError as error:
         yield error.line or 0, error.column or 0, error
         return
     yield 0, 0, b""
 
 
-def read_hands(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0) -> Iterator[Case]:
     """The hands of a judge file, one per line, in constant memory (the reader behind
-    ``ENGINE.parse``).
+    ``ENGINE.parse``); or of its rest, from ``start_line`` on, after ``index`` hands (see
+    :func:`~worker.engines.base.read_natively`).
 
     A line usually comes as one piece and takes the fast path: split, sort by kind
     (which also rejects unknown tiles), compare tiles four places apart (five copies of
@@ -98,10 +94,10 @@ def read_hands(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
     worker.engines.base.InputError: line 1, column 31: unknown tile "10T" (tiles are 1T-9T, 1S-9S, 1W-9W, \
 DONG, NAN, XI, BEI, ZHONG, FA or BAI)
     """
-    pieces = _pieces(stream)
+    pieces = _pieces(stream, start_line)
     held_line, held_column, held = next(pieces)  # the last piece read, not handled yet
     if held_line == 0:
-        reading.unended(0, empty=True)
+        reading.unended(index, empty=not index and start_line == 1)
     kind = KIND_BYTES.__getitem__
     unit = KEY_UNIT_BYTES.__getitem__
     remember = recent.append
@@ -109,7 +105,6 @@ DONG, NAN, XI, BEI, ZHONG, FA or BAI)
     new = object.__new__
     setters: tuple[Any, ...] = _CASE_SETTERS or (None,) * 4
     set_index, set_text, set_line, set_column = setters
-    index = 0
     slow: _Line | None = None  # the held line, once it came in several pieces
     for line, column, piece in pieces:
         if line == held_line:  # the held line goes on in this piece

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from worker.engines.base import Case, Result
-from worker.engines.mahjong.read import counts_of, plain, recent
+from worker.engines.base import Case, Result, plain
+from worker.engines.mahjong.read import counts_of, recent
 from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
 from worker.engines.mahjong.tiles import GROUP_MASK, HONOUR_KEYS, KEY_UNIT, RARE, SUIT_KEYS, TILES, X
 from worker.engines.mahjong.trace import proofs_of
@@ -46,8 +46,10 @@ def line_of(index: int, waits: Sequence[str]) -> str:
     return f"Case {index}: {' '.join(waits)}" if waits else f"Case {index}: Not ready"
 
 
-def make_solver() -> Callable[[Case, bool], Result]:
-    """Read the table file and build the solver (the engine does it once per process)."""
+def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
+    """The solver's table (section 0 of the table file): the payload, where its suit keys
+    start (the honour keys follow them), the suit values, the honour values and the rare
+    suit keys (see :func:`.tablegen.build_table`)."""
     payload = read_section(0)
     at, values = 0, []
     for size in (2, 2, 8):  # suit values, honour values, rare suit keys
@@ -56,6 +58,12 @@ def make_solver() -> Callable[[Case, bool], Result]:
         values.append(numbers_of(payload, at, count, size))
         at += size * count
     suit_values, honour_values, rare = values
+    return payload, at, suit_values, honour_values, rare
+
+
+def make_solver() -> Callable[[Case, bool], Result]:
+    """Read the table file and build the solver (the engine does it once per process)."""
+    payload, at, suit_values, honour_values, rare = read_table()
     _rare.update((entry >> 16, entry & 0xFFFF) for entry in rare)
     view = memoryview(payload)
     suits, honours = view[at : at + SUIT_KEYS], view[at + SUIT_KEYS : at + SUIT_KEYS + HONOUR_KEYS]

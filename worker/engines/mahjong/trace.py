@@ -72,7 +72,6 @@ _EYE_TEXT = [[""] + [f"{TILES[9 * g + r]} {TILES[9 * g + r]}" for r in range(9)]
 def _split(group: int, key: int) -> tuple[str, str] | None:
     """A group's split as (its eye or "", its melds joined by "|"); ``None`` when it has
     none. Suits are looked up in the split table, honours are plain pongs and a pair."""
-    global _split_table
     result: tuple[str, str] | None = None
     if group == 3:
         counts = [key // 5**j % 5 for j in range(7)]
@@ -81,9 +80,7 @@ def _split(group: int, key: int) -> tuple[str, str] | None:
             eye = " ".join(names[j] for j in range(7) if counts[j] == 2 for _ in range(2))
             result = (eye, "|".join(" ".join([names[j]] * 3) for j in range(7) if counts[j] == 3))
     else:
-        if _split_table is None:
-            _split_table = _unpack_splits(read_section(1))
-        packed = _split_table.get(key)
+        packed = split_table().get(key)
         if packed is not None:
             texts = _MELD_TEXT[group]
             melds = [texts[packed >> shift & 15] for shift in _SHIFTS[: packed >> 4 & 7]]
@@ -94,6 +91,14 @@ def _split(group: int, key: int) -> tuple[str, str] | None:
 
 
 _SHIFTS = (8, 12, 16, 20)
+
+
+def split_table() -> dict[int, int]:
+    """Suit key -> its split, packed (see :func:`.tablegen.build_split_table`), read once."""
+    global _split_table
+    if _split_table is None:
+        _split_table = _unpack_splits(read_section(1))
+    return _split_table
 
 
 def _unpack_splits(payload: bytes) -> dict[int, int]:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Iterator
+from typing import IO, Any
 
-from worker.engines.base import Case, Engine, Result
+import orjson
+
+from worker.engines import native
+from worker.engines.base import Case, Engine, Reading, Result, read_natively
 from worker.engines.ten_twenty_thirty import trace as traces
 from worker.engines.ten_twenty_thirty.play import play, play_traced
 from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues
@@ -46,9 +50,21 @@ class TenTwentyThirty(Engine):
     trace_version = 1
     typical_solve_us = 100
 
-    read = staticmethod(read_decks)
+    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
+        if self.core is None:
+            return read_decks(stream, reading)
+        return read_natively(self.core.read, stream, reading, read_decks)
 
     def solve(self, case: Case, trace: bool = True) -> Result:
+        core = self.core
+        if core is not None:
+            played = core.play(case.text, core.TRACED if trace else core.PLAIN)
+            if played is not None and played[0] < DRAW:
+                outcome, n = played[0], played[1]
+                return Result(OUTCOMES[outcome], n, [], line_of(outcome, n), played[2] if trace else None)
+            if played is not None and played[0] == DRAW:
+                return _draw(residues(case.text), trace)
+            # Not a canonical deck, or a game too long for the core's buffers: play it here.
         d = residues(case.text)
         if not trace:
             outcome, n = play(d)
@@ -70,14 +86,40 @@ class TenTwentyThirty(Engine):
         >>> result.line, len(packed), ENGINE.unpack_trace(packed)["picks"][:5]
         ('Win : 66', 212, 'babab')
         """
+        core = self.core
+        played = None if core is None else core.play(case.text, core.PACKED)
+        if played is not None and played[0] < DRAW:
+            outcome, n = played[0], played[1]
+            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), played[2]
         d = residues(case.text)
-        outcome, n, marks, gone, piles, rem = play_traced(d)
-        if outcome != DRAW:
-            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), traces.pack(d, n, marks, gone, piles, rem)
+        if played is None or played[0] != DRAW:
+            outcome, n, marks, gone, piles, rem = play_traced(d)
+            if outcome != DRAW:
+                return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), traces.pack(d, n, marks, gone, piles, rem)
         result = _draw(d, True)
         packed = self.pack_trace(result.trace or {})
         result.trace = None
         return result, packed
+
+    def solve_json(self, case: Case) -> tuple[Result, bytes]:
+        """The result and its JSON trace as bytes: the native core writes them for a win or
+        a loss, the rest is :meth:`solve`'s trace through orjson.
+
+        >>> deck = Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
+        ...                "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")
+        >>> result, json = ENGINE.solve_json(deck)
+        >>> result.line, json == orjson.dumps(ENGINE.solve(deck).trace)
+        ('Win : 66', True)
+        """
+        core = self.core
+        played = None if core is None else core.play(case.text, core.JSON)
+        if played is not None and played[0] < DRAW:
+            outcome, n = played[0], played[1]
+            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), played[2]
+        result = self.solve(case, True)
+        json = orjson.dumps(result.trace)
+        result.trace = None
+        return result, json
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
         if packed[:1] == traces.PACKED_TAG:
@@ -138,4 +180,4 @@ def _draw(d: list[int], trace: bool) -> Result:
                   traces.from_game(game) if trace else None)
 
 
-ENGINE = TenTwentyThirty()
+ENGINE = TenTwentyThirty(native.load("worker.engines.ten_twenty_thirty"))

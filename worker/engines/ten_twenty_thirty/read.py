@@ -40,8 +40,10 @@ _DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 _Mark = tuple[int, int, int, bytes]
 
 
-def read_decks(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-    """The decks of a judge file; see "Input" above for what is accepted.
+def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0) -> Iterator[Case]:
+    """The decks of a judge file; see "Input" above for what is accepted. Or of its rest,
+    from the start of ``start_line`` on, after ``number`` decks (see
+    :func:`~worker.engines.base.read_natively`).
 
     >>> deck = " ".join(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "10", "10", "10"] * 4)
     >>> [(c.index, c.line, c.column) for c in read_decks(io.BytesIO(f"{deck}\\n  {deck} 0".encode()),
@@ -58,9 +60,8 @@ def read_decks(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
     marks = where.marks
     waiting: list[bytes] = []  # tokens read and not yet in a deck
     base = 0  # index among the file's tokens of waiting[0]
-    number = 0  # decks read
     line = 0
-    for line, column, piece in (pieces := read_pieces(stream)):
+    for line, column, piece in (pieces := read_pieces(stream, line=start_line)):
         tokens = piece.split()
         if not tokens:
             continue
@@ -105,7 +106,7 @@ def read_decks(stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         _clean(waiting, where, base, number + 1)  # a bad token in it is the first problem
         raise InputError(
             f"deck {number + 1} ends at end of file after {len(waiting)} of {DECK_SIZE} cards", *where.of(base))
-    reading.unended(number, empty=not line)
+    reading.unended(number, empty=not line and start_line == 1)
 
 
 def residues(text: str) -> list[int]:

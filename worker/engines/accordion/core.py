@@ -1,0 +1,414 @@
+"""Accordion's solving loop for the native core: Cython compiles this module to C.
+
+The loop is :func:`.play.play_traced`'s, move for move, over C arrays: a card is its
+number plus one (0 is an empty pile), ``_MASK`` gives its rank and suit bits (two cards
+match when their masks share one), ``tops`` is the row's top cards after three empty
+piles and ``under[card]`` the card it covers. It also writes the judge line, and with a
+trace the same ``deals`` and ``moves`` lists as :func:`.play.play_traced`: the
+differential tests (``tests/engines/test_native.py``) hold the two cores to that.
+
+This module is compiled only (it declares C arrays); without a compiler the engine runs
+:mod:`.play` (see :mod:`worker.engines.native`).
+"""
+
+import cython
+from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cython.cimports.cpython.list import PyList_New, PyList_SET_ITEM
+from cython.cimports.cpython.long import PyLong_FromLong
+from cython.cimports.cpython.object import PyObject_GenericSetAttr
+from cython.cimports.cpython.ref import Py_INCREF
+from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
+from cython.cimports.libc.string import memchr
+
+from worker.engines.base import Case, plain
+
+_RANKS = cython.declare(cython.p_const_char, b"A23456789TJQK")
+_SUITS = cython.declare(cython.p_const_char, b"CDHS")
+#: By card (number + 1): its rank and suit bits; 0 for no card.
+_MASK = cython.declare(cython.int[53])
+#: By character: 4 * rank, or the suit, else -1.
+_RANK4 = cython.declare(cython.int[256])
+_SUIT = cython.declare(cython.int[256])
+
+# A game's state in static buffers: every call holds the GIL from start to end.
+_deck = cython.declare(cython.int[52])
+_tops = cython.declare(cython.int[56])
+_under = cython.declare(cython.int[53])
+_deals = cython.declare(cython.int[52])
+# Three entries per move. A move takes a card at least one pile to the left and no card
+# ever goes right, so a deck makes at most 0 + 1 + ... + 51 = 1326 moves.
+_moves = cython.declare(cython.int[3978])
+_entries = cython.declare(cython.int, 0)  # of _moves, after a traced game
+_sizes = cython.declare(cython.int[52])
+_line = cython.declare(cython.char[256])
+
+
+@cython.cfunc
+def _setup() -> cython.void:
+    b: cython.int
+    r: cython.int
+    s: cython.int
+    for b in range(256):
+        _RANK4[b] = -1
+        _SUIT[b] = -1
+    for r in range(13):
+        _RANK4[cython.cast(cython.uchar, _RANKS[r])] = 4 * r
+    for s in range(4):
+        _SUIT[cython.cast(cython.uchar, _SUITS[s])] = s
+    _MASK[0] = 0
+    for r in range(13):
+        for s in range(4):
+            _MASK[4 * r + s + 1] = (1 << r) | (1 << (13 + s))
+
+
+_setup()
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _read(text: str) -> cython.bint:
+    """The deck into ``_deck``, if ``text`` is a canonical deck (52 distinct cards, single
+    spaces); anything else is left to the engine, which knows what to say."""
+    size = cython.declare(cython.Py_ssize_t)
+    if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
+        return False
+    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    seen: cython.longlong = 0
+    k: cython.int
+    rank: cython.int
+    suit: cython.int
+    if size != 155:
+        return False
+    for k in range(52):
+        rank = _RANK4[cython.cast(cython.uchar, s[3 * k])]
+        suit = _SUIT[cython.cast(cython.uchar, s[3 * k + 1])]
+        if rank < 0 or suit < 0 or (k < 51 and s[3 * k + 2] != 32):
+            return False
+        seen |= cython.cast(cython.longlong, 1) << (rank + suit)
+        _deck[k] = rank + suit + 1
+    return seen == (cython.cast(cython.longlong, 1) << 52) - 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _play(traced: cython.bint) -> cython.int:
+    """Play ``_deck``; the number of piles left, their sizes in ``_sizes``, and with
+    ``traced`` the moves in ``_moves`` and ``_entries``."""
+    global _entries
+    tops: cython.p_int = _tops
+    under: cython.p_int = _under
+    n: cython.int = 3
+    m: cython.int = 0  # entries of _moves
+    k: cython.int
+    card: cython.int
+    t: cython.int
+    u: cython.int
+    j: cython.int
+    i: cython.int
+    source: cython.int
+    below: cython.int
+    made: cython.int
+    found: cython.bint
+    tops[0], tops[1], tops[2] = 0, 0, 0
+    for k in range(52):
+        card = _deck[k]
+        made = m
+        t = tops[n - 3]
+        if _MASK[card] & _MASK[t]:
+            j = n - 3
+        else:
+            t = tops[n - 1]
+            if not (_MASK[card] & _MASK[t]):
+                tops[n] = card
+                under[card] = 0
+                n += 1
+                _deals[k] = 0
+                continue
+            j = n - 1
+        source = n  # the dealt card never made a pile
+        while True:
+            # ``card`` leaves pile ``source`` for pile ``j``, whose top is ``t``, and hops on.
+            if traced:
+                _moves[m], _moves[m + 1], _moves[m + 2] = source - 3, j - 3, card - 1
+                m += 3
+            while True:
+                u = tops[j - 3]
+                if _MASK[card] & _MASK[u]:
+                    if traced:
+                        _moves[m], _moves[m + 1], _moves[m + 2] = j - 3, j - 6, card - 1
+                        m += 3
+                    j -= 3
+                    t = u
+                else:
+                    u = tops[j - 1]
+                    if not (_MASK[card] & _MASK[u]):
+                        break
+                    if traced:
+                        _moves[m], _moves[m + 1], _moves[m + 2] = j - 3, j - 4, card - 1
+                        m += 3
+                    j -= 1
+                    t = u
+            under[card] = t
+            tops[j] = card
+            # The next card to move, if any: pile j + 1 (onto j), j + 3 (onto j), or one
+            # from ``source`` on.
+            i = j + 1
+            if i < source and _MASK[tops[i]] & _MASK[card]:
+                t = card
+                card = tops[i]
+            elif j + 3 < source and _MASK[tops[j + 3]] & _MASK[card]:
+                i = j + 3
+                t = card
+                card = tops[i]
+            else:
+                found = False
+                i = source
+                while i < n:
+                    card = tops[i]
+                    t = tops[i - 3]
+                    if _MASK[card] & _MASK[t]:
+                        j = i - 3
+                        found = True
+                        break
+                    t = tops[i - 1]
+                    if _MASK[card] & _MASK[t]:
+                        j = i - 1
+                        found = True
+                        break
+                    i += 1
+                if not found:
+                    break
+            below = under[card]
+            if below:
+                tops[i] = below
+            else:
+                n -= 1
+                for u in range(i, n):
+                    tops[u] = tops[u + 1]
+            source = i
+        _deals[k] = (m - made) // 3
+    for i in range(3, n):
+        j = 1
+        card = under[tops[i]]
+        while card:
+            j += 1
+            card = under[card]
+        _sizes[i - 3] = j
+    _entries = m
+    return n - 3
+
+
+@cython.cfunc
+def _ints(values: cython.p_int, count: cython.int) -> list:
+    result: list = PyList_New(count)
+    j: cython.int
+    for j in range(count):
+        item = PyLong_FromLong(values[j])
+        Py_INCREF(item)
+        PyList_SET_ITEM(result, j, item)
+    return result
+
+
+@cython.cfunc
+def _judge_line(piles: cython.int) -> str:
+    """``N piles remaining: a b c`` (``1 pile remaining: 52``), as :func:`.engine.line_of`."""
+    at: cython.int = 0
+    j: cython.int
+    value: cython.int
+    ch: cython.char
+    if piles == 1:
+        return "1 pile remaining: 52"
+    if piles >= 10:
+        _line[at] = 48 + piles // 10
+        at += 1
+    _line[at] = 48 + piles % 10
+    at += 1
+    for ch in b" piles remaining:":
+        _line[at] = ch
+        at += 1
+    for j in range(piles):
+        value = _sizes[j]
+        _line[at] = 32
+        at += 1
+        if value >= 10:
+            _line[at] = 48 + value // 10
+            at += 1
+        _line[at] = 48 + value % 10
+        at += 1
+    return PyUnicode_DecodeASCII(_line, at, cython.NULL)
+
+
+_json = cython.declare(cython.char[16384])  # a packed trace: 52 + 3 * 1326 numbers of at most 4 digits
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _put(at: cython.int, value: cython.int) -> cython.int:
+    """Write ``value`` in decimal at ``_json[at]``; where the next character goes."""
+    digits = cython.declare(cython.char[12])
+    n: cython.int = 0
+    while True:
+        digits[n] = 48 + value % 10
+        n += 1
+        value //= 10
+        if value == 0:
+            break
+    while n:
+        n -= 1
+        _json[at] = digits[n]
+        at += 1
+    return at
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _put_list(at: cython.int, values: cython.p_int, count: cython.int) -> cython.int:
+    j: cython.int
+    _json[at] = 91  # [
+    at += 1
+    for j in range(count):
+        if j:
+            _json[at] = 44  # ,
+            at += 1
+        at = _put(at, values[j])
+    _json[at] = 93  # ]
+    return at + 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _put_text(at: cython.int, text: cython.p_const_char) -> cython.int:
+    j: cython.int = 0
+    while text[j]:
+        _json[at] = text[j]
+        at += 1
+        j += 1
+    return at
+
+
+def play_packed(text: str) -> object:
+    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge line,
+    stored trace)``, the trace as the bytes ``orjson.dumps`` makes of the JSON trace (the
+    engine's ``pack_trace``), written here without the lists of numbers in between."""
+    if not _read(text):
+        return None
+    piles: cython.int = _play(True)
+    at: cython.int = _put_text(0, b'{"version":1,"deals":')
+    at = _put_list(at, _deals, 52)
+    at = _put_text(at, b',"moves":')
+    at = _put_list(at, _moves, _entries)
+    _json[at] = 125  # }
+    return (_ints(_sizes, piles), _judge_line(piles), _json[: at + 1])
+
+
+def play(text: str, traced: cython.bint) -> object:
+    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge
+    line, trace)``, the trace ``None`` unless ``traced``."""
+    if not _read(text):
+        return None
+    piles: cython.int = _play(traced)
+    record: object = None
+    if traced:
+        record = {"version": 1, "deals": _ints(_deals, 52), "moves": _ints(_moves, _entries)}
+    return (_ints(_sizes, piles), _judge_line(piles), record)
+
+
+# --------------------------------------------------------------------- reading a judge file
+
+_PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
+#: The longest line, and the most decks in one stretch of lines (see :func:`read`), that
+#: the native reader takes; beyond them :func:`.read.read_decks` reads on.
+_LONGEST = cython.declare(cython.Py_ssize_t, 1024)
+_MOST = cython.declare(cython.int, 8)
+_text = cython.declare(cython.char[160][8])  # each deck of a stretch: its canonical text (C char[8][160])
+_where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _space(c: cython.char) -> cython.bint:
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@cython.cfunc
+def _case(index: cython.longlong, text: str, line: cython.longlong, column: cython.longlong) -> object:
+    """``Case(index, text, line, column)``, filling its slots where Case is plain (see
+    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
+    if not _PLAIN_CASE:
+        return Case(index, text, line, column)
+    case = Case.__new__(Case)
+    PyObject_GenericSetAttr(case, "index", index)
+    PyObject_GenericSetAttr(case, "text", text)
+    PyObject_GenericSetAttr(case, "line", line)
+    PyObject_GenericSetAttr(case, "column", column)
+    return case
+
+
+def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
+    """The native reader of :func:`~worker.engines.base.read_natively`.
+
+    It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
+    to the first line end that is also the end of a deck (in judge files, every deck's
+    last line). A stretch of cards only, no deck holding a card twice, gives its decks;
+    the first that is not is left whole to :func:`.read.read_decks` (the terminator, an
+    error, a deck ending in mid-line for too long, a line longer than any judge file's).
+    """
+    s: cython.p_const_char = PyBytes_AS_STRING(data)
+    size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
+    at: cython.Py_ssize_t = 0  # where the line being read starts
+    start: cython.Py_ssize_t = 0  # where the stretch starts
+    start_line: cython.longlong = line
+    stop: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    newline: cython.p_const_char
+    rank: cython.int
+    suit: cython.int
+    decks: cython.int = 0  # complete decks in the stretch
+    cards: cython.int = 0  # cards of the deck being read
+    seen: cython.longlong = 0
+    k: cython.int
+    cases: list = []
+    while at < size:
+        newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
+        stop = size if newline == cython.NULL else newline - s
+        if stop - at > _LONGEST:
+            return cases, start, start_line, count, True
+        if newline == cython.NULL and not final:
+            break  # the line goes on in the next block
+        j = at
+        while True:
+            while j < stop and _space(s[j]):
+                j += 1
+            if j == stop:
+                break
+            if stop - j < 2 or (stop - j > 2 and not _space(s[j + 2])):
+                return cases, start, start_line, count, True
+            rank = _RANK4[cython.cast(cython.uchar, s[j])]
+            suit = _SUIT[cython.cast(cython.uchar, s[j + 1])]
+            if rank < 0 or suit < 0 or seen >> (rank + suit) & 1:
+                return cases, start, start_line, count, True
+            if cards == 0:
+                if decks == _MOST:
+                    return cases, start, start_line, count, True
+                _where[decks][0], _where[decks][1] = line, j - at + 1
+            seen |= cython.cast(cython.longlong, 1) << (rank + suit)
+            _text[decks][3 * cards] = s[j]
+            _text[decks][3 * cards + 1] = s[j + 1]
+            _text[decks][3 * cards + 2] = 32
+            cards += 1
+            if cards == 52:
+                cards, seen = 0, 0
+                decks += 1
+            j += 2
+        line += 1
+        at = stop + 1
+        if cards == 0:  # the stretch ends here
+            for k in range(decks):
+                count += 1
+                cases.append(_case(count, PyUnicode_DecodeASCII(_text[k], 155, cython.NULL),
+                                   _where[k][0], _where[k][1]))
+            decks = 0
+            start, start_line = min(at, size), line
+    if final and (decks or cards):  # a deck cut short by the end of the file
+        return cases, start, start_line, count, True
+    return cases, start, start_line, count, False

@@ -1,0 +1,503 @@
+"""Mahjong's solver for the native core: Cython compiles this module to C.
+
+The same four look-ups in the same table as :mod:`.solve` (read once, on first use, by
+:func:`.solve.read_table`), and the same case analysis on the sum of the groups' class
+codes; here a hand's text is read into the four group keys directly, and the judge line
+is written in C. Proofs for traces are written here too, from the same split table as
+:func:`.trace.proofs_of`. The differential tests (``tests/engines/test_native.py``)
+hold the two cores to the same results.
+
+This module is compiled only (it declares C arrays); without a compiler the engine runs
+:mod:`.solve` (see :mod:`worker.engines.native`).
+"""
+
+import cython
+from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cython.cimports.cpython.object import PyObject_GenericSetAttr
+from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
+from cython.cimports.libc.string import memchr
+
+from worker.engines.base import Case, Result, plain
+from worker.engines.mahjong.tiles import RARE, TILES, X
+from worker.engines.mahjong.trace import split_table
+
+_X = cython.declare(cython.int, X)
+_RARE = cython.declare(cython.int, RARE)
+_PLAIN_RESULT = cython.declare(cython.bint, plain(Result, ("outcome", "number", "detail", "line", "trace")))
+_PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
+#: The longest line the native reader takes; a longer one goes to :func:`.read.read_hands`.
+_LONGEST = cython.declare(cython.Py_ssize_t, 256)
+
+# The table: kept alive by ``_payload``; per value index, its class code and its mask of
+# ranks (or of honour kinds); the rare suit keys, sorted, and their value indexes.
+_payload = cython.declare(object, None)
+_suits = cython.declare(cython.p_const_uchar, cython.NULL)
+_honours = cython.declare(cython.p_const_uchar, cython.NULL)
+_suit_code = cython.declare(cython.int[1024])
+_suit_mask = cython.declare(cython.int[1024])
+_byte_code = cython.declare(cython.int[256])
+_honour_code = cython.declare(cython.int[256])
+_honour_mask = cython.declare(cython.int[256])
+_rare_key = cython.declare(cython.longlong[1024])
+_rare_value = cython.declare(cython.int[1024])
+_rare_count = cython.declare(cython.int, 0)
+
+#: By kind (0..33): the tile's name, as a str (the result's detail) and as bytes (the line).
+_NAMES = cython.declare(tuple, TILES)
+_name_bytes = cython.declare(cython.char[272])  # eight bytes a kind
+_name_size = cython.declare(cython.int[34])
+_POW5 = cython.declare(cython.int[10])
+_counts = cython.declare(cython.int[34])
+_waits = cython.declare(cython.int[34])
+_line = cython.declare(cython.char[512])
+_keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
+_json = cython.declare(cython.char[8192])  # a stored trace: at most 34 proofs of about 100 characters
+_JSON_HEAD = cython.declare(bytes, b'{"version":1,"proofs":[')
+_text = cython.declare(cython.char[128])
+
+
+def _load() -> cython.void:
+    """Read the table (the first hand solved does it, as :mod:`.solve` does)."""
+    global _payload, _suits, _honours, _rare_count
+    from worker.engines.mahjong.solve import read_table
+
+    payload, at, suit_values, honour_values, rare = read_table()
+    if len(suit_values) > 1024 or len(honour_values) > 256 or len(rare) > 1024:
+        raise ValueError("the mahjong table outgrew the native core's arrays")
+    j: cython.int
+    for j, value in enumerate(suit_values):
+        _suit_code[j], _suit_mask[j] = value >> 9, value & 511
+    for j in range(256):
+        # Byte 255 is a rare key: its code takes the sum out of the ready cases.
+        _byte_code[j] = _RARE if j == 255 else _suit_code[j]
+    for j, value in enumerate(honour_values):
+        _honour_code[j], _honour_mask[j] = value >> 9, value & 511
+    for j, entry in enumerate(sorted(rare)):
+        _rare_key[j], _rare_value[j] = entry >> 16, entry & 0xFFFF
+    _rare_count = len(rare)
+    _payload = payload
+    _suits = cython.cast(cython.p_const_uchar, PyBytes_AS_STRING(_payload)) + cython.cast(cython.Py_ssize_t, at)
+    _honours = _suits + 5**9
+
+
+@cython.cfunc
+def _setup_names() -> cython.void:
+    j: cython.int
+    k: cython.int
+    for j in range(34):
+        name: bytes = _NAMES[j].encode()
+        _name_size[j] = len(name)
+        for k in range(len(name)):
+            _name_bytes[8 * j + k] = name[k]
+    _POW5[0] = 1
+    for j in range(1, 10):
+        _POW5[j] = 5 * _POW5[j - 1]
+
+
+_setup_names()
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
+    """The kind of one token, or -1."""
+    c: cython.char = s[0]
+    if size == 2 and 49 <= c <= 57:
+        if s[1] == 84:  # T
+            return c - 49
+        if s[1] == 83:  # S
+            return 9 + c - 49
+        if s[1] == 87:  # W
+            return 18 + c - 49
+        return -1
+    if size == 4 and s[0] == 68 and s[1] == 79 and s[2] == 78 and s[3] == 71:  # DONG
+        return 27
+    if size == 3 and s[0] == 78 and s[1] == 65 and s[2] == 78:  # NAN
+        return 28
+    if size == 2 and s[0] == 88 and s[1] == 73:  # XI
+        return 29
+    if size == 3 and s[0] == 66 and s[1] == 69 and s[2] == 73:  # BEI
+        return 30
+    if size == 5 and s[0] == 90 and s[1] == 72 and s[2] == 79 and s[3] == 78 and s[4] == 71:  # ZHONG
+        return 31
+    if size == 2 and s[0] == 70 and s[1] == 65:  # FA
+        return 32
+    if size == 3 and s[0] == 66 and s[1] == 65 and s[2] == 73:  # BAI
+        return 33
+    return -1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _read(text: str) -> cython.bint:
+    """The hand's counts into ``_counts``, if ``text`` is 13 tiles (single spaces, at most
+    four of a kind); anything else is left to the engine, which knows what to say."""
+    size = cython.declare(cython.Py_ssize_t)
+    if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
+        return False
+    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    at: cython.Py_ssize_t = 0
+    start: cython.Py_ssize_t
+    tiles: cython.int = 0
+    kind: cython.int
+    j: cython.int
+    for j in range(34):
+        _counts[j] = 0
+    while True:
+        start = at
+        while at < size and s[at] != 32:
+            at += 1
+        if at == start or at - start > 5:
+            return False
+        kind = _kind(s + start, at - start)
+        if kind < 0 or _counts[kind] == 4:
+            return False
+        _counts[kind] += 1
+        tiles += 1
+        if at == size:
+            return tiles == 13
+        at += 1
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _value(key: cython.longlong, byte: cython.int) -> cython.int:
+    """A rare suit key's value index (or ``byte`` when it is not listed, as :mod:`.solve`)."""
+    low: cython.int = 0
+    high: cython.int = _rare_count - 1
+    mid: cython.int
+    while low <= high:
+        mid = (low + high) // 2
+        if _rare_key[mid] == key:
+            return _rare_value[mid]
+        if _rare_key[mid] < key:
+            low = mid + 1
+        else:
+            high = mid - 1
+    return byte
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _add(count: cython.int, group: cython.int, mask: cython.int) -> cython.int:
+    """The waited kinds of ``mask`` in ``group``, after the ``count`` in ``_waits``."""
+    r: cython.int
+    for r in range(9):
+        if mask >> r & 1:
+            _waits[count] = 9 * group + r
+            count += 1
+    return count
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _solve() -> cython.int:
+    """The waited kinds of the hand in ``_counts``, into ``_waits``: how many. Its group
+    keys are left in ``_keys``, for proofs."""
+    j: cython.int
+    _keys[0], _keys[1], _keys[2], _keys[3] = 0, 0, 0, 0
+    for j in range(34):
+        if j < 27:
+            _keys[j // 9] += _counts[j] * _POW5[j % 9]
+        else:
+            _keys[3] += _counts[j] * _POW5[j - 27]
+    t: cython.int = _suits[_keys[0]]
+    s: cython.int = _suits[_keys[1]]
+    w: cython.int = _suits[_keys[2]]
+    h: cython.int = _honours[_keys[3]]
+    code: cython.int = _byte_code[t] + _byte_code[s] + _byte_code[w] + _honour_code[h]
+    if code >= _RARE:
+        t, s, w = _value(_keys[0], t), _value(_keys[1], s), _value(_keys[2], w)
+        code = _suit_code[t] + _suit_code[s] + _suit_code[w] + _honour_code[h]
+    count: cython.int = 0
+    if code == 2 or code == 16:  # the E or X groups' tiles; M groups hold none
+        count = _add(count, 0, _suit_mask[t])
+        count = _add(count, 1, _suit_mask[s])
+        count = _add(count, 2, _suit_mask[w])
+        count = _add(count, 3, _honour_mask[h])
+    elif code == 17:  # one X and one E: only the X group's tiles (an X honour group cannot mend)
+        if _suit_code[t] == _X:
+            count = _add(count, 0, _suit_mask[t])
+        elif _suit_code[s] == _X:
+            count = _add(count, 1, _suit_mask[s])
+        elif _suit_code[w] == _X:
+            count = _add(count, 2, _suit_mask[w])
+    return count
+
+
+def solve(case: Case, trace: cython.bint) -> object:
+    """The result of a hand, as :meth:`.engine.MahjongEngine.solve`, or ``None`` when its
+    text is not 13 valid tiles (then the engine's own solver reads it, or says what is wrong)."""
+    if not _read(case.text):
+        return None
+    if _payload is None:
+        _load()
+    count: cython.int = _solve()
+    record: object = None
+    if trace:
+        record = {"version": 1, "proofs": [_proof(_waits[j], _keys) for j in range(count)]}
+    return _result(count, _judge_line(case.index, count), record)
+
+
+def solve_packed(case: Case) -> object:
+    """As :func:`solve` with a trace, but the trace stored: ``(result, the bytes orjson.dumps
+    makes of the trace)``, written here without the trace in between; or ``None``."""
+    if not _read(case.text):
+        return None
+    if _payload is None:
+        _load()
+    count: cython.int = _solve()
+    j: cython.int
+    k: cython.int
+    at: cython.int = 0
+    proof: bytes
+    for k in range(len(_JSON_HEAD)):
+        _json[at] = _JSON_HEAD[k]
+        at += 1
+    for j in range(count):
+        if j:
+            _json[at] = 44  # ,
+            at += 1
+        proof = _proof(_waits[j], _keys).encode()
+        _json[at] = 34  # "
+        for k in range(len(proof)):
+            _json[at + 1 + k] = proof[k]
+        at += len(proof) + 2
+        _json[at - 1] = 34
+    _json[at], _json[at + 1] = 93, 125  # ]}
+    return _result(count, _judge_line(case.index, count), None), _json[: at + 2]
+
+
+@cython.cfunc
+def _result(count: cython.int, line: str, trace: object) -> object:
+    """The Result of a hand waiting for the ``count`` kinds of ``_waits``, built without
+    its ``__init__`` where Result is plain (see :func:`~worker.engines.base.plain`): that
+    would cost a tenth of a hand's time."""
+    detail: list = [_NAMES[_waits[j]] for j in range(count)]
+    outcome: str = "ready" if count else "not-ready"
+    if not _PLAIN_RESULT:
+        return Result(outcome, count, detail, line, trace)
+    result = Result.__new__(Result)
+    result.outcome, result.number, result.detail, result.line, result.trace = outcome, count, detail, line, trace
+    return result
+
+
+@cython.cfunc
+def _judge_line(index: cython.longlong, count: cython.int) -> str:
+    """``Case k: 1S 4S FA`` or ``Case k: Not ready``, as :func:`.solve.line_of`."""
+    head: bytes = b"Case %d:" % index
+    at: cython.int = len(head)
+    j: cython.int
+    k: cython.int
+    kind: cython.int
+    ch: cython.char
+    for j in range(at):
+        _line[j] = head[j]
+    if count == 0:
+        for ch in b" Not ready":
+            _line[at] = ch
+            at += 1
+    for j in range(count):
+        kind = _waits[j]
+        _line[at] = 32
+        at += 1
+        for k in range(_name_size[kind]):
+            _line[at] = _name_bytes[8 * kind + k]
+            at += 1
+    return PyUnicode_DecodeASCII(_line, at, cython.NULL)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _space(c: cython.char) -> cython.bint:
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
+    """Read one line into ``_counts``: the column of its first tile when it is a plain
+    hand (13 known tiles between spaces or tabs, at most four of a kind), 0 when it is
+    blank, -1 for anything else (the reader of :mod:`.read` says what)."""
+    at: cython.Py_ssize_t = 0
+    start: cython.Py_ssize_t
+    first: cython.int = 0
+    tiles: cython.int = 0
+    kind: cython.int
+    j: cython.int
+    for j in range(34):
+        _counts[j] = 0
+    while True:
+        while at < size and _space(s[at]):
+            at += 1
+        if at == size:
+            break
+        start = at
+        while at < size and not _space(s[at]):
+            at += 1
+        kind = _kind(s + start, at - start) if at - start <= 5 else -1
+        if kind < 0 or _counts[kind] == 4 or tiles == 13:
+            return -1
+        if not tiles:
+            first = start + 1
+        _counts[kind] += 1
+        tiles += 1
+    if tiles == 0:
+        return 0
+    return first if tiles == 13 else -1
+
+
+@cython.cfunc
+def _hand_text() -> str:
+    """The canonical text of the hand in ``_counts``: its tiles in the judge order."""
+    at: cython.int = 0
+    j: cython.int
+    k: cython.int
+    c: cython.int
+    for j in range(34):
+        for c in range(_counts[j]):
+            for k in range(_name_size[j]):
+                _text[at] = _name_bytes[8 * j + k]
+                at += 1
+            _text[at] = 32
+            at += 1
+    return PyUnicode_DecodeASCII(_text, at - 1, cython.NULL)
+
+
+@cython.cfunc
+def _case(index: cython.longlong, text: str, line: cython.longlong, column: cython.int) -> object:
+    """``Case(index, text, line, column)``, filling its slots where Case is plain (see
+    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
+    if not _PLAIN_CASE:
+        return Case(index, text, line, column)
+    case = Case.__new__(Case)
+    PyObject_GenericSetAttr(case, "index", index)
+    PyObject_GenericSetAttr(case, "text", text)
+    PyObject_GenericSetAttr(case, "line", line)
+    PyObject_GenericSetAttr(case, "column", column)
+    return case
+
+
+def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
+    """The native reader of :func:`~worker.engines.base.read_natively`: the hands of the
+    whole lines of ``data`` (and of its last line too when it ends the file) while each is
+    a plain hand or blank. It stops at the first other line: the terminator, an error, a
+    line longer than any plain one."""
+    s: cython.p_const_char = PyBytes_AS_STRING(data)
+    size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
+    at: cython.Py_ssize_t = 0
+    stop: cython.Py_ssize_t
+    newline: cython.p_const_char
+    column: cython.int
+    cases: list = []
+    while at < size:
+        newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
+        stop = size if newline == cython.NULL else newline - s
+        if stop - at > _LONGEST:
+            return cases, at, line, count, True
+        if newline == cython.NULL and not final:
+            break  # the line goes on in the next block
+        column = _hand_line(s + at, stop - at)
+        if column < 0:
+            return cases, at, line, count, True
+        if column:
+            count += 1
+            cases.append(_case(count, _hand_text(), line, column))
+        line += 1
+        at = stop + 1
+    return cases, min(at, size), line, count, False
+
+
+# --------------------------------------------------------------------- proofs for traces
+
+# One split of the hand plus a waited tile, as :func:`.trace.proofs_of` writes it: the eye
+# (a kind, or -1) and the melds (a kind each, and whether it starts a chow), groups in order.
+_eye = cython.declare(cython.int, -1)
+_meld_kind = cython.declare(cython.int[8])
+_meld_chow = cython.declare(cython.bint[8])
+_melds = cython.declare(cython.int, 0)
+_splits = cython.declare(object, None)  # the split table of :func:`.trace.split_table`
+_proof_text = cython.declare(cython.char[128])
+
+
+@cython.cfunc
+def _split(group: cython.int, key: cython.longlong) -> cython.bint:
+    """Add the split of one group, by its key, to ``_eye`` and ``_melds``: a suit's from
+    the split table, the honours' pongs and pair from their counts (:func:`.trace._split`)."""
+    global _eye, _melds, _splits
+    j: cython.int
+    count: cython.int
+    pairs: cython.int = 0
+    code: cython.int
+    if group == 3:
+        for j in range(7):
+            count = key // _POW5[j] % 5
+            if count == 1 or count == 4:
+                return False
+            pairs += count == 2
+        if pairs > 1:
+            return False
+        for j in range(7):
+            count = key // _POW5[j] % 5
+            if count == 2:
+                _eye = 27 + j
+            elif count == 3:
+                _meld_kind[_melds], _meld_chow[_melds] = 27 + j, False
+                _melds += 1
+        return True
+    if _splits is None:
+        _splits = split_table()
+    entry = _splits.get(key)
+    if entry is None:
+        return False
+    packed: cython.longlong = entry
+    if packed & 15:
+        _eye = 9 * group + (packed & 15) - 1
+    for j in range(packed >> 4 & 7):
+        code = packed >> (8 + 4 * j) & 15
+        _meld_kind[_melds], _meld_chow[_melds] = 9 * group + code % 9, code >= 9
+        _melds += 1
+    return True
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _put_name(at: cython.int, kind: cython.int) -> cython.int:
+    k: cython.int
+    for k in range(_name_size[kind]):
+        _proof_text[at] = _name_bytes[8 * kind + k]
+        at += 1
+    return at
+
+
+@cython.cfunc
+def _proof(kind: cython.int, keys: cython.p_longlong) -> str:
+    """``"1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S"``: the waited tile, the eye and the
+    melds of the hand with it, as :func:`.trace.proofs_of` writes it."""
+    global _eye, _melds
+    group: cython.int = kind // 9 if kind < 27 else 3
+    unit: cython.longlong = _POW5[kind % 9] if kind < 27 else _POW5[kind - 27]
+    g: cython.int
+    j: cython.int
+    at: cython.int
+    _eye, _melds = -1, 0
+    for g in range(4):
+        if not _split(g, keys[g] + unit if g == group else keys[g]):
+            _eye = -1
+            break
+    if _eye < 0 or _melds != 4:  # the look-up table and the split table disagree
+        raise ValueError(f"the hand with {_NAMES[kind]} does not split: the mahjong table is damaged")
+    at = _put_name(0, kind)
+    _proof_text[at] = 124  # |
+    at = _put_name(at + 1, _eye)
+    _proof_text[at] = 32
+    at = _put_name(at + 1, _eye)
+    for j in range(_melds):
+        _proof_text[at] = 124
+        at += 1
+        for g in range(3):
+            if g:
+                _proof_text[at] = 32
+                at += 1
+            at = _put_name(at, _meld_kind[j] + g if _meld_chow[j] else _meld_kind[j])
+    return PyUnicode_DecodeASCII(_proof_text, at, cython.NULL)

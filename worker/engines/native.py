@@ -1,0 +1,52 @@
+"""Which core solves a game: the compiled one (Cython, ``core`` of each game's package)
+when it is built, else the pure-Python engines, which stay the fallback and the oracle.
+
+The build is optional (``setup.py``): without a C compiler Dealer installs and runs on the
+pure-Python engines alone. ``DEALER_PURE_PYTHON=1`` makes it do so even where the native
+core is built.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import import_module, util
+from importlib.machinery import ExtensionFileLoader
+from types import ModuleType
+
+#: The environment variable that forces the pure-Python engines.
+PURE_PYTHON = "DEALER_PURE_PYTHON"
+NATIVE, PYTHON = "native", "python"
+
+
+def compiled(package: str) -> ModuleType | None:
+    """The compiled core of a game's package, whatever the environment says; ``None``
+    when it is not built. Its source is never imported as Python: it declares C types
+    and only makes sense compiled."""
+    spec = util.find_spec(f"{package}.core")
+    if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
+        return None
+    return import_module(spec.name)
+
+
+def load(package: str) -> ModuleType | None:
+    """The core a game's engine uses: :func:`compiled`, unless ``DEALER_PURE_PYTHON`` is set."""
+    if os.environ.get(PURE_PYTHON, "") not in ("", "0"):
+        return None
+    return compiled(package)
+
+
+def summary() -> str:
+    """One line on which core each game uses (``make install`` prints it)."""
+    from worker import engines
+
+    cores = {engine.slug: engine.core_name for engine in engines.all_engines()}
+    native = [slug for slug, core in cores.items() if core == NATIVE]
+    python = [slug for slug, core in cores.items() if core == PYTHON]
+    if not native:
+        why = f"off ({PURE_PYTHON} is set)" if os.environ.get(PURE_PYTHON, "") not in ("", "0") else "not built"
+        return f"dealer: native core {why}: every game solves in pure Python (slower, same answers)"
+    return f"dealer: native core for {', '.join(native)}" + (f"; pure Python for {', '.join(python)}" if python else "")
+
+
+if __name__ == "__main__":
+    print(summary())

@@ -1,0 +1,456 @@
+"""10-20-30's solving loop for the native core: Cython compiles this module to C.
+
+The rules are :mod:`.play`'s, kept in C arrays instead of lists: the history of cards
+(``d`` there) is a byte buffer, a pile is a row of bytes, and a pick-up's sums are
+tested directly (in C the table lookups of :mod:`.play` save nothing). Draws are found
+the same way, by Brent's method against one snapshot, and then, as there, left to
+:class:`.rules.Game` (the engine plays them again). What a trace needs is noted on the
+way, and the packed trace and the JSON trace are written here, the same bytes and the
+same values as :func:`.trace.pack` and :func:`.trace.from_marks` make: the differential
+tests (``tests/engines/test_native.py``) hold the two cores to that.
+
+This module is compiled only (it declares C arrays and pointers); without a compiler the
+engine runs :mod:`.play` (see :mod:`worker.engines.native`).
+"""
+
+import cython
+from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cython.cimports.cpython.object import PyObject_GenericSetAttr
+from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
+from cython.cimports.libc.string import memchr, memcmp, memcpy
+
+from worker.engines.base import Case, plain
+
+#: How :func:`play` reports: the outcome only, with the packed trace, with the JSON trace,
+#: or with that trace as the bytes ``orjson.dumps`` makes of it.
+PLAIN, PACKED, TRACED, JSON = 0, 1, 2, 3
+#: The outcome when the history outgrows the buffer (the packed form counts it in 16
+#: bits): the engine then plays the deck by :mod:`.play`. The others are :mod:`.rules`'.
+LONG = 3
+_WIN = cython.declare(cython.int, 0)
+_LOSS = cython.declare(cython.int, 1)
+_DRAW = cython.declare(cython.int, 2)
+_LONG = cython.declare(cython.int, 3)
+_PLAIN = cython.declare(cython.int, 0)
+_PACKED = cython.declare(cython.int, 1)
+_JSON = cython.declare(cython.int, 3)
+_CAP = cython.declare(cython.int, 65535)
+
+# The game's state, in static buffers: every call holds the GIL from start to end, so
+# no two games ever use them at once.
+_hist = cython.declare(cython.uchar[65536])  # every card in the order it went under the deck
+_pile_of = cython.declare(cython.uchar[65536])  # the pile of each deal (traced)
+_after = cython.declare(cython.uchar[65536])  # pick-ups after each deal (traced)
+_marks = cython.declare(cython.uchar[21846])  # per pick-up: 4 * cards left in the deck + combination
+_piles = cython.declare(cython.uchar[53][7])  # (in pure mode T[53][7] is C's T[7][53])
+_sizes = cython.declare(cython.int[7])
+_snap_piles = cython.declare(cython.uchar[53][7])
+_snap_sizes = cython.declare(cython.int[7])
+_snap_deck = cython.declare(cython.uchar[52])
+_gone = cython.declare(cython.uint[14])  # the deal and the pile of each pile that emptied
+_outbuf = cython.declare(cython.char[65536])
+
+#: A residue's character in traces (10 separates the end piles in the packed form).
+_CHAR = cython.declare(cython.p_const_char, b"T123456789|")
+_DIGIT36 = cython.declare(cython.p_const_char, b"0123456789abcdefghijklmnopqrstuvwxyz")
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _read(text: str) -> cython.bint:
+    """The deck into the history, if ``text`` is a canonical deck (52 values 1..10, single
+    spaces); anything else is left to the engine's reader, which knows what to say."""
+    size = cython.declare(cython.Py_ssize_t)
+    if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
+        return False
+    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    at: cython.Py_ssize_t = 0
+    j: cython.int
+    ch: cython.char
+    for j in range(52):
+        if at >= size:
+            return False
+        ch = s[at]
+        if ch == 49 and at + 1 < size and s[at + 1] == 48:  # "10"
+            _hist[j] = 0
+            at += 2
+        elif 49 <= ch <= 57:
+            _hist[j] = ch - 48
+            at += 1
+        else:
+            return False
+        if j < 51:
+            if at >= size or s[at] != 32:
+                return False
+            at += 1
+    return at == size
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _same_state(rem: cython.int, start: cython.int) -> cython.bint:
+    i: cython.int
+    for i in range(7):
+        if _sizes[i] != _snap_sizes[i] or memcmp(_piles[i], _snap_piles[i], _sizes[i]) != 0:
+            return False
+    return memcmp(cython.address(_hist[start]), _snap_deck, rem) == 0
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _play(traced: cython.bint, out: cython.p_int) -> cython.int:
+    """Play the deck in the history; the outcome, with out[0..3] = N, history length,
+    pick-ups, gone entries."""
+    pos: cython.int = 14  # cards dealt
+    end: cython.int = 52  # cards in the history
+    picks: cython.int = 0
+    ngone: cython.int = 0
+    act = cython.declare(cython.int[7])
+    nact: cython.int = 7
+    k: cython.int = 0
+    i: cython.int
+    j: cython.int
+    n: cython.int
+    c: cython.int
+    a: cython.int
+    y: cython.int
+    z: cython.int
+    combo: cython.int
+    first: cython.int = 0
+    lam: cython.int = 0
+    power: cython.int = 1
+    snap: cython.bint = False
+    srem: cython.int = 0
+    rem: cython.int
+    picked: cython.bint
+    p: cython.p_uchar
+    for i in range(7):
+        _piles[i][0] = _hist[i]
+        _piles[i][1] = _hist[7 + i]
+        _sizes[i] = 2
+        act[i] = i
+        if traced:
+            _pile_of[i] = i
+            _pile_of[7 + i] = i
+            _after[i] = 0
+            _after[7 + i] = 0
+    while True:
+        if pos == end:
+            out[0], out[1], out[2], out[3] = end, end, picks, ngone
+            return _LOSS
+        c = _hist[pos]
+        pos += 1
+        i = act[k]
+        p = _piles[i]
+        n = _sizes[i]
+        p[n] = c
+        n += 1
+        if traced:
+            _pile_of[pos - 1] = i
+            _after[pos - 1] = 0
+        picked = False
+        while n >= 3:
+            a, y, z = p[0], p[n - 2], p[n - 1]
+            if end + 3 > _CAP:
+                return _LONG
+            if (a + p[1] + z) % 10 == 0:  # first two + last
+                combo = 0
+                _hist[end], _hist[end + 1], _hist[end + 2] = a, p[1], z
+                for j in range(n - 3):
+                    p[j] = p[j + 2]
+            elif (a + y + z) % 10 == 0:  # first + last two
+                combo = 1
+                _hist[end], _hist[end + 1], _hist[end + 2] = a, y, z
+                for j in range(n - 3):
+                    p[j] = p[j + 1]
+            elif (p[n - 3] + y + z) % 10 == 0:  # last three
+                combo = 2
+                _hist[end], _hist[end + 1], _hist[end + 2] = p[n - 3], y, z
+            else:
+                break
+            if traced:
+                _marks[picks] = 4 * (end - pos) + combo
+                _after[pos - 1] += 1
+            picks += 1
+            end += 3
+            n -= 3
+            picked = True
+        _sizes[i] = n
+        if n == 0:
+            _gone[ngone], _gone[ngone + 1] = pos, i
+            ngone += 2
+            nact -= 1
+            for j in range(k, nact):
+                act[j] = act[j + 1]
+            if nact == 0:
+                out[0], out[1], out[2], out[3] = end - 52, end, picks, ngone
+                return _WIN
+            if k == nact:
+                k = 0
+            first = act[0]
+            lam, power, snap = 0, 1, False  # a cycle keeps every pile: start afresh
+            continue
+        if picked and i == first:
+            # As in play.py: a pick-up on the leftmost pile recurs in every cycle.
+            rem = end - pos
+            if snap and rem == srem and _same_state(rem, pos):
+                return _DRAW
+            lam += 1
+            if lam == power:
+                power += power
+                lam = 0
+                snap = True
+                srem = rem
+                memcpy(_snap_piles, _piles, 7 * 53)
+                memcpy(_snap_sizes, _sizes, 7 * cython.sizeof(cython.int))
+                memcpy(_snap_deck, cython.address(_hist[pos]), rem)
+        k += 1
+        if k == nact:
+            k = 0
+
+
+def play(text: str, how: cython.int) -> object:
+    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(outcome, N)``,
+    with for ``PACKED`` the stored trace, for ``TRACED`` the JSON trace and for ``JSON`` its
+    bytes as a third item (for a win or a loss). A draw is ``(DRAW, 0)`` and ``LONG`` is ``(LONG, 0)``."""
+    out: cython.int[4] = [0, 0, 0, 0]
+    if not _read(text):
+        return None
+    outcome: cython.int = _play(how != _PLAIN, out)
+    if outcome >= _DRAW:
+        return (outcome, 0)
+    if how == _PLAIN:
+        return (outcome, out[0])
+    if how == _PACKED:
+        return (outcome, out[0], _packed(outcome, out[0], out[1], out[2], out[3]))
+    if how == _JSON:
+        return (outcome, out[0], _trace_json(outcome, out[0], out[1], out[2]))
+    return (outcome, out[0], _trace(outcome, out[0], out[1], out[2]))
+
+
+@cython.cfunc
+def _packed(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cython.int,
+            ngone: cython.int) -> bytes:
+    """:func:`.trace.pack`'s bytes: the header (``<BIHBB``), the history, the marks, the
+    piles gone (32-bit, this machine's order, as ``array("I")``) and the end piles."""
+    rem: cython.int = 52 if outcome == _WIN else 0
+    total: cython.Py_ssize_t = 9 + size + picks + 4 * ngone + 7
+    i: cython.int
+    for i in range(7):
+        total += _sizes[i]
+    packed: bytes = PyBytes_FromStringAndSize(cython.NULL, total)
+    b: cython.p_uchar = cython.cast(cython.p_uchar, PyBytes_AS_STRING(packed))
+    b[0] = 1
+    b[1], b[2], b[3], b[4] = dealt & 255, (dealt >> 8) & 255, (dealt >> 16) & 255, dealt >> 24
+    b[5], b[6] = size & 255, size >> 8
+    b[7], b[8] = rem, ngone
+    at: cython.Py_ssize_t = 9
+    memcpy(b + at, _hist, size)
+    at += size
+    memcpy(b + at, _marks, picks)
+    at += picks
+    memcpy(b + at, _gone, 4 * ngone)
+    at += 4 * ngone
+    for i in range(7):
+        b[at] = 10
+        memcpy(b + at + 1, _piles[i], _sizes[i])
+        at += 1 + _sizes[i]
+    return packed
+
+
+@cython.cfunc
+def _text(chars: cython.p_const_uchar, count: cython.int) -> str:
+    """Residues as trace characters."""
+    j: cython.int
+    for j in range(count):
+        _outbuf[j] = _CHAR[chars[j]]
+    return PyUnicode_DecodeASCII(_outbuf, count, cython.NULL)
+
+
+@cython.cfunc
+def _trace(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> dict:
+    """The version 1 trace (:mod:`.trace`) of the game just played, as
+    :func:`.trace.from_marks` makes it."""
+    j: cython.int
+    rem: cython.int = 52 if outcome == _WIN else 0
+    cards: str = _text(_hist, size)
+    for j in range(dealt):
+        _outbuf[j] = 48 + _pile_of[j]
+    deals: str = PyUnicode_DecodeASCII(_outbuf, dealt, cython.NULL)
+    for j in range(dealt):
+        _outbuf[j] = _DIGIT36[_after[j]]
+    after: str = PyUnicode_DecodeASCII(_outbuf, dealt, cython.NULL)
+    for j in range(picks):
+        _outbuf[j] = 97 + (_marks[j] & 3)
+    letters: str = PyUnicode_DecodeASCII(_outbuf, picks, cython.NULL)
+    piles: list = [_text(_piles[j], _sizes[j]) for j in range(7)]
+    return {"version": 1, "cards": cards, "deals": deals, "after": after, "picks": letters, "piles": piles,
+            "deck": cards[size - rem:] if rem else ""}
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _put(b: cython.p_uchar, at: cython.Py_ssize_t, text: cython.p_const_char) -> cython.Py_ssize_t:
+    """Copy the C string ``text`` to ``b[at]``; where the next byte goes."""
+    j: cython.Py_ssize_t = 0
+    while text[j]:
+        b[at] = text[j]
+        at += 1
+        j += 1
+    return at
+
+
+@cython.cfunc
+def _trace_json(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> bytes:
+    """:func:`_trace`'s trace as the bytes ``orjson.dumps`` makes of it, without the dict
+    and its strings in between (``dealer solve --traces`` writes them as they are). Its
+    strings are of digits and letters: nothing to escape."""
+    rem: cython.int = 52 if outcome == _WIN else 0
+    i: cython.int
+    j: cython.int
+    # The keys and quotes (as below: 22 + 11 * 4 + 10 + 2), seven quoted piles, six commas.
+    total: cython.Py_ssize_t = 78 + size + 2 * dealt + picks + 7 * 2 + 6 + rem
+    for i in range(7):
+        total += _sizes[i]
+    json: bytes = PyBytes_FromStringAndSize(cython.NULL, total)
+    b: cython.p_uchar = cython.cast(cython.p_uchar, PyBytes_AS_STRING(json))
+    at: cython.Py_ssize_t = _put(b, 0, b'{"version":1,"cards":"')
+    for j in range(size):
+        b[at + j] = _CHAR[_hist[j]]
+    at = _put(b, at + size, b'","deals":"')
+    for j in range(dealt):
+        b[at + j] = 48 + _pile_of[j]
+    at = _put(b, at + dealt, b'","after":"')
+    for j in range(dealt):
+        b[at + j] = _DIGIT36[_after[j]]
+    at = _put(b, at + dealt, b'","picks":"')
+    for j in range(picks):
+        b[at + j] = 97 + (_marks[j] & 3)
+    at = _put(b, at + picks, b'","piles":[')
+    for i in range(7):
+        if i:
+            b[at] = 44  # ,
+            at += 1
+        b[at] = 34  # "
+        for j in range(_sizes[i]):
+            b[at + 1 + j] = _CHAR[_piles[i][j]]
+        at += 1 + _sizes[i]
+        b[at] = 34
+        at += 1
+    at = _put(b, at, b'],"deck":"')
+    for j in range(rem):
+        b[at + j] = _CHAR[_hist[size - rem + j]]
+    _put(b, at + rem, b'"}')
+    return json
+
+
+# --------------------------------------------------------------------- reading a judge file
+
+_PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
+#: The longest line, and the most decks in one stretch of lines (see :func:`read`), that
+#: the native reader takes; beyond them :func:`.read.read_decks` reads on.
+_LONGEST = cython.declare(cython.Py_ssize_t, 1024)
+_MOST = cython.declare(cython.int, 8)
+_deck_text = cython.declare(cython.char[160][8])  # each deck of a stretch: its canonical text (C char[8][160])
+_deck_size = cython.declare(cython.int[8])  # the text's length
+_where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _space(c: cython.char) -> cython.bint:
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@cython.cfunc
+def _case(index: cython.longlong, text: str, line: cython.longlong, column: cython.longlong) -> object:
+    """``Case(index, text, line, column)``, filling its slots where Case is plain (see
+    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
+    if not _PLAIN_CASE:
+        return Case(index, text, line, column)
+    case = Case.__new__(Case)
+    PyObject_GenericSetAttr(case, "index", index)
+    PyObject_GenericSetAttr(case, "text", text)
+    PyObject_GenericSetAttr(case, "line", line)
+    PyObject_GenericSetAttr(case, "column", column)
+    return case
+
+
+def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
+    """The native reader of :func:`~worker.engines.base.read_natively`.
+
+    It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
+    to the first line end that is also the end of a deck (in judge files, every deck's
+    last line). A stretch of card values 1..10 (written plainly: no ``05``), every deck a
+    standard one, gives its decks; the first that is not is left whole to
+    :func:`.read.read_decks` (the terminator, an error, a deck ending in mid-line for too
+    long, a line longer than any judge file's).
+    """
+    s: cython.p_const_char = PyBytes_AS_STRING(data)
+    size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
+    at: cython.Py_ssize_t = 0  # where the line being read starts
+    start: cython.Py_ssize_t = 0  # where the stretch starts
+    start_line: cython.longlong = line
+    stop: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    newline: cython.p_const_char
+    value: cython.int
+    width: cython.int
+    decks: cython.int = 0  # complete decks in the stretch
+    cards: cython.int = 0  # cards of the deck being read
+    counts = cython.declare(cython.int[11])
+    k: cython.int
+    t: cython.int
+    cases: list = []
+    while at < size:
+        newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
+        stop = size if newline == cython.NULL else newline - s
+        if stop - at > _LONGEST:
+            return cases, start, start_line, count, True
+        if newline == cython.NULL and not final:
+            break  # the line goes on in the next block
+        j = at
+        while True:
+            while j < stop and _space(s[j]):
+                j += 1
+            if j == stop:
+                break
+            if 49 <= s[j] <= 57 and (j + 1 == stop or _space(s[j + 1])):
+                value, width = s[j] - 48, 1
+            elif s[j] == 49 and j + 1 < stop and s[j + 1] == 48 and (j + 2 == stop or _space(s[j + 2])):
+                value, width = 10, 2
+            else:
+                return cases, start, start_line, count, True
+            if cards == 0:
+                if decks == _MOST:
+                    return cases, start, start_line, count, True
+                _where[decks][0], _where[decks][1] = line, j - at + 1
+                _deck_size[decks] = 0
+                for k in range(11):
+                    counts[k] = 0
+            counts[value] += 1
+            if counts[value] > (16 if value == 10 else 4):  # not a standard deck
+                return cases, start, start_line, count, True
+            t = _deck_size[decks]
+            _deck_text[decks][t] = s[j]
+            if width == 2:
+                _deck_text[decks][t + 1] = 48
+            _deck_text[decks][t + width] = 32
+            _deck_size[decks] = t + width + 1
+            cards += 1
+            if cards == 52:
+                cards = 0
+                decks += 1
+            j += width
+        line += 1
+        at = stop + 1
+        if cards == 0:  # the stretch ends here
+            for k in range(decks):
+                count += 1
+                cases.append(_case(count, PyUnicode_DecodeASCII(_deck_text[k], _deck_size[k] - 1, cython.NULL),
+                                   _where[k][0], _where[k][1]))
+            decks = 0
+            start, start_line = min(at, size), line
+    if final and (decks or cards):  # a deck cut short by the end of the file
+        return cases, start, start_line, count, True
+    return cases, start, start_line, count, False
