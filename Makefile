@@ -4,14 +4,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench bench-service bench-faults bench-scale clean
+.PHONY: install run test bench bench-service bench-faults bench-scale bench-load clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# The editable install also builds the native core in place (setup.py), or says in one line why not.
+$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m worker.engines.native
 	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, every run would compile from source.
 	$(BIN)/python -m compileall -q worker webui
 	touch $(STAMP)
@@ -33,6 +35,9 @@ bench-faults: install
 
 bench-scale: install
 	$(BIN)/python -m bench.scale
+
+bench-load: install
+	$(BIN)/python -m bench.load
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

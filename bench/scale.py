@@ -197,6 +197,28 @@ def _bulk(db: Database, table: str, columns: tuple[str, ...], types: list[str], 
 # --- timing the endpoints ------------------------------------------------------------------------
 
 
+class NoBroker:
+    """Reads need no broker: the pages are timed in the server alone."""
+
+    def split(self, job_id: int) -> None: ...
+    def solve(self, chunk_ids: Any) -> None: ...
+    def check(self, check_id: int) -> None: ...
+
+    def queue_depth(self) -> int | None:
+        return 0
+
+
+def test_client(settings: Settings) -> Any:
+    from webui.app import create_app
+
+    return create_app(settings, NoBroker()).test_client()
+
+
+def scale_settings(fresh: bool = False) -> Settings:
+    """Settings on the scale database (made when missing, emptied first when ``fresh``)."""
+    return Settings.from_env({"DEALER_DATABASE_URL": _scale_database(fresh)}, data_dir=ROOT / ".scale")
+
+
 def _median_ms(call: Callable[[], Any], runs: int = 5) -> float:
     times = []
     for _ in range(runs):
@@ -291,20 +313,12 @@ def main() -> int:
         if args.fresh:
             (args.sqlite / "dealer.db").unlink(missing_ok=True)
     else:
-        settings = Settings.from_env({"DEALER_DATABASE_URL": _scale_database(args.fresh)}, data_dir=ROOT / ".scale")
+        settings = scale_settings(args.fresh)
     db = Database.of(settings)
     upgrade(db)
     fill(db, args.cases)
 
-    from webui.app import create_app
-
-    class NoBroker:
-        def split(self, job_id: int) -> None: ...
-        def solve(self, chunk_ids: Any) -> None: ...
-        def queue_depth(self) -> int | None:
-            return 0
-
-    client = create_app(settings, NoBroker()).test_client()  # type: ignore[arg-type]
+    client = test_client(settings)
     with db.session(write=False) as session:
         stored = session.scalar(select(func.coalesce(func.sum(Job.total), 0))) or 0
     print(f"\n{stored:,} cases stored, {_bytes_per_case(db, stored)}; server time, median of 5 "

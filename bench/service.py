@@ -30,6 +30,7 @@ from pathlib import Path
 
 from bench.engines import CACHE, judge_file
 from worker import engines
+from worker.engines.native import PURE_PYTHON
 from worker.testing.live import DEALER, LiveService, live_service
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,15 +38,17 @@ TARGETS = {"production": 1.5, "embedded": 2.0}
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def solve_locally(path: Path, traces: bool = False) -> tuple[float, float, bytes]:
-    """(wall seconds, CPU seconds, output) of ``dealer solve --jobs 2``."""
+def solve_locally(path: Path, traces: bool = False, pure: bool = False) -> tuple[float, float, bytes]:
+    """(wall seconds, CPU seconds, output) of ``dealer solve --jobs 2`` (``pure``: on the
+    pure-Python engines, as where the native core is not built)."""
     command = [*DEALER, "solve", "10-20-30", str(path), "--jobs", "2", "--no-progress"]
+    env = {**os.environ, PURE_PYTHON: "1"} if pure else None
     with tempfile.NamedTemporaryFile(suffix=".jsonl") as trace_file:
         if traces:
             command += ["--traces", trace_file.name]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, check=True, cwd=ROOT)
+        done = subprocess.run(command, capture_output=True, check=True, cwd=ROOT, env=env)
         elapsed = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -229,8 +232,10 @@ def main() -> int:
     path = judge_file("10-20-30", args.decks, 246)
     local, local_cpu, expected = solve_locally(path)
     traced, _, _ = solve_locally(path, traces=True)
+    pure, pure_cpu, pure_output = solve_locally(path, pure=True)
     print(f"dealer solve --jobs 2, {args.decks:,} decks: {local:.2f} s, {local_cpu * 100_000 / args.decks:.2f} "
-          f"CPU-s per 100,000 ({traced:.2f} s with --traces)")
+          f"CPU-s per 100,000 ({traced:.2f} s with --traces); on the pure-Python engines {pure:.2f} s, "
+          f"{pure_cpu * 100_000 / args.decks:.2f} CPU-s per 100,000{'' if pure_output == expected else ', output DIFFERS'}")
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         for mode in args.modes:
@@ -241,7 +246,8 @@ def main() -> int:
                 ok = same and ratio <= TARGETS[mode]
                 failures += not ok
                 print(f"{mode:<10} upload→succeeded {elapsed:6.2f} s  ratio {ratio:4.2f}x (target ≤{TARGETS[mode]:.2f}x;"
-                      f" {elapsed / traced:4.2f}x of solve --traces)  output {'identical' if same else 'DIFFERS'}"
+                      f" {elapsed / traced:4.2f}x of solve --traces, {elapsed / pure:4.2f}x of the pure-Python"
+                      f" solve)  output {'identical' if same else 'DIFFERS'}"
                       f"  {'ok' if ok else 'MISSED'}")
                 print(f"{mode:<10} CPU-s per 100,000 cases: {account.line(args.decks)}")
                 if mode == "production":

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 
 from webui.auth import client_id
 from webui.context import dealer, queries, service
-from webui.params import flag, paging, present, result_filter
+from webui.params import flag, given, paging, result_filter
 from webui.uploads import receive_upload
 from worker import engines
 from worker.jobs.errors import Invalid
@@ -36,9 +36,10 @@ def create_job() -> Any:
 
 @api.get("/jobs")
 def list_jobs() -> Any:
-    page, per_page = paging(request.args, JOBS_PER_PAGE)
-    args = present(request.args)
-    return jsonify(queries().jobs(page, per_page, args.get("status"), args.get("game")).to_dict())
+    args = given(request.args)
+    page, per_page = paging(args, JOBS_PER_PAGE)
+    return jsonify(queries().jobs(page, per_page, args.get("status"), args.get("game"),
+                                  args.get("filename")).to_dict())
 
 
 @api.get("/jobs/<id:job_id>")
@@ -65,7 +66,7 @@ def rerun_job(job_id: int) -> Any:
 
 @api.get("/jobs/<id:job_id>/output")
 def job_output(job_id: int) -> Response:
-    partial = present(request.args).get("partial")
+    partial = given(request.args).get("partial")
     lines = queries().output(job_id, partial=flag("partial", partial) if partial is not None else False)
     name = f"job-{job_id}-{queries().job(job_id).game}.out"
     return Response(streamed(lines), mimetype="text/plain",
@@ -91,7 +92,7 @@ def streamed(pieces: Iterator[Any]) -> Iterator[Any]:
 
 @api.get("/jobs/<id:job_id>/cases")
 def job_cases(job_id: int) -> Any:
-    flt = result_filter(request.args, job_id=job_id, game=queries().job(job_id).game)
+    flt = result_filter(given(request.args), job_id=job_id, game=queries().job(job_id).game)
     return jsonify(queries().results(flt).to_dict())
 
 
@@ -117,14 +118,15 @@ def get_case(case_id: int) -> Any:
 
 @api.get("/results")
 def search_results() -> Any:
-    return jsonify(queries().results(result_filter(request.args)).to_dict())
+    return jsonify(queries().results(result_filter(given(request.args))).to_dict())
 
 
 @api.get("/results/export")
 def export_results() -> Response:
     """Every matching result as NDJSON (``format=ndjson``, the default) or CSV (``format=csv``)."""
-    flt = result_filter(request.args)
-    kind = request.args.get("format", "ndjson")
+    args = given(request.args)
+    flt = result_filter(args)
+    kind = args.get("format", "ndjson")
     if kind not in EXPORT_FORMATS:
         raise Invalid(f"unknown export format {kind!r}; expected {' or '.join(EXPORT_FORMATS)}")
     name = "results"

@@ -36,7 +36,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
                config: dict[str, Any] | None = None) -> Flask:
     """The web app for ``settings`` (default: from the environment), sending work through ``dispatcher``
     (default: Celery)."""
-    from webui import api, auth, ops, pages
+    from webui import api, auth, checks, live, ops, pages
     from worker.runner.app import CeleryDispatcher
 
     settings = settings or Settings.from_env()
@@ -62,8 +62,11 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
 
     auth.install(app, settings)
     app.register_blueprint(api.api)
+    app.register_blueprint(live.live)
     app.register_blueprint(ops.ops)
     app.register_blueprint(pages.pages)
+    app.register_blueprint(checks.check_api)
+    app.register_blueprint(checks.check_pages)
     errors.register(app)
 
     @app.teardown_request

@@ -16,6 +16,12 @@ With keys, every write (upload, cancel, rerun, delete) needs one:
 Reads stay open unless ``DEALER_PUBLIC_READS=false``. Keys are kept only as SHA-256
 digests, compared in constant time, and never logged or stored: a job row names its
 client by the key's name (``key:ci``), never by the key.
+
+Guessing is throttled (:mod:`worker.store.throttle`): wrong keys are counted per client
+address and per key prefix, and after ``DEALER_AUTH_FAILURES_ALLOWED`` of them a bucket must
+wait (``429`` with ``Retry-After``). Sessions are kept by the server
+(:mod:`worker.store.sessions`): logging out ends every copy of the cookie; a session lasts
+``DEALER_SESSION_HOURS``.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import math
 import os
 import re
 import secrets
@@ -49,6 +56,9 @@ from flask import (
 from webui.context import settings as current_settings
 from webui.errors import error_response, wants_json
 from worker.config import Settings
+from worker.store.database import Database
+from worker.store.sessions import Sessions
+from worker.store.throttle import Throttle
 
 log = logging.getLogger("dealer.web")
 
@@ -56,7 +66,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 MIN_KEY_LENGTH = 16
-SESSION_HOURS = 12
+#: How much of a wrong key names its bucket: guesses that share a prefix are throttled together.
+PREFIX_LENGTH = 6
 #: Reachable without a key even when reads are private: logging in, assets, the load balancer's check.
 OPEN_ENDPOINTS = frozenset({"auth.login", "auth.logout", "static", "ops.healthz", "api.openapi_document"})
 #: Pages that are only of use to someone who may write: asking for one means "log me in".
@@ -152,6 +163,16 @@ def keys() -> KeyRing:
     return ring
 
 
+def throttle() -> Throttle:
+    found: Throttle = current_app.extensions["dealer_throttle"]
+    return found
+
+
+def sessions() -> Sessions:
+    found: Sessions = current_app.extensions["dealer_sessions"]
+    return found
+
+
 def enabled() -> bool:
     return bool(keys())
 
@@ -218,16 +239,34 @@ def can_write() -> bool:
 
 
 def _session_principal(ring: KeyRing) -> str | None:
-    name = session.get("key")
-    if not isinstance(name, str):
+    name, stored, sid = session.get("key"), session.get("kv"), session.get("sid")
+    if not (isinstance(name, str) and isinstance(stored, str) and isinstance(sid, str)):
         return None
     key = ring.get(name)
-    stored = session.get("kv")
-    if key is None or not isinstance(stored, str):
+    if key is None or not hmac.compare_digest(stored.encode(), _fingerprint(key).encode()):
+        return None  # the key was removed or changed since the login
+    return name if sessions().alive(sid, name) else None
+
+
+def _buckets(token: str) -> list[str]:
+    """Whom a wrong ``token`` counts against: the client's address and the token's prefix."""
+    prefix = hashlib.sha256(token[:PREFIX_LENGTH].encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return [f"addr:{request.remote_addr}", f"prefix:{prefix}"]
+
+
+def _blocked(buckets: list[str]) -> Any:
+    """A 429 while any of ``buckets`` must wait, else ``None``."""
+    wait = throttle().wait(buckets)
+    if wait <= 0:
         return None
-    if not hmac.compare_digest(stored.encode(), _fingerprint(key).encode()):
-        return None
-    return name
+    return _refuse(f"too many wrong keys: try again in {math.ceil(wait)} s", 429,
+                   {"Retry-After": str(math.ceil(wait))})
+
+
+def _wrong_key(buckets: list[str], what: str) -> None:
+    blocked = throttle().failed(buckets)
+    log.warning("%s from %s%s", what, request.remote_addr,
+                f": blocked for {blocked:.0f} s" if blocked else "")
 
 
 def _cross_site() -> bool:
@@ -249,8 +288,12 @@ def _guard() -> Any:
         scheme, _, token = header.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return _unauthorized("the Authorization header must be 'Bearer <key>'", invalid=True)
+        buckets = _buckets(token.strip())
+        if (refused := _blocked(buckets)) is not None:
+            return refused
         name = ring.check(token.strip())
         if name is None:
+            _wrong_key(buckets, "a wrong API key")
             return _unauthorized("the API key is not valid", invalid=True)
         g.principal, g.bearer = name, True
     else:
@@ -343,31 +386,50 @@ def login() -> Any:
         if principal() is not None:
             return redirect(target)
         return render_template("login.html", page_name="login", error=None, next=target)
-    key = keys().check((request.form.get("key") or "").strip())
+    token = (request.form.get("key") or "").strip()
+    buckets = _buckets(token)
+    wait = throttle().wait(buckets)
+    if wait > 0:
+        error = f"too many wrong keys: try again in {math.ceil(wait)} s"
+        page = render_template("login.html", page_name="login", error=error, next=target)
+        return page, 429, {"Retry-After": str(math.ceil(wait))}
+    key = keys().check(token)
     if key is None:
-        log.warning("a login with a wrong key from %s", request.remote_addr)
+        _wrong_key(buckets, "a login with a wrong key")
         page = render_template("login.html", page_name="login", error="that key is not valid", next=target)
         return page, 401
     known = keys().get(key)
     assert known is not None
-    session.clear()
+    _end_session()
     session.permanent = True
     session["key"] = key
     session["kv"] = _fingerprint(known)
+    session["sid"] = sessions().start(key)
     session["csrf"] = secrets.token_urlsafe(32)
     return redirect(target, code=303)
 
 
 @auth.post("/logout")
 def logout() -> Any:
-    session.clear()
+    _end_session()
     return redirect(url_for("pages.dashboard"), code=303)
+
+
+def _end_session() -> None:
+    """End this browser's session on the server too, so that no copy of its cookie works any more."""
+    sid = session.get("sid")
+    if isinstance(sid, str) and enabled():
+        sessions().end(sid)
+    session.clear()
 
 
 def install(app: Flask, settings: Settings) -> None:
     """Set up keys, sessions, the guard and the headers on ``app`` (from :func:`webui.create_app`)."""
     ring = KeyRing.parse(settings.api_keys)
     app.extensions["dealer_keys"] = ring
+    db = Database.of(settings)
+    app.extensions["dealer_throttle"] = Throttle(db, settings.auth_failures_allowed, settings.auth_block_max_seconds)
+    app.extensions["dealer_sessions"] = Sessions(db, settings.session_hours)
     if ring:
         app.secret_key = load_secret_key(settings)
     app.config.update(
@@ -375,7 +437,7 @@ def install(app: Flask, settings: Settings) -> None:
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=settings.secure_cookies,
-        PERMANENT_SESSION_LIFETIME=timedelta(hours=SESSION_HOURS),
+        PERMANENT_SESSION_LIFETIME=timedelta(hours=settings.session_hours),
     )
     app.register_blueprint(auth)
     app.before_request(_guard)

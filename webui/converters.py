@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from werkzeug.routing import BaseConverter, ValidationError
+from werkzeug.exceptions import NotFound
+from werkzeug.routing import BaseConverter
 
-from webui.params import MAX_INT
-from worker.store.models import CASE_ID_BASE
+from worker.store.models import CASE_ID_BASE, MAX_INT
 
 #: The largest case id: the largest job id's last case.
 MAX_CASE_ID = MAX_INT * CASE_ID_BASE + CASE_ID_BASE - 1
@@ -29,7 +29,8 @@ class IdConverter(BaseConverter):
     def to_python(self, value: str) -> int:
         number = int(value)
         if not 1 <= number <= self.maximum:
-            raise ValidationError()  # the rule does not match: 404
+            # Not a ValidationError: werkzeug would then try the path's other rules and could answer 405.
+            raise NotFound(f"nothing is stored under that id: ids run from 1 to {self.maximum:,}")
         return number
 
     def to_url(self, value: Any) -> str:

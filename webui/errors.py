@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
@@ -11,14 +12,12 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from webui.context import settings
 from worker.engines import UnknownGame
-from worker.jobs.errors import Conflict, Invalid, NotFound, ServiceError, TooLarge, TooManyJobs
+from worker.jobs.errors import Conflict, Invalid, NotFound, ServiceError, TooLarge, TooManyJobs, Unsupported
 from worker.store.uploads import UploadTooLarge, format_size
 
 #: The HTTP status of each kind of refusal (the service knows nothing of HTTP).
 STATUS_OF: dict[type[ServiceError], int] = {Invalid: 400, NotFound: 404, Conflict: 409, TooLarge: 413,
-                                            TooManyJobs: 429}
-#: A client told it has too many jobs at once may try again after this many seconds.
-RETRY_AFTER_SECONDS = 30
+                                            Unsupported: 415, TooManyJobs: 429}
 
 
 def http_status(error: ServiceError) -> int:
@@ -43,7 +42,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def _service_error(error: ServiceError) -> Any:
         status = http_status(error)
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 429 else None
+        headers = {"Retry-After": str(math.ceil(error.retry_after))} if isinstance(error, TooManyJobs) else None
         return error_response(error.message, status, headers)
 
     @app.errorhandler(UnknownGame)

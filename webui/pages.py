@@ -2,7 +2,8 @@
 
 Pages are rendered on the server from the job service (the same calls the JSON API
 makes), so they show their data on first paint; small JavaScript modules in
-``static/js`` then keep them live by polling the JSON API.
+``static/js`` then keep them live from the server's event streams (``webui/live.py``), or by
+polling the JSON API where there is none.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from webui.api import game_views
 from webui.context import dealer, queries, settings
 from webui.errors import http_status
-from webui.params import whole_number
+from webui.params import present, whole_number
 from webui.uploads import receive_upload
 from worker.jobs.errors import ServiceError
-from worker.jobs.states import FINISHED
+from worker.jobs.states import FINISHED, JobStatus
 from worker.store.uploads import format_size
 
 pages = Blueprint("pages", __name__)
@@ -64,6 +65,17 @@ def _seconds(value: float | None) -> str:
     return f"{hours} h {minutes} min"
 
 
+@pages.app_template_filter("outcome_label")
+def _outcome_label(outcome: str) -> str:
+    """An outcome as a badge reads it.
+
+    >>> _outcome_label("not-ready"), _outcome_label("win")
+    ('Not ready', 'Win')
+    """
+    text = outcome.replace("-", " ")
+    return text[:1].upper() + text[1:]
+
+
 @pages.app_template_filter("micros")
 def _micros(value: float | None) -> str:
     if value is None:
@@ -89,11 +101,27 @@ def _globals() -> dict[str, Any]:
             "max_upload": settings().max_upload_bytes, "finished_statuses": sorted(FINISHED)}
 
 
+#: The dashboard's filters (query parameters of the page, its event stream and ``GET /api/jobs``).
+JOB_FILTERS = ("status", "game", "filename")
+
+
+def job_filters(args: dict[str, str]) -> dict[str, str]:
+    """The dashboard's filters present in ``args`` (already stripped of empty values)."""
+    return {name: args[name] for name in JOB_FILTERS if name in args}
+
+
 @pages.get("/")
 def dashboard() -> str:
-    jobs = queries().jobs(_page_arg(), JOBS_PER_PAGE)
+    filters = job_filters(present(request.args))
+    jobs = queries().jobs(_page_arg(), JOBS_PER_PAGE, **filters)
     overview = queries().overview(dealer().dispatcher.queue_depth())
-    return render_template("dashboard.html", page_name="dashboard", jobs=jobs.to_dict(), overview=overview.to_dict())
+    return render_template("dashboard.html", page_name="dashboard", jobs=jobs.to_dict(), overview=overview.to_dict(),
+                           filters=filters, statuses=[s.value for s in JobStatus])
+
+
+@pages.get("/workers")
+def workers() -> str:
+    return render_template("workers.html", page_name="workers", data=queries().workers().to_dict())
 
 
 @pages.route("/upload", methods=["GET", "POST"])
@@ -105,6 +133,8 @@ def upload() -> Any:
             job = receive_upload()
         except ServiceError as error:
             return render_template("upload.html", page_name="upload", error=error.message), http_status(error)
+        if job.checks:  # with an output to check, its verdict is what the user came for
+            return redirect(url_for("check_pages.check", check_id=job.checks[0]), code=303)
         return redirect(url_for("pages.job", job_id=job.id), code=303)
     return render_template("upload.html", page_name="upload", error=None)
 

@@ -17,9 +17,7 @@ from typing import Any
 from worker import engines
 from worker.jobs.errors import Invalid
 from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PER_PAGE, ResultFilter
-
-#: The largest value an integer column holds (PostgreSQL's ``integer``): no parameter may exceed it.
-MAX_INT = 2**31 - 1
+from worker.store.models import MAX_INT
 
 
 def whole_number(name: str, raw: str, minimum: int, maximum: int = MAX_INT) -> int:
@@ -57,6 +55,21 @@ def present(args: Mapping[str, str]) -> dict[str, str]:
     return {key: value.strip() for key, value in args.items() if isinstance(value, str) and value.strip()}
 
 
+def given(args: Mapping[str, str]) -> dict[str, str]:
+    """The API's parameters, where an empty one is refused: a script that sends ``until=`` has a
+    bug it should hear about, not a filter silently dropped.
+
+    >>> given({"game": "accordion", "until": " "})
+    Traceback (most recent call last):
+    ...
+    worker.jobs.errors.Invalid: until is empty: leave it out or give it a value
+    """
+    for key, value in args.items():
+        if not value.strip():
+            raise Invalid(f"{key} is empty: leave it out or give it a value")
+    return present(args)
+
+
 def paging(args: Mapping[str, str], default_per_page: int = DEFAULT_PER_PAGE) -> tuple[int, int]:
     """``(page, per_page)``; ``per_page`` is at most :data:`MAX_PER_PAGE`."""
     text = present(args)
@@ -71,9 +84,9 @@ def result_filter(args: Mapping[str, str], **fixed: Any) -> ResultFilter:
     values: dict[str, Any] = {}
     if "game" in text:
         values["game"] = engines.check(text["game"])
-    for name in ("number_min", "number_max", "job_id"):
+    for name, least in (("number_min", 0), ("number_max", 0), ("job_id", 1)):
         if name in text:
-            values[name] = whole_number(name, text[name], 0)
+            values[name] = whole_number(name, text[name], least)
     values["page"], values["per_page"] = paging(args)
     for name in ("since", "until"):
         if name in text:

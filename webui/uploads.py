@@ -9,11 +9,12 @@ from webui.auth import client_id
 from webui.context import service
 from worker.jobs.errors import Invalid
 from worker.jobs.views import JobView
-from worker.store.uploads import UploadTooLarge, UploadWriter
+from worker.store.uploads import StoredUpload, UploadTooLarge, UploadWriter
 
 
 def receive_upload() -> JobView:
-    """Create a job from the request's ``file`` (already on disk) and optional ``game``."""
+    """Create a job from the request's ``file`` (streamed into the database) and optional ``game``."""
+    service().check_client(client_id())  # before the body is read: a refused client's file is not stored
     upload = request.files.get("file")
     # Werkzeug's form parser swallows the writer's UploadTooLarge (a ValueError) and drops the
     # field, so an upload over the limit would look like no upload at all: ask the writers.
@@ -27,8 +28,26 @@ def receive_upload() -> JobView:
         raise Invalid("the upload was not streamed to disk")
     stored = writer.commit()
     game = request.form.get("game") or None
+    expected = None
     try:
-        return service().create_job(stored, upload.filename or "upload", game, client=client_id())
+        expected = stored_file("expected")
+        return service().create_job(stored, upload.filename or "upload", game, client=client_id(), expected=expected)
     except BaseException:
         service().forget_upload(stored)
+        if expected is not None:
+            service().forget_upload(expected[0])
         raise
+
+
+def stored_file(field: str) -> tuple[StoredUpload, str] | None:
+    """The request's file ``field``, stored, with its name; ``None`` when the form has none (a browser
+    sends a file input left empty as an empty file without a name)."""
+    upload = request.files.get(field)
+    if upload is None:
+        return None
+    writer = upload.stream
+    if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
+        raise Invalid("the upload was not streamed to disk")
+    if not upload.filename and writer.size == 0:
+        return None
+    return writer.commit(), upload.filename or field

@@ -6,7 +6,11 @@ their function, so that ``dealer solve`` starts as fast as Python allows.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import time
 from typing import IO, Any
 
 import click
@@ -25,9 +29,9 @@ def main() -> None:
 
 @main.command()
 def games() -> None:
-    """List the games Dealer can solve."""
+    """List the games Dealer can solve, and which core solves each (native or python)."""
     for engine in engines.all_engines():
-        click.echo(f"{engine.slug:<10}  {engine.title}: {engine.summary}")
+        click.echo(f"{engine.slug:<10}  {engine.core_name:<6}  {engine.title}: {engine.summary}")
 
 
 @main.command()
@@ -64,6 +68,52 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: IO[bytes] | None, progr
             click.echo(f"dealer: warning: {file.name}: {warning}", err=True)
 
 
+@main.command()
+@click.argument("game", type=GAMES)
+@click.argument("input_file", metavar="INPUT", type=click.File("rb"))
+@click.argument("output", type=click.File("rb"))
+@click.option("--show", default=5, show_default=True, type=click.IntRange(0, 10_000),
+              help="How many differences to print.")
+def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> None:
+    """Solve INPUT locally and judge OUTPUT (a program's output for it) case by case.
+
+    Prints the verdict, the counts and the first differences; the exit status is 0 when
+    the output is accepted, 1 when it is not, 2 on bad input.
+    """
+    from worker.checks.compare import OutputError, judge_stream
+
+    engine = engines.get(game)
+    warnings: list[Diagnostic] = []
+    lines = (engine.solve(case, False).line for case in engine.parse(input_file, warnings))
+    try:
+        report = judge_stream(lines, output, keep=max(show, 1))
+    except InputError as error:
+        _fail(f"{input_file.name}: {error}")
+    except OutputError as error:
+        _fail(f"{output.name}: {error}")
+    finally:
+        for warning in warnings:
+            click.echo(f"dealer: warning: {input_file.name}: {warning}", err=True)
+    differences = [{"index": d.index, "line": d.line, "verdict": d.verdict, "expected": d.expected, "got": d.got,
+                    "column": d.column} for d in report.differences[:show]]
+    _print_check(report.verdict, report.counts, differences)
+    sys.exit(0 if report.verdict == "accepted" else 1)
+
+
+def _print_check(verdict: str, counts: dict[str, int], differences: list[dict[str, Any]]) -> None:
+    """A check's verdict, counts and differences, as ``dealer check`` and ``dealer submit --expected`` print them."""
+    cases = sum(counts.values()) - counts["extra"]
+    click.echo(f"{verdict}: {counts['accepted']:,} of {cases:,} cases accepted")
+    click.echo("  " + " · ".join(f"{name} {count:,}" for name, count in counts.items()))
+    for difference in differences:
+        where = f"case {difference['index']:,}" if difference["index"] else "after the last case"
+        column = f", from column {difference['column']}" if difference["column"] else ""
+        click.echo(f"{where} (line {difference['line']:,}): {difference['verdict']}{column}")
+        if difference["expected"] is not None:
+            click.echo(f"  expected: {difference['expected']}")
+        click.echo("  got:      " + (difference["got"] if difference["got"] is not None else "(the output ended)"))
+
+
 def _fail(message: str, status: int = 2) -> Any:
     click.echo(f"dealer: error: {message}", err=True)
     sys.exit(status)
@@ -91,7 +141,6 @@ def _settings(data_dir: str | None = None) -> Any:
               help="Worker processes (default: one per CPU).")
 def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -> None:
     """Web UI, API and a worker in one command (embedded mode); Ctrl-C stops all of it."""
-    import os
     import subprocess
 
     from webui.server import WebServer
@@ -100,17 +149,52 @@ def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -
     command = [sys.executable, "-m", "worker.cli", "worker"]
     if concurrency:
         command += ["--concurrency", str(concurrency)]
-    # The worker is another process: it learns the data folder the way any process does.
-    worker = subprocess.Popen(command, env={**os.environ, "DEALER_DATA_DIR": str(settings.data_dir)})
+    # The worker is another process: it learns the data folder the way any process does. In a session of
+    # its own, a terminal's Ctrl-C reaches only this process, which then stops the worker once, below
+    # (Celery told twice starts its shutdown over).
+    worker = subprocess.Popen(command, env={**os.environ, "DEALER_DATA_DIR": str(settings.data_dir)},
+                              start_new_session=True)
     click.echo(f"Dealer is serving on http://{host}:{port}/ (Ctrl-C stops it)", err=True)
+    me = os.getpid()
+    asked: list[float] = []
+
+    def ask_worker_to_stop() -> None:
+        """Told as soon as the web server is (not after it has stopped), so that both stop together."""
+        if not asked and worker.poll() is None:
+            asked.append(time.monotonic())
+            worker.send_signal(signal.SIGTERM)
+
     try:
-        WebServer(settings, host, port).run()
+        WebServer(settings, host, port, graceful_seconds=SERVE_GRACE_SECONDS, on_stop=ask_worker_to_stop).run()
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        # Gunicorn's web worker is a fork of this process and leaves through here too: it must leave
+        # the Celery worker alone.
+        if os.getpid() == me:
+            ask_worker_to_stop()
+            stop_worker(worker, (asked[0] if asked else time.monotonic()) + WORKER_GRACE_SECONDS)
+
+
+#: What ``dealer serve`` gives the web server's open requests when it stops (live streams end at once).
+SERVE_GRACE_SECONDS = 1
+#: What it gives the worker's warm shutdown before killing it.
+WORKER_GRACE_SECONDS = 1.5
+
+
+def stop_worker(worker: Any, deadline: float) -> None:
+    """Wait for a Celery worker told to stop (SIGTERM: a warm shutdown) until ``deadline`` (monotonic),
+    then kill it with its pool. Celery's own shutdown takes seconds even when idle (its consumer
+    loop notices late), and nothing is lost by a kill: tasks are acknowledged late and the
+    database says what is done (the next worker's sweep hands out again whatever was held)."""
+    import subprocess
+
+    try:
+        worker.wait(timeout=max(0.0, deadline - time.monotonic()))
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait()
 
 
 @main.command()
@@ -167,24 +251,36 @@ def db_upgrade(revision: str) -> None:
 @click.option("--game", "-g", type=GAMES, help="The game (default: recognised from the content).")
 @click.option("--url", default="http://127.0.0.1:8000", show_default=True, envvar="DEALER_URL",
               help="The Dealer service.")
-@click.option("--wait", is_flag=True, help="Wait for the job to finish and print its judge output.")
+@click.option("--wait", is_flag=True, help="Wait for the job to finish and print its judge output (with --expected, "
+              "the check's verdict: exit status 0 when accepted, 1 when not).")
+@click.option("--expected", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A program's output for FILE, checked case by case against the job's once it has succeeded.")
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: on a terminal).")
 @click.option("--api-key", envvar="DEALER_API_KEY", default=None, show_envvar=True,
               help="The service's API key, when it has keys (sent as Authorization: Bearer <key>).")
-def submit(file: str, game: str | None, url: str, wait: bool, progress: bool | None, api_key: str | None) -> None:
-    """Upload FILE to a running service and print the job id (with --wait, the judge output)."""
+def submit(file: str, game: str | None, url: str, wait: bool, expected: str | None, progress: bool | None,
+           api_key: str | None) -> None:
+    """Upload FILE to a running service and print the job id (with --wait, the judge output, or with
+    --expected the check's verdict)."""
     from worker.client import Client, ClientError
 
     client = Client(url, api_key=api_key)
     show = sys.stderr.isatty() if progress is None else progress
     try:
-        job = client.submit(file, game, progress=show)
+        job = client.submit(file, game, progress=show, expected=expected)
         # With --wait, standard output is the judge output alone, byte for byte.
         click.echo(f"job {job['id']}" if wait else job["id"], err=wait)
         if wait:
             job = client.wait(job["id"], progress=show)
             if job["status"] != "succeeded":
                 _fail(f"job {job['id']} {job['status']}: {job.get('error') or ''}".rstrip(": "), status=1)
+            if expected is not None:
+                found = client.wait_check(job["checks"][0])
+                if found["status"] != "done":
+                    _fail(f"check {found['id']} {found['status']}: {found.get('error') or ''}".rstrip(": "), status=1)
+                first = found["first_difference"]
+                _print_check(found["verdict"], found["counts"], [first] if first else [])
+                sys.exit(0 if found["verdict"] == "accepted" else 1)
             for piece in client.output(job["id"]):
                 sys.stdout.write(piece)
     except ClientError as error:

@@ -65,34 +65,58 @@ class Client:
     def _json(self, method: str, path: str) -> Any:
         return json.loads(self._request(method, path).read())
 
-    def submit(self, path: str, game: str | None = None, progress: bool = False) -> dict[str, Any]:
+    def submit(self, path: str, game: str | None = None, progress: bool = False,
+               expected: str | None = None) -> dict[str, Any]:
+        """Upload a judge file as a new job (with ``expected``, an output to check against it)."""
+        files = [("file", path)] + ([("expected", expected)] if expected else [])
+        return self._upload("/api/jobs", files, {"game": game} if game else {}, progress)
+
+    def _upload(self, url: str, files: list[tuple[str, str]], fields: dict[str, str], progress: bool) -> dict[str, Any]:
+        """POST files as multipart form fields, streamed from disk with a computed length."""
         boundary = uuid.uuid4().hex
-        fields = f"--{boundary}\r\nContent-Disposition: form-data; name=\"game\"\r\n\r\n{game}\r\n" if game else ""
-        name = Path(path).name.replace('"', "_")
-        head = (f"{fields}--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
-                "Content-Type: application/octet-stream\r\n\r\n").encode()
-        tail = f"\r\n--{boundary}--\r\n".encode()
-        size = os.path.getsize(path)
+        parts: list[bytes | str] = [f"--{boundary}\r\nContent-Disposition: form-data; name=\"{key}\"\r\n\r\n{value}\r\n"
+                                    .encode() for key, value in fields.items()]
+        for field, path in files:
+            name = Path(path).name.replace('"', "_")
+            parts += [(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n"
+                       "Content-Type: application/octet-stream\r\n\r\n").encode(), path, b"\r\n"]
+        parts.append(f"--{boundary}--\r\n".encode())
+        size = sum(os.path.getsize(part) for part in parts if isinstance(part, str))
 
         def body(advance: Any = None) -> Iterator[bytes]:
-            yield head
-            with open(path, "rb") as stream:
-                while chunk := stream.read(1 << 20):
-                    if advance:
-                        advance(len(chunk))
-                    yield chunk
-            yield tail
+            for part in parts:
+                if isinstance(part, bytes):
+                    yield part
+                    continue
+                with open(part, "rb") as stream:
+                    while chunk := stream.read(1 << 20):
+                        if advance:
+                            advance(len(chunk))
+                        yield chunk
 
-        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}",
-                   "Content-Length": str(len(head) + size + len(tail))}
+        length = size + sum(len(part) for part in parts if isinstance(part, bytes))
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}", "Content-Length": str(length)}
         if not progress:
-            return json.loads(self._request("POST", "/api/jobs", body(), headers).read())
+            return json.loads(self._request("POST", url, body(), headers).read())
         from worker.progress import bytes_progress
 
         with bytes_progress() as bar:
             task = bar.add_task("uploading", total=size, cases=0)
-            response = self._request("POST", "/api/jobs", body(lambda n: bar.update(task, advance=n)), headers)
+            response = self._request("POST", url, body(lambda n: bar.update(task, advance=n)), headers)
             return json.loads(response.read())
+
+    def check(self, job_id: int, path: str, progress: bool = False) -> dict[str, Any]:
+        """Check an output against a job's judge output (a new check, pending or done)."""
+        return self._upload(f"/api/jobs/{job_id}/checks", [("file", path)], {}, progress)
+
+    def check_result(self, check_id: int) -> dict[str, Any]:
+        return self._json("GET", f"/api/checks/{check_id}")
+
+    def wait_check(self, check_id: int, poll: float = 0.25) -> dict[str, Any]:
+        """The check once judged (or failed)."""
+        while (check := self.check_result(check_id))["status"] == "pending":
+            time.sleep(poll)
+        return check
 
     def job(self, job_id: int) -> dict[str, Any]:
         return self._json("GET", f"/api/jobs/{job_id}")

@@ -57,6 +57,8 @@ class Settings:
     max_line_bytes: int = 1 << 20
     #: Jobs one client (its API key, else its address) may have queued, splitting or solving at once.
     max_active_jobs_per_client: int = 20
+    #: Jobs one client may create (upload or re-run) in any minute.
+    max_jobs_per_minute_per_client: int = 30
 
     # --- access (see webui/auth.py) ---
     #: Comma-separated API keys, each ``token`` or ``name:token``; empty leaves the service open.
@@ -67,6 +69,12 @@ class Settings:
     secret_key: str = field(default="", repr=False)
     #: Send the session cookie over HTTPS only (set when the service is served over HTTPS).
     secure_cookies: bool = False
+    #: How long a login on the pages lasts (logging out ends it at once, everywhere).
+    session_hours: float = 12.0
+    #: Wrong keys (bearer or login) one client address or key prefix may send before it must wait;
+    #: each further one doubles the wait, up to ``auth_block_max_seconds`` (0 turns throttling off).
+    auth_failures_allowed: int = 5
+    auth_block_max_seconds: float = 300.0
     #: Reverse proxies in front of the web app whose X-Forwarded-For/-Proto are trusted.
     proxy_hops: int = 0
 

@@ -20,6 +20,7 @@ from tests.support.http import post_file as post
 from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA
 from worker import engines
+from worker.jobs.intake import with_article
 from worker.store.models import Job
 
 GAMES = engines.names()
@@ -153,7 +154,7 @@ def test_a_file_for_another_game_fails_and_says_which_game_it_looks_like(client:
     job = finished(client, post(client, data, game, f"{other}.in"))
     assert job["status"] == "failed"
     assert re.match(r"line \d+, column \d+: ", job["error"]), job["error"]
-    assert job["error"].endswith(f"(this looks like a {other} file, not a {game} file)")
+    assert job["error"].endswith(f"(this looks like {with_article(other)} file, not {with_article(game)} file)")
     assert_healthy(client)
 
 

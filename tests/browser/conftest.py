@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.browsers import HOW_TO_ENABLE, chromium, missing_reason
 from tests.support.paths import ROOT
 from tests.support.plugin import services_required
 from worker.testing.live import MODES, LiveService, live_service
 
-CHROMIUM = Path(os.environ.get("DEALER_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 #: Where the screenshots of each page go (the repo's test-output folder is git-ignored).
@@ -22,15 +22,16 @@ SCREENSHOTS = Path(os.environ.get("DEALER_TEST_OUTPUT", ROOT / "test-output")) /
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        message = f"Chromium is not installed at {CHROMIUM}"
+    found = chromium()
+    if found is None:
+        message = f"browser tests need Chromium: {missing_reason()}; to run them, {HOW_TO_ENABLE}"
         if services_required():
             pytest.fail(message + " (DEALER_REQUIRE_SERVICES is set)")
         pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(found), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 

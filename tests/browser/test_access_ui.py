@@ -48,6 +48,9 @@ def test_without_logging_in_the_pages_only_read(page: Any, live: LiveService) ->
     assert "script-src 'self'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
     assert page.locator("#login-link").is_visible()
     assert page.locator("#quick-upload").count() == 0
+    # Read-only and empty: no word of a drop box that is not there.
+    empty = page.locator("#jobs-empty").inner_text()
+    assert "No jobs yet" in empty and "Drop" not in empty and "API key" in empty
     page.goto("/upload")
     page.wait_for_url(re.compile(r"/login\?next=(%2F|/)upload$"))
     assert page.locator("#key").get_attribute("type") == "password"

@@ -124,7 +124,7 @@ def test_job_page_counts_chart_results_and_downloads(page: Any, live: LiveServic
     assert page.locator("#results-table tbody tr").first.locator("td.num").nth(1).inner_text() == str(longest)
     page.select_option("#f-outcome", "draw")
     page.wait_for_function(f"() => document.querySelector('#results-count').textContent === '{counts['draw']} results'")
-    assert set(page.locator("#results-table tbody .badge").all_text_contents()) == {"draw"}
+    assert set(page.locator("#results-table tbody .badge").all_text_contents()) == {"Draw"}
     screenshot(page, "job")
     # Downloads: the judge output byte for byte, and every result as CSV and NDJSON.
     with page.expect_download() as download:

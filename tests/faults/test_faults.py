@@ -1,6 +1,7 @@
-"""Faults with real processes: a killed worker, a restarted broker or database, a web process
-that dies mid-upload, a worker cut off from the network. Every job must still end
-``succeeded`` with each case stored once and the output identical to a clean run."""
+"""Faults with real processes, with the shipped defaults: a killed worker, a restarted broker or
+database, a web process that dies mid-upload, a worker cut off from the network. Every job
+must still end ``succeeded`` with each case stored once and the output identical to a clean
+run, and recover in seconds (bench/faults.py prints how many: the target is 30 s)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from worker.testing.servers import PrivatePostgres, PrivateRedis
 pytestmark = pytest.mark.slow
 
 DECKS = 20_000
+#: Far above the 30 s target, so that a slow machine does not fail the test, yet far below the
+#: five minutes a lost chunk waited for its lease before recovery followed liveness.
+RECOVERY_LIMIT_SECONDS = 100
 
 
 @pytest.fixture(scope="module")
@@ -32,10 +36,11 @@ def servers() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
 
 def assert_recovered(report: scenarios.Report) -> None:
     assert report.ok, report.line()
+    assert report.recovery_seconds < RECOVERY_LIMIT_SECONDS, report.line()
 
 
 def test_worker_killed_mid_job_embedded(big_file: tuple[Path, bytes], tmp_path: Path) -> None:
-    with live_service("embedded", tmp_path, **scenarios.FAST_RECOVERY) as live:
+    with live_service("embedded", tmp_path) as live:
         assert_recovered(scenarios.worker_killed(live, *big_file, DECKS))
 
 

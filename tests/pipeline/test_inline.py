@@ -111,7 +111,8 @@ def test_history_search_by_input(service, queries) -> None:
     page = queries.results(flt)
     assert page.total == 1 and page.items[0].number == 1
     with pytest.raises(Invalid, match="unknown outcome"):
-        ResultFilter(game="accordion", outcome="draw").checked()
+        ResultFilter(game="accordion", outcome="drawn").checked()
+    assert queries.results(ResultFilter(game="accordion", outcome="draw").checked()).total == 0
 
 
 def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, monkeypatch) -> None:
@@ -121,14 +122,14 @@ def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, mon
     from worker import engines
 
     engine = engines.get("accordion")
-    original = type(engine).solve
+    original = type(engine).solve_packed  # what the service calls (traces are stored)
 
-    def slow_on_the_second_deck(self, case, trace=True):
+    def slow_on_the_second_deck(self, case):
         if case.index == 2:
             clock.sleep(5)
-        return original(self, case, trace)
+        return original(self, case)
 
-    monkeypatch.setattr(type(engine), "solve", slow_on_the_second_deck)
+    monkeypatch.setattr(type(engine), "solve_packed", slow_on_the_second_deck)
     service.settings = dataclasses.replace(settings, case_seconds=0.2)
     service.dispatcher.settings = service.settings
     started = clock.monotonic()
@@ -155,14 +156,14 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries
     from worker import engines
 
     engine = engines.get("accordion")
-    original = type(engine).solve
+    original = type(engine).solve_packed
 
-    def slow_first_deck(self, case, trace=True):
+    def slow_first_deck(self, case):
         if case.index == 1:
             clock.sleep(0.4)
-        return original(self, case, trace)
+        return original(self, case)
 
-    monkeypatch.setattr(type(engine), "solve", slow_first_deck)
+    monkeypatch.setattr(type(engine), "solve_packed", slow_first_deck)
     service.settings = dataclasses.replace(settings, case_seconds=0, chunk_seconds=0.3)
     service.dispatcher.settings = service.settings
     job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
+from worker.checks.run import run_check
 from worker.config import Settings
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
@@ -27,6 +28,9 @@ class InlineDispatcher:
         for chunk_id in chunk_ids:
             self._send("solve", chunk_id)
 
+    def check(self, check_id: int) -> None:
+        self._send("check", check_id)
+
     def queue_depth(self) -> int | None:
         return len(self.queue)
 
@@ -44,7 +48,9 @@ class InlineDispatcher:
                 kind, ident = self.queue.popleft()
                 if kind == "split":
                     split_job(self.settings, ident, self)
+                elif kind == "check":
+                    run_check(self.settings, ident)
                 else:
-                    solve_chunk(self.settings, ident)
+                    solve_chunk(self.settings, ident, self)
         finally:
             self._running = False

@@ -21,6 +21,7 @@ from tests.support.paths import JUDGE_DATA
 from worker.config import Settings
 from worker.store.database import Database
 from worker.store.migrate import upgrade
+from worker.store.models import Base
 from worker.testing.servers import ServiceMissing, create_postgres_database, drop_postgres_database
 
 #: Cases per chunk in the tests: small, so that even a judge file's sample spans several chunks.
@@ -77,7 +78,8 @@ def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data",
                                  **{"chunk_size": TEST_CHUNK_SIZE, **overrides})
     with Database.of(settings).engine.begin() as connection:
-        connection.execute(text("TRUNCATE uploads, upload_blocks, jobs, chunks, cases, workers RESTART IDENTITY CASCADE"))
+        tables = ", ".join(table.name for table in Base.metadata.sorted_tables)
+        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
     return settings
 
 

@@ -418,3 +418,95 @@ def test_the_api_document_describes_the_keys(client: Any) -> None:
                 assert {} in operation["security"] and "401" in operation["responses"], path
     assert "429" in doc["paths"]["/api/jobs"]["post"]["responses"]
     assert "429" in doc["paths"]["/api/jobs/{job_id}/rerun"]["post"]["responses"]
+
+
+# --- guessing is throttled -------------------------------------------------------------------
+
+
+def test_wrong_bearer_keys_are_throttled_after_a_handful(client: Any, settings: Settings) -> None:
+    statuses = [client.get("/api/jobs", headers=bearer(f"guess-{n:04d}-0123456789abcdef")).status_code
+                for n in range(settings.auth_failures_allowed + 3)]
+    assert statuses[:settings.auth_failures_allowed + 1] == [401] * (settings.auth_failures_allowed + 1)
+    refused = client.get("/api/jobs", headers=bearer("guess-last-0123456789abcdef"))
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+    assert "too many wrong keys" in refused.get_json()["error"]
+    # While the address must wait, even the right key is told to wait: else the guesser would learn it.
+    assert client.get("/api/jobs", headers=bearer(CI)).status_code == 429
+    # Another address with the right key is not held up.
+    assert client.get("/api/jobs", headers=bearer(CI), environ_base={"REMOTE_ADDR": "192.0.2.7"}).status_code == 200
+
+
+def test_guesses_sharing_a_prefix_are_throttled_from_any_address(client: Any, settings: Settings) -> None:
+    for n in range(settings.auth_failures_allowed + 1):
+        response = client.get("/api/jobs", headers=bearer(f"{CI[:12]}-wrong-{n}"),
+                              environ_base={"REMOTE_ADDR": f"198.51.100.{n}"})
+        assert response.status_code == 401
+    far = client.get("/api/jobs", headers=bearer(f"{CI[:12]}-wrong-x"), environ_base={"REMOTE_ADDR": "203.0.113.9"})
+    assert far.status_code == 429
+
+
+def test_good_keys_are_never_throttled(client: Any) -> None:
+    assert {client.get("/api/jobs", headers=bearer(CI)).status_code for _ in range(30)} == {200}
+
+
+def test_wrong_logins_are_throttled(client: Any, settings: Settings) -> None:
+    statuses = [login(client, key=f"wrong-{n}-0123456789abcdef").status_code
+                for n in range(settings.auth_failures_allowed + 2)]
+    assert statuses[-1] == 429 and set(statuses[:-1]) == {401}
+    page = login(client)
+    assert page.status_code == 429 and "Too many wrong keys" in page.get_data(as_text=True)
+    assert "Retry-After" in page.headers
+
+
+def test_a_wait_ends_and_grows_with_each_further_failure(settings: Settings) -> None:
+    from worker.store.throttle import Throttle
+
+    throttle = Throttle(Database.of(settings), allowed=1, longest=4)
+    waits = [throttle.failed(["addr:192.0.2.50"]) for _ in range(6)]
+    assert waits == [0.0, 1.0, 2.0, 4.0, 4.0, 4.0]
+    assert 0 < throttle.wait(["addr:192.0.2.50"]) <= 4.0
+    assert throttle.wait(["addr:192.0.2.51"]) == 0.0
+    assert Throttle(Database.of(settings), allowed=0).failed(["addr:192.0.2.52"]) == 0.0  # 0 turns it off
+
+
+def test_jobs_per_minute_are_limited_per_key(settings: Settings) -> None:
+    client = keyed_app(settings, max_jobs_per_minute_per_client=2).test_client()
+    assert [upload(client, bearer(CI)).status_code for _ in range(2)] == [201, 201]
+    refused = upload(client, bearer(CI))
+    assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert "in the last minute" in refused.get_json()["error"]
+    assert upload(client, bearer(ALICE)).status_code == 201  # another key has its own minute
+    assert job_count(settings) == 3
+
+
+# --- sessions are kept by the server ---------------------------------------------------------
+
+
+def test_logging_out_ends_every_copy_of_the_session(app: Any, settings: Settings) -> None:
+    browser = app.test_client()
+    token = logged_in_token(browser)
+    copy = app.test_client()
+    copy.set_cookie("dealer_session", browser.get_cookie("dealer_session").value)
+    copy_token = csrf_of(copy.get("/").get_data(as_text=True))
+    assert copy_token == token
+    browser.post("/logout", data={"csrf_token": token})
+    refused = upload(copy, {"X-CSRF-Token": copy_token})
+    assert refused.status_code == 401
+    assert job_count(settings) == 0
+
+
+def test_a_session_ends_after_its_lifetime(settings: Settings, dispatcher: Any) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from worker.store.models import WebSession, utcnow
+
+    client = keyed_app(settings, dispatcher, session_hours=0.5).test_client()
+    token = logged_in_token(client)
+    with Database.of(settings).session(write=False) as session:
+        row = session.scalars(select(WebSession)).one()
+        assert timedelta(minutes=29) < row.expires_at - row.created_at <= timedelta(minutes=30)
+    with Database.of(settings).session() as session:
+        session.execute(update(WebSession).values(expires_at=utcnow() - timedelta(seconds=1)))
+    assert upload(client, {"X-CSRF-Token": token}).status_code == 401

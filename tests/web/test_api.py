@@ -239,7 +239,9 @@ def test_job_cases_are_paged_sorted_and_filtered(client: Any, submit: Any) -> No
 
 
 @pytest.mark.parametrize("query, message", [
-    ("outcome=ready", "unknown outcome 'ready'; expected one of win, loss, draw"),
+    ("outcome=sideways", "unknown outcome 'sideways'; expected one of draw, loss, not-ready, ready, win"),
+    ("outcome=", "outcome is empty: leave it out or give it a value"),
+    ("per_page=501", "per_page must be at most 500"),
     ("sort=deck", "cannot sort by 'deck'"),
     ("number_min=few", "number_min must be a whole number, not 'few'"),
     ("number_max=-1", "number_max must be at least 0"),
@@ -252,6 +254,12 @@ def test_job_cases_refuse_bad_filters(client: Any, submit: Any, query: str, mess
     response = client.get(f"/api/jobs/{job['id']}/cases?{query}")
     assert response.status_code == 400
     assert message in response.get_json()["error"]
+
+
+def test_an_outcome_of_another_game_matches_nothing(client: Any, submit: Any) -> None:
+    job = submit("10-20-30/sample")
+    page = client.get(f"/api/jobs/{job['id']}/cases?outcome=ready").get_json()
+    assert page["total"] == 0 and page["items"] == []
 
 
 def test_one_case_carries_its_trace(client: Any, three_jobs: dict[str, Any]) -> None:

@@ -219,3 +219,73 @@ def test_upload_form_file_is_not_kept_when_refused(client: Any, settings: Any) -
     assert response.status_code == 400
     assert stored_uploads(settings) == []
     assert judge("mahjong", "sample").exists()
+
+
+# --- numbers too large for a column ----------------------------------------------------------------
+
+TOO_BIG = ("2147483648", "99999999999999999999999")
+ID_PATHS = [("GET", "/api/jobs/{big}"), ("DELETE", "/api/jobs/{big}"), ("POST", "/api/jobs/{big}/cancel"),
+            ("POST", "/api/jobs/{big}/rerun"), ("GET", "/api/jobs/{big}/output"), ("GET", "/api/jobs/{big}/cases"),
+            ("GET", "/api/jobs/{big}/cases/1"), ("GET", "/api/jobs/1/cases/{big}"),
+            ("GET", "/api/jobs/{big}/distribution"), ("GET", "/api/jobs/{big}/timings"),
+            ("GET", "/api/cases/{big}{big}"), ("GET", "/jobs/{big}"), ("GET", "/jobs/1/cases/{big}"),
+            ("GET", "/cases/{big}{big}")]
+NUMBER_QUERIES = ["/api/jobs?page={big}", "/api/jobs?per_page={big}", "/api/results?page={big}",
+                  "/api/results?number_min={big}", "/api/results?number_max={big}", "/api/results?job_id={big}",
+                  "/api/jobs/1/cases?number_min={big}", "/api/jobs/1/cases?after={big}:1",
+                  "/api/jobs/1/cases?before=1:{big}", "/api/results/export?job_id={big}",
+                  "/api/results/export?number_max={big}"]
+
+
+def test_an_id_that_cannot_exist_is_not_found(client: Any, three_jobs: Any) -> None:
+    for method, path in [*ID_PATHS, ("GET", "/api/jobs/0"), ("DELETE", "/api/jobs/0")]:
+        for big in TOO_BIG:
+            url = path.format(big=big)
+            response = client.open(url, method=method, headers={"Accept": "application/json"})
+            assert response.status_code == 404, (method, url, response.get_data(as_text=True)[:200])
+            assert "error" in response.get_json()
+
+
+def test_a_number_too_large_is_a_bad_request_naming_it(client: Any, three_jobs: Any) -> None:
+    for query in NUMBER_QUERIES:
+        for big in TOO_BIG:
+            url = query.format(big=big)
+            response = client.get(url)
+            assert response.status_code == 400, (url, response.get_data(as_text=True)[:200])
+            name = query.split("?")[1].split("=")[0]
+            error = response.get_json()["error"]
+            assert name in error or "cursor" in error, (url, error)
+
+
+def test_a_page_number_too_large_for_the_pages_is_refused_too(client: Any) -> None:
+    response = client.get("/?page=99999999999", headers={"Accept": "text/html"})
+    assert response.status_code == 400 and "Page must be at most" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("query", ["/api/results?until=", "/api/jobs?status=", "/api/jobs/1/cases?sort=",
+                                   "/api/jobs/1/output?partial=", "/api/results/export?format="])
+def test_an_empty_parameter_is_refused(client: Any, three_jobs: Any, query: str) -> None:
+    response = client.get(query)
+    assert response.status_code == 400
+    assert response.get_json()["error"].endswith("is empty: leave it out or give it a value")
+
+
+def test_an_error_inside_a_streamed_answer_ends_it_and_is_logged(client: Any, app: Any, three_jobs: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    from webui.context import queries
+
+    with app.app_context():
+        real = queries().iter_results
+
+    def failing(flt: Any) -> Any:
+        batches = real(flt)
+        yield next(batches)
+        raise RuntimeError("the database went away half-way")
+
+    monkeypatch.setattr(type(real.__self__), "iter_results", lambda self, flt: failing(flt))
+    response = client.get("/api/results/export?format=csv")
+    assert response.status_code == 200
+    lines = response.get_data(as_text=True).splitlines()
+    assert lines[0].startswith("id,job_id,index") and len(lines) > 1
+    assert any("cut short" in record.getMessage() for record in caplog.records)

@@ -83,6 +83,9 @@ def _requests(job: dict[str, Any], case_id: int) -> list[tuple[str, str, str]]:
         ("get", "/healthz", "/healthz"), ("post", "/api/jobs/{job_id}/cancel", f"/api/jobs/{j}/cancel"),
         ("post", "/api/jobs/{job_id}/rerun", f"/api/jobs/{j}/rerun"),
         ("delete", "/api/jobs/{job_id}", "/api/jobs/999999"),
+        ("get", "/api/jobs", "/api/jobs?filename=sample"), ("get", "/api/workers", "/api/workers"),
+        ("get", "/api/jobs/{job_id}/throughput", f"/api/jobs/{j}/throughput"),
+        ("get", "/api/jobs/{job_id}/throughput", "/api/jobs/999999/throughput"),
     ]
 
 

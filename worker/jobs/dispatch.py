@@ -18,6 +18,9 @@ class Dispatcher(Protocol):
 
     def solve(self, chunk_ids: Sequence[int]) -> None: ...
 
+    def check(self, check_id: int) -> None:
+        """Judge a check (``worker.checks.run``)."""
+
     def queue_depth(self) -> int | None:
         """Messages waiting in the broker, or ``None`` when that cannot be told."""
 

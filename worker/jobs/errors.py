@@ -28,7 +28,16 @@ class Conflict(ServiceError):
 
 
 class TooManyJobs(ServiceError):
-    """A client has as many unfinished jobs as it may have at once."""
+    """A client has as many unfinished jobs as it may have at once, or created as many as it may lately."""
+
+    def __init__(self, message: str, retry_after: float = 30.0) -> None:
+        super().__init__(message)
+        #: Seconds after which trying again may succeed.
+        self.retry_after = retry_after
+
+
+class Unsupported(ServiceError):
+    """A file of a kind that is not taken: an output to check that is no text."""
 
 
 class TooLarge(ServiceError):

@@ -9,9 +9,11 @@ True
 
 from __future__ import annotations
 
+import io
 import re
 
 from worker import engines
+from worker.engines.base import InputError
 from worker.jobs.errors import Invalid
 
 #: How many bytes of an upload game detection and sniffing look at.
@@ -99,8 +101,48 @@ def check_upload(head: bytes, size: int) -> None:
 
 
 def detect_game(head: bytes) -> str:
-    """The game whose judge files start like ``head``, else :class:`Invalid` saying so."""
+    """The game whose judge files start like ``head``, else :class:`Invalid` saying so, with where the
+    closest game's reader stops.
+
+    >>> detect_game(b"QD AD 8H 5S 3H 5H QC 9S 3D 2C KD 3C 2S TD 9C 5D 3S KS JD 10C #")
+    Traceback (most recent call last):
+    ...
+    worker.jobs.errors.Invalid: cannot tell which game this file is for: read as an accordion file (the closest), line 1, column 58: "10C" is not a card (rank A23456789TJQK, suit CDHS); choose one of 10-20-30, accordion, mahjong
+    """
     game = engines.detect(head)
     if game is None:
-        raise Invalid("cannot tell which game this file is for; choose one of " + ", ".join(engines.names()))
+        raise Invalid("cannot tell which game this file is for" + _closest(head) + "; choose one of "
+                      + ", ".join(engines.names()))
     return game
+
+
+def with_article(name: str) -> str:
+    """A game's name with "a" or "an" before it, as it is said ("an accordion", "a 10-20-30").
+
+    >>> with_article("accordion"), with_article("10-20-30"), with_article("mahjong")
+    ('an accordion', 'a 10-20-30', 'a mahjong')
+    """
+    return ("an " if name[:1].lower() in "aeiou" or name.startswith(("8", "11", "18")) else "a ") + name
+
+
+def _closest(head: bytes) -> str:
+    """Where the reader of the game that gets furthest into ``head`` stops, as ``: read as a GAME file
+    (the closest), line L, column C: what``; ``""`` when every reader stops at once.
+
+    The head is cut at its last whole line, so that a file longer than it is not blamed for ending early."""
+    cut = head[:head.rfind(b"\n") + 1] if len(head) >= SNIFF_BYTES and b"\n" in head else head
+    best: tuple[tuple[int, int, int], str, str] | None = None
+    for engine in engines.all_engines():
+        cases = 0
+        try:
+            for _ in engine.parse(io.BytesIO(cut), []):
+                cases += 1
+        except InputError as error:
+            place = (cases, error.line or 0, error.column or 0)
+            if best is None or place > best[0]:
+                best = (place, engine.slug, str(error))
+        except Exception:  # noqa: BLE001 - a reader's bug on a file not its own says nothing of the file
+            continue
+    if best is None or best[0] == (0, 1, 1) or best[0] == (0, 0, 0):
+        return ""
+    return f": read as {with_article(best[1])} file (the closest), {best[2]}"

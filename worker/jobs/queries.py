@@ -7,6 +7,7 @@ those cases, the judge output and exports from the chunks in order.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
@@ -15,15 +16,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, func, select
+from sqlalchemy.orm import Session, load_only
 
 from worker import engines
+from worker.checks import reads as check_reads
+from worker.checks.views import CheckCasePage, CheckView
 from worker.config import Settings
 from worker.engines.base import Diagnostic, TraceError
-from worker.jobs import results
+from worker.jobs import results, throughput
 from worker.jobs.errors import Conflict, Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE, ResultFilter
+from worker.jobs.lifecycle import current_rate
 from worker.jobs.states import ACTIVE, OPEN_CHUNKS, ChunkStatus, JobStatus
 from worker.jobs.views import (
     CaseDetail,
@@ -35,19 +39,41 @@ from worker.jobs.views import (
     JobView,
     NumberCount,
     OverviewView,
+    ProcessView,
     SlowestCase,
+    ThroughputPoint,
+    ThroughputView,
     TimingsView,
+    WorkerDetail,
+    WorkersView,
     WorkerView,
 )
 from worker.store.chunks import ChunkData, join_lines, unpack_chunk
 from worker.store.codecs import load_trace
 from worker.store.database import Database
-from worker.store.models import Chunk, Job, WorkerRow, case_id, split_case_id, utcnow
+from worker.store.models import Chunk, Job, ThroughputRow, WorkerRow, case_id, split_case_id, utcnow
 
+#: The longest file name filter (a stored name is at most as long).
+MAX_FILENAME_FILTER = 255
+#: A check's cases per page when the client does not say.
+DEFAULT_CHECK_CASES = 50
 #: Chunks an export reads per transaction.
 EXPORT_CHUNKS = 32
 #: A running job that answered no case for this long is shown as stalled (no time left is guessed).
 STALLED_AFTER = timedelta(seconds=15)
+
+
+def expected_cases(job: Job) -> int:
+    """The cases a job's file holds: counted once read, estimated from the bytes read so far until then."""
+    if job.split_at is None and job.bytes_read and job.size:
+        return max(job.total, round(job.total * job.size / job.bytes_read))
+    return job.total
+
+
+def remaining_cases(job: Job) -> int:
+    """Cases of a job not answered yet (never below none: while the file is read, the cases solved can run
+    ahead of those counted read)."""
+    return max(expected_cases(job) - job.done - job.failed_cases, 0)
 
 
 def job_view(job: Job, now: datetime | None = None) -> JobView:
@@ -55,13 +81,12 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
     end = job.finished_at or now
     elapsed = (end - job.started_at).total_seconds() if job.started_at else 0.0
     answered = job.done + job.failed_cases
-    expected = job.total
-    if job.split_at is None and job.bytes_read and job.size:
-        expected = max(expected, round(job.total * job.size / job.bytes_read))  # as the file goes on
+    expected = expected_cases(job)
     remaining = max(expected - answered, 0)
     running = job.status in ACTIVE
     stalled = running and job.progress_at is not None and now - job.progress_at > STALLED_AFTER
-    rate = job.rate if running else (answered / elapsed if elapsed > 0 else 0.0)
+    rate = (current_rate(job.rate, job.progress_at, job.started_at, now) if running
+            else answered / elapsed if elapsed > 0 else 0.0)
     return JobView(
         id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256, status=job.status,
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
@@ -73,6 +98,7 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         eta_seconds=None if not running or stalled or rate <= 0 else round(remaining / rate, 1),
         stalled=stalled,
         elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of,
+        checks=list(job.check_ids or []),
         created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at)
 
 
@@ -83,19 +109,19 @@ class _ChunkCache:
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._items: OrderedDict[int, ChunkData] = OrderedDict()
+        self._items: OrderedDict[tuple[int, datetime | None], ChunkData] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, chunk_id: int) -> ChunkData | None:
+    def get(self, key: tuple[int, datetime | None]) -> ChunkData | None:
         with self._lock:
-            data = self._items.get(chunk_id)
+            data = self._items.get(key)
             if data is not None:
-                self._items.move_to_end(chunk_id)
+                self._items.move_to_end(key)
             return data
 
-    def put(self, chunk_id: int, data: ChunkData) -> None:
+    def put(self, key: tuple[int, datetime | None], data: ChunkData) -> None:
         with self._lock:
-            self._items[chunk_id] = data
+            self._items[key] = data
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 
@@ -107,6 +133,23 @@ class _Place:
 
     def __init__(self, job: Job, chunk: Any, data: ChunkData, k: int) -> None:
         self.job, self.chunk, self.data, self.k = job, chunk, data, k
+
+
+#: A page whose cases lie further apart than this on average looks up each case's chunk by itself.
+SPARSE_SPAN = 64
+
+
+def _holding(job_id: int, indexes: list[int]) -> ColumnElement[bool]:
+    """The condition on a job's chunks that finds those holding ``indexes``: the chunks over their
+    range when they lie close (a page in file order), else each one's own chunk through the
+    ``(job_id, first_index)`` index (a page sorted by number spreads over the whole job, and
+    the range would list thousands of chunks)."""
+    low, high = min(indexes), max(indexes)
+    if high - low <= SPARSE_SPAN * len(indexes):
+        return (Chunk.first_index <= high) & (Chunk.first_index + Chunk.count > low)
+    starts = [select(func.max(Chunk.first_index)).where(Chunk.job_id == job_id, Chunk.first_index <= index)
+              .scalar_subquery() for index in sorted(set(indexes))]
+    return Chunk.first_index.in_(starts)
 
 
 class JobQueries:
@@ -126,7 +169,7 @@ class JobQueries:
             return job_view(self._job(session, job_id))
 
     def jobs(self, page: int = 1, per_page: int = 20, status: str | None = None,
-             game: str | None = None) -> JobPage:
+             game: str | None = None, filename: str | None = None) -> JobPage:
         per_page = max(1, min(per_page, MAX_PER_PAGE))
         page = max(1, page)
         query = select(Job)
@@ -136,6 +179,11 @@ class JobQueries:
             query = query.where(Job.status == status)
         if game is not None:
             query = query.where(Job.game == engines.check(game))
+        if filename is not None:
+            if len(filename) > MAX_FILENAME_FILTER:
+                raise Invalid(f"filename must be at most {MAX_FILENAME_FILTER} characters")
+            pattern = "%" + re.sub(r"([\\%_])", r"\\\1", filename) + "%"
+            query = query.where(Job.filename.ilike(pattern, escape="\\"))
         with self.db.session(write=False) as session:
             total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
             rows = session.scalars(query.order_by(Job.id.desc()).offset((page - 1) * per_page).limit(per_page))
@@ -158,8 +206,10 @@ class JobQueries:
         places = self._places(session, keys)
         return [_case_view(places[key]) for key in keys if key in places]
 
-    def _places(self, session: Session, keys: list[tuple[int, int]]) -> dict[tuple[int, int], _Place]:
-        """Where each (job, index) is stored, the chunks read once each."""
+    def _places(self, session: Session, keys: list[tuple[int, int]], traces: bool = False
+                ) -> dict[tuple[int, int], _Place]:
+        """Where each (job, index) is stored, the chunks read once each (with their traces when asked:
+        they are most of a chunk's bytes, and a page of results shows none)."""
         by_job: dict[int, list[int]] = {}
         for job_id, index in keys:
             by_job.setdefault(job_id, []).append(index)
@@ -170,26 +220,34 @@ class JobQueries:
                 continue
             chunks = session.execute(
                 select(Chunk.id, Chunk.first_index, Chunk.count, Chunk.worker, Chunk.finished_at)
-                .where(Chunk.job_id == job_id, Chunk.first_index <= max(indexes),
-                       Chunk.first_index + Chunk.count > min(indexes), Chunk.status == ChunkStatus.DONE)
+                .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE, _holding(job_id, indexes))
                 .order_by(Chunk.first_index)).all()
             starts = [chunk.first_index for chunk in chunks]
+            found: dict[int, Any] = {}
             for index in indexes:
                 at = bisect_right(starts, index) - 1
-                if at < 0 or index >= starts[at] + chunks[at].count:
-                    continue
-                chunk = chunks[at]
-                places[job_id, index] = _Place(job, chunk, self._chunk_data(session, chunk.id), index - chunk.first_index)
+                if at >= 0 and index < starts[at] + chunks[at].count:
+                    found[index] = chunks[at]
+            data = self._chunk_data(session, {chunk.id: chunk.finished_at for chunk in found.values()}, traces)
+            for index, chunk in found.items():
+                places[job_id, index] = _Place(job, chunk, data[chunk.id], index - chunk.first_index)
         return places
 
-    def _chunk_data(self, session: Session, chunk_id: int) -> ChunkData:
-        data = self._chunks.get(chunk_id)
-        if data is None:
-            row = session.execute(select(Chunk.inputs, Chunk.lines, Chunk.results, Chunk.traces)
-                                  .where(Chunk.id == chunk_id)).one()
-            data = unpack_chunk(row.inputs, row.lines, row.results, row.traces)
-            self._chunks.put(chunk_id, data)
-        return data
+    def _chunk_data(self, session: Session, chunks: dict[int, datetime | None], traces: bool
+                    ) -> dict[int, ChunkData]:
+        """Chunks (id → when it was stored) decompressed, read in one query; those read without traces
+        are kept for the next pages, under their id and time: SQLite may give a deleted job's ids again."""
+        found = {} if traces else {ident: data for ident, when in chunks.items()
+                                   if (data := self._chunks.get((ident, when)))}
+        missing = chunks.keys() - found.keys()
+        if missing:
+            columns = [Chunk.id, Chunk.inputs, Chunk.lines, Chunk.results, *([Chunk.traces] if traces else [])]
+            for row in session.execute(select(*columns).where(Chunk.id.in_(missing))):
+                data = unpack_chunk(row.inputs, row.lines, row.results, row.traces if traces else None)
+                if not traces:
+                    self._chunks.put((row.id, chunks[row.id]), data)
+                found[row.id] = data
+        return found
 
     def iter_results(self, flt: ResultFilter) -> Iterator[ExportBatch]:
         """Every case matching a filter, streamed (for exports) in batches: in file order job by job
@@ -255,7 +313,7 @@ class JobQueries:
 
     def _case(self, job_id: int, index: int, missing: str) -> CaseDetail:
         with self.db.session(write=False) as session:
-            place = self._places(session, [(job_id, index)]).get((job_id, index))
+            place = self._places(session, [(job_id, index)], traces=True).get((job_id, index))
             if place is None:
                 raise NotFound(missing)
             view = _case_view(place)
@@ -266,6 +324,23 @@ class JobQueries:
                 problem = str(error)
             return CaseDetail(**{name: getattr(view, name) for name in CaseView.__dataclass_fields__},
                               trace=trace, trace_error=problem)
+
+    # --- checks (``worker.checks.reads``) ---
+
+    def check(self, check_id: int) -> CheckView:
+        with self.db.session(write=False) as session:
+            return check_reads.get_check(session, check_id)
+
+    def job_checks(self, job_id: int) -> list[CheckView]:
+        with self.db.session(write=False) as session:
+            return check_reads.job_checks(session, job_id)
+
+    def check_cases(self, check_id: int, verdict: str | None = None, page: int = 1,
+                    per_page: int = DEFAULT_CHECK_CASES) -> CheckCasePage:
+        """A page of a check's cases (and extra lines), only those with ``verdict`` when given."""
+        verdict = check_reads.check_verdict(verdict)
+        with self.db.session(write=False) as session:
+            return check_reads.check_cases(session, check_id, verdict, max(1, page), max(1, min(per_page, MAX_PER_PAGE)))
 
     def output(self, job_id: int, partial: bool = False) -> Iterator[bytes]:
         """The judge output, in pieces of whole lines, exactly as the reference solutions print it."""
@@ -321,9 +396,11 @@ class JobQueries:
         with self.db.session(write=False) as session:
             workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - self.worker_timeout)).all()
             by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
-            queued_cases = session.scalar(
-                select(func.coalesce(func.sum(Job.total - Job.done - Job.failed_cases), 0))
-                .where(Job.status.in_(ACTIVE))) or 0
+            # Each job's own remainder, never below nothing: while a file is read, the cases solved
+            # run ahead of those counted read, and its whole total is only an estimate.
+            queued_cases = sum(remaining_cases(job) for job in session.scalars(
+                select(Job).where(Job.status.in_(ACTIVE)).options(load_only(
+                    Job.total, Job.done, Job.failed_cases, Job.split_at, Job.bytes_read, Job.size))))
             pending_chunks = session.scalar(select(func.count()).select_from(Chunk).where(
                 Chunk.status.in_(OPEN_CHUNKS))) or 0
             return OverviewView(
@@ -332,10 +409,100 @@ class JobQueries:
                 jobs_by_status={s.value: by_status.get(s.value, 0) for s in JobStatus},
                 queued_cases=max(0, int(queued_cases)), pending_chunks=int(pending_chunks), queue_depth=queue_depth)
 
+    def workers(self) -> WorkersView:
+        """Every worker with a heartbeat row or work in the last hour: its processes busy now and its
+        throughput over the hour (the workers view)."""
+        now = utcnow()
+        since = throughput.interval_start(now - throughput.WINDOW)
+        with self.db.session(write=False) as session:
+            rows = {w.name: w for w in session.scalars(select(WorkerRow))}
+            series: dict[str, dict[datetime, int]] = {}
+            for name, at, cases in session.execute(select(ThroughputRow.worker, ThroughputRow.at, ThroughputRow.cases)
+                                                   .where(ThroughputRow.at >= since)):
+                series.setdefault(name, {})[at] = cases
+            running = session.execute(
+                select(Chunk.worker, Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.count, Chunk.dispatched_at)
+                .where(Chunk.status == ChunkStatus.RUNNING).order_by(Chunk.id)).all()
+        busy: dict[str, list[ProcessView]] = {}
+        for chunk in running:
+            if chunk.worker and chunk.worker.count(":") >= 2:
+                worker, pid = chunk.worker.rsplit(":", 1)
+                busy.setdefault(worker, []).append(ProcessView(
+                    name=chunk.worker, pid=int(pid) if pid.isdigit() else 0, job_id=chunk.job_id, chunk_id=chunk.id,
+                    first_index=chunk.first_index, cases=chunk.count, started_at=chunk.dispatched_at))
+        minute = now - timedelta(seconds=60)
+        details = []
+        for name in sorted(set(rows) | set(series)):
+            row = rows.get(name)
+            host, _, pid = name.rpartition(":")
+            alive = row is not None and now - row.seen_at <= self.worker_timeout
+            points = series.get(name, {})
+            details.append(WorkerDetail(
+                name=name, host=host, pid=int(pid) if pid.isdigit() else 0, alive=alive,
+                concurrency=row.concurrency if row else None, processed=row.processed if row else 0,
+                started_at=row.started_at if row else None, seen_at=row.seen_at if row else None,
+                heartbeat_age_seconds=round(max(0.0, (now - row.seen_at).total_seconds()), 1) if row else None,
+                busy=busy.get(name, []) if alive else [],
+                solved_last_minute=_last_minute(points, minute),
+                throughput=_series(points, since, now, throughput.INTERVAL_SECONDS)))
+        details.sort(key=lambda w: (not w.alive, w.host, w.pid))
+        total: dict[datetime, int] = {}
+        for points in series.values():
+            for at, cases in points.items():
+                total[at] = total.get(at, 0) + cases
+        return WorkersView(workers=details, solved_last_minute=sum(w.solved_last_minute for w in details),
+                           total=_series(total, since, now, throughput.INTERVAL_SECONDS))
+
+    def job_throughput(self, job_id: int) -> ThroughputView:
+        """Cases a job stored over its run, from its chunks (the job page's chart)."""
+        with self.db.session(write=False) as session:
+            job = self._job(session, job_id)
+            stamps = session.execute(select(Chunk.finished_at, Chunk.count).where(
+                Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)).all()
+        start = job.started_at or job.created_at
+        end = job.finished_at or utcnow()
+        seconds = _interval_for((end - start).total_seconds())
+        counted = throughput.bucketed(((when, count) for when, count in stamps), seconds)
+        return _series(dict(counted), throughput.interval_start(start, seconds), end, seconds)
+
     def workers_seen(self) -> list[str]:
         with self.db.session(write=False) as session:
             return sorted(session.scalars(select(WorkerRow.name).where(
                 WorkerRow.seen_at >= utcnow() - self.worker_timeout)).all())
+
+
+#: Interval lengths a job's chart may use, so that it has at most :data:`MAX_POINTS` points.
+_INTERVALS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400)
+MAX_POINTS = 120
+
+
+def _interval_for(span: float) -> int:
+    """The shortest interval that shows ``span`` seconds in at most :data:`MAX_POINTS` points.
+
+    >>> _interval_for(20), _interval_for(3600)
+    (1, 30)
+    """
+    return next((s for s in _INTERVALS if span / s <= MAX_POINTS), _INTERVALS[-1])
+
+
+def _series(points: dict[datetime, int], since: datetime, until: datetime, seconds: int) -> ThroughputView:
+    """Cases per interval from ``since`` to ``until``, the empty intervals included."""
+    out = []
+    at = throughput.interval_start(since, seconds)
+    last = throughput.interval_start(until, seconds)
+    if points:
+        at = min(at, min(points))
+        last = max(last, max(points))
+    while at <= last:
+        cases = points.get(at, 0)
+        out.append(ThroughputPoint(at=at, cases=cases, rate=round(cases / seconds, 1)))
+        at += timedelta(seconds=seconds)
+    return ThroughputView(interval_seconds=seconds, cases=sum(points.values()), points=out)
+
+
+def _last_minute(points: dict[datetime, int], since: datetime) -> int:
+    """Cases of the intervals that began in the last minute."""
+    return sum(cases for at, cases in points.items() if at >= since)
 
 
 def _case_view(place: _Place) -> CaseView:

@@ -15,6 +15,7 @@ from typing import IO
 
 from worker import engines
 from worker.engines.base import Case, Diagnostic, Engine, InputError
+from worker.jobs.intake import with_article
 from worker.store.uploads import format_size
 
 _LONG_QUOTE = re.compile(r'"([^"]{61,})"')
@@ -30,7 +31,7 @@ def other_game_hint(game: str, head: bytes) -> str:
     other = engines.detect(head)
     if other is None or other == game:
         return ""
-    return f" (this looks like a {other} file, not a {game} file)"
+    return f" (this looks like {with_article(other)} file, not {with_article(game)} file)"
 
 
 class LineLimitReader:

@@ -28,7 +28,7 @@ from worker import engines
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import ResultFilter
 from worker.store.codecs import input_hash
-from worker.store.models import OUTCOME_CODES, CaseRow, Chunk, Job
+from worker.store.models import MAX_INT, OUTCOME_CODES, CaseRow, Chunk, Job
 
 #: Filtered results are counted up to this many when their number cannot be told from the job rows.
 COUNT_LIMIT = 10_000
@@ -68,7 +68,8 @@ def parse_cursor(raw: str) -> tuple[int, int]:
     (12, 340)
     """
     job, _, index = raw.partition(":")
-    if not (job.isdigit() and index.isdigit()) or len(raw) > 24:
+    if not (job.isdigit() and index.isdigit() and len(job) <= 10 and len(index) <= 10
+            and int(job) <= MAX_INT and int(index) <= MAX_INT):
         raise Invalid(f"not a cursor: {raw[:40]!r} (use the next or prev value of a page)")
     return int(job), int(index)
 

@@ -8,24 +8,30 @@ functions of :mod:`worker.jobs.split` / :mod:`worker.jobs.solve`); reads go thro
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from worker import engines
+from worker.checks import reads as check_reads
+from worker.checks import store as check_store
+from worker.checks.compare import LineTooLong, OutputError
+from worker.checks.text import check_text
+from worker.checks.views import CheckView
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher
-from worker.jobs.errors import Conflict, NotFound, TooManyJobs
+from worker.jobs.errors import Conflict, NotFound, TooLarge, TooManyJobs, Unsupported
 from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, detect_game
 from worker.jobs.queries import job_view
 from worker.jobs.sizing import chunk_size
-from worker.jobs.states import FINISHED, UNFINISHED
+from worker.jobs.states import FINISHED, UNFINISHED, JobStatus
 from worker.jobs.views import JobView
 from worker.store.codecs import input_hash
 from worker.store.database import Database
-from worker.store.models import CaseRow, Job, Upload
-from worker.store.uploads import StoredUpload, head, hold, release
+from worker.store.models import CaseRow, Check, Job, Upload, utcnow
+from worker.store.uploads import StoredUpload, UploadReader, head, hold, release
 
 
 class JobService:
@@ -35,18 +41,23 @@ class JobService:
         self.db = Database.of(settings)
 
     def create_job(self, upload: StoredUpload, filename: str, game: str | None = None,
-                   client: str | None = None, rerun_of: int | None = None) -> JobView:
+                   client: str | None = None, rerun_of: int | None = None,
+                   expected: tuple[StoredUpload, str] | None = None) -> JobView:
         """A new job for a stored upload; the game is recognised from the content when not given.
 
         ``client`` (an API key's name, else an address) is held to ``max_active_jobs_per_client``.
+        ``expected`` is an output to check against the job's (the stored upload and its file name):
+        the job is made with that check, judged once the job has succeeded.
         """
         if game is not None:
             engines.check(game)
         start = head(self.db, upload.id, SNIFF_BYTES)
         check_upload(start, upload.size)
         game = game or detect_game(start)
+        if expected is not None:
+            self._check_output(expected[0])
         with self.db.session() as session:
-            self._check_active_jobs(session, client)
+            self._check_client(session, client, locked=True)
             if not hold(session, upload.id):
                 raise Conflict("the upload was removed meanwhile; send the file again")
             job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
@@ -55,9 +66,45 @@ class JobService:
                                     rerun_of=rerun_of)
             session.add(job)
             session.flush()
+            if expected is not None:
+                if not hold(session, expected[0].id):
+                    raise Conflict("the output to check was removed meanwhile; send it again")
+                check_store.new_check(session, job, *expected)
             view = job_view(job)
         self._send(lambda: self.dispatcher.split(view.id))
         return view
+
+    def create_check(self, job_id: int, upload: StoredUpload, filename: str) -> CheckView:
+        """Check a stored output against a job's judge output: judged on a worker at once when the job has
+        succeeded, else when it does. Refused for a job that failed or was cancelled, and for an output
+        that is no text (nothing is stored then but the upload, which the caller forgets)."""
+        self._check_output(upload)
+        with self.db.session() as session:
+            # The lock every transaction that ends a job takes: the job cannot end unseen meanwhile.
+            job = lifecycle.lock_job(session, job_id)
+            if job is None:
+                raise NotFound(f"no job {job_id}")
+            if check_store.stopped(job.status):
+                why = f" ({job.error})" if job.error else ""
+                raise Conflict(f"job {job_id} {job.status}{why}: it has no judge output to check against")
+            if not hold(session, upload.id):
+                raise Conflict("the upload was removed meanwhile; send the file again")
+            check_id = check_store.new_check(session, job, upload, filename).id
+            ready = job.status == JobStatus.SUCCEEDED
+        if ready:
+            self._send(lambda: self.dispatcher.check(check_id))
+        with self.db.session(write=False) as session:
+            return check_reads.get_check(session, check_id)
+
+    def _check_output(self, upload: StoredUpload) -> None:
+        """Refuse an output that is no text (415) or has a line over the limit (413), saying where."""
+        with UploadReader(self.db, upload.id) as stream:
+            try:
+                check_text(stream, self.settings.max_line_bytes)
+            except LineTooLong as error:
+                raise TooLarge(f"the output cannot be checked: {error}") from None
+            except OutputError as error:
+                raise Unsupported(f"the output cannot be checked: {error}") from None
 
     def _send(self, send: Callable[[], None]) -> None:
         try:
@@ -65,19 +112,37 @@ class JobService:
         except Exception:  # noqa: BLE001 - the sweep sends the work again once the broker is back
             pass
 
-    def _check_active_jobs(self, session: Session, client: str | None) -> None:
-        """Refuse when ``client`` already has as many unfinished jobs as it may (counted under a lock)."""
-        limit = self.settings.max_active_jobs_per_client
-        if not limit or client is None:
+    def check_client(self, client: str | None) -> None:
+        """:class:`TooManyJobs` when ``client`` may not create a job now: checked before an upload is read,
+        so that a refused client does not send its whole file first (``create_job`` checks again)."""
+        with self.db.session(write=False) as session:
+            self._check_client(session, client)
+
+    def _check_client(self, session: Session, client: str | None, locked: bool = False) -> None:
+        """Refuse when ``client`` has as many unfinished jobs as it may, or created as many as it may in the
+        last minute (counted under a lock when ``locked``)."""
+        if client is None:
             return
-        if self.db.postgres:  # SQLite writers are serialised already
+        if locked and self.db.postgres:  # SQLite writers are serialised already
             session.execute(select(func.pg_advisory_xact_lock(input_hash("client", client))))
-        active = session.scalar(select(func.count()).select_from(Job).where(
-            Job.client == client, Job.status.in_(UNFINISHED))) or 0
-        if active >= limit:
-            jobs = "1 job" if active == 1 else f"{active} jobs"
-            raise TooManyJobs(f"you already have {jobs} queued or running, the limit per client; "
-                              "wait for one to finish (or cancel one), then try again")
+        limit = self.settings.max_active_jobs_per_client
+        if limit:
+            active = session.scalar(select(func.count()).select_from(Job).where(
+                Job.client == client, Job.status.in_(UNFINISHED))) or 0
+            if active >= limit:
+                jobs = "1 job" if active == 1 else f"{active} jobs"
+                raise TooManyJobs(f"you already have {jobs} queued or running, the limit per client; "
+                                  "wait for one to finish (or cancel one), then try again")
+        per_minute = self.settings.max_jobs_per_minute_per_client
+        if per_minute:
+            now = utcnow()
+            recent = session.scalars(select(Job.created_at).where(
+                Job.client == client, Job.created_at > now - timedelta(minutes=1))
+                .order_by(Job.created_at.desc()).limit(per_minute)).all()
+            if len(recent) >= per_minute:
+                wait = max(1.0, 60.0 - (now - recent[-1]).total_seconds())
+                raise TooManyJobs(f"you have created {per_minute} jobs in the last minute, the limit per client; "
+                                  f"try again in {wait:.0f} s", retry_after=wait)
 
     def cancel(self, job_id: int) -> JobView:
         with self.db.session() as session:
@@ -104,7 +169,7 @@ class JobService:
 
     def _rerun_from_chunks(self, job_id: int, client: str | None) -> JobView:
         with self.db.session() as session:
-            self._check_active_jobs(session, client)
+            self._check_client(session, client, locked=True)
             old = session.get(Job, job_id)
             assert old is not None
             job = lifecycle.new_job(game=old.game, filename=old.filename, upload_id=None, sha256=old.sha256,
@@ -126,14 +191,18 @@ class JobService:
             if job.status not in FINISHED:
                 raise Conflict(f"job {job_id} is still {job.status}; cancel it first")
             upload_id = job.upload_id
+            outputs = session.scalars(select(Check.upload_id).where(Check.job_id == job_id,
+                                                                    Check.upload_id.is_not(None))).all()
             session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
-            session.delete(job)
-        release(self.db, upload_id)
+            session.delete(job)  # its checks go with it (ON DELETE CASCADE)
+        for upload in {upload_id, *outputs}:
+            release(self.db, upload)
 
     def forget_upload(self, upload: StoredUpload) -> None:
-        """Remove a stored upload that no job refers to (after a refused upload)."""
+        """Remove a stored upload that no job or check refers to (after a refused upload)."""
         with self.db.session() as session:
             used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_id == upload.id))
+            used = used or session.scalar(select(func.count()).select_from(Check).where(Check.upload_id == upload.id))
             if not used:
                 session.execute(delete(Upload).where(Upload.id == upload.id))
 

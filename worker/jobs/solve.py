@@ -15,12 +15,13 @@ from datetime import timedelta
 from typing import Any
 
 from worker import engines
+from worker.checks import store as check_store
 from worker.config import Settings
 from worker.engines.base import Case, Result
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import process_name
+from worker.jobs.dispatch import Dispatcher, process_name
 from worker.jobs.lifecycle import Progress
-from worker.jobs.states import ACTIVE
+from worker.jobs.states import ACTIVE, JobStatus
 from worker.jobs.timeouts import CaseBudget, CaseTimeout
 from worker.store.cases import Known, insert_cases, known_results
 from worker.store.chunks import Solved, pack_results
@@ -29,8 +30,9 @@ from worker.store.database import Database
 from worker.store.models import OUTCOME_CODES, SOLVE_BUCKETS_US, utcnow
 
 
-def solve_chunk(settings: Settings, chunk_id: int) -> None:
-    """Solve one chunk and store its cases, all in one transaction."""
+def solve_chunk(settings: Settings, chunk_id: int, dispatcher: Dispatcher | None = None) -> None:
+    """Solve one chunk and store its cases, all in one transaction; when that ends the job, its checks
+    are sent to ``dispatcher`` to be judged (without one, the recovery sweep sends them)."""
     db = Database.of(settings)
     me = process_name()
     lease = utcnow() + timedelta(seconds=settings.lease_seconds)
@@ -103,22 +105,26 @@ def solve_chunk(settings: Settings, chunk_id: int) -> None:
             progress.numbers[case.outcome, case.number] += 1
             rows.append((job_id, index, OUTCOME_CODES[case.outcome], case.number, digest, case.solve_us,
                          case.cached))
-    store_results(db, chunk_id, job_id, me, solved, rows, progress)
+    status = store_results(db, chunk_id, job_id, me, solved, rows, progress)
+    if status == JobStatus.SUCCEEDED and dispatcher is not None:
+        check_store.wake(db, dispatcher, job_id)
 
 
 def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved: list[Solved],
-                  rows: list[tuple[Any, ...]], progress: Progress) -> None:
+                  rows: list[tuple[Any, ...]], progress: Progress) -> str | None:
     """Store a solved chunk (its blobs and its cases' index rows) and add it to its job's progress,
-    in one transaction; nothing when another delivery stored the chunk first or the job
-    stopped meanwhile."""
+    in one transaction; the job's status after it. Nothing (``None``) when another delivery stored
+    the chunk first or the job stopped meanwhile."""
     blobs = pack_results(solved)
     now = utcnow()
     with db.transaction() as connection:
         if not lifecycle.finish_chunk(connection, chunk_id, now, worker, blobs):
-            return
+            return None
         insert_cases(connection, rows)
-        if not lifecycle.add_progress(connection, job_id, progress, now):
+        status = lifecycle.add_progress(connection, job_id, progress, now)
+        if status is None:
             connection.rollback()
+    return status
 
 
 def _unsolved(reason: str) -> Solved:

@@ -15,11 +15,13 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from worker import engines
+from worker.checks import store as check_store
 from worker.config import Settings
 from worker.engines.base import Case, Diagnostic, InputError
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, process_name
 from worker.jobs.reading import LineLimitReader, other_game_hint, parse_guarded, readable
+from worker.jobs.states import JobStatus
 from worker.store.codecs import pack_inputs
 from worker.store.database import Database
 from worker.store.models import Chunk, utcnow
@@ -89,8 +91,9 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
         return
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
-        if job is not None:
-            lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings])
+        ended = job is not None and lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings])
+    if ended and job is not None and job.status == JobStatus.SUCCEEDED:
+        check_store.wake(db, dispatcher, job_id)
     release(db, upload_id)
 
 

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
+from worker.checks import store as check_store
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, owner
@@ -30,14 +31,15 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     - a splitting job whose splitter is gone, or whose split lease ran out, is split again;
     - when the broker's queue is empty: a queued job that waited ``stall_seconds`` is split
       again, and every unfinished chunk of a job that made no progress for ``stall_seconds``
-      (or that a gone worker held chunks of) is sent again, running ones included.
+      (or that a gone worker held chunks of) is sent again, running ones included; and so is
+      every pending check of a job that succeeded ``stall_seconds`` ago that no run holds.
     """
     now = now or utcnow()
     stall = now - timedelta(seconds=settings.stall_seconds)
     gone_since = now - timedelta(seconds=settings.worker_timeout)
     # A chunk claimed moments ago may belong to a worker whose first heartbeat is not written yet.
     claimed_before = now + timedelta(seconds=settings.lease_seconds - settings.worker_timeout)
-    report = {"chunks": 0, "splits": 0, "finished": 0}
+    report = {"chunks": 0, "splits": 0, "finished": 0, "checks": 0}
     queue_empty = dispatcher.queue_depth() == 0
     resend: dict[int, None] = {}
     splits: list[int] = []
@@ -68,11 +70,15 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
             report["finished"] += lifecycle.finish_if_complete(session, job)
         for job_id in splits:
             lifecycle.resend_split(session, job_id, now)
+        checks = check_store.lost(session, stall, now) if queue_empty else []
     discard_stale(Database.of(settings))
     for job_id in splits:
         dispatcher.split(job_id)
     if resend:
         dispatcher.solve(list(resend))
+    for check_id in checks:
+        dispatcher.check(check_id)
+    report["checks"] = len(checks)
     report["chunks"], report["splits"] = len(resend), len(splits)
     return report
 

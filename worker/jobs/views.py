@@ -82,7 +82,8 @@ class JobView(View):
     counts: dict[str, int] = doc("Solved cases by outcome, in the game's order of outcomes.")
     progress: float = doc("The share of the cases answered, 0 to 1 (while the file is read, of the cases the "
                           "whole file is expected to hold).", minimum=0, maximum=1)
-    rate: float = doc("Cases answered per second lately (a moving average of the last chunks).")
+    rate: float = doc("Cases answered per second lately: the last seconds weigh most (a case answered 5 s ago "
+                      "weighs 1/e of one answered now); over the whole run once the job has ended.")
     eta_seconds: float | None = doc("Seconds the job is expected to take still, at its recent rate; null when it "
                                     "is not running or stalled.")
     stalled: bool = doc("Whether a running job has answered no case for a while (15 s): its time left is "
@@ -90,6 +91,8 @@ class JobView(View):
     elapsed_seconds: float = doc("Seconds since the job started (to its end once finished).")
     chunk_size: int = doc("Cases per solve task.")
     rerun_of: int | None = doc("The job this one re-runs.")
+    checks: list[int] = doc("The ids of the job's checks (outputs judged against its judge output, "
+                            "GET /api/checks/{id}), oldest first.")
     created_at: datetime | None = doc("When the job was made.", format="date-time")
     started_at: datetime | None = doc("When its split began.", format="date-time")
     split_at: datetime | None = doc("When its split ended.", format="date-time")
@@ -198,6 +201,56 @@ class WorkerView(View):
     processed: int = doc("Tasks it has run.")
     seen_at: datetime | None = doc("Its last heartbeat.", format="date-time")
     started_at: datetime | None = doc("When it started.", format="date-time")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThroughputPoint(View):
+    at: datetime = doc("The interval's start.", format="date-time")
+    cases: int = doc("Cases stored in the interval.")
+    rate: float = doc("Cases per second over the interval.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThroughputView(View):
+    interval_seconds: int = doc("Seconds per point.")
+    cases: int = doc("Cases in all the points.")
+    points: list[ThroughputPoint] = doc("Cases per interval, oldest first, with the empty intervals between "
+                                        "the first and the last.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProcessView(View):
+    name: str = doc("host:worker:pid of the process.")
+    pid: int = doc("Its process id.")
+    job_id: int = doc("The job of the chunk it is solving.")
+    chunk_id: int = doc("The chunk it is solving.")
+    first_index: int = doc("The chunk's first case, from 1.")
+    cases: int = doc("Cases in the chunk.")
+    started_at: datetime | None = doc("When the chunk was handed out.", format="date-time")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerDetail(View):
+    name: str = doc("host:pid of the worker's main process.")
+    host: str = doc("The host it runs on.")
+    pid: int = doc("Its main process id.")
+    alive: bool = doc("Whether its heartbeat is recent (within DEALER_WORKER_TIMEOUT).")
+    concurrency: int | None = doc("Its solving processes; null for a worker that has stopped.")
+    processed: int = doc("Tasks it has run.")
+    started_at: datetime | None = doc("When it started.", format="date-time")
+    seen_at: datetime | None = doc("Its last heartbeat.", format="date-time")
+    heartbeat_age_seconds: float | None = doc("Seconds since its last heartbeat; null for a worker that has "
+                                              "stopped.", minimum=0)
+    busy: list[ProcessView] = doc("Its processes that are solving a chunk now.")
+    solved_last_minute: int = doc("Cases its processes stored in the last minute.")
+    throughput: ThroughputView = doc("Cases it stored over the last hour.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkersView(View):
+    workers: list[WorkerDetail] = doc("Workers with a heartbeat row or work in the last hour, alive first.")
+    solved_last_minute: int = doc("Cases stored by every worker in the last minute.")
+    total: ThroughputView = doc("Cases stored by every worker over the last hour.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

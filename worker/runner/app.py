@@ -24,6 +24,7 @@ from worker.config import Settings
 QUEUE = "dealer"
 SPLIT = "dealer.split"
 SOLVE = "dealer.solve"
+CHECK = "dealer.check"
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -70,7 +71,8 @@ class _AtomicFilesystemChannel(filesystem.Channel):
     def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
         name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
         folder = self.data_folder_out
-        partial = os.path.join(folder, f".{name}.partial")  # its text after the first "." is not "<queue>.msg"
+        # kombu takes any file whose name merely contains ".<queue>.msg": the partial one's must not.
+        partial = os.path.join(folder, f".{uuid.uuid4()}.partial")
         with open(partial, "wb") as stream:
             stream.write(dumps(payload).encode())
         os.replace(partial, os.path.join(folder, name))
@@ -97,6 +99,9 @@ class CeleryDispatcher:
         with self.app.producer_or_acquire() as producer:
             for chunk_id in chunk_ids:
                 self.app.send_task(SOLVE, args=[chunk_id], queue=QUEUE, producer=producer)
+
+    def check(self, check_id: int) -> None:
+        self.app.send_task(CHECK, args=[check_id], queue=QUEUE)
 
     def queue_depth(self) -> int | None:
         try:

@@ -12,6 +12,7 @@ from sqlalchemy import delete, update
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from worker.config import Settings
+from worker.jobs import throughput
 from worker.jobs.dispatch import Dispatcher, worker_name
 from worker.jobs.sweep import sweep
 from worker.store.database import Database
@@ -23,6 +24,8 @@ log = logging.getLogger("dealer.worker")
 RETRYABLE = (OperationalError, DBAPIError, ConnectionError)
 #: A pool process adds the tasks it ran to its worker's row at most this often.
 COUNT_EVERY_SECONDS = 2.0
+#: Old throughput rows are removed this often (by every worker: whichever comes first finds them).
+PRUNE_EVERY_SECONDS = 60.0
 
 
 class Heartbeat(threading.Thread):
@@ -38,10 +41,14 @@ class Heartbeat(threading.Thread):
         self.db = Database.of(settings)
 
     def run(self) -> None:
-        next_sweep = 0.0
+        next_sweep = next_prune = 0.0
         while not self.stopping.is_set():
             try:
                 self.beat()
+                if time.monotonic() >= next_prune:
+                    next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
+                    with self.db.session() as session:
+                        throughput.prune(session, utcnow())
                 if time.monotonic() >= next_sweep:
                     next_sweep = time.monotonic() + self.settings.sweep_seconds
                     report = sweep(self.settings, self.dispatcher)
@@ -52,12 +59,14 @@ class Heartbeat(threading.Thread):
             self.stopping.wait(self.settings.heartbeat_seconds)
 
     def beat(self) -> None:
+        now = utcnow()
         with self.db.session() as session:
             row = session.get(WorkerRow, self.name_in_db)
             if row is None:
-                session.add(WorkerRow(name=self.name_in_db, concurrency=self.concurrency, seen_at=utcnow()))
+                session.add(WorkerRow(name=self.name_in_db, concurrency=self.concurrency, seen_at=now))
             else:
-                row.seen_at = utcnow()
+                row.seen_at = now
+            throughput.record(session, self.name_in_db, now)
 
     def stop(self) -> None:
         self.stopping.set()

@@ -20,10 +20,11 @@ from celery.signals import (
 )
 
 from worker import engines
+from worker.checks.run import run_check
 from worker.config import Settings
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
-from worker.runner.app import SOLVE, SPLIT, CeleryDispatcher, create_celery
+from worker.runner.app import CHECK, SOLVE, SPLIT, CeleryDispatcher, create_celery
 from worker.runner.heartbeat import RETRYABLE, Heartbeat, TaskCounter
 from worker.store.database import Database
 
@@ -46,7 +47,11 @@ def create_worker_app(settings: Settings) -> Celery:
 
     @app.task(name=SOLVE, **_RETRY)
     def solve(chunk_id: int) -> None:
-        solve_chunk(settings, chunk_id)
+        solve_chunk(settings, chunk_id, dispatcher)
+
+    @app.task(name=CHECK, **_RETRY)
+    def check(check_id: int) -> None:
+        run_check(settings, check_id)
 
     counter = TaskCounter(settings)
     heartbeat: list[Heartbeat] = []

@@ -139,6 +139,8 @@ class Job(Base):
     lease_until: Mapped[datetime | None] = mapped_column()
     #: Last time a chunk of this job finished (or the job was dispatched): the sweep's clock.
     progress_at: Mapped[datetime | None] = mapped_column()
+    #: The ids of the job's checks (``checks``), oldest first: kept here so that a job's view needs no query.
+    check_ids: Mapped[list[Any]] = mapped_column(default=list)
 
     chunks: Mapped[list[Chunk]] = relationship(back_populates="job", cascade="all, delete-orphan",
                                                passive_deletes=True)
@@ -172,7 +174,8 @@ class Chunk(Base):
     worker: Mapped[str | None] = mapped_column(String(255))
     dispatched_at: Mapped[datetime | None] = mapped_column()
     lease_until: Mapped[datetime | None] = mapped_column()
-    finished_at: Mapped[datetime | None] = mapped_column()
+    #: Indexed for the heartbeats, which count the chunks their processes stored lately (``throughput``).
+    finished_at: Mapped[datetime | None] = mapped_column(index=True)
 
     job: Mapped[Job] = relationship(back_populates="chunks")
 
@@ -213,6 +216,8 @@ OUTCOMES = ("win", "loss", "draw", "ready", "not-ready")
 OUTCOME_CODES = {name: code for code, name in enumerate(OUTCOMES, start=1)}
 #: How a case's (job, index) make its id in the API: job 3's case 42 is case 3000000042.
 CASE_ID_BASE = 1_000_000_000
+#: The largest value of an ``integer`` column (PostgreSQL's): ids, indexes and numbers stay within it.
+MAX_INT = 2**31 - 1
 
 
 def case_id(job_id: int, index: int) -> int:
@@ -226,6 +231,60 @@ def case_id(job_id: int, index: int) -> int:
 
 def split_case_id(ident: int) -> tuple[int, int]:
     return divmod(ident, CASE_ID_BASE)
+
+
+class Check(Base):
+    """An output of some program judged case by case against a job's judge output (``worker/checks``).
+
+    The output is kept as an upload until the check has run (any worker can run it); then
+    the check keeps its counts, its first difference and its verdicts in parts.
+    """
+
+    __tablename__ = "checks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    job_id: Mapped[int] = mapped_column(ForeignKey("jobs.id", ondelete="CASCADE"), index=True)
+    #: The output to judge; ``None`` once judged (or when it is lost).
+    upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id", ondelete="SET NULL"), index=True)
+    filename: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+    #: ``pending`` until judged, then ``done``; ``failed`` when its output could not be judged.
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    verdict: Mapped[str | None] = mapped_column(String(24))
+    #: Lines by verdict, e.g. {"accepted": 998, "wrong_answer": 2, ...}.
+    counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: The first case (or extra line) not accepted, as ``worker.checks.compare.Difference`` fields.
+    first_difference: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    #: Lines the output has.
+    lines: Mapped[int] = mapped_column(BigInteger, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    #: Runs started: the parts of run ``attempt`` are this check's (a run that died left others).
+    attempt: Mapped[int] = mapped_column(Integer, default=0)
+    #: While a run judges it: another run may start once this has passed.
+    lease_until: Mapped[datetime | None] = mapped_column()
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column()
+
+
+class CheckPart(Base):
+    """A check's verdicts for :data:`worker.checks.compare.PART_LINES` lines of the output in a row,
+    compressed, with their counts (a page of cases finds its parts from the counts)."""
+
+    __tablename__ = "check_parts"
+
+    check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), primary_key=True)
+    attempt: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: Its first line of the output, from 1 (a case's line is its number).
+    first_line: Mapped[int] = mapped_column(BigInteger)
+    count: Mapped[int] = mapped_column(Integer)
+    #: Lines by verdict, in ``VERDICTS`` order.
+    counts: Mapped[list[Any]] = mapped_column()
+    #: zstd of one byte per line: its verdict's index in ``VERDICTS``.
+    verdicts: Mapped[bytes] = mapped_column(LargeBinary)
+    #: zstd of the output's lines judged presentation_error, wrong_answer or extra, joined by LF.
+    got: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class AuthFailure(Base):
@@ -260,3 +319,18 @@ class WorkerRow(Base):
     seen_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     concurrency: Mapped[int] = mapped_column(Integer, default=1)
     processed: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ThroughputRow(Base):
+    """Cases a worker's processes stored in one interval: the workers view's throughput over time.
+
+    Its heartbeat writes it (one row per worker per interval, only for intervals with work)
+    and removes rows older than :data:`worker.runner.heartbeat.KEEP_THROUGHPUT`.
+    """
+
+    __tablename__ = "throughput"
+
+    worker: Mapped[str] = mapped_column(String(255), primary_key=True)
+    #: The interval's start (a multiple of its length since the epoch).
+    at: Mapped[datetime] = mapped_column(primary_key=True, index=True)
+    cases: Mapped[int] = mapped_column(Integer, default=0)

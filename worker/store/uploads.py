@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from worker.store.codecs import compress, decompress
 from worker.store.database import Database
-from worker.store.models import Job, Upload, UploadBlock, utcnow
+from worker.store.models import Check, Job, Upload, UploadBlock, utcnow
 
 #: Bytes of the file per stored block (before compression).
 BLOCK_BYTES = 1 << 20
@@ -218,7 +218,8 @@ def hold(session: Session, upload_id: int) -> bool:
 
 
 def release(db: Database, upload_id: int | None) -> None:
-    """Remove an upload that no job needs to read any more (every job using it has been split)."""
+    """Remove an upload that no job needs to read any more (every job using it has been split, every
+    check of it judged)."""
     if upload_id is None:
         return
     with db.session() as session:
@@ -228,6 +229,9 @@ def release(db: Database, upload_id: int | None) -> None:
             return
         waiting = session.scalar(select(func.count()).select_from(Job).where(
             Job.upload_id == upload_id, Job.split_at.is_(None))) or 0
+        # An output waiting to be checked may be the same file (uploads are stored once per content).
+        waiting += session.scalar(select(func.count()).select_from(Check).where(
+            Check.upload_id == upload_id, Check.status == "pending")) or 0
         if not waiting:
             session.execute(update(Job).where(Job.upload_id == upload_id).values(upload_id=None))
             session.execute(delete(Upload).where(Upload.id == upload_id))

@@ -140,8 +140,7 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
     data_dir = tmp / f"live-{mode}"
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_") or k == "DEALER_REQUIRE_SERVICES"}
-    env.update({"DEALER_DATA_DIR": str(data_dir), "DEALER_STALL_SECONDS": "5", "DEALER_SWEEP_SECONDS": "2",
-                **extra_env})
+    env.update({"DEALER_DATA_DIR": str(data_dir), **extra_env})
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     database = None
     if mode == "production":

@@ -2,6 +2,8 @@
 
 import { $, api, applySizes, count, localiseTimes, poll } from "./util.js";
 
+export { refreshOverview };
+
 applySizes();
 // Transitions stay off (html.preload) until the sizes above are painted, so nothing eases in on load.
 requestAnimationFrame(() => requestAnimationFrame(() => document.documentElement.classList.remove("preload")));
@@ -22,11 +24,10 @@ function showService(overview) {
   pill.title = workers ? `Workers: ${overview.workers.map((w) => w.name).join(", ")}` : "No worker has reported lately";
 }
 
-const fast = document.body.classList.contains("page-dashboard");
-const overviewPoll = poll(async () => {
+/** Fetch the overview and tell the page (the pill, the dashboard's figures); true while work waits. */
+async function refreshOverview() {
   try {
     const overview = await api("/api/overview");
-    showService(overview);
     document.dispatchEvent(new CustomEvent("dealer:overview", { detail: overview }));
     return overview.queued_cases > 0;
   } catch {
@@ -34,7 +35,11 @@ const overviewPoll = poll(async () => {
     pill.querySelector(".service-text").textContent = "Service unreachable";
     return false;
   }
-}, { fast: fast ? 2000 : 5000, slow: fast ? 4000 : 15000 });
+}
 
-// A page that saw something change (a job finished) asks for fresh figures at once.
-document.addEventListener("dealer:refresh-overview", () => overviewPoll.now());
+document.addEventListener("dealer:overview", ({ detail }) => showService(detail));
+// The dashboard follows the overview in its own event stream (dashboard.js); other pages look now and then.
+if (!document.body.classList.contains("page-dashboard")) {
+  const overviewPoll = poll(refreshOverview, { fast: 5000, slow: 15000 });
+  document.addEventListener("dealer:refresh-overview", () => overviewPoll.now());
+}

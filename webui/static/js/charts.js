@@ -1,6 +1,6 @@
 // Charts drawn as inline SVG at the container's own pixel width (redrawn when it changes).
 
-import { count, h, s } from "./util.js";
+import { count, h, outcomeLabel, s } from "./util.js";
 
 const observers = new WeakMap();
 
@@ -50,7 +50,7 @@ export function outcomeBars(container, outcomes, counts) {
       const w = n ? Math.max(2, (n / max) * barW) : 0;
       return s("g", { class: `o-${o}` },
         s("title", {}, `${o}: ${count(n)} (${pct(n, total)})`),
-        s("text", { x: 0, y: y + 19, class: "label" }, o),
+        s("text", { x: 0, y: y + 19, class: "label" }, outcomeLabel(o).toLowerCase()),
         s("rect", { class: "track", x: left, y: y + 6, width: barW, height: 16, rx: 4 }),
         s("rect", { class: "bar", x: left, y: y + 6, width: w, height: 16, rx: 4 }),
         s("text", { x: width, y: y + 19, "text-anchor": "end", class: "value" }, `${count(n)} · ${pct(n, total)}`));
@@ -116,7 +116,7 @@ export function distribution(container, dist, tip, { split = false } = {}) {
         parts.push(s("line", { class: "grid-line", x1: left, x2: width - right, y1: y(t), y2: y(t) }),
           s("text", { x: left - 8, y: y(t) + 4, "text-anchor": "end" }, count(t)));
       }
-      if (split) parts.push(s("text", { x: left + 6, y: y0 + 12, class: `label o-${outcomes[0]}` }, outcomes[0]));
+      if (split) parts.push(s("text", { x: left + 6, y: y0 + 12, class: `label o-${outcomes[0]}` }, outcomeLabel(outcomes[0]).toLowerCase()));
       cols.forEach((c, i) => {
         let acc = 0;
         const x = left + i * step + gap / 2;
@@ -143,7 +143,7 @@ export function distribution(container, dist, tip, { split = false } = {}) {
     const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
       "aria-label": `Cases by number of ${name}, from ${start} to ${start + n * binW - 1}, ${split ? "one band per outcome" : "stacked by outcome"}` }, parts);
     const legend = h("div", { class: "chart-legend" }, dist.outcomes.map((o) => h("span", { class: "legend-item" },
-      h("i", { class: `swatch o-${o}`, "aria-hidden": "true" }), `${o} (${count(dist.counts[o] || 0)})`)));
+      h("i", { class: `swatch o-${o}`, "aria-hidden": "true" }), `${outcomeLabel(o).toLowerCase()} (${count(dist.counts[o] || 0)})`)));
     return [svg, legend];
   });
 }
@@ -152,4 +152,63 @@ export function distribution(container, dist, tip, { split = false } = {}) {
 export function hasRareOutcome(dist) {
   const total = Object.values(dist.counts).reduce((a, b) => a + b, 0);
   return Object.values(dist.counts).some((n) => n > 0 && n < total / 10);
+}
+
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const PALETTE = ["var(--c-running)", "var(--c-win)", "var(--c-draw)", "var(--c-ready)", "var(--accent)", "var(--c-failed)"];
+
+/**
+ * Cases per second over time (a ThroughputView): the first series as an area, any others as lines
+ * in their own colours, with a legend. series: [{name, throughput}].
+ */
+export function rateChart(container, series, label) {
+  const list = Array.isArray(series) ? series : [{ name: label, throughput: series }];
+  const main = list[0].throughput;
+  const points = main.points;
+  if (!points.length) { container.replaceChildren(h("p", { class: "muted" }, "Nothing solved yet.")); return; }
+  const start = Date.parse(points[0].at);
+  const step = main.interval_seconds * 1000;
+  const end = Date.parse(points[points.length - 1].at) + step;
+  const peak = Math.max(1, ...list.flatMap((one) => one.throughput.points.map((p) => p.rate)));
+  const latest = points[points.length - 1].rate;
+  responsive(container, (width) => {
+    const height = 150;
+    const left = 46;
+    const top = 8;
+    const bottom = 22;
+    const plotW = width - left - 8;
+    const plotH = height - top - bottom;
+    const axis = ticks(peak, 3);
+    const yMax = axis[axis.length - 1] || 1;
+    const x = (at) => left + ((Date.parse(at) + step / 2 - start) / (end - start)) * plotW;
+    const y = (rate) => top + plotH - (rate / yMax) * plotH;
+    const parts = axis.map((v) => [
+      s("line", { class: "grid-line", x1: left, x2: width - 8, y1: y(v), y2: y(v) }),
+      s("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, count(v))]);
+    const times = [start, start + (end - start) / 2, end];
+    times.forEach((t, i) => parts.push(s("text", { x: left + ((t - start) / (end - start)) * plotW, y: height - 4,
+      "text-anchor": ["start", "middle", "end"][i] }, CLOCK.format(new Date(t)))));
+    list.forEach((one, i) => {
+      const pts = one.throughput.points;
+      if (!pts.length) return;
+      const line = pts.map((p) => `${x(p.at).toFixed(1)},${y(p.rate).toFixed(1)}`).join(" ");
+      const colour = PALETTE[i % PALETTE.length];
+      if (i === 0) {
+        parts.push(s("polygon", { class: "rate-area", style: { fill: colour },
+          points: `${x(pts[0].at).toFixed(1)},${y(0)} ${line} ${x(pts[pts.length - 1].at).toFixed(1)},${y(0)}` }));
+      }
+      parts.push(s("polyline", { class: "rate-line", style: { stroke: colour }, points: line }));
+      // A run shorter than two intervals has no line to draw: its points show as dots.
+      if (pts.length < 3) {
+        for (const p of pts) parts.push(s("circle", { class: "rate-dot", style: { fill: colour }, cx: x(p.at), cy: y(p.rate), r: 4 }));
+      }
+    });
+    const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img",
+      "aria-label": `Cases per second for ${list[0].name}, every ${main.interval_seconds} s from ${CLOCK.format(new Date(start))} `
+        + `to ${CLOCK.format(new Date(end))}: peak ${count(peak)}, last ${count(latest)}` }, parts);
+    if (list.length < 2) return svg;
+    const legend = h("div", { class: "chart-legend" }, list.map((one, i) => h("span", { class: "legend-item" },
+      h("i", { class: "swatch", style: { background: PALETTE[i % PALETTE.length] }, "aria-hidden": "true" }), one.name)));
+    return [svg, legend];
+  });
 }

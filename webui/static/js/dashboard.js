@@ -1,14 +1,21 @@
-// The dashboard: job rows kept live by polling /api/jobs, service figures from /api/overview,
-// and a drop zone that uploads a file and shows its job at once.
+// The dashboard: job rows and service figures kept live by the server's event stream (polling
+// /api/jobs and /api/overview when there is none), filters kept in the URL, actions on the selected
+// jobs, and a drop zone that uploads a file and shows its job at once.
 
-import { $, $$, api, count, fillOutcomes, fillProgress, fillStatus, isFinished, localiseTimes, poll, size } from "./util.js";
+import { $, $$, api, count, fillOutcomes, fillProgress, fillStatus, isFinished, live, localiseTimes, poll, query,
+  size } from "./util.js";
 import { attachDropzone, uploadFile } from "./upload.js";
+import { refreshOverview } from "./app.js";
 
 const table = $("#jobs");
 const tbody = table.tBodies[0];
 const template = $("#job-row-template");
 const page = Number(table.dataset.page);
 const perPage = Number(table.dataset.perPage);
+const filterForm = $("#job-filters");
+const filters = Object.fromEntries(["status", "game", "filename"]
+  .map((name) => [name, filterForm.elements[name].value.trim()]).filter(([, value]) => value));
+const filtered = Object.keys(filters).length > 0;
 
 function newRow(job) {
   const row = template.content.firstElementChild.cloneNode(true);
@@ -23,6 +30,8 @@ function newRow(job) {
   $(".sub span:last-child", row).textContent = size(job.size);
   $("time", row).setAttribute("datetime", job.created_at);
   $("[data-f=bar]", row).setAttribute("aria-label", `Progress of job ${job.id}`);
+  const pick = $("[data-f=pick]", row);
+  if (pick) { pick.value = job.id; pick.setAttribute("aria-label", `Select job ${job.id}`); }
   row.dataset.job = job.id;
   row.classList.add("fresh");
   return row;
@@ -51,15 +60,27 @@ function showJobs(jobs) {
   for (const row of rows.values()) row.remove();
   $("#jobs-empty").hidden = jobs.length > 0;
   localiseTimes(tbody);
+  showSelection();
 }
 
-const poller = poll(async () => {
-  const data = await api(`/api/jobs?page=${page}&per_page=${perPage}`);
-  showJobs(data.items);
-  return data.items.some((job) => !isFinished(job.status));
-}, { fast: 700, slow: 4000 });
+// --- live: the event stream, else polling ------------------------------------------------------
+const listing = query({ page, per_page: perPage, ...filters });
+let refresh = () => {};
+live(`/events/dashboard?${listing}`, {
+  jobs: (data) => showJobs(data.items),
+  overview: (overview) => document.dispatchEvent(new CustomEvent("dealer:overview", { detail: overview })),
+}, () => {
+  const jobsPoll = poll(async () => {
+    const data = await api(`/api/jobs?${listing}`);
+    showJobs(data.items);
+    return data.items.some((job) => !isFinished(job.status));
+  }, { fast: 1000, slow: 5000 });
+  const overviewPoll = poll(refreshOverview, { fast: 2000, slow: 5000 });
+  document.addEventListener("dealer:refresh-overview", () => overviewPoll.now());
+  refresh = () => jobsPoll.now();
+});
 
-// The figures at the top, from the overview app.js polls.
+// The figures at the top.
 document.addEventListener("dealer:overview", ({ detail: o }) => {
   const set = (key, value) => { const el = $(`[data-s=${key}]`); if (el) el.textContent = value; };
   const workers = o.workers.length;
@@ -76,8 +97,73 @@ document.addEventListener("dealer:overview", ({ detail: o }) => {
   set("cancelled", o.jobs_by_status.cancelled);
 });
 
-// Quick upload: drop or choose a file, watch it go up, then its row takes over (only shown to
-// whoever may upload: with API keys configured, after logging in).
+// --- filters: a choice applies at once; the URL keeps them ---------------------------------------
+for (const select of $$("select", filterForm)) select.addEventListener("change", () => filterForm.requestSubmit());
+
+// --- a long error: shown whole on demand ----------------------------------------------------------
+tbody.addEventListener("click", (event) => {
+  const more = event.target.closest("[data-f=more]");
+  if (!more) return;
+  const block = more.closest("[data-f=progress]");
+  const open = block.classList.toggle("expanded");
+  more.setAttribute("aria-expanded", String(open));
+  more.textContent = open ? "Show less" : "Show the whole error";
+});
+
+// --- actions on the selected jobs -----------------------------------------------------------------
+const bulk = $("#bulk");
+const pickAll = $("#pick-all");
+const picked = () => $$("[data-f=pick]", tbody).filter((box) => box.checked);
+
+function showSelection() {
+  if (!bulk) return;
+  const boxes = $$("[data-f=pick]", tbody);
+  const chosen = picked();
+  $("#bulk-count").textContent = chosen.length ? `${chosen.length} job${chosen.length === 1 ? "" : "s"} selected` : "No job selected";
+  for (const button of $$("[data-bulk]", bulk)) button.disabled = !chosen.length;
+  pickAll.checked = boxes.length > 0 && chosen.length === boxes.length;
+  pickAll.indeterminate = chosen.length > 0 && chosen.length < boxes.length;
+}
+
+const ACTIONS = {
+  cancel: { verb: "Cancelled", run: (id) => api(`/api/jobs/${id}/cancel`, { method: "POST" }), applies: (s) => !isFinished(s) },
+  rerun: { verb: "Rerun", run: (id) => api(`/api/jobs/${id}/rerun`, { method: "POST" }), applies: () => true },
+  delete: { verb: "Deleted", run: (id) => api(`/api/jobs/${id}`, { method: "DELETE" }), applies: (s) => isFinished(s) },
+};
+
+if (bulk) {
+  tbody.addEventListener("change", (event) => { if (event.target.matches("[data-f=pick]")) showSelection(); });
+  pickAll.addEventListener("change", () => {
+    for (const box of $$("[data-f=pick]", tbody)) box.checked = pickAll.checked;
+    showSelection();
+  });
+  for (const button of $$("[data-bulk]", bulk)) {
+    button.addEventListener("click", async () => {
+      const action = ACTIONS[button.dataset.bulk];
+      const rows = picked().map((box) => box.closest("tr"));
+      const chosen = rows.filter((row) => action.applies(row.dataset.status)).map((row) => Number(row.dataset.job));
+      const skipped = rows.length - chosen.length;
+      if (button.dataset.bulk === "delete" && chosen.length
+          && !confirm(`Delete ${chosen.length} job${chosen.length === 1 ? "" : "s"} and their results?`)) return;
+      const status = $("#bulk-status");
+      status.textContent = "Working…";
+      const failures = [];
+      for (const id of chosen) {
+        try { await action.run(id); } catch (error) { failures.push(`#${id}: ${error.message}`); }
+      }
+      let text = `${action.verb} ${chosen.length - failures.length} of ${rows.length}.`;
+      if (skipped) text += ` ${skipped} skipped (${button.dataset.bulk === "cancel" ? "already finished" : "still running"}).`;
+      if (failures.length) text += ` Failed: ${failures.join("; ")}`;
+      status.textContent = text;
+      for (const box of picked()) box.checked = false;
+      showSelection();
+      refresh();
+    });
+  }
+  showSelection();
+}
+
+// --- quick upload: drop or choose a file, watch it go up, then its row takes over -------------------
 const form = $("#quick-upload");
 const status = $("#quick-status");
 if (form) attachDropzone(form, $("#quick-file"), async (file) => {
@@ -88,14 +174,15 @@ if (form) attachDropzone(form, $("#quick-file"), async (file) => {
     });
     status.replaceChildren(`Job #${job.id} created for ${file.name} (${job.game}). `,
       Object.assign(document.createElement("a"), { href: `/jobs/${job.id}`, textContent: "Open it" }));
-    if (page === 1 && !$(`tr[data-job="${job.id}"]`, tbody)) {
+    if (page === 1 && !filtered && !$(`tr[data-job="${job.id}"]`, tbody)) {
       const row = newRow(job);
       fillRow(row, job);
       tbody.prepend(row);
       $("#jobs-empty").hidden = true;
       localiseTimes(tbody);
+      showSelection();
     }
-    poller.now();
+    refresh();
   } catch (error) {
     status.replaceChildren(Object.assign(document.createElement("span"), { className: "error", textContent: error.message }));
   }

@@ -1,9 +1,9 @@
 // The job page: live progress and timings while it runs, charts, the results table, and the
 // cancel / rerun / delete buttons.
 
-import { $, $$, api, count, exportWithProgress, fillProgress, fillStatus, formValues, h, isFinished, micros, poll, readJSON,
-  seconds } from "./util.js";
-import { distribution, hasRareOutcome, outcomeBars } from "./charts.js";
+import { $, $$, api, count, exportWithProgress, fillProgress, fillStatus, formValues, h, isFinished, live, micros, poll,
+  readJSON, seconds } from "./util.js";
+import { distribution, hasRareOutcome, outcomeBars, rateChart } from "./charts.js";
 import { resultsTable } from "./results.js";
 
 const data = readJSON("job-data");
@@ -70,7 +70,8 @@ function showTimings(t) {
   set("queued_seconds", seconds(t.queued_seconds));
   set("split_seconds", seconds(t.split_seconds));
   set("elapsed_seconds", seconds(t.elapsed_seconds));
-  set("rate", count(t.rate));
+  // Nothing solved yet is no speed of zero, and a mean of nothing is no mean.
+  set("rate", t.rate > 0 ? count(t.rate) : "–");
   set("solve_us_mean", micros(t.solve_us_mean));
   set("solve_us_max", micros(t.solve_us_max));
   set("cached", count(job.cache_hits));
@@ -145,26 +146,41 @@ $("#delete")?.addEventListener("click", (event) => act(event.currentTarget, asyn
   location.assign("/");
 }));
 
-// --- keep it live ----------------------------------------------------------------------------
+// --- throughput over the run ------------------------------------------------------------------
+let nextThroughputAt = 0;
+async function drawThroughput() {
+  nextThroughputAt = performance.now() + 5000;
+  rateChart($("#chart-throughput .chart-body"), await api(`/api/jobs/${jobId}/throughput`), "this job");
+}
+
+// --- keep it live: the server's event stream, else polling -------------------------------------------
 drawOutcomes();
 drawDistribution();
-let ticks = 0;
+drawThroughput();
+
+let events = 0;
+async function onJob(next) {
+  job = next;
+  showJob();
+  events += 1;
+  const finished = isFinished(job.status);
+  if (finished || events % 3 === 0) {
+    if (finished || performance.now() >= nextDistAt) await drawDistribution();
+    if (finished || performance.now() >= nextThroughputAt) await drawThroughput();
+    // Fill a table that is not full yet with the cases solved since (a full one stays put).
+    if (!finished && $$("#results-table tbody tr[data-case]").length < 25) table.load(table.params);
+  }
+  if (finished) table.load(table.params);
+}
+
 if (!isFinished(job.status)) {
-  const poller = poll(async () => {
-    job = await api(`/api/jobs/${jobId}`);
-    showJob();
-    ticks += 1;
-    const finished = isFinished(job.status);
-    if (finished || ticks % 3 === 0) {
+  live(`/events/jobs/${jobId}`, { job: onJob, timings: showTimings }, () => {
+    const poller = poll(async () => {
+      const next = await api(`/api/jobs/${jobId}`);
       showTimings(await api(`/api/jobs/${jobId}/timings`));
-      if (finished || performance.now() >= nextDistAt) await drawDistribution();
-      // Fill a table that is not full yet with the cases solved since (a full one stays put).
-      if (!finished && $$("#results-table tbody tr[data-case]").length < 25) table.load(table.params);
-    }
-    if (finished) {
-      poller.stop();
-      table.load(table.params);
-    }
-    return !finished;
-  }, { fast: 800, slow: 800 });
+      await onJob(next);
+      if (isFinished(job.status)) poller.stop();
+      return !isFinished(job.status);
+    }, { fast: 1000, slow: 1000 });
+  });
 }

@@ -1,18 +1,18 @@
 // A results table fed by a JSON endpoint (a job's cases or the history search):
 // sortable columns, pages, and the filters the page hands it.
 
-import { api, count, h, localTime, micros, query } from "./util.js";
+import { api, compactTime, count, h, localTime, micros, outcomeLabel, query } from "./util.js";
 
 const COLUMNS = {
   job_id: { label: "Job", sort: "job_id", cell: (r) => h("a", { href: `/jobs/${r.job_id}` }, `#${r.job_id}`) },
-  index: { label: "#", sort: "index", num: true, cell: (r) => h("a", { href: `/cases/${r.id}`, "aria-label": `Case ${r.index}` }, count(r.index)) },
+  index: { label: "#", sort: "index", num: true, cell: (r) => h("a", { href: `/cases/${r.id}`, "aria-label": `Case ${count(r.index)}` }, count(r.index)) },
   game: { label: "Game", cell: (r) => h("span", { class: "chip" }, r.game) },
   input: { label: "Input", cls: "input-cell", cell: (r) => h("span", { title: r.input }, r.input) },
   line: { label: "Judge output", cls: "line-cell", cell: (r) => (r.line ? h("code", {}, r.line) : h("span", { class: "muted" }, r.error || "–")) },
-  outcome: { label: "Outcome", sort: "outcome", cell: (r) => (r.outcome ? h("span", { class: `badge outcome o-${r.outcome}` }, r.outcome) : "–") },
+  outcome: { label: "Outcome", sort: "outcome", cell: (r) => (r.outcome ? h("span", { class: `badge outcome o-${r.outcome}` }, outcomeLabel(r.outcome)) : "–") },
   number: { label: "Number", sort: "number", num: true, cell: (r) => (r.number ?? "–") },
   solve_us: { label: "Solve time", sort: "solve_us", num: true, cell: (r) => (r.cached ? h("span", { class: "muted", title: "answered from the result cache" }, "cached") : micros(r.solve_us)) },
-  solved_at: { label: "Solved", sort: "solved_at", cell: (r) => h("time", { datetime: r.solved_at }, localTime(r.solved_at)) },
+  solved_at: { label: "Solved", sort: "solved_at", cls: "time-cell", cell: (r) => h("time", { datetime: r.solved_at, title: localTime(r.solved_at) }, compactTime(r.solved_at)) },
 };
 
 const PER_PAGE = 25;
@@ -97,7 +97,8 @@ export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns
     countEl.textContent = `${data.total_exact ? "" : "at least "}${count(data.total)} result${data.total === 1 ? "" : "s"}`;
     total = data.total_exact ? data.total : null;
     body.replaceChildren(...(data.items.length ? data.items.map((r) => h("tr", { "data-case": r.id },
-      cols.map((c) => h("td", { class: [c.num ? "num" : "", c.cls || ""].join(" ").trim() || null }, c.cell(r))))) :
+      cols.map((c) => h("td", { class: [c.num ? "num" : "", c.cls || "", `col-${c.key}`].join(" ").trim(), "data-label": c.label },
+        c.cell(r))))) :
       [h("tr", { class: "empty-row" }, h("td", { colspan: cols.length }, filtered() ? "Nothing matches these filters." : "No results yet."))]));
     showPager(data);
   }
@@ -106,6 +107,8 @@ export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns
   function setNumberName(name) {
     const th = head.querySelector("th[data-key=number]");
     if (th) (th.querySelector("button") || th).textContent = name || COLUMNS.number.label;
+    const column = cols.find((c) => c.key === "number");
+    if (column) column.label = name || COLUMNS.number.label;
   }
 
   return { load, setNumberName, get params() { return params; }, get total() { return total; } };

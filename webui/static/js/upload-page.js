@@ -24,6 +24,9 @@ function choose(picked) {
 }
 
 attachDropzone($("#dropzone"), input, choose);
+// This script checks the file itself (and says so in words): the browser's "required" would stop a
+// dropped file's form where a script could not fill the field.
+form.noValidate = true;
 
 function hideError() { errorBox.hidden = true; $("#upload-snippet").hidden = true; }
 
@@ -57,6 +60,17 @@ function showProgress(sent, total, startedAt) {
   progress.querySelector(".upload-text").textContent = text;
 }
 
+/** After the upload, the same bar follows the split: the bytes of the file read so far. */
+function showRead(job) {
+  const pct = job.size ? (job.bytes_read / job.size) * 100 : 0;
+  const bar = progress.querySelector(".bar");
+  bar.setAttribute("aria-label", "Reading the file");
+  bar.setAttribute("aria-valuenow", pct.toFixed(1));
+  bar.firstElementChild.style.width = `${pct}%`;
+  progress.querySelector(".pct").textContent = `${Math.floor(pct)}% read`;
+  progress.querySelector(".upload-text").textContent = `${size(job.bytes_read)} of ${size(job.size)} read`;
+}
+
 cancel.addEventListener("click", () => { if (xhr) xhr.abort(); });
 
 form.addEventListener("submit", async (event) => {
@@ -72,7 +86,8 @@ form.addEventListener("submit", async (event) => {
   showProgress(0, file.size, startedAt);
   let job;
   try {
-    job = await uploadFile(file, $("#game").value, (sent, total) => showProgress(sent, total, startedAt), (x) => { xhr = x; });
+    const expected = $("#expected").files[0] || null;
+    job = await uploadFile(file, $("#game").value, (sent, total) => showProgress(sent, total, startedAt), (x) => { xhr = x; }, expected);
   } catch (error) {
     setBusy(false);
     progress.hidden = true;
@@ -88,9 +103,13 @@ form.addEventListener("submit", async (event) => {
     Object.assign(document.createElement("a"), { href: `/jobs/${job.id}`, textContent: "Open the job" }));
   try {
     job = await whenRead(job.id, (waiting, ms) => {
-      if (waiting.status === "queued" && ms > 3000) {
-        info.firstChild.textContent = `Uploaded as job #${job.id}. Waiting for a worker to read it… `;
+      if (waiting.status === "queued") {
+        if (ms > 3000) info.firstChild.textContent = `Uploaded as job #${job.id}. Waiting for a worker to read it… `;
+        return;
       }
+      showRead(waiting);
+      info.firstChild.textContent = `Uploaded as job #${job.id}. Reading the file: ${size(waiting.bytes_read)} of `
+        + `${size(waiting.size)}, ${count(waiting.total)} ${waiting.total === 1 ? "case" : "cases"} so far… `;
     });
   } catch (error) {
     setBusy(false);
@@ -105,5 +124,6 @@ form.addEventListener("submit", async (event) => {
     return;
   }
   info.firstChild.textContent = `Job #${job.id}: ${count(job.total || job.done)} ${job.total ? "cases" : "solved so far"}. Opening it…`;
-  window.location.assign(`/jobs/${job.id}`);
+  // With an output to check, its verdict is what the user came for.
+  window.location.assign(job.checks && job.checks.length ? `/checks/${job.checks[0]}` : `/jobs/${job.id}`);
 });

@@ -3,13 +3,14 @@
 
 import { ApiError, api, h, requestHeaders } from "./util.js";
 
-/** POST the file to /api/jobs; resolves to the new job, rejects with an ApiError. */
-export function uploadFile(file, game, onProgress, onStart) {
+/** POST the file (and an output to check against it, if any) to /api/jobs; resolves to the new job, rejects with an ApiError. */
+export function uploadFile(file, game, onProgress, onStart, expected = null) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     const body = new FormData();
     if (game) body.append("game", game);
     body.append("file", file, file.name);
+    if (expected) body.append("expected", expected, expected.name);
     xhr.open("POST", "/api/jobs");
     for (const [name, value] of Object.entries(requestHeaders("POST"))) xhr.setRequestHeader(name, value);
     xhr.responseType = "json";
@@ -39,7 +40,12 @@ export function attachDropzone(zone, input, onFile) {
     depth = 0;
     zone.classList.remove("dragging");
     const file = event.dataTransfer.files[0];
-    if (file) onFile(file);
+    if (!file) return;
+    // The form's own file field gets the dropped file too, so that the form holds what it shows.
+    const dropped = new DataTransfer();
+    dropped.items.add(file);
+    input.files = dropped.files;
+    onFile(file);
   });
   input.addEventListener("change", () => { if (input.files[0]) onFile(input.files[0]); });
 }
@@ -55,7 +61,8 @@ export async function whenRead(jobId, onWait) {
   }
 }
 
-const POSITION = /^line (\d+)(?:, column (\d+))?: /;
+// Anywhere in the message: "cannot tell which game …: read as a 10-20-30 file (the closest), line 1, column 22: …".
+const POSITION = /\bline (\d+)(?:, column (\d+))?: /;
 /** How much of a file is read to show the lines around an error. */
 const SNIPPET_LIMIT = 32 << 20;
 

@@ -111,6 +111,19 @@ export function ago(iso, now = Date.now()) {
 
 export const localTime = (iso) => (iso ? TIME.format(new Date(Date.parse(iso))) : "–");
 
+const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
+const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: "short" });
+
+/** A time in few characters for a table column: the clock today, the day and clock this year, else the date. */
+export function compactTime(iso, now = new Date()) {
+  if (!iso) return "–";
+  const then = new Date(Date.parse(iso));
+  if (then.toDateString() === now.toDateString()) return CLOCK.format(then);
+  if (then.getFullYear() === now.getFullYear()) return `${DAY.format(then)} ${CLOCK.format(then)}`;
+  return DATE.format(then);
+}
+
 /** Show every <time data-ago> relative to now and every other <time> in local time. */
 export function localiseTimes(root = document) {
   for (const el of $$("time[datetime]", root)) {
@@ -128,14 +141,14 @@ export const isFinished = (status) => FINISHED.includes(status);
 export function progressText(job) {
   if (job.status === "queued") return "waiting for a worker";
   if (job.status === "splitting") {
-    const read = job.size ? Math.floor((100 * job.bytes_read) / job.size) : 0;
-    return `reading the file: ${read}% · ${count(job.done)} of ${count(job.total)} read solved`;
+    return `reading the file: ${size(job.bytes_read)} of ${size(job.size)} · ${count(job.done)} solved of ${count(job.total)} read`;
   }
   const handled = job.done + job.failed_cases;
   if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
   let text = `${count(handled)} / ${count(job.total)}`;
   if (job.rate) text += ` · ${count(job.rate)} cases/s`;
-  if (job.eta_seconds !== null && job.eta_seconds !== undefined) text += ` · ${seconds(job.eta_seconds)} left`;
+  if (job.stalled) text += " · stalled: nothing solved for a while";
+  else if (job.eta_seconds !== null && job.eta_seconds !== undefined) text += ` · ${seconds(job.eta_seconds)} left`;
   if (job.status === "succeeded") text += ` · in ${seconds(job.elapsed_seconds)}`;
   if (job.status === "cancelled") text += " · cancelled";
   return text;
@@ -150,16 +163,45 @@ export function applySizes(root = document) {
   for (const el of $$("[data-grow]", root)) el.style.flexGrow = el.dataset.grow;
 }
 
-/** Update a progress block rendered by the progress() macro. */
+/** Update a progress block rendered by the progress() macro (while the file is read, the figure is the
+ * share of its bytes read: the share of the cases is only an estimate then). */
 export function fillProgress(root, job) {
   const pct = Math.round(job.progress * 1000) / 10;
   root.className = root.className.replace(/status-\S+/, `status-${job.status}`);
   const bar = $("[data-f=bar]", root);
   bar.setAttribute("aria-valuenow", pct);
   bar.firstElementChild.style.width = `${pct}%`;
-  $("[data-f=pct]", root).textContent = `${Math.trunc(pct)}%`;
+  $("[data-f=pct]", root).textContent = job.status === "splitting"
+    ? `${job.size ? Math.trunc((100 * job.bytes_read) / job.size) : 0}% read` : `${Math.trunc(pct)}%`;
   const text = $("[data-f=progress-text]", root);
   text.textContent = text.title = progressText(job);
+  const more = $("[data-f=more]", root);
+  if (more && !root.classList.contains("progress-big")) more.hidden = job.status !== "failed";
+}
+
+/** An outcome as a badge reads it: "not-ready" is "Not ready". */
+export const outcomeLabel = (outcome) => {
+  const text = String(outcome).replace(/-/g, " ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+/**
+ * Follow a Server-Sent Events stream, calling handlers[name] with each event's JSON; once the stream
+ * is refused or lost for good (the server serves few at once), call fallback() to poll instead.
+ * An "end" event closes it. Returns {close}.
+ */
+export function live(url, handlers, fallback) {
+  if (!window.EventSource) { fallback(); return { close() {} }; }
+  const source = new EventSource(url);
+  let fellBack = false;
+  const giveUp = () => { source.close(); if (!fellBack) { fellBack = true; fallback(); } };
+  for (const [name, handle] of Object.entries(handlers)) {
+    source.addEventListener(name, (event) => handle(JSON.parse(event.data)));
+  }
+  source.addEventListener("end", () => source.close());
+  // A stream the server ends is reconnected by the browser (CONNECTING); a refused one is CLOSED.
+  source.addEventListener("error", () => { if (source.readyState === EventSource.CLOSED) giveUp(); });
+  return { close() { source.close(); } };
 }
 
 export function fillStatus(el, status) {
@@ -175,7 +217,7 @@ export function fillOutcomes(root, counts, game) {
   const entries = order.map((o) => [o, counts[o] || 0]).filter(([, n]) => n);
   strip.replaceChildren(...entries.map(([o, n]) => h("span", { class: `o-${o}`, style: { flexGrow: n } })));
   legend.replaceChildren(...(entries.length ? entries.map(([o, n]) => h("span", { class: "legend-item" },
-    h("i", { class: `swatch o-${o}`, "aria-hidden": "true" }), `${count(n)} ${o}`)) : [h("span", { class: "muted" }, "–")]));
+    h("i", { class: `swatch o-${o}`, "aria-hidden": "true" }), `${count(n)} ${outcomeLabel(o).toLowerCase()}`)) : [h("span", { class: "muted" }, "–")]));
 }
 
 /**

@@ -134,7 +134,8 @@ export function render(f, { forward }, data) {
     })));
   }));
   const returned = f.kind === "settled" || f.kind === "end" ? f.returned : 0;
-  const deck = h("div", { class: "deck", role: "list", "aria-label": `The deck, top card first: ${f.deck.length} cards` },
+  // A group, not a list: its cards are images with names of their own, not list items.
+  const deck = h("div", { class: "deck", role: "group", "aria-label": `The deck, top card first: ${f.deck.length} cards` },
     f.deck.map((v, j) => valueCard(v, { small: true, cls: j >= f.deck.length - returned ? "returned" : "" })));
   const stage = [piles, h("div", { class: "stage-label" }, `Deck · ${f.deck.length} card${f.deck.length === 1 ? "" : "s"}, top first`), deck];
   if (f.seenAgain) stage.push(h("div", { class: "state-seen" }, `This state (the piles and the deck) comes back after deal ${f.seenAgain}: that repeat makes the game a draw.`));

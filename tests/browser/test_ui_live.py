@@ -1,0 +1,387 @@
+"""The pages as their users live in them, in Chromium against one embedded service: a big upload
+watched from the upload page, the dashboard and the job page (no nonsense figure on the way, a time
+left that holds), a stall, the workers view, the dashboard's filters and actions on selected jobs,
+long errors, the history, a phone, the drop-then-submit flow, the messages of a bad file, and every
+page through axe-core with a screenshot at both widths.
+
+The tests share the service and run in order: the first one uploads the big file later ones look at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import statistics
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import SCREENSHOTS
+from tests.support.paths import JUDGE_DATA
+from webui import live as live_streams
+from worker.testing.data import random_judge_file
+from worker.testing.live import LiveService, live_service
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+#: axe-core as the app serves it (webui/static/vendor): never from a CDN.
+AXE = "/static/vendor/axe-core/axe.min.js"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+#: Decks of the big upload: 20 s or more of solving once read (on two processes), to judge a time left by.
+BIG_DECKS = 400_000
+#: Ids of what this module made, by name.
+JOBS: dict[str, int] = {}
+
+#: Reports, on every page of a tab, any figure that is negative or not a number as the page changes,
+#: and what the upload's and the job's progress say (to ``window.dealerSeen``, given by the test).
+WATCH_NUMBERS = r"""
+(() => {
+  const BAD = /(?<![\w.\-–])[-−]\s?\d|\bNaN\b|Infinity|undefined/;
+  let last = "";
+  const look = () => {
+    const text = document.body ? document.body.innerText : "";
+    const found = text.match(BAD);
+    if (found) window.dealerSeen("bad", text.slice(Math.max(0, found.index - 60), found.index + 40));
+    const shown = [".upload-progress:not([hidden]) .progress-text", "#job-progress [data-f=pct]"]
+      .map((selector) => document.querySelector(selector)).filter(Boolean).map((el) => el.innerText).join(" | ");
+    if (shown && shown !== last) { last = shown; window.dealerSeen("progress", shown); }
+  };
+  new MutationObserver(look).observe(document, { subtree: true, childList: true, characterData: true });
+})();
+"""
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    with live_service("embedded", tmp_path_factory.mktemp("browser-live")) as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return random_judge_file(tmp_path_factory.mktemp("big") / "big-decks.in", "10-20-30", BIG_DECKS, 13)
+
+
+def tab(browser: Any, live: LiveService, viewport: dict[str, int] = DESKTOP) -> Any:
+    """A tab that fails the test on any script error (see the page fixture) and watches its numbers."""
+    context = browser.new_context(base_url=live.url, viewport=viewport)
+    context.set_default_timeout(30_000)
+    seen: dict[str, list[str]] = {"bad": [], "progress": []}
+    context.expose_function("dealerSeen", lambda kind, text: seen[kind].append(text))
+    context.add_init_script(WATCH_NUMBERS)
+    page = context.new_page()
+    page.seen = seen
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("console", lambda message: page.errors.append(message.text)
+            if message.type == "error" and not message.text.startswith("Failed to load resource") else None)
+    return page
+
+
+def close(page: Any) -> None:
+    errors = [e for e in page.errors if not any(allowed in e for allowed in getattr(page, "errors_allowed", ()))]
+    page.context.close()
+    assert not errors, f"the page reported errors: {errors}"
+
+
+def no_nonsense(page: Any) -> None:
+    bad = page.seen["bad"]
+    assert not bad, f"a negative or not-a-number figure was shown: {bad[:3]}"
+
+
+def seconds_left(text: str) -> float | None:
+    """The time left in a job's progress text (``… · 1 min 5 s left``), in seconds."""
+    found = re.search(r"(?:(\d+) min )?([\d.]+) s left", text)
+    return None if found is None else int(found[1] or 0) * 60 + float(found[2])
+
+
+def axe_problems(page: Any) -> list[str]:
+    """The serious and critical accessibility violations axe-core finds on the page."""
+    if not page.evaluate("!!window.axe"):
+        page.add_script_tag(url=AXE)
+    return page.evaluate("""async () => {
+        const result = await axe.run(document, { resultTypes: ["violations"] });
+        return result.violations.filter((v) => ["serious", "critical"].includes(v.impact))
+          .map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+    }""")
+
+
+def test_a_big_upload_shows_its_progress_no_nonsense_figure_and_a_time_left_that_holds(
+        browser: Any, live: LiveService, big_file: Path) -> None:
+    dashboard = tab(browser, live)
+    dashboard.goto("/")
+    upload = tab(browser, live)
+    asked: list[str] = []
+    upload.on("request", lambda request: asked.append(request.url))
+    upload.goto("/upload")
+    # Slow the upload down (about 24 MB/s), so that its progress shows as it would over a network.
+    cdp = upload.context.new_cdp_session(upload)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                   "uploadThroughput": 24_000_000})
+    upload.set_input_files("#file", str(big_file))
+    upload.click("#upload-button")
+    upload.wait_for_url(re.compile(r"/jobs/\d+$"), timeout=60_000)
+    job_id = int(upload.url.rsplit("/", 1)[1])
+    JOBS["big"] = job_id
+    sent = [text for text in upload.seen["progress"] if " of " in text]
+    whole = f"{big_file.stat().st_size / 2**20:.1f} MiB"
+    assert any(re.search(rf"[\d.]+ MiB of {whole} · [\d.]+ (MiB|KiB)/s", text) for text in sent), sent
+    page = upload  # the job page now, in the same tab
+    page.wait_for_selector("#job[data-status=solving], #job[data-status=succeeded]", timeout=60_000)
+    read_shown = [text for text in page.seen["progress"] if "% read" in text]
+    samples: list[tuple[float, float]] = []
+    while page.get_attribute("#job", "data-status") == "solving":
+        left = seconds_left(page.inner_text("#job-progress [data-f=progress-text]"))
+        if left is not None:
+            samples.append((time.time(), left))
+        page.wait_for_timeout(500)
+    assert page.get_attribute("#job", "data-status") == "succeeded"
+    job = live.client.job(job_id)
+    finished = datetime.fromisoformat(job["finished_at"]).timestamp()
+    split_done = datetime.fromisoformat(job["split_at"]).timestamp()
+    no_nonsense(page)
+    no_nonsense(dashboard)
+    assert read_shown, f"the split's progress (bytes read) was never shown: {page.seen['progress']}"
+    # The time left, once the file is read and the pace has settled, against what it really was.
+    judged = [(left, round(finished - at, 1)) for at, left in samples if at >= split_done + 6 and finished - at >= 4]
+    assert len(judged) >= 5, f"too few estimates to judge: {samples}, read at {split_done}, done at {finished}"
+    errors = [abs(left - real) / real for left, real in judged]
+    assert statistics.median(errors) <= 0.25, f"estimates (said, real): {judged}"
+    dashboard.wait_for_selector(f'tr[data-job="{job_id}"][data-status=succeeded]', timeout=10_000)
+    # The job page followed its event stream, and did not poll.
+    assert any(f"/events/jobs/{job_id}" in url for url in asked), "the job page opened no event stream"
+    assert not [url for url in asked if url.endswith(f"/api/jobs/{job_id}/timings")], "the job page polled"
+    chart = page.locator("#chart-throughput svg")
+    assert "peak" in chart.get_attribute("aria-label") and page.locator("#chart-throughput polyline").count() == 1
+    close(dashboard)
+    close(page)
+
+
+def test_a_stalled_job_says_so_and_the_workers_view_shows_what_each_process_solves(
+        browser: Any, live: LiveService, tmp_path: Path) -> None:
+    path = random_judge_file(tmp_path / "stall.in", "10-20-30", 60_000, 17)
+    job_id = live.submit(path, "10-20-30")["id"]
+    workers = tab(browser, live)
+    workers.goto("/workers")
+    workers.wait_for_selector(f'[data-f=busy] a[href="/jobs/{job_id}"]', timeout=60_000)
+    card = workers.locator(".worker").first
+    assert card.locator("[data-f=alive]").inner_text().lower() == "up"
+    assert int(card.locator("[data-f=concurrency]").inner_text()) == 2
+    assert re.fullmatch(r"[\d.]+ s ago", card.locator("[data-f=age]").inner_text())
+    page = tab(browser, live)
+    page.goto(f"/jobs/{job_id}")
+    page.wait_for_selector("#job[data-status=solving]", timeout=60_000)
+    worker = live.workers[0]
+    os.killpg(worker.pid, signal.SIGSTOP)
+    try:
+        page.wait_for_function("""() => document.querySelector('#job-progress [data-f=progress-text]')
+            .textContent.includes('stalled')""", timeout=40_000)
+        assert "left" not in page.inner_text("#job-progress [data-f=progress-text]")
+        workers.wait_for_function("""() => parseFloat(document.querySelector('.worker [data-f=age]').textContent) >= 8
+            || document.querySelector('.worker [data-f=alive]').textContent === 'gone'""", timeout=30_000)
+    finally:
+        os.killpg(worker.pid, signal.SIGCONT)
+    page.wait_for_selector("#job[data-status=succeeded]", timeout=120_000)
+    workers.wait_for_function("() => document.querySelector('[data-w=minute]').textContent !== '0'")
+    assert workers.locator("#chart-total polyline").count() == 1 and workers.locator(".worker polyline").count() == 1
+    assert "peak" in workers.locator("#chart-total svg").get_attribute("aria-label")
+    no_nonsense(page)
+    no_nonsense(workers)
+    close(workers)
+    close(page)
+
+
+def test_when_no_stream_is_to_be_had_the_pages_poll(browser: Any, live: LiveService) -> None:
+    host, port = live.url.removeprefix("http://").split(":")
+    held = []
+    for _ in range(live_streams.MAX_STREAMS):
+        held.append(socket.create_connection((host, int(port))))
+        held[-1].sendall(b"GET /events/dashboard HTTP/1.1\r\nHost: x\r\n\r\n")
+        held[-1].recv(64)  # the stream's headers: it holds its slot now
+    page = tab(browser, live)
+    page.errors_allowed = ("EventSource",)
+    try:
+        polled: list[str] = []
+        page.on("request", lambda request: polled.append(request.url) if "/api/jobs?" in request.url else None)
+        page.goto("/")
+        job_id = live.submit(JUDGE_DATA / "mahjong" / "sample.in", "mahjong")["id"]
+        page.wait_for_selector(f'tr[data-job="{job_id}"][data-status=succeeded]', timeout=20_000)
+        assert polled, "the dashboard neither streamed nor polled"
+    finally:
+        for connection in held:
+            connection.close()
+    close(page)
+
+
+def test_dashboard_filters_stay_in_the_url_and_act_on_the_selected_jobs(browser: Any, live: LiveService,
+                                                                        tmp_path: Path) -> None:
+    sample = (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes()
+    for name in ("pick-one.in", "pick-two.in"):
+        (tmp_path / name).write_bytes(sample)
+        live.wait(live.submit(tmp_path / name, "10-20-30")["id"])
+    page = tab(browser, live)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto("/")
+    page.select_option("#jf-status", "succeeded")
+    page.wait_for_url(re.compile(r"status=succeeded"))
+    page.fill("#jf-filename", "pick-")
+    page.press("#jf-filename", "Enter")
+    page.wait_for_url(re.compile(r"status=succeeded.*filename=pick-|filename=pick-.*status=succeeded"))
+    rows = page.locator("tr[data-job]")
+    assert rows.count() == 2 and page.input_value("#jf-filename") == "pick-"
+    page.reload()  # the URL alone brings the filters back
+    assert page.input_value("#jf-status") == "succeeded" and rows.count() == 2
+    # From the keyboard: select every job on the page, then rerun them.
+    page.focus("#pick-all")
+    page.keyboard.press("Space")
+    assert page.inner_text("#bulk-count") == "2 jobs selected"
+    page.focus("[data-bulk=rerun]")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#bulk-status').textContent.startsWith('Rerun 2 of 2')")
+    page.wait_for_function("() => document.querySelectorAll('tr[data-job][data-status=succeeded]').length === 4",
+                           timeout=30_000)
+    page.click("#pick-all")
+    page.click("[data-bulk=delete]")
+    page.wait_for_function("() => document.querySelector('#bulk-status').textContent.startsWith('Deleted 4 of 4')")
+    page.wait_for_selector("#jobs-empty:not([hidden])")
+    assert "No job matches these filters" in page.inner_text("#jobs-empty")
+    # Cancel a running job from the list.
+    path = random_judge_file(tmp_path / "to-cancel.in", "10-20-30", 100_000, 19)
+    job_id = live.submit(path, "10-20-30")["id"]
+    page.goto("/?filename=to-cancel")
+    page.check(f'tr[data-job="{job_id}"] [data-f=pick]')
+    page.click("[data-bulk=cancel]")
+    page.wait_for_selector(f'tr[data-job="{job_id}"][data-status=cancelled]', timeout=20_000)
+    no_nonsense(page)
+    close(page)
+
+
+def test_a_long_error_is_cut_in_the_list_and_shown_whole_on_demand(browser: Any, live: LiveService,
+                                                                  tmp_path: Path) -> None:
+    bad = tmp_path / "a-file-whose-error-is-long.in"
+    bad.write_bytes((JUDGE_DATA / "mahjong" / "sample.in").read_bytes())
+    job = live.wait(live.submit(bad, "10-20-30")["id"])
+    assert job["status"] == "failed" and job["error"].endswith("(this looks like a mahjong file, not a 10-20-30 file)")
+    JOBS["failed"] = job["id"]
+    page = tab(browser, live)
+    page.goto("/")
+    row = page.locator(f'tr[data-job="{job["id"]}"]')
+    created = row.locator(".col-time").bounding_box()
+    assert created["x"] + created["width"] <= 1280 - 24, "the Created column is cut off"
+    text = row.locator("[data-f=progress-text]")
+    assert text.get_attribute("title") == job["error"]
+    line = row.locator(".progress-text")
+    assert line.evaluate("el => el.scrollWidth > el.clientWidth"), "the error is not cut"
+    one_line = line.bounding_box()["height"]
+    row.locator("[data-f=more]").focus()
+    page.keyboard.press("Enter")
+    assert row.locator("[data-f=more]").get_attribute("aria-expanded") == "true"
+    assert line.bounding_box()["height"] > 2 * one_line
+    close(page)
+
+
+def test_history_is_newest_first_compact_and_fits(browser: Any, live: LiveService) -> None:
+    page = tab(browser, live)
+    page.goto("/history")
+    first = page.locator("#results-table tbody tr[data-case]").first
+    first.wait_for()
+    newest = max(j["id"] for j in live.get("/api/jobs?per_page=100")["items"] if j["done"])
+    assert first.locator("td.col-job_id").inner_text() == f"#{newest}"
+    solved = first.locator("td.col-solved_at time")
+    assert len(solved.inner_text()) <= 12 and solved.evaluate("el => el.getClientRects().length") == 1
+    scroller = page.locator(".table-scroll")
+    assert scroller.evaluate("el => el.scrollWidth <= el.clientWidth"), "the history table is clipped at 1280 px"
+    close(page)
+
+
+def test_on_a_phone_results_are_cards_with_the_judge_output_and_outcome(browser: Any, live: LiveService) -> None:
+    job = live.wait(live.submit(JUDGE_DATA / "mahjong" / "sample.in", "mahjong")["id"])
+    page = tab(browser, live, PHONE)
+    for url in (f"/jobs/{job['id']}", f"/history?game=mahjong&job_id={job['id']}"):
+        page.goto(url)
+        page.locator("#results-table tbody tr[data-case]").first.wait_for()
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], f"{url} scrolls sideways"
+        for cell in ("td.col-line", "td.col-outcome"):
+            box = page.locator(f"#results-table tbody tr[data-case] {cell}").first.bounding_box()
+            assert box and box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (url, cell)
+        badges = page.locator("#results-table .badge.outcome").all_inner_texts()
+        assert "Not ready" in badges and not any("-" in text for text in badges), badges
+    close(page)
+
+
+def test_a_dropped_file_is_sent_by_the_upload_button(browser: Any, live: LiveService) -> None:
+    page = tab(browser, live)
+    page.goto("/upload")
+    page.evaluate("""(text) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([text], "dropped.in", { type: "text/plain" }));
+        const zone = document.querySelector("#dropzone");
+        for (const type of ["dragenter", "dragover", "drop"]) {
+            zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+        }
+    }""", (JUDGE_DATA / "accordion" / "sample.in").read_text())
+    assert page.inner_text("#chosen").startswith("dropped.in")
+    assert page.evaluate("document.querySelector('#file').files.length") == 1
+    page.click("#upload-button")
+    page.wait_for_url(re.compile(r"/jobs/\d+$"), timeout=30_000)
+    assert page.locator(".job-title .fname").inner_text() == "dropped.in"
+    close(page)
+
+
+def test_a_bad_file_names_its_line_the_closest_game_and_speaks_english(browser: Any, live: LiveService,
+                                                                      tmp_path: Path) -> None:
+    page = tab(browser, live)
+    unknown = tmp_path / "unknown.in"
+    unknown.write_text("1 2 3 4 5 6 7 8 9 10 J\n")
+    page.goto("/upload")
+    page.set_input_files("#file", str(unknown))
+    page.click("#upload-button")
+    page.wait_for_selector("#upload-error:not([hidden])")
+    message = page.inner_text("#upload-error-text")
+    assert "read as a 10-20-30 file (the closest), line 1, column 22" in message, message
+    assert page.locator("#upload-snippet .caret").count() == 1
+    page.goto("/upload")
+    page.set_input_files("#file", str(JUDGE_DATA / "accordion" / "sample.in"))
+    page.select_option("#game", "10-20-30")
+    page.click("#upload-button")
+    page.wait_for_selector("#upload-error:not([hidden])", timeout=30_000)
+    assert "(this looks like an accordion file, not a 10-20-30 file)" in page.inner_text("#upload-error-text")
+    close(page)
+
+
+def _pages(live: LiveService) -> dict[str, str]:
+    if "big" not in JOBS:  # this test run alone
+        JOBS["big"] = live.wait(live.submit(JUDGE_DATA / "10-20-30" / "random-2000.in", "10-20-30")["id"])["id"]
+    big = JOBS["big"]
+    return {"dashboard": "/", "upload": "/upload", "job": f"/jobs/{big}", "failed-job": f"/jobs/{JOBS.get('failed', big)}",
+            "case": f"/jobs/{big}/cases/1", "history": "/history", "workers": "/workers", "api": "/docs",
+            "error": "/jobs/999999"}
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280", "390"])
+def test_every_page_passes_axe_and_is_shot(browser: Any, live: LiveService, viewport: dict[str, int]) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page = tab(browser, live, viewport)
+    problems = {}
+    for name, url in _pages(live).items():
+        page.goto(url)
+        page.wait_for_timeout(1000)  # the charts and tables are drawn from their first answers
+        found = axe_problems(page)
+        if found:
+            problems[name] = found
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], f"{name} scrolls sideways"
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-{viewport['width']}.png"), full_page=True)
+    no_nonsense(page)
+    close(page)
+    if problems:
+        pytest.fail("accessibility problems:\n" + "\n".join(f"{name}: {p}" for name, found in problems.items()
+                                                           for p in found))

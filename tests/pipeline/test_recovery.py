@@ -1,0 +1,119 @@
+"""Recovery follows liveness: what a worker held is handed out again seconds after its heartbeat
+stops, long before any lease runs out; a job that stalls with an empty queue is sent again whole,
+running chunks included; a job that makes no progress says so instead of guessing a time left."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+
+from tests.support.jobs import submit
+from tests.support.paths import JUDGE_DATA
+from worker.jobs import lifecycle
+from worker.jobs.split import split_job
+from worker.jobs.states import ChunkStatus
+from worker.jobs.sweep import sweep
+from worker.store.database import Database
+from worker.store.models import Chunk, Job, WorkerRow, utcnow
+
+#: 60 decks: nine chunks of the tests' seven cases.
+DECKS = b"".join((JUDGE_DATA / "accordion" / "random-2000.in").read_bytes().splitlines(keepends=True)[:120]) + b"#\n"
+#: A pool process of a worker on another host: ``host:worker pid:process pid``.
+ELSEWHERE = "elsewhere:4242:4243"
+
+
+def split_only(service: Any, settings: Any, dispatcher: Any) -> tuple[int, list[int]]:
+    """A job split into chunks whose messages the broker has lost: (job id, chunk ids)."""
+    dispatcher.immediate = False
+    job = submit(service, DECKS, "accordion")
+    kind, ident = dispatcher.queue.popleft()
+    assert kind == "split"
+    split_job(settings, ident, dispatcher)
+    chunks = [ident for kind, ident in dispatcher.queue if kind == "solve"]
+    dispatcher.queue.clear()
+    return job.id, chunks
+
+
+def claim(settings: Any, chunk_id: int, worker: str = ELSEWHERE) -> None:
+    """``worker`` takes the chunk (and then says nothing more), with the shipped lease."""
+    db = Database.of(settings)
+    with db.transaction() as connection:
+        lifecycle.claim_chunk(connection, chunk_id, worker, utcnow() + timedelta(seconds=settings.lease_seconds))
+
+
+def heartbeat(settings: Any, name: str, when: Any) -> None:
+    with Database.of(settings).session() as session:
+        session.merge(WorkerRow(name=name, seen_at=when, started_at=when))
+
+
+def statuses(settings: Any, job_id: int) -> dict[int, str]:
+    with Database.of(settings).session(write=False) as session:
+        return {ident: status for ident, status in session.execute(
+            select(Chunk.id, Chunk.status).where(Chunk.job_id == job_id))}
+
+
+def test_a_chunk_of_a_worker_whose_heartbeat_stopped_is_sent_again_within_seconds(
+        service: Any, queries: Any, settings: Any, dispatcher: Any) -> None:
+    job_id, chunks = split_only(service, settings, dispatcher)
+    dispatcher.solve(chunks[1:])  # the others wait in the queue
+    claim(settings, chunks[0])
+    now = utcnow()
+    heartbeat(settings, "elsewhere:4242", now)
+    # While its worker beats, the chunk is its own, however long it takes.
+    assert sweep(settings, dispatcher, now=now + timedelta(seconds=settings.worker_timeout))["chunks"] == 0
+    assert statuses(settings, job_id)[chunks[0]] == ChunkStatus.RUNNING
+    # The heartbeat stops: one worker_timeout later the chunk goes out again, its lease far from over.
+    later = now + timedelta(seconds=settings.worker_timeout + 1)
+    assert settings.worker_timeout + 1 < settings.lease_seconds / 10
+    report = sweep(settings, dispatcher, now=later)
+    assert report["chunks"] == 1 and dispatcher.queue[-1] == ("solve", chunks[0])
+    assert statuses(settings, job_id)[chunks[0]] == ChunkStatus.PENDING
+    dispatcher.drain()
+    assert queries.job(job_id).status == "succeeded"
+
+
+def test_a_job_stalled_with_an_empty_queue_is_sent_again_running_chunks_included(
+        service: Any, queries: Any, settings: Any, dispatcher: Any) -> None:
+    job_id, chunks = split_only(service, settings, dispatcher)
+    claim(settings, chunks[0], worker="here:1:2")
+    heartbeat(settings, "here:1", utcnow() + timedelta(hours=1))  # its worker is alive, yet nothing moves
+    with Database.of(settings).session() as session:
+        session.execute(update(Job).where(Job.id == job_id).values(progress_at=utcnow() - timedelta(hours=1)))
+    report = sweep(settings, dispatcher, now=utcnow() + timedelta(seconds=settings.stall_seconds + 1))
+    assert report["chunks"] == len(chunks)
+    assert {ident for kind, ident in dispatcher.queue} == set(chunks)
+    dispatcher.drain()
+    finished = queries.job(job_id)
+    assert finished.status == "succeeded" and finished.done == finished.total == 60
+
+
+def test_a_split_whose_worker_is_gone_is_split_again(service: Any, queries: Any, settings: Any,
+                                                     dispatcher: Any) -> None:
+    dispatcher.immediate = False
+    job = submit(service, DECKS, "accordion")
+    dispatcher.queue.clear()
+    now = utcnow()
+    with Database.of(settings).session() as session:
+        row = session.get(Job, job.id)
+        assert lifecycle.begin_split(row, settings.lease_seconds, ELSEWHERE)
+    assert sweep(settings, dispatcher, now=now + timedelta(seconds=1))["splits"] == 0
+    report = sweep(settings, dispatcher, now=now + timedelta(seconds=settings.worker_timeout + 1))
+    assert report["splits"] == 1 and ("split", job.id) in dispatcher.queue
+    dispatcher.drain()
+    assert queries.job(job.id).status == "succeeded"
+
+
+def test_a_job_that_answers_nothing_says_stalled_and_guesses_no_time_left(
+        service: Any, queries: Any, settings: Any, dispatcher: Any) -> None:
+    job_id, chunks = split_only(service, settings, dispatcher)
+    from worker.jobs.solve import solve_chunk
+
+    solve_chunk(settings, chunks[0])
+    moving = queries.job(job_id)
+    assert moving.status == "solving" and not moving.stalled and moving.eta_seconds is not None
+    with Database.of(settings).session() as session:
+        session.execute(update(Job).where(Job.id == job_id).values(progress_at=utcnow() - timedelta(minutes=2)))
+    stalled = queries.job(job_id)
+    assert stalled.stalled and stalled.eta_seconds is None

@@ -1,0 +1,167 @@
+"""Reading checks: a check, a job's checks, and pages of a check's cases filtered by verdict.
+
+A page never reads in proportion to the output: the parts' counts (a few dozen rows for a
+million lines) say which parts hold the page, and only those are decompressed; the judge's
+lines come from the chunks holding the page's cases.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from worker.checks.compare import ACCEPTED, EXTRA, KEEPS_GOT, VERDICTS, first_column
+from worker.checks.store import CheckStatus, stopped
+from worker.checks.views import CheckCasePage, CheckCaseView, CheckCounts, CheckView, DifferenceView
+from worker.jobs.errors import Invalid, NotFound
+from worker.jobs.states import ChunkStatus
+from worker.store.codecs import decompress
+from worker.store.models import Check, CheckPart, Chunk, Job, case_id
+
+_CODES = {name: code.to_bytes(1, "big") for code, name in enumerate(VERDICTS)}
+
+
+def check_view(check: Check, job_status: str) -> CheckView:
+    """A check as the API shows it; a pending check of a job that ended without an output has failed."""
+    status, error = check.status, check.error
+    if status == CheckStatus.PENDING and stopped(job_status):
+        status, error = CheckStatus.FAILED, f"job {check.job_id} {job_status}: there is no judge output to check against"
+    counts = {name: int(check.counts.get(name, 0)) for name in VERDICTS}
+    first = check.first_difference
+    return CheckView(id=check.id, job_id=check.job_id, status=status, verdict=check.verdict,
+                     counts=CheckCounts(**counts), first_difference=DifferenceView(**first) if first else None,
+                     error=error, filename=check.filename, size=check.size, sha256=check.sha256,
+                     cases=sum(counts.values()) - counts["extra"], lines=check.lines, created_at=check.created_at,
+                     finished_at=check.finished_at)
+
+
+def get_check(session: Session, check_id: int) -> CheckView:
+    check, job_status = _check(session, check_id)
+    return check_view(check, job_status)
+
+
+def _check(session: Session, check_id: int) -> tuple[Check, str]:
+    found = session.execute(select(Check, Job.status).join(Job, Job.id == Check.job_id)
+                            .where(Check.id == check_id)).one_or_none()
+    if found is None:
+        raise NotFound(f"no check {check_id}")
+    return found[0], found[1]
+
+
+def job_checks(session: Session, job_id: int) -> list[CheckView]:
+    """A job's checks, oldest first."""
+    job_status = session.scalar(select(Job.status).where(Job.id == job_id))
+    if job_status is None:
+        raise NotFound(f"no job {job_id}")
+    return [check_view(check, job_status)
+            for check in session.scalars(select(Check).where(Check.job_id == job_id).order_by(Check.id))]
+
+
+def check_verdict(raw: str | None) -> str | None:
+    """A verdict filter, or :class:`Invalid` naming the verdicts."""
+    if raw is None or raw in VERDICTS:
+        return raw
+    raise Invalid(f"unknown verdict {raw[:40]!r}; expected one of " + ", ".join(VERDICTS))
+
+
+def check_cases(session: Session, check_id: int, verdict: str | None, page: int, per_page: int) -> CheckCasePage:
+    """A page of a check's lines in the output's order, only those with ``verdict`` when given."""
+    check, _ = _check(session, check_id)
+    code = VERDICTS.index(verdict) if verdict is not None else None
+    total = sum(int(n) for name, n in check.counts.items() if verdict is None or name == verdict)
+    rows: list[tuple[int, int, str | None]] = []  # (line, verdict code, got line when kept)
+    if check.status == CheckStatus.DONE:
+        rows = _page_rows(session, check, code, (page - 1) * per_page, per_page)
+    cases = sum(int(n) for n in check.counts.values()) - int(check.counts.get("extra", 0))
+    expected = _judge_lines(session, check.job_id, [line for line, _, _ in rows if line <= cases])
+    items = []
+    for line, verdict_code, got in rows:
+        judge_line = expected.get(line)
+        if verdict_code == ACCEPTED:
+            got = judge_line
+        is_case = verdict_code != EXTRA
+        column = first_column(judge_line, got) if verdict_code in KEEPS_GOT and is_case and judge_line is not None \
+            and got is not None else None
+        job = check.job_id
+        items.append(CheckCaseView(
+            index=line, case=line if is_case else None, verdict=VERDICTS[verdict_code], expected=judge_line,
+            got=got, column=column, case_id=case_id(job, line) if is_case else None,
+            case_url=f"/api/jobs/{job}/cases/{line}" if is_case else None,
+            replay_url=f"/jobs/{job}/cases/{line}" if is_case else None))
+    return CheckCasePage(check_id=check.id, verdict=verdict, page=page, per_page=per_page, total=total, items=items)
+
+
+def _page_rows(session: Session, check: Check, code: int | None, skip: int,
+               limit: int) -> list[tuple[int, int, str | None]]:
+    parts = session.execute(select(CheckPart.seq, CheckPart.count, CheckPart.counts)
+                            .where(CheckPart.check_id == check.id, CheckPart.attempt == check.attempt)
+                            .order_by(CheckPart.seq)).all()
+    rows: list[tuple[int, int, str | None]] = []
+    for part in parts:
+        matching = part.count if code is None else int(part.counts[code])
+        if skip >= matching:
+            skip -= matching
+            continue
+        blobs = session.execute(select(CheckPart.first_line, CheckPart.verdicts, CheckPart.got)
+                                .where(CheckPart.check_id == check.id, CheckPart.attempt == check.attempt,
+                                       CheckPart.seq == part.seq)).one()
+        rows += _part_rows(blobs, code, skip, limit - len(rows))
+        skip = 0
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+def _part_rows(blobs: Any, code: int | None, skip: int, limit: int) -> list[tuple[int, int, str | None]]:
+    """Up to ``limit`` lines of one part past the first ``skip`` that match."""
+    verdicts = decompress(blobs.verdicts)
+    if code is None:
+        places = list(range(skip, min(skip + limit, len(verdicts))))
+    else:
+        places, at, wanted = [], -1, _CODES[VERDICTS[code]]
+        for _ in range(skip + limit):
+            at = verdicts.find(wanted, at + 1)
+            if at < 0:
+                break
+            places.append(at)
+        places = places[skip:]
+    got: list[str] | None = None
+    rows = []
+    for k in places:
+        verdict = verdicts[k]
+        line: str | None = None
+        if verdict in KEEPS_GOT:
+            if got is None:
+                got = decompress(blobs.got).decode().split("\n")
+            kept = k - verdicts.count(_CODES["accepted"], 0, k) - verdicts.count(_CODES["missing"], 0, k)
+            line = got[kept]
+        rows.append((blobs.first_line + k, verdict, line))
+    return rows
+
+
+def _judge_lines(session: Session, job_id: int, indexes: list[int]) -> dict[int, str]:
+    """The judge lines of these cases of a job, from the chunks holding them (each read once)."""
+    if not indexes:
+        return {}
+    chunks = session.execute(select(Chunk.id, Chunk.first_index, Chunk.count)
+                             .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE,
+                                    Chunk.first_index <= max(indexes),
+                                    Chunk.first_index + Chunk.count > min(indexes))
+                             .order_by(Chunk.first_index)).all()
+    starts = [chunk.first_index for chunk in chunks]
+    wanted: dict[int, list[int]] = {}
+    for index in indexes:
+        at = bisect_right(starts, index) - 1
+        if at >= 0 and index < starts[at] + chunks[at].count:
+            wanted.setdefault(at, []).append(index)
+    found: dict[int, str] = {}
+    ids = {chunks[at].id: at for at in wanted}
+    for chunk_id, blob in session.execute(select(Chunk.id, Chunk.lines).where(Chunk.id.in_(ids))):
+        at = ids[chunk_id]
+        lines = decompress(blob).decode().split("\n")
+        for index in wanted[at]:
+            found[index] = lines[index - starts[at]]
+    return found
