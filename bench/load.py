@@ -90,7 +90,7 @@ def main() -> int:
     db = Database.of(settings)
     upgrade(db)
     fill(db, args.cases)
-    reads = [(what, path) for what, path in endpoints(db, test_client(settings))]
+    reads = endpoints(db, test_client(settings))
 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
