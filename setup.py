@@ -49,7 +49,8 @@ def _extensions() -> list[Any]:
     except ImportError as error:
         _skipped(str(error))
         return []
-    sources = [f"worker/engines/{game}/core.py" for game in CORES]
+    # out.py first: the cores cimport it (out.pxd).
+    sources = ["worker/engines/out.py"] + [f"worker/engines/{game}/core.py" for game in CORES]
     return cythonize(sources, language_level=3, quiet=True, build_dir="build",  # type: ignore[no-any-return]
                      compiler_directives={"boundscheck": False, "wraparound": False, "cdivision": True})
 

@@ -259,8 +259,14 @@ def _blocked(buckets: list[str]) -> Any:
     wait = throttle().wait(buckets)
     if wait <= 0:
         return None
-    return _refuse(f"too many wrong keys: try again in {math.ceil(wait)} s", 429,
-                   {"Retry-After": str(math.ceil(wait))})
+    message, headers = _too_many(wait)
+    return _refuse(message, 429, headers)
+
+
+def _too_many(wait: float) -> tuple[str, dict[str, str]]:
+    """What a client that must wait ``wait`` seconds is told, and its ``Retry-After``."""
+    seconds = math.ceil(wait)
+    return f"too many wrong keys: try again in {seconds} s", {"Retry-After": str(seconds)}
 
 
 def _wrong_key(buckets: list[str], what: str) -> None:
@@ -390,9 +396,8 @@ def login() -> Any:
     buckets = _buckets(token)
     wait = throttle().wait(buckets)
     if wait > 0:
-        error = f"too many wrong keys: try again in {math.ceil(wait)} s"
-        page = render_template("login.html", page_name="login", error=error, next=target)
-        return page, 429, {"Retry-After": str(math.ceil(wait))}
+        error, headers = _too_many(wait)
+        return render_template("login.html", page_name="login", error=error, next=target), 429, headers
     key = keys().check(token)
     if key is None:
         _wrong_key(buckets, "a login with a wrong key")

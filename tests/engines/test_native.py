@@ -102,43 +102,53 @@ def read(engine: Engine, data: bytes) -> object:
 
 @games
 def test_both_cores_agree_on_every_judge_file(game: str) -> None:
-    """What the files read as; results, lines, JSON and packed traces, and the JSON traces'
-    bytes (``--traces``); and every native trace replays to its result."""
+    """What the files read as; results, lines, JSON and packed traces, a whole file as one
+    batch (``dealer solve``, with ``--traces`` and without); and every native trace replays
+    to its result."""
     pure, fast = cores(game)
     for path in judge_files(game):
         assert read(fast, path.read_bytes()) == read(pure, path.read_bytes()), path.name
         cases, _ = parse(pure, path.read_bytes())
-        lines = []
+        lines, records = [], []
         for case in cases:
             plain = fast.solve(case, False)
             assert fields(plain) == fields(pure.solve(case, False)), (path.name, case.index)
             traced = fast.solve(case, True)
             assert fields(traced) == fields(pure.solve(case, True)), (path.name, case.index)
             assert fast.solve_packed(case) == pure.solve_packed(case), (path.name, case.index)
-            assert fast.solve_json(case) == pure.solve_json(case) == (plain, orjson.dumps(traced.trace)), (
-                path.name, case.index)
             assert traced.trace is not None
             replayed = pure.replay(case.text, traced.trace)  # (a mahjong replay numbers its line 1)
             assert fields(replayed)[:3] == fields(traced)[:3], (path.name, case.index)
-            lines.append(plain.line)
-        assert "\n".join(lines) + "\n" == path.with_suffix(".out").read_text(), path.name
+            lines.append(plain.line + "\n")
+            records.append(pure.record(case, plain, orjson.dumps(traced.trace)) + b"\n")
+        assert "".join(lines) == path.with_suffix(".out").read_text(), path.name
+        texts = [case.text for case in cases]
+        assert fast.solve_batch(texts, 1, False) == pure.solve_batch(texts, 1, False) == ("".join(lines), b"")
+        assert fast.solve_batch(texts, 1, True) == pure.solve_batch(texts, 1, True) == ("".join(lines),
+                                                                                         b"".join(records))
 
 
 def _disagreements(game: str, seed: int, count: int) -> list[str]:
     """The cases, of ``count`` random ones from ``seed``, on which the cores differ: in
-    their results, judge lines or packed traces (and JSON traces and their bytes, on every tenth)."""
+    their results, judge lines or packed traces, solved one by one and in one batch (and
+    their JSON traces and ``--traces`` records, on every tenth)."""
     pure, fast = cores(game)
     rng = random.Random(seed)
-    differ = []
+    differ, texts, lines = [], [], []
     for index in range(1, count + 1):
         tokens = pure.generate(rng).split()
         case = Case(index, canonical_hand(tokens) if game == "mahjong" else " ".join(tokens))
         result, packed = pure.solve_packed(case)
         if (fast.solve_packed(case) != (result, packed) or fast.solve(case, False) != result
                 or index % 10 == 0 and (fields(fast.solve(case, True)) != fields(pure.solve(case, True))
-                                        or fast.solve_json(case) != pure.solve_json(case))):
+                                        or fast.solve_batch([case.text], index, True)
+                                        != pure.solve_batch([case.text], index, True))):
             differ.append(case.text)
-    return differ
+        texts.append(case.text)
+        lines.append(result.line + "\n")
+    batch = fast.solve_batch(texts, 1, False)[0].splitlines(keepends=True)
+    differ += [text for text, line, ours in zip(texts, lines, batch) if line != ours]
+    return differ if len(batch) == len(lines) else [*differ, f"{len(batch)} lines for {len(lines)} cases"]
 
 
 @pytest.mark.slow
@@ -159,7 +169,7 @@ def test_both_cores_agree_on_random_cases_as_hypothesis_draws_them(game: str, da
     case = Case(1, data.draw(CASES[game]))
     assert fields(fast.solve(case, True)) == fields(pure.solve(case, True))
     assert fast.solve_packed(case) == pure.solve_packed(case)
-    assert fast.solve_json(case) == pure.solve_json(case)
+    assert fast.solve_batch([case.text], 7, True) == pure.solve_batch([case.text], 7, True)
 
 
 #: Near misses of a case's text: the characters cases are made of, and a few others.
@@ -275,7 +285,55 @@ def test_any_52_card_values_play_alike_on_both_cores(values: list[int]) -> None:
     case = Case(1, " ".join(map(str, values)))
     assert fields(fast.solve(case, True)) == fields(pure.solve(case, True))
     assert fast.solve_packed(case) == pure.solve_packed(case)
-    assert fast.solve_json(case) == pure.solve_json(case) == (fast.solve(case, False), orjson.dumps(pure.solve(case).trace))
+    assert fast.solve_batch([case.text], 1, True) == pure.solve_batch([case.text], 1, True)
+
+
+#: Texts of no case: the engine refuses them (its core leaves them to its Python code).
+_REFUSED = {"10-20-30": ["1 2 3", "0 " * 52], "accordion": ["AC AC", "ZZ " * 52],
+            "mahjong": ["ZZ " * 13, "1T 1T QQ 1S"]}
+
+
+def _left_to_python(text: str) -> list[str]:
+    """A case written otherwise than canonically: its core leaves it to its Python code."""
+    return [text + " ", text.replace(" ", "  ", 3)]
+
+
+@games
+@pytest.mark.parametrize("traced", [False, True])
+def test_a_batch_leaves_what_its_core_does_not_read_to_python(game: str, traced: bool) -> None:
+    """Texts the core does not take, between cases it does: the batch's lines and records
+    are still in order and the same as the pure core's; a text the engine refuses raises
+    its error, and the next batch starts afresh."""
+    pure, fast = cores(game)
+    rng = random.Random(5)
+    good = [parse(pure, pure.generate(rng).encode())[0][0].text for _ in range(3)]
+    texts = [good[0], *_left_to_python(good[1]), good[1], good[2]]
+    assert fast.solve_batch(texts, 41, traced) == pure.solve_batch(texts, 41, traced)
+    for text in _REFUSED[game]:
+        error = outcome_of(lambda text=text: pure.solve_batch([good[0], text], 1, traced))
+        assert str(error).startswith(("InputError", "ValueError")), error
+        assert outcome_of(lambda text=text: fast.solve_batch([good[0], text], 1, traced)) == error
+        assert fast.solve_batch(good, 1, traced) == pure.solve_batch(good, 1, traced)
+
+
+@games
+def test_a_batch_inside_another_writes_into_buffers_of_its_own(game: str) -> None:
+    """While a batch waits for Python to solve a case, another (a thread's, say) may run:
+    each writes its own lines and records."""
+    pure, fast = cores(game)
+    rng = random.Random(6)
+    inner = [parse(pure, pure.generate(rng).encode())[0][0].text for _ in range(5)]
+    outer = [parse(pure, pure.generate(rng).encode())[0][0].text for _ in range(5)]
+    outer[2] = _left_to_python(outer[2])[0]
+    seen = []
+
+    def one(index: int, text: str, traced: bool) -> tuple[str, bytes]:
+        seen.append(fast.solve_batch(inner, 1, True))
+        return fast.solve_one(index, text, traced)
+
+    assert fast.core is not None
+    assert fast.core.solve_batch(outer, 1, True, one) == pure.solve_batch(outer, 1, True)
+    assert seen == [pure.solve_batch(inner, 1, True)]
 
 
 @FUZZ

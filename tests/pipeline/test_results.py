@@ -75,7 +75,7 @@ def test_every_sort_of_a_job_walks_its_cases_in_order(queries: Any, jobs: list[i
 
 def test_a_page_spread_over_a_job_finds_each_case_in_its_own_chunk(queries: Any, jobs: list[int]) -> None:
     """A small page sorted by number spans the whole job: its cases' chunks are looked up one by one
-    (``queries._holding``), and they are the same cases, with the same inputs, as in file order."""
+    (``store.cases.chunks_holding``), and they are the same cases, with the same inputs, as in file order."""
     by_index = {c.index: c for c in _walk(queries, ResultFilter(job_id=jobs[0], per_page=500).checked())}
     sparse = _walk(queries, ResultFilter(job_id=jobs[0], sort="number", per_page=4).checked())
     assert len(sparse) == 2000

@@ -200,15 +200,51 @@ class Engine(ABC):
         result.trace = None
         return result, packed
 
-    def solve_json(self, case: Case) -> tuple[Result, bytes]:
-        """Solve one case with its trace as the bytes ``orjson.dumps`` makes of
-        ``solve(case).trace`` (``trace`` of the result is ``None``): what ``dealer solve
-        --traces`` writes, without a dict of the trace in between where the core can help it.
+    def solve_batch(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
+        """Solve consecutive cases, numbered from ``first``, by their canonical texts: their
+        judge lines and, with ``traced``, their ``dealer solve --traces`` records
+        (:meth:`record`), each line ending in a newline (the records ``b""`` untraced).
 
-        This is :meth:`solve_packed` where the stored form is that JSON; an engine that
-        packs its traces otherwise overrides it.
+        The native core writes a whole batch in C, leaving to :meth:`solve_one` only what
+        it does not finish; the pure-Python engines go case by case.
+
+        >>> from worker.engines import get
+        >>> get("mahjong").solve_batch(["1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S"] * 2, 7, False)
+        ('Case 7: 3S 5S 6S 8S 9S\\nCase 8: 3S 5S 6S 8S 9S\\n', b'')
         """
-        return self.solve_packed(case)
+        if self.core is not None:
+            return self.core.solve_batch(texts, first, traced, self.solve_one)  # type: ignore[no-any-return]
+        lines: list[str] = []
+        records: list[bytes] = []
+        for index, text in enumerate(texts, first):
+            line, record = self.solve_one(index, text, traced)
+            lines.append(line)
+            records.append(record)
+        return "\n".join(lines) + "\n", b"\n".join(records) + b"\n" if traced else b""
+
+    def solve_one(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
+        """One case of :meth:`solve_batch`, in Python: its judge line (no newline) and,
+        with ``traced``, its record (else ``b""``)."""
+        case = Case(index, text)
+        if not traced:
+            return self.solve(case, False).line, b""
+        result = self.solve(case, True)
+        return result.line, self.record(case, result, orjson.dumps(result.trace))
+
+    def record(self, case: Case, result: Result, trace: bytes) -> bytes:
+        """A line of ``dealer solve --traces`` (without its newline): ``orjson.dumps`` of
+        the case, its result and its trace, given as JSON bytes, in this order.
+
+        >>> from worker.engines import get
+        >>> mahjong = get("mahjong")
+        >>> case = Case(4, "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")
+        >>> print(mahjong.record(case, mahjong.solve(case, False), b'{"version":1,"proofs":[]}').decode())
+        {"game":"mahjong","index":4,"input":"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI","outcome":"not-ready",\
+"number":0,"detail":[],"trace":{"version":1,"proofs":[]}}
+        """
+        dumps = orjson.dumps
+        return dumps({"game": self.slug, "index": case.index, "input": case.text, "outcome": result.outcome,
+                      "number": result.number, "detail": result.detail, "trace": orjson.Fragment(trace)})
 
     def pack_trace(self, trace: dict[str, Any]) -> bytes:
         """A trace as bytes; :meth:`unpack_trace` is its exact inverse."""

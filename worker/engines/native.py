@@ -20,12 +20,15 @@ NATIVE, PYTHON = "native", "python"
 
 def compiled(package: str) -> ModuleType | None:
     """The compiled core of a game's package, whatever the environment says; ``None``
-    when it is not built. Its source is never imported as Python: it declares C types
-    and only makes sense compiled."""
+    when it is not built, or not with the compiled buffer it writes into. Its source is
+    never imported as Python: it declares C types and only makes sense compiled."""
     spec = util.find_spec(f"{package}.core")
     if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
         return None
-    return import_module(spec.name)
+    try:
+        return import_module(spec.name)
+    except ImportError:  # built, but not what it needs (worker/engines/out.py, compiled)
+        return None
 
 
 def load(package: str) -> ModuleType | None:

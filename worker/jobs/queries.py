@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 import threading
-from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, load_only
 
 from worker import engines
@@ -48,6 +47,7 @@ from worker.jobs.views import (
     WorkersView,
     WorkerView,
 )
+from worker.store.cases import chunks_holding
 from worker.store.chunks import ChunkData, join_lines, unpack_chunk
 from worker.store.codecs import load_trace
 from worker.store.database import Database
@@ -135,23 +135,6 @@ class _Place:
         self.job, self.chunk, self.data, self.k = job, chunk, data, k
 
 
-#: A page whose cases lie further apart than this on average looks up each case's chunk by itself.
-SPARSE_SPAN = 64
-
-
-def _holding(job_id: int, indexes: list[int]) -> ColumnElement[bool]:
-    """The condition on a job's chunks that finds those holding ``indexes``: the chunks over their
-    range when they lie close (a page in file order), else each one's own chunk through the
-    ``(job_id, first_index)`` index (a page sorted by number spreads over the whole job, and
-    the range would list thousands of chunks)."""
-    low, high = min(indexes), max(indexes)
-    if high - low <= SPARSE_SPAN * len(indexes):
-        return (Chunk.first_index <= high) & (Chunk.first_index + Chunk.count > low)
-    starts = [select(func.max(Chunk.first_index)).where(Chunk.job_id == job_id, Chunk.first_index <= index)
-              .scalar_subquery() for index in sorted(set(indexes))]
-    return Chunk.first_index.in_(starts)
-
-
 class JobQueries:
     def __init__(self, settings: Settings) -> None:
         self.db = Database.of(settings)
@@ -218,16 +201,7 @@ class JobQueries:
             job = session.get(Job, job_id)
             if job is None:
                 continue
-            chunks = session.execute(
-                select(Chunk.id, Chunk.first_index, Chunk.count, Chunk.worker, Chunk.finished_at)
-                .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE, _holding(job_id, indexes))
-                .order_by(Chunk.first_index)).all()
-            starts = [chunk.first_index for chunk in chunks]
-            found: dict[int, Any] = {}
-            for index in indexes:
-                at = bisect_right(starts, index) - 1
-                if at >= 0 and index < starts[at] + chunks[at].count:
-                    found[index] = chunks[at]
+            found = chunks_holding(session, job_id, indexes, Chunk.worker, Chunk.finished_at)
             data = self._chunk_data(session, {chunk.id: chunk.finished_at for chunk in found.values()}, traces)
             for index, chunk in found.items():
                 places[job_id, index] = _Place(job, chunk, data[chunk.id], index - chunk.first_index)

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy import BigInteger, Connection, String, any_, bindparam, func, select
+from sqlalchemy import BigInteger, Connection, Row, String, any_, bindparam, func, select
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from worker.jobs.states import ChunkStatus
 from worker.store.chunks import unpack_chunk
 from worker.store.models import CaseRow, Chunk
 
@@ -68,13 +70,8 @@ def known_results(connection: Connection, hashes: Sequence[int], texts: Sequence
         by_job[job_id].append(index)
     by_chunk: dict[int, list[int]] = defaultdict(list)
     for job_id, indexes in by_job.items():
-        chunks = connection.execute(_CHUNKS_OVER, {"p_job": job_id, "p_low": min(indexes),
-                                                   "p_high": max(indexes)}).all()
-        starts = [chunk.first_index for chunk in chunks]
-        for index in indexes:
-            at = bisect_right(starts, index) - 1
-            if at >= 0 and index < starts[at] + chunks[at].count:
-                by_chunk[chunks[at].id].append(index - starts[at])
+        for index, chunk in chunks_holding(connection, job_id, indexes).items():
+            by_chunk[chunk.id].append(index - chunk.first_index)
     found: dict[str, Known] = {}
     for chunk_id, places in by_chunk.items():
         row = connection.execute(_CHUNK_BLOBS, {"p_chunk": chunk_id}).one()
@@ -97,9 +94,37 @@ _KNOWN_PG = _KNOWN_COLUMNS.where(CaseRow.input_hash == any_(bindparam("p_hashes"
 #: parameters would be rendered into a new one for each chunk.
 _HASHES = func.json_each(bindparam("p_hashes", type_=String)).table_valued("value")
 _KNOWN = _KNOWN_COLUMNS.where(CaseRow.input_hash.in_(select(_HASHES.c.value)))
-#: The chunks of a job that hold cases from ``p_low`` to ``p_high``.
-_CHUNKS_OVER = (select(Chunk.id, Chunk.first_index, Chunk.count)
-                .where(Chunk.job_id == bindparam("p_job"), Chunk.first_index <= bindparam("p_high"),
-                       Chunk.first_index + Chunk.count > bindparam("p_low"))
-                .order_by(Chunk.first_index))
 _CHUNK_BLOBS = select(Chunk.inputs, Chunk.lines, Chunk.results, Chunk.traces).where(Chunk.id == bindparam("p_chunk"))
+
+
+#: A set of cases whose indexes lie further apart than this on average finds each case's chunk by itself.
+SPARSE_SPAN = 64
+
+
+def chunks_holding(db: Session | Connection, job_id: int, indexes: Sequence[int],
+                   *columns: InstrumentedAttribute[Any]) -> dict[int, Row[Any]]:
+    """The stored chunk holding each of a job's case ``indexes`` (those found): its ``id``,
+    ``first_index``, ``count`` and ``columns``, in one query.
+
+    Close indexes (a page in file order) take the chunks over their range; indexes spread
+    over the whole job (a page sorted by number, the cached results of another job) take each
+    one's own chunk through the ``(job_id, first_index)`` index, where the range would list
+    thousands of chunks.
+    """
+    low, high = min(indexes), max(indexes)
+    if high - low <= SPARSE_SPAN * len(indexes):
+        holding = (Chunk.first_index <= high) & (Chunk.first_index + Chunk.count > low)
+    else:
+        starts = [select(func.max(Chunk.first_index)).where(Chunk.job_id == job_id, Chunk.first_index <= index)
+                  .scalar_subquery() for index in sorted(set(indexes))]
+        holding = Chunk.first_index.in_(starts)
+    chunks = db.execute(select(Chunk.id, Chunk.first_index, Chunk.count, *columns)
+                        .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE, holding)
+                        .order_by(Chunk.first_index)).all()
+    starts = [chunk.first_index for chunk in chunks]
+    found: dict[int, Row[Any]] = {}
+    for index in indexes:
+        at = bisect_right(starts, index) - 1
+        if at >= 0 and index < starts[at] + chunks[at].count:
+            found[index] = chunks[at]
+    return found

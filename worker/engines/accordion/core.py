@@ -4,8 +4,9 @@ The loop is :func:`.play.play_traced`'s, move for move, over C arrays: a card is
 number plus one (0 is an empty pile), ``_MASK`` gives its rank and suit bits (two cards
 match when their masks share one), ``tops`` is the row's top cards after three empty
 piles and ``under[card]`` the card it covers. It also writes the judge line, and with a
-trace the same ``deals`` and ``moves`` lists as :func:`.play.play_traced`: the
-differential tests (``tests/engines/test_native.py``) hold the two cores to that.
+trace the same ``deals`` and ``moves`` lists as :func:`.play.play_traced` (as a dict, or
+as its JSON bytes), and :func:`solve_batch` a whole batch's judge lines and ``--traces``
+records: the differential tests (``tests/engines/test_native.py``) hold the two cores to that.
 
 This module is compiled only (it declares C arrays); without a compiler the engine runs
 :mod:`.play` (see :mod:`worker.engines.native`).
@@ -18,7 +19,8 @@ from cython.cimports.cpython.long import PyLong_FromLong
 from cython.cimports.cpython.object import PyObject_GenericSetAttr
 from cython.cimports.cpython.ref import Py_INCREF
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.cimports.libc.string import memchr
+from cython.cimports.libc.string import memchr, memcpy
+from cython.cimports.worker.engines.out import Out, batch, put, put_int, reserve
 
 from worker.engines.base import Case, plain
 
@@ -40,7 +42,6 @@ _deals = cython.declare(cython.int[52])
 _moves = cython.declare(cython.int[3978])
 _entries = cython.declare(cython.int, 0)  # of _moves, after a traced game
 _sizes = cython.declare(cython.int[52])
-_line = cython.declare(cython.char[256])
 
 
 @cython.cfunc
@@ -210,95 +211,104 @@ def _ints(values: cython.p_int, count: cython.int) -> list:
 
 
 @cython.cfunc
-def _judge_line(piles: cython.int) -> str:
+@cython.exceptval(-1)
+def _put_line(into: Out, piles: cython.int) -> cython.int:
     """``N piles remaining: a b c`` (``1 pile remaining: 52``), as :func:`.engine.line_of`."""
-    at: cython.int = 0
     j: cython.int
-    value: cython.int
-    ch: cython.char
     if piles == 1:
-        return "1 pile remaining: 52"
-    if piles >= 10:
-        _line[at] = 48 + piles // 10
-        at += 1
-    _line[at] = 48 + piles % 10
-    at += 1
-    for ch in b" piles remaining:":
-        _line[at] = ch
-        at += 1
+        put(into, b"1 pile remaining: 52", 20)
+        return 0
+    put_int(into, piles)
+    put(into, b" piles remaining:", 17)
     for j in range(piles):
-        value = _sizes[j]
-        _line[at] = 32
-        at += 1
-        if value >= 10:
-            _line[at] = 48 + value // 10
-            at += 1
-        _line[at] = 48 + value % 10
-        at += 1
-    return PyUnicode_DecodeASCII(_line, at, cython.NULL)
+        put(into, b" ", 1)
+        put_int(into, _sizes[j])
+    return 0
 
 
-_json = cython.declare(cython.char[16384])  # a packed trace: 52 + 3 * 1326 numbers of at most 4 digits
+# One case's line or trace is written here and taken at once (no Python code runs in
+# between, so no other call can write into it meanwhile).
+_scratch = cython.declare(Out, Out())
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _put(at: cython.int, value: cython.int) -> cython.int:
-    """Write ``value`` in decimal at ``_json[at]``; where the next character goes."""
-    digits = cython.declare(cython.char[12])
-    n: cython.int = 0
-    while True:
-        digits[n] = 48 + value % 10
-        n += 1
-        value //= 10
-        if value == 0:
-            break
-    while n:
-        n -= 1
-        _json[at] = digits[n]
-        at += 1
-    return at
+def _judge_line(piles: cython.int) -> str:
+    _scratch.size = 0
+    _put_line(_scratch, piles)
+    return _scratch.take_text()
+
+
+# Each number below 100 as orjson writes it in a list, with the comma after it: four
+# bytes a number (copied as one word), of which ``_NUMBER_SIZE`` count.
+_NUMBER = cython.declare(cython.char[4][100])  # (C's char[100][4])
+_NUMBER_SIZE = cython.declare(cython.int[100])
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _put_list(at: cython.int, values: cython.p_int, count: cython.int) -> cython.int:
+def _setup_numbers() -> cython.void:
+    v: cython.int
+    for v in range(100):
+        if v < 10:
+            _NUMBER[v][0], _NUMBER[v][1], _NUMBER_SIZE[v] = 48 + v, 44, 2
+        else:
+            _NUMBER[v][0], _NUMBER[v][1], _NUMBER[v][2], _NUMBER_SIZE[v] = 48 + v // 10, 48 + v % 10, 44, 3
+
+
+_setup_numbers()
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _put_list(into: Out, values: cython.p_int, count: cython.int) -> cython.int:
+    """``[a,b,c]``, as orjson writes a list of integers: here each is below 10,000 (a pile,
+    a card, a pile's size, the moves after a deal), and nearly all below 100."""
+    b: cython.p_char = reserve(into, 5 * count + 2)
+    at: cython.Py_ssize_t = 1
     j: cython.int
-    _json[at] = 91  # [
-    at += 1
+    v: cython.int
+    b[0] = 91  # [
     for j in range(count):
-        if j:
-            _json[at] = 44  # ,
+        v = values[j]
+        if v < 100:
+            memcpy(b + at, _NUMBER[v], 4)
+            at += _NUMBER_SIZE[v]
+            continue
+        if v >= 1000:
+            b[at] = 48 + v // 1000
             at += 1
-        at = _put(at, values[j])
-    _json[at] = 93  # ]
-    return at + 1
+        b[at], b[at + 1], b[at + 2], b[at + 3] = 48 + v // 100 % 10, 48 + v // 10 % 10, 48 + v % 10, 44
+        at += 4
+    if count:
+        at -= 1  # the last comma
+    b[at] = 93  # ]
+    into.size += at + 1
+    return 0
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _put_text(at: cython.int, text: cython.p_const_char) -> cython.int:
-    j: cython.int = 0
-    while text[j]:
-        _json[at] = text[j]
-        at += 1
-        j += 1
-    return at
+@cython.exceptval(-1)
+def _put_trace(into: Out) -> cython.int:
+    """The JSON trace of the game just played, as the bytes ``orjson.dumps`` makes of it
+    (the engine's ``pack_trace``), without the lists of numbers in between."""
+    put(into, b'{"version":1,"deals":', 21)
+    _put_list(into, _deals, 52)
+    put(into, b',"moves":', 9)
+    _put_list(into, _moves, _entries)
+    put(into, b"}", 1)
+    return 0
 
 
 def play_packed(text: str) -> object:
     """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge line,
     stored trace)``, the trace as the bytes ``orjson.dumps`` makes of the JSON trace (the
-    engine's ``pack_trace``), written here without the lists of numbers in between."""
+    engine's ``pack_trace``)."""
     if not _read(text):
         return None
     piles: cython.int = _play(True)
-    at: cython.int = _put_text(0, b'{"version":1,"deals":')
-    at = _put_list(at, _deals, 52)
-    at = _put_text(at, b',"moves":')
-    at = _put_list(at, _moves, _entries)
-    _json[at] = 125  # }
-    return (_ints(_sizes, piles), _judge_line(piles), _json[: at + 1])
+    _scratch.size = 0
+    _put_trace(_scratch)
+    trace: bytes = _scratch.take()
+    return (_ints(_sizes, piles), _judge_line(piles), trace)
 
 
 def play(text: str, traced: cython.bint) -> object:
@@ -311,6 +321,38 @@ def play(text: str, traced: cython.bint) -> object:
     if traced:
         record = {"version": 1, "deals": _ints(_deals, 52), "moves": _ints(_moves, _entries)}
     return (_ints(_sizes, piles), _judge_line(piles), record)
+
+
+def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+    """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
+    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
+    ending in a newline. A text that is not a canonical deck is ``one(index, text,
+    traced)``'s, which gives its line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    return batch(_write_batch, texts, first, traced, one)
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
+                 records: Out) -> cython.int:
+    piles: cython.int
+    text: str
+    for text in texts:
+        if not _read(text):
+            records.fallback(lines, one(index, text, traced))
+            index += 1
+            continue
+        piles = _play(traced)
+        _put_line(lines, piles)
+        put(lines, b"\n", 1)
+        if traced:
+            records.head(b"accordion", index, text, b"win" if piles == 1 else b"loss", piles)
+            _put_list(records, _sizes, piles)
+            put(records, b',"trace":', 9)
+            _put_trace(records)
+            put(records, b"}\n", 2)
+        index += 1
+    return 0
 
 
 # --------------------------------------------------------------------- reading a judge file

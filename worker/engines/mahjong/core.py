@@ -4,8 +4,9 @@ The same four look-ups in the same table as :mod:`.solve` (read once, on first u
 :func:`.solve.read_table`), and the same case analysis on the sum of the groups' class
 codes; here a hand's text is read into the four group keys directly, and the judge line
 is written in C. Proofs for traces are written here too, from the same split table as
-:func:`.trace.proofs_of`. The differential tests (``tests/engines/test_native.py``)
-hold the two cores to the same results.
+:func:`.trace.proofs_of` (held here in a hash table), and :func:`solve_batch` writes a
+whole batch's judge lines and ``--traces`` records. The differential tests
+(``tests/engines/test_native.py``) hold the two cores to the same results.
 
 This module is compiled only (it declares C arrays); without a compiler the engine runs
 :mod:`.solve` (see :mod:`worker.engines.native`).
@@ -15,7 +16,8 @@ import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.object import PyObject_GenericSetAttr
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.cimports.libc.string import memchr
+from cython.cimports.libc.string import memchr, memcpy
+from cython.cimports.worker.engines.out import Out, batch, put, put_int, reserve
 
 from worker.engines.base import Case, Result, plain
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -49,11 +51,11 @@ _name_size = cython.declare(cython.int[34])
 _POW5 = cython.declare(cython.int[10])
 _counts = cython.declare(cython.int[34])
 _waits = cython.declare(cython.int[34])
-_line = cython.declare(cython.char[512])
 _keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
-_json = cython.declare(cython.char[8192])  # a stored trace: at most 34 proofs of about 100 characters
-_JSON_HEAD = cython.declare(bytes, b'{"version":1,"proofs":[')
 _text = cython.declare(cython.char[128])
+# One case's line or trace is written here and taken at once (no Python code runs in
+# between, so no other call can write into it meanwhile).
+_scratch = cython.declare(Out, Out())
 
 
 def _load() -> cython.void:
@@ -225,14 +227,24 @@ def _solve() -> cython.int:
     return count
 
 
+@cython.cfunc
+@cython.exceptval(check=False)
+def _waited(text: str) -> cython.int:
+    """How many kinds the hand of ``text`` waits for (``_waits``, ``_keys``), or -1 when
+    it is not 13 valid tiles."""
+    if not _read(text):
+        return -1
+    if _payload is None:
+        _load()
+    return _solve()
+
+
 def solve(case: Case, trace: cython.bint) -> object:
     """The result of a hand, as :meth:`.engine.MahjongEngine.solve`, or ``None`` when its
     text is not 13 valid tiles (then the engine's own solver reads it, or says what is wrong)."""
-    if not _read(case.text):
+    count: cython.int = _waited(case.text)
+    if count < 0:
         return None
-    if _payload is None:
-        _load()
-    count: cython.int = _solve()
     record: object = None
     if trace:
         record = {"version": 1, "proofs": [_proof(_waits[j], _keys) for j in range(count)]}
@@ -242,30 +254,65 @@ def solve(case: Case, trace: cython.bint) -> object:
 def solve_packed(case: Case) -> object:
     """As :func:`solve` with a trace, but the trace stored: ``(result, the bytes orjson.dumps
     makes of the trace)``, written here without the trace in between; or ``None``."""
-    if not _read(case.text):
+    count: cython.int = _waited(case.text)
+    if count < 0:
         return None
-    if _payload is None:
-        _load()
-    count: cython.int = _solve()
+    _scratch.size = 0
+    _put_trace(_scratch, count)
+    trace: bytes = _scratch.take()
+    return _result(count, _judge_line(case.index, count), None), trace
+
+
+def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+    """The judge lines of consecutive hands numbered from ``first``, and with ``traced``
+    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
+    ending in a newline. A text that is not 13 valid tiles is ``one(index, text, traced)``'s,
+    which gives its line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    return batch(_write_batch, texts, first, traced, one)
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
+                 records: Out) -> cython.int:
+    count: cython.int
     j: cython.int
-    k: cython.int
-    at: cython.int = 0
-    proof: bytes
-    for k in range(len(_JSON_HEAD)):
-        _json[at] = _JSON_HEAD[k]
-        at += 1
+    text: str
+    for text in texts:
+        count = _waited(text)
+        if count < 0:
+            records.fallback(lines, one(index, text, traced))
+            index += 1
+            continue
+        _put_line(lines, index, count)
+        put(lines, b"\n", 1)
+        if traced:
+            records.head(b"mahjong", index, text, b"ready" if count else b"not-ready", count)
+            put(records, b"[", 1)
+            for j in range(count):
+                put(records, b',"' if j else b'"', 2 if j else 1)
+                put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
+                put(records, b'"', 1)
+            put(records, b'],"trace":', 10)
+            _put_trace(records, count)
+            put(records, b"}\n", 2)
+        index += 1
+    return 0
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _put_trace(into: Out, count: cython.int) -> cython.int:
+    """The trace of the hand just solved as the bytes ``orjson.dumps`` makes of it: its
+    proofs' strings are of tile names, spaces and bars, nothing to escape."""
+    j: cython.int
+    put(into, b'{"version":1,"proofs":[', 23)
     for j in range(count):
-        if j:
-            _json[at] = 44  # ,
-            at += 1
-        proof = _proof(_waits[j], _keys).encode()
-        _json[at] = 34  # "
-        for k in range(len(proof)):
-            _json[at + 1 + k] = proof[k]
-        at += len(proof) + 2
-        _json[at - 1] = 34
-    _json[at], _json[at + 1] = 93, 125  # ]}
-    return _result(count, _judge_line(case.index, count), None), _json[: at + 2]
+        put(into, b',"' if j else b'"', 2 if j else 1)
+        _put_proof(into, _waits[j], _keys)
+        put(into, b'"', 1)
+    put(into, b"]}", 2)
+    return 0
 
 
 @cython.cfunc
@@ -283,28 +330,27 @@ def _result(count: cython.int, line: str, trace: object) -> object:
 
 
 @cython.cfunc
-def _judge_line(index: cython.longlong, count: cython.int) -> str:
+@cython.exceptval(-1)
+def _put_line(into: Out, index: cython.longlong, count: cython.int) -> cython.int:
     """``Case k: 1S 4S FA`` or ``Case k: Not ready``, as :func:`.solve.line_of`."""
-    head: bytes = b"Case %d:" % index
-    at: cython.int = len(head)
     j: cython.int
-    k: cython.int
-    kind: cython.int
-    ch: cython.char
-    for j in range(at):
-        _line[j] = head[j]
+    put(into, b"Case ", 5)
+    put_int(into, index)
     if count == 0:
-        for ch in b" Not ready":
-            _line[at] = ch
-            at += 1
+        put(into, b": Not ready", 11)
+        return 0
+    put(into, b":", 1)
     for j in range(count):
-        kind = _waits[j]
-        _line[at] = 32
-        at += 1
-        for k in range(_name_size[kind]):
-            _line[at] = _name_bytes[8 * kind + k]
-            at += 1
-    return PyUnicode_DecodeASCII(_line, at, cython.NULL)
+        put(into, b" ", 1)
+        put(into, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
+    return 0
+
+
+@cython.cfunc
+def _judge_line(index: cython.longlong, count: cython.int) -> str:
+    _scratch.size = 0
+    _put_line(_scratch, index, count)
+    return _scratch.take_text()
 
 
 @cython.cfunc
@@ -416,15 +462,45 @@ _eye = cython.declare(cython.int, -1)
 _meld_kind = cython.declare(cython.int[8])
 _meld_chow = cython.declare(cython.bint[8])
 _melds = cython.declare(cython.int, 0)
-_splits = cython.declare(object, None)  # the split table of :func:`.trace.split_table`
-_proof_text = cython.declare(cython.char[128])
+# The split table of :func:`.trace.split_table` as a hash table: key + 1 (0 for none) and
+# split by slot, filled on the first proof. Its 21,743 suit keys fill a third of it.
+_SLOTS = cython.declare(cython.int, 65536)
+_GOLDEN = cython.declare(cython.uint, 2654435761)  # Knuth's multiplicative hash
+_split_key = cython.declare(cython.int[65536])
+_split_value = cython.declare(cython.int[65536])
+_splits_read = cython.declare(cython.bint, False)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _slot(key: cython.longlong) -> cython.int:
+    """Where ``key`` is, or would go, in the split table."""
+    h: cython.uint = (cython.cast(cython.uint, key) * _GOLDEN) >> 16
+    while True:
+        h &= _SLOTS - 1
+        if _split_key[h] == 0 or _split_key[h] == key + 1:
+            return h
+        h += 1
+
+
+@cython.cfunc
+def _read_splits() -> cython.void:
+    global _splits_read
+    h: cython.int
+    table: dict = split_table()
+    if 2 * len(table) > _SLOTS:
+        raise ValueError("the mahjong split table outgrew the native core's hash table")
+    for key, value in table.items():
+        h = _slot(key)
+        _split_key[h], _split_value[h] = key + 1, value
+    _splits_read = True
 
 
 @cython.cfunc
 def _split(group: cython.int, key: cython.longlong) -> cython.bint:
     """Add the split of one group, by its key, to ``_eye`` and ``_melds``: a suit's from
     the split table, the honours' pongs and pair from their counts (:func:`.trace._split`)."""
-    global _eye, _melds, _splits
+    global _eye, _melds
     j: cython.int
     count: cython.int
     pairs: cython.int = 0
@@ -445,12 +521,12 @@ def _split(group: cython.int, key: cython.longlong) -> cython.bint:
                 _meld_kind[_melds], _meld_chow[_melds] = 27 + j, False
                 _melds += 1
         return True
-    if _splits is None:
-        _splits = split_table()
-    entry = _splits.get(key)
-    if entry is None:
+    if not _splits_read:
+        _read_splits()
+    h: cython.int = _slot(key)
+    if _split_key[h] == 0:
         return False
-    packed: cython.longlong = entry
+    packed: cython.longlong = _split_value[h]
     if packed & 15:
         _eye = 9 * group + (packed & 15) - 1
     for j in range(packed >> 4 & 7):
@@ -461,25 +537,32 @@ def _split(group: cython.int, key: cython.longlong) -> cython.bint:
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _put_name(at: cython.int, kind: cython.int) -> cython.int:
-    k: cython.int
-    for k in range(_name_size[kind]):
-        _proof_text[at] = _name_bytes[8 * kind + k]
-        at += 1
-    return at
-
-
-@cython.cfunc
 def _proof(kind: cython.int, keys: cython.p_longlong) -> str:
     """``"1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S"``: the waited tile, the eye and the
     melds of the hand with it, as :func:`.trace.proofs_of` writes it."""
+    _scratch.size = 0
+    _put_proof(_scratch, kind, keys)
+    return _scratch.take_text()
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
+    """Write a kind's name at ``b[at]`` (copying its eight bytes: the room is there); where
+    the next character goes."""
+    memcpy(b + at, _name_bytes + 8 * kind, 8)
+    return at + _name_size[kind]
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _put_proof(into: Out, kind: cython.int, keys: cython.p_longlong) -> cython.int:
+    """:func:`_proof`'s text, written into ``into``."""
     global _eye, _melds
     group: cython.int = kind // 9 if kind < 27 else 3
     unit: cython.longlong = _POW5[kind % 9] if kind < 27 else _POW5[kind - 27]
     g: cython.int
     j: cython.int
-    at: cython.int
     _eye, _melds = -1, 0
     for g in range(4):
         if not _split(g, keys[g] + unit if g == group else keys[g]):
@@ -487,17 +570,20 @@ def _proof(kind: cython.int, keys: cython.p_longlong) -> str:
             break
     if _eye < 0 or _melds != 4:  # the look-up table and the split table disagree
         raise ValueError(f"the hand with {_NAMES[kind]} does not split: the mahjong table is damaged")
-    at = _put_name(0, kind)
-    _proof_text[at] = 124  # |
-    at = _put_name(at + 1, _eye)
-    _proof_text[at] = 32
-    at = _put_name(at + 1, _eye)
+    # 15 names of at most five letters, and 14 separators: 89 bytes, and 8 to copy the last.
+    b: cython.p_char = reserve(into, 104)
+    at: cython.int = _name_at(b, 0, kind)
+    b[at] = 124  # |
+    at = _name_at(b, at + 1, _eye)
+    b[at] = 32
+    at = _name_at(b, at + 1, _eye)
     for j in range(_melds):
-        _proof_text[at] = 124
+        b[at] = 124
         at += 1
         for g in range(3):
             if g:
-                _proof_text[at] = 32
+                b[at] = 32
                 at += 1
-            at = _put_name(at, _meld_kind[j] + g if _meld_chow[j] else _meld_kind[j])
-    return PyUnicode_DecodeASCII(_proof_text, at, cython.NULL)
+            at = _name_at(b, at, _meld_kind[j] + g if _meld_chow[j] else _meld_kind[j])
+    into.size += at
+    return 0

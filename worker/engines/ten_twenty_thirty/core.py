@@ -6,8 +6,9 @@ tested directly (in C the table lookups of :mod:`.play` save nothing). Draws are
 the same way, by Brent's method against one snapshot, and then, as there, left to
 :class:`.rules.Game` (the engine plays them again). What a trace needs is noted on the
 way, and the packed trace and the JSON trace are written here, the same bytes and the
-same values as :func:`.trace.pack` and :func:`.trace.from_marks` make: the differential
-tests (``tests/engines/test_native.py``) hold the two cores to that.
+same values as :func:`.trace.pack` and :func:`.trace.from_marks` make; :func:`solve_batch`
+writes a whole batch's judge lines and ``--traces`` records. The differential tests
+(``tests/engines/test_native.py``) hold the two cores to that.
 
 This module is compiled only (it declares C arrays and pointers); without a compiler the
 engine runs :mod:`.play` (see :mod:`worker.engines.native`).
@@ -17,13 +18,13 @@ import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cython.cimports.cpython.object import PyObject_GenericSetAttr
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.cimports.libc.string import memchr, memcmp, memcpy
+from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
+from cython.cimports.worker.engines.out import Out, batch, put, put_int, reserve
 
 from worker.engines.base import Case, plain
 
-#: How :func:`play` reports: the outcome only, with the packed trace, with the JSON trace,
-#: or with that trace as the bytes ``orjson.dumps`` makes of it.
-PLAIN, PACKED, TRACED, JSON = 0, 1, 2, 3
+#: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
+PLAIN, PACKED, TRACED = 0, 1, 2
 #: The outcome when the history outgrows the buffer (the packed form counts it in 16
 #: bits): the engine then plays the deck by :mod:`.play`. The others are :mod:`.rules`'.
 LONG = 3
@@ -33,7 +34,6 @@ _DRAW = cython.declare(cython.int, 2)
 _LONG = cython.declare(cython.int, 3)
 _PLAIN = cython.declare(cython.int, 0)
 _PACKED = cython.declare(cython.int, 1)
-_JSON = cython.declare(cython.int, 3)
 _CAP = cython.declare(cython.int, 65535)
 
 # The game's state, in static buffers: every call holds the GIL from start to end, so
@@ -48,6 +48,17 @@ _snap_piles = cython.declare(cython.uchar[53][7])
 _snap_sizes = cython.declare(cython.int[7])
 _snap_deck = cython.declare(cython.uchar[52])
 _gone = cython.declare(cython.uint[14])  # the deal and the pile of each pile that emptied
+# A draw played again exactly (:func:`_exact`): the state after each deal, by deal, as its
+# length and then the piles, each ended by 10, and the deck (at most 1 + 52 + 7 bytes);
+# and a hash table of deals by state, of ``_mask + 1`` slots, 0 for none.
+_states = cython.declare(cython.uchar[64][65536])  # (C's uchar[65536][64])
+_table = cython.declare(cython.int[131072])
+_mask = cython.declare(cython.int, 0)
+_filled = cython.declare(cython.int, 0)
+_seen = cython.declare(cython.int, 0)  # a draw's first sighting of its final state
+# One case's line or trace is written here and taken at once (no Python code runs in
+# between, so no other call can write into it meanwhile).
+_scratch = cython.declare(Out, Out())
 _outbuf = cython.declare(cython.char[65536])
 
 #: A residue's character in traces (10 separates the end piles in the packed form).
@@ -98,9 +109,65 @@ def _same_state(rem: cython.int, start: cython.int) -> cython.bint:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _play(traced: cython.bint, out: cython.p_int) -> cython.int:
+def _sighting(pos: cython.int, end: cython.int) -> cython.int:
+    """The deal after which the state after deal ``pos`` was first seen, or 0 when it is
+    new (it is then noted): :class:`.rules.Game`'s ``seen``, by hash instead of a dict."""
+    global _filled
+    row: cython.p_uchar = _states[pos]
+    size: cython.int = 1
+    i: cython.int
+    for i in range(7):
+        memcpy(row + size, _piles[i], _sizes[i])
+        size += _sizes[i] + 1
+        row[size - 1] = 10
+    memcpy(row + size, cython.address(_hist[pos]), end - pos)
+    size += end - pos
+    row[0] = size
+    h: cython.uint = 2166136261
+    for i in range(1, size):
+        h = (h ^ row[i]) * 16777619
+    h &= _mask
+    while _table[h]:
+        if memcmp(_states[_table[h]], row, size) == 0:
+            return _table[h]
+        h = (h + 1) & _mask
+    _table[h] = pos
+    _filled += 1
+    return 0
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _exact(traced: cython.bint, bound: cython.int, out: cython.p_int) -> cython.int:
+    """Play again a deck :func:`_play` found a cycle in, after ``bound`` deals, keeping
+    every state from deal 7 on as the rules do: the outcome (a draw, ``_seen`` its first
+    sighting), with ``out`` as :func:`_play` gives it."""
+    global _mask, _filled
+    size: cython.int = 1024
+    i: cython.int
+    d: cython.int
+    # The first repeated state comes no later than the cycle found: at most ``bound`` states.
+    while size < 2 * bound + 16 and size < 131072:
+        size += size
+    memset(_table, 0, size * cython.sizeof(cython.int))
+    _mask, _filled = size - 1, 0
+    for i in range(7):  # the deal starts the piles: no pick-up before deal 15
+        _piles[i][0] = _hist[i]
+        _piles[i][1] = _hist[7 + i]
+    for d in range(7, 15):
+        for i in range(7):
+            _sizes[i] = 2 if 7 + i < d else 1
+        _sighting(d, 52)  # (new: the deck differs in length)
+    return _play(traced, True, out)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.int:
     """Play the deck in the history; the outcome, with out[0..3] = N, history length,
-    pick-ups, gone entries."""
+    pick-ups, gone entries. With ``exact`` (see :func:`_exact`) a draw is found where the
+    rules find it; else only that there is one (out[0] = deals played by then)."""
+    global _seen
     pos: cython.int = 14  # cards dealt
     end: cython.int = 52  # cards in the history
     picks: cython.int = 0
@@ -189,11 +256,20 @@ def _play(traced: cython.bint, out: cython.p_int) -> cython.int:
                 k = 0
             first = act[0]
             lam, power, snap = 0, 1, False  # a cycle keeps every pile: start afresh
+        if exact and pos < end:
+            if 2 * _filled > _mask:  # more states than the cycle found allows: leave it to rules.py
+                return _LONG
+            _seen = _sighting(pos, end)
+            if _seen:
+                out[0], out[1], out[2], out[3] = pos, end, picks, ngone
+                return _DRAW
+        if n == 0:
             continue
-        if picked and i == first:
+        if picked and i == first and not exact:
             # As in play.py: a pick-up on the leftmost pile recurs in every cycle.
             rem = end - pos
             if snap and rem == srem and _same_state(rem, pos):
+                out[0] = pos
                 return _DRAW
             lam += 1
             if lam == power:
@@ -209,23 +285,37 @@ def _play(traced: cython.bint, out: cython.p_int) -> cython.int:
             k = 0
 
 
+@cython.cfunc
+@cython.exceptval(check=False)
+def _outcome(traced: cython.bint, out: cython.p_int) -> cython.int:
+    """Play the deck in the history to its end: :func:`_play`, and a draw again exactly."""
+    outcome: cython.int = _play(traced, False, out)
+    if outcome == _DRAW:
+        outcome = _exact(traced, out[0], out)
+    return outcome
+
+
 def play(text: str, how: cython.int) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(outcome, N)``,
-    with for ``PACKED`` the stored trace, for ``TRACED`` the JSON trace and for ``JSON`` its
-    bytes as a third item (for a win or a loss). A draw is ``(DRAW, 0)`` and ``LONG`` is ``(LONG, 0)``."""
+    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(outcome, N, S,
+    trace)``: ``S`` the deal after which a draw's final state was first seen (else 0),
+    ``trace`` for ``PACKED`` the stored trace (a draw's is its JSON), for ``TRACED`` the
+    JSON trace, else ``None``. ``LONG`` (a game too long for the buffers) is ``(LONG, 0, 0, None)``."""
     out: cython.int[4] = [0, 0, 0, 0]
     if not _read(text):
         return None
-    outcome: cython.int = _play(how != _PLAIN, out)
-    if outcome >= _DRAW:
-        return (outcome, 0)
+    outcome: cython.int = _outcome(how != _PLAIN, out)
+    seen: cython.int = _seen if outcome == _DRAW else 0
+    if outcome == _LONG:
+        return (outcome, 0, 0, None)
     if how == _PLAIN:
-        return (outcome, out[0])
+        return (outcome, out[0], seen, None)
+    if how == _PACKED and outcome != _DRAW:
+        return (outcome, out[0], 0, _packed(outcome, out[0], out[1], out[2], out[3]))
     if how == _PACKED:
-        return (outcome, out[0], _packed(outcome, out[0], out[1], out[2], out[3]))
-    if how == _JSON:
-        return (outcome, out[0], _trace_json(outcome, out[0], out[1], out[2]))
-    return (outcome, out[0], _trace(outcome, out[0], out[1], out[2]))
+        _scratch.size = 0
+        _trace_json(_scratch, seen, out[0], out[1], out[2])
+        return (outcome, out[0], seen, _scratch.take())
+    return (outcome, out[0], seen, _trace(seen, out[0], out[1], out[2]))
 
 
 @cython.cfunc
@@ -233,7 +323,7 @@ def _packed(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cyt
             ngone: cython.int) -> bytes:
     """:func:`.trace.pack`'s bytes: the header (``<BIHBB``), the history, the marks, the
     piles gone (32-bit, this machine's order, as ``array("I")``) and the end piles."""
-    rem: cython.int = 52 if outcome == _WIN else 0
+    rem: cython.int = size - dealt
     total: cython.Py_ssize_t = 9 + size + picks + 4 * ngone + 7
     i: cython.int
     for i in range(7):
@@ -268,11 +358,12 @@ def _text(chars: cython.p_const_uchar, count: cython.int) -> str:
 
 
 @cython.cfunc
-def _trace(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> dict:
+def _trace(seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> dict:
     """The version 1 trace (:mod:`.trace`) of the game just played, as
-    :func:`.trace.from_marks` makes it."""
+    :func:`.trace.from_marks` makes it (and :func:`.trace.from_game`, for a draw first
+    seen after deal ``seen``)."""
     j: cython.int
-    rem: cython.int = 52 if outcome == _WIN else 0
+    rem: cython.int = size - dealt
     cards: str = _text(_hist, size)
     for j in range(dealt):
         _outbuf[j] = 48 + _pile_of[j]
@@ -284,36 +375,26 @@ def _trace(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cyth
         _outbuf[j] = 97 + (_marks[j] & 3)
     letters: str = PyUnicode_DecodeASCII(_outbuf, picks, cython.NULL)
     piles: list = [_text(_piles[j], _sizes[j]) for j in range(7)]
-    return {"version": 1, "cards": cards, "deals": deals, "after": after, "picks": letters, "piles": piles,
-            "deck": cards[size - rem:] if rem else ""}
+    trace: dict = {"version": 1, "cards": cards, "deals": deals, "after": after, "picks": letters, "piles": piles,
+                   "deck": cards[size - rem:] if rem else ""}
+    if seen:
+        trace["seen"] = seen
+    return trace
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _put(b: cython.p_uchar, at: cython.Py_ssize_t, text: cython.p_const_char) -> cython.Py_ssize_t:
-    """Copy the C string ``text`` to ``b[at]``; where the next byte goes."""
-    j: cython.Py_ssize_t = 0
-    while text[j]:
-        b[at] = text[j]
-        at += 1
-        j += 1
-    return at
-
-
-@cython.cfunc
-def _trace_json(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> bytes:
+@cython.exceptval(-1)
+def _trace_json(into: Out, seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> cython.int:
     """:func:`_trace`'s trace as the bytes ``orjson.dumps`` makes of it, without the dict
-    and its strings in between (``dealer solve --traces`` writes them as they are). Its
-    strings are of digits and letters: nothing to escape."""
-    rem: cython.int = 52 if outcome == _WIN else 0
+    and its strings in between. Its strings are of digits and letters: nothing to escape."""
+    rem: cython.int = size - dealt
     i: cython.int
     j: cython.int
     # The keys and quotes (as below: 22 + 11 * 4 + 10 + 2), seven quoted piles, six commas.
     total: cython.Py_ssize_t = 78 + size + 2 * dealt + picks + 7 * 2 + 6 + rem
     for i in range(7):
         total += _sizes[i]
-    json: bytes = PyBytes_FromStringAndSize(cython.NULL, total)
-    b: cython.p_uchar = cython.cast(cython.p_uchar, PyBytes_AS_STRING(json))
+    b: cython.p_char = reserve(into, total)
     at: cython.Py_ssize_t = _put(b, 0, b'{"version":1,"cards":"')
     for j in range(size):
         b[at + j] = _CHAR[_hist[j]]
@@ -340,8 +421,70 @@ def _trace_json(outcome: cython.int, dealt: cython.int, size: cython.int, picks:
     at = _put(b, at, b'],"deck":"')
     for j in range(rem):
         b[at + j] = _CHAR[_hist[size - rem + j]]
-    _put(b, at + rem, b'"}')
-    return json
+    into.size += _put(b, at + rem, b'"')
+    if seen:
+        put(into, b',"seen":', 8)
+        put_int(into, seen)
+    put(into, b"}", 1)
+    return 0
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _put(b: cython.p_char, at: cython.Py_ssize_t, text: cython.p_const_char) -> cython.Py_ssize_t:
+    """Copy the C string ``text`` to ``b[at]``; where the next byte goes."""
+    j: cython.Py_ssize_t = 0
+    while text[j]:
+        b[at] = text[j]
+        at += 1
+        j += 1
+    return at
+
+
+#: A judge line's start, and an outcome's word in records, by outcome.
+_LINES = cython.declare(tuple, (b"Win : ", b"Loss: ", b"Draw: "))
+_WORDS = cython.declare(tuple, (b"win", b"loss", b"draw"))
+
+
+def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+    """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
+    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
+    ending in a newline. A deck the core does not finish (a game too long for its buffers,
+    a text that is not a canonical deck) is ``one(index, text, traced)``'s, which gives its
+    line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    return batch(_write_batch, texts, first, traced, one)
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
+                 records: Out) -> cython.int:
+    out: cython.int[4] = [0, 0, 0, 0]
+    outcome: cython.int
+    seen: cython.int
+    text: str
+    for text in texts:
+        outcome = _outcome(traced, out) if _read(text) else _LONG
+        if outcome == _LONG:
+            records.fallback(lines, one(index, text, traced))
+            index += 1
+            continue
+        seen = _seen if outcome == _DRAW else 0
+        put(lines, _LINES[outcome], 6)
+        put_int(lines, out[0])
+        put(lines, b"\n", 1)
+        if traced:
+            records.head(b"10-20-30", index, text, _WORDS[outcome], out[0])
+            if seen:
+                put(records, b"[", 1)
+                put_int(records, seen)
+                put(records, b'],"trace":', 10)
+            else:
+                put(records, b'[],"trace":', 11)
+            _trace_json(records, seen, out[0], out[1], out[2])
+            put(records, b"}\n", 2)
+        index += 1
+    return 0
 
 
 # --------------------------------------------------------------------- reading a judge file

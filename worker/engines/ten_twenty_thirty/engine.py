@@ -57,14 +57,11 @@ class TenTwentyThirty(Engine):
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         core = self.core
-        if core is not None:
-            played = core.play(case.text, core.TRACED if trace else core.PLAIN)
-            if played is not None and played[0] < DRAW:
-                outcome, n = played[0], played[1]
-                return Result(OUTCOMES[outcome], n, [], line_of(outcome, n), played[2] if trace else None)
-            if played is not None and played[0] == DRAW:
-                return _draw(residues(case.text), trace)
-            # Not a canonical deck, or a game too long for the core's buffers: play it here.
+        played = None if core is None else core.play(case.text, core.TRACED if trace else core.PLAIN)
+        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
+            outcome, n, seen, record = played
+            return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), record)
+        # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
         d = residues(case.text)
         if not trace:
             outcome, n = play(d)
@@ -88,38 +85,17 @@ class TenTwentyThirty(Engine):
         """
         core = self.core
         played = None if core is None else core.play(case.text, core.PACKED)
-        if played is not None and played[0] < DRAW:
-            outcome, n = played[0], played[1]
-            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), played[2]
+        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
+            outcome, n, seen, packed = played
+            return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n)), packed
         d = residues(case.text)
-        if played is None or played[0] != DRAW:
-            outcome, n, marks, gone, piles, rem = play_traced(d)
-            if outcome != DRAW:
-                return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), traces.pack(d, n, marks, gone, piles, rem)
+        outcome, n, marks, gone, piles, rem = play_traced(d)
+        if outcome != DRAW:
+            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), traces.pack(d, n, marks, gone, piles, rem)
         result = _draw(d, True)
         packed = self.pack_trace(result.trace or {})
         result.trace = None
         return result, packed
-
-    def solve_json(self, case: Case) -> tuple[Result, bytes]:
-        """The result and its JSON trace as bytes: the native core writes them for a win or
-        a loss, the rest is :meth:`solve`'s trace through orjson.
-
-        >>> deck = Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
-        ...                "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")
-        >>> result, json = ENGINE.solve_json(deck)
-        >>> result.line, json == orjson.dumps(ENGINE.solve(deck).trace)
-        ('Win : 66', True)
-        """
-        core = self.core
-        played = None if core is None else core.play(case.text, core.JSON)
-        if played is not None and played[0] < DRAW:
-            outcome, n = played[0], played[1]
-            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), played[2]
-        result = self.solve(case, True)
-        json = orjson.dumps(result.trace)
-        result.trace = None
-        return result, json
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
         if packed[:1] == traces.PACKED_TAG:

@@ -1,0 +1,54 @@
+# The C interface of out.py, for the cores that cimport it (Cython reads this beside
+# out.py). The small writers are inline here: a call into another module per few bytes
+# would cost more than the bytes.
+from libc.string cimport memcpy
+
+
+cdef class Out:
+    cdef char* data
+    cdef Py_ssize_t size
+    cdef Py_ssize_t room
+    cdef int grow(self, Py_ssize_t more) except -1
+    cdef int put_str(self, str text) except -1
+    cdef int head(self, bytes game, long long index, str text, bytes outcome, long long number) except -1
+    cdef int fallback(self, Out lines, object answer) except -1
+    cdef bytes take(self)
+    cdef str take_text(self)
+
+
+# What writes a batch: each core's ``_write_batch``.
+ctypedef int (*Writer)(list texts, long long first, bint traced, object one, Out lines, Out records) except? -1
+
+cdef tuple batch(Writer write, list texts, long long first, bint traced, object one)
+
+
+cdef inline char* reserve(Out out, Py_ssize_t more) except NULL:
+    """Room for ``more`` bytes after the written ones: where they go."""
+    if out.size + more > out.room:
+        out.grow(more)
+    return out.data + out.size
+
+
+cdef inline int put(Out out, const char* text, Py_ssize_t length) except -1:
+    memcpy(reserve(out, length), text, length)
+    out.size += length
+    return 0
+
+
+cdef inline int put_int(Out out, long long value) except -1:
+    """``value`` in decimal."""
+    cdef char digits[24]
+    cdef int n = 24
+    cdef bint negative = value < 0
+    # From the magnitude as unsigned: -LLONG_MIN does not fit in a long long.
+    cdef unsigned long long rest = <unsigned long long>(-value if negative else value)
+    while True:
+        n -= 1
+        digits[n] = 48 + rest % 10
+        rest //= 10
+        if rest == 0:
+            break
+    if negative:
+        n -= 1
+        digits[n] = 45  # -
+    return put(out, digits + n, 24 - n)
