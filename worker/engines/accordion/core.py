@@ -39,7 +39,9 @@ _under = cython.declare(cython.int[53])
 _deals = cython.declare(cython.int[52])
 # Three entries per move. A move takes a card at least one pile to the left and no card
 # ever goes right, so a deck makes at most 0 + 1 + ... + 51 = 1326 moves.
-_moves = cython.declare(cython.int[3978])
+# One entry a move, its three numbers packed (from pile, to pile, card: a byte each): one
+# store a move in the loop, where three would cost it registers.
+_moves = cython.declare(cython.int[1326])
 _entries = cython.declare(cython.int, 0)  # of _moves, after a traced game
 _sizes = cython.declare(cython.int[52])
 
@@ -99,7 +101,7 @@ def _play(traced: cython.bint) -> cython.int:
     tops: cython.p_int = _tops
     under: cython.p_int = _under
     n: cython.int = 3
-    m: cython.int = 0  # entries of _moves
+    m: cython.int = 0  # moves made (entries of _moves)
     k: cython.int
     card: cython.int
     t: cython.int
@@ -130,14 +132,14 @@ def _play(traced: cython.bint) -> cython.int:
         while True:
             # ``card`` leaves pile ``source`` for pile ``j``, whose top is ``t``, and hops on.
             if traced:
-                _moves[m], _moves[m + 1], _moves[m + 2] = source - 3, j - 3, card - 1
-                m += 3
+                _moves[m] = (source - 3) | (j - 3) << 8 | (card - 1) << 16
+                m += 1
             while True:
                 u = tops[j - 3]
                 if _MASK[card] & _MASK[u]:
                     if traced:
-                        _moves[m], _moves[m + 1], _moves[m + 2] = j - 3, j - 6, card - 1
-                        m += 3
+                        _moves[m] = (j - 3) | (j - 6) << 8 | (card - 1) << 16
+                        m += 1
                     j -= 3
                     t = u
                 else:
@@ -145,8 +147,8 @@ def _play(traced: cython.bint) -> cython.int:
                     if not (_MASK[card] & _MASK[u]):
                         break
                     if traced:
-                        _moves[m], _moves[m + 1], _moves[m + 2] = j - 3, j - 4, card - 1
-                        m += 3
+                        _moves[m] = (j - 3) | (j - 4) << 8 | (card - 1) << 16
+                        m += 1
                     j -= 1
                     t = u
             under[card] = t
@@ -187,7 +189,7 @@ def _play(traced: cython.bint) -> cython.int:
                 for u in range(i, n):
                     tops[u] = tops[u + 1]
             source = i
-        _deals[k] = (m - made) // 3
+        _deals[k] = m - made
     for i in range(3, n):
         j = 1
         card = under[tops[i]]
@@ -285,6 +287,43 @@ def _put_list(into: Out, values: cython.p_int, count: cython.int) -> cython.int:
     return 0
 
 
+_flat = cython.declare(cython.int[3978])
+
+
+@cython.cfunc
+def _flat_moves() -> cython.p_int:
+    """The moves of the last traced game as the trace lists them: three numbers a move."""
+    j: cython.int
+    for j in range(_entries):
+        _flat[3 * j], _flat[3 * j + 1], _flat[3 * j + 2] = _moves[j] & 255, _moves[j] >> 8 & 255, _moves[j] >> 16
+    return _flat
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _put_moves(into: Out) -> cython.int:
+    """The moves of the last traced game as :func:`_put_list` writes their flat list: every
+    number below 52."""
+    b: cython.p_char = reserve(into, 12 * _entries + 2)
+    at: cython.Py_ssize_t = 1
+    j: cython.int
+    move: cython.int
+    b[0] = 91  # [
+    for j in range(_entries):
+        move = _moves[j]
+        memcpy(b + at, _NUMBER[move & 255], 4)
+        at += _NUMBER_SIZE[move & 255]
+        memcpy(b + at, _NUMBER[move >> 8 & 255], 4)
+        at += _NUMBER_SIZE[move >> 8 & 255]
+        memcpy(b + at, _NUMBER[move >> 16], 4)
+        at += _NUMBER_SIZE[move >> 16]
+    if _entries:
+        at -= 1  # the last comma
+    b[at] = 93  # ]
+    into.size += at + 1
+    return 0
+
+
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_trace(into: Out) -> cython.int:
@@ -293,7 +332,7 @@ def _put_trace(into: Out) -> cython.int:
     put(into, b'{"version":1,"deals":', 21)
     _put_list(into, _deals, 52)
     put(into, b',"moves":', 9)
-    _put_list(into, _moves, _entries)
+    _put_moves(into)
     put(into, b"}", 1)
     return 0
 
@@ -319,7 +358,7 @@ def play(text: str, traced: cython.bint) -> object:
     piles: cython.int = _play(traced)
     record: object = None
     if traced:
-        record = {"version": 1, "deals": _ints(_deals, 52), "moves": _ints(_moves, _entries)}
+        record = {"version": 1, "deals": _ints(_deals, 52), "moves": _ints(_flat_moves(), 3 * _entries)}
     return (_ints(_sizes, piles), _judge_line(piles), record)
 
 

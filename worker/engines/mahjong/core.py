@@ -247,7 +247,8 @@ def solve(case: Case, trace: cython.bint) -> object:
         return None
     record: object = None
     if trace:
-        record = {"version": 1, "proofs": [_proof(_waits[j], _keys) for j in range(count)]}
+        _forget_splits()
+        record = {"version": 1, "proofs": [_proof(_waits[j]) for j in range(count)]}
     return _result(count, _judge_line(case.index, count), record)
 
 
@@ -307,9 +308,11 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
     proofs' strings are of tile names, spaces and bars, nothing to escape."""
     j: cython.int
     put(into, b'{"version":1,"proofs":[', 23)
+    if count:
+        _forget_splits()
     for j in range(count):
         put(into, b',"' if j else b'"', 2 if j else 1)
-        _put_proof(into, _waits[j], _keys)
+        _put_proof(into, _waits[j])
         put(into, b'"', 1)
     put(into, b"]}", 2)
     return 0
@@ -456,18 +459,22 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
 
 # --------------------------------------------------------------------- proofs for traces
 
-# One split of the hand plus a waited tile, as :func:`.trace.proofs_of` writes it: the eye
-# (a kind, or -1) and the melds (a kind each, and whether it starts a chow), groups in order.
-_eye = cython.declare(cython.int, -1)
-_meld_kind = cython.declare(cython.int[8])
-_meld_chow = cython.declare(cython.bint[8])
-_melds = cython.declare(cython.int, 0)
-# The split table of :func:`.trace.split_table` as a hash table: key + 1 (0 for none) and
-# split by slot, filled on the first proof. Its 21,743 suit keys fill a third of it.
+# The split of each group of the hand just solved, as :func:`.trace.proofs_of` takes it, by
+# slot: 0..3 the four groups as they are, 4 the waited tile's group with it. A slot holds
+# the eye (a kind, or -1), the melds (a kind each, and whether it starts a chow) and how
+# many, or -1 when the group does not split. A proof changes one group: the others' splits
+# are found once a hand (when a proof first needs them), not once a proof.
+_group_known = cython.declare(cython.bint[4])
+_group_eye = cython.declare(cython.int[5])
+_group_melds = cython.declare(cython.int[5])
+_group_kind = cython.declare(cython.int[4][5])  # (C's int[5][4]: by slot, then meld)
+_group_chow = cython.declare(cython.bint[4][5])
+# The split table of :func:`.trace.split_table` as a hash table: by slot, key + 1 (0 for
+# none) and its split side by side (one cache line for both), filled on the first proof.
+# Its 21,743 suit keys fill a third of it.
 _SLOTS = cython.declare(cython.int, 65536)
 _GOLDEN = cython.declare(cython.uint, 2654435761)  # Knuth's multiplicative hash
-_split_key = cython.declare(cython.int[65536])
-_split_value = cython.declare(cython.int[65536])
+_splits = cython.declare(cython.int[2][65536])  # (C's int[65536][2])
 _splits_read = cython.declare(cython.bint, False)
 
 
@@ -478,7 +485,7 @@ def _slot(key: cython.longlong) -> cython.int:
     h: cython.uint = (cython.cast(cython.uint, key) * _GOLDEN) >> 16
     while True:
         h &= _SLOTS - 1
-        if _split_key[h] == 0 or _split_key[h] == key + 1:
+        if _splits[h][0] == 0 or _splits[h][0] == key + 1:
             return h
         h += 1
 
@@ -492,56 +499,61 @@ def _read_splits() -> cython.void:
         raise ValueError("the mahjong split table outgrew the native core's hash table")
     for key, value in table.items():
         h = _slot(key)
-        _split_key[h], _split_value[h] = key + 1, value
+        _splits[h][0], _splits[h][1] = key + 1, value
     _splits_read = True
 
 
 @cython.cfunc
-def _split(group: cython.int, key: cython.longlong) -> cython.bint:
-    """Add the split of one group, by its key, to ``_eye`` and ``_melds``: a suit's from
-    the split table, the honours' pongs and pair from their counts (:func:`.trace._split`)."""
-    global _eye, _melds
+def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.int:
+    """The split of one group, by its key, into ``slot``: a suit's from the split table, the
+    honours' pongs and pair from their counts (:func:`.trace._split`); how many melds, or -1
+    when the group does not split."""
     j: cython.int
     count: cython.int
-    pairs: cython.int = 0
     code: cython.int
+    melds: cython.int = 0
+    _group_eye[slot] = -1
     if group == 3:
         for j in range(7):
-            count = key // _POW5[j] % 5
-            if count == 1 or count == 4:
-                return False
-            pairs += count == 2
-        if pairs > 1:
-            return False
-        for j in range(7):
-            count = key // _POW5[j] % 5
+            count = key % 5
+            key //= 5
+            if count == 1 or count == 4 or (count == 2 and _group_eye[slot] >= 0):
+                return -1
             if count == 2:
-                _eye = 27 + j
+                _group_eye[slot] = 27 + j
             elif count == 3:
-                _meld_kind[_melds], _meld_chow[_melds] = 27 + j, False
-                _melds += 1
-        return True
+                _group_kind[slot][melds], _group_chow[slot][melds] = 27 + j, False
+                melds += 1
+        return melds
     if not _splits_read:
         _read_splits()
     h: cython.int = _slot(key)
-    if _split_key[h] == 0:
-        return False
-    packed: cython.longlong = _split_value[h]
+    if _splits[h][0] == 0:
+        return -1
+    packed: cython.int = _splits[h][1]
     if packed & 15:
-        _eye = 9 * group + (packed & 15) - 1
+        _group_eye[slot] = 9 * group + (packed & 15) - 1
     for j in range(packed >> 4 & 7):
         code = packed >> (8 + 4 * j) & 15
-        _meld_kind[_melds], _meld_chow[_melds] = 9 * group + code % 9, code >= 9
-        _melds += 1
-    return True
+        _group_kind[slot][melds], _group_chow[slot][melds] = 9 * group + code % 9, code >= 9
+        melds += 1
+    return melds
 
 
 @cython.cfunc
-def _proof(kind: cython.int, keys: cython.p_longlong) -> str:
+def _forget_splits() -> cython.void:
+    """Forget the groups' splits: a new hand is solved (its ``_keys``)."""
+    g: cython.int
+    for g in range(4):
+        _group_known[g] = False
+
+
+@cython.cfunc
+def _proof(kind: cython.int) -> str:
     """``"1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S"``: the waited tile, the eye and the
-    melds of the hand with it, as :func:`.trace.proofs_of` writes it."""
+    melds of the hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_forget_splits`)."""
     _scratch.size = 0
-    _put_proof(_scratch, kind, keys)
+    _put_proof(_scratch, kind)
     return _scratch.take_text()
 
 
@@ -556,34 +568,47 @@ def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _put_proof(into: Out, kind: cython.int, keys: cython.p_longlong) -> cython.int:
-    """:func:`_proof`'s text, written into ``into``."""
-    global _eye, _melds
+def _put_proof(into: Out, kind: cython.int) -> cython.int:
+    """:func:`_proof`'s text, written into ``into`` (after :func:`_forget_splits`)."""
     group: cython.int = kind // 9 if kind < 27 else 3
     unit: cython.longlong = _POW5[kind % 9] if kind < 27 else _POW5[kind - 27]
     g: cython.int
     j: cython.int
-    _eye, _melds = -1, 0
+    k: cython.int
+    slot: cython.int
+    eye: cython.int = -1
+    total: cython.int = 0
+    _group_melds[4] = _split(group, _keys[group] + unit, 4)
     for g in range(4):
-        if not _split(g, keys[g] + unit if g == group else keys[g]):
-            _eye = -1
+        slot = 4 if g == group else g
+        if slot == g and not _group_known[g]:
+            _group_melds[g] = _split(g, _keys[g], g)
+            _group_known[g] = True
+        if _group_melds[slot] < 0 or (eye >= 0 and _group_eye[slot] >= 0):
+            total = -1
             break
-    if _eye < 0 or _melds != 4:  # the look-up table and the split table disagree
+        if _group_eye[slot] >= 0:
+            eye = _group_eye[slot]
+        total += _group_melds[slot]
+    if eye < 0 or total != 4:  # the look-up table and the split table disagree
         raise ValueError(f"the hand with {_NAMES[kind]} does not split: the mahjong table is damaged")
     # 15 names of at most five letters, and 14 separators: 89 bytes, and 8 to copy the last.
     b: cython.p_char = reserve(into, 104)
     at: cython.int = _name_at(b, 0, kind)
     b[at] = 124  # |
-    at = _name_at(b, at + 1, _eye)
+    at = _name_at(b, at + 1, eye)
     b[at] = 32
-    at = _name_at(b, at + 1, _eye)
-    for j in range(_melds):
-        b[at] = 124
-        at += 1
-        for g in range(3):
-            if g:
-                b[at] = 32
-                at += 1
-            at = _name_at(b, at, _meld_kind[j] + g if _meld_chow[j] else _meld_kind[j])
+    at = _name_at(b, at + 1, eye)
+    for g in range(4):
+        slot = 4 if g == group else g
+        for j in range(_group_melds[slot]):
+            k = _group_kind[slot][j]
+            chow: cython.bint = _group_chow[slot][j]
+            b[at] = 124
+            at = _name_at(b, at + 1, k)
+            b[at] = 32
+            at = _name_at(b, at + 1, k + 1 if chow else k)
+            b[at] = 32
+            at = _name_at(b, at + 1, k + 2 if chow else k)
     into.size += at
     return 0
