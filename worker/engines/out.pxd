@@ -40,8 +40,10 @@ cdef inline int put_int(Out out, long long value) except -1:
     cdef char digits[24]
     cdef int n = 24
     cdef bint negative = value < 0
-    # From the magnitude as unsigned: -LLONG_MIN does not fit in a long long.
-    cdef unsigned long long rest = <unsigned long long>(-value if negative else value)
+    # The magnitude, negated as unsigned: -LLONG_MIN does not fit in a long long.
+    cdef unsigned long long rest = <unsigned long long>value
+    if negative:
+        rest = 0 - rest
     while True:
         n -= 1
         digits[n] = 48 + rest % 10
