@@ -1,4 +1,4 @@
-"""Browser tests: Playwright driving Debian's Chromium against a live service (tests/live.py)."""
+"""Browser tests: Playwright driving Debian's Chromium against a live service (worker.testing.live)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from tests.support.browsers import HOW_TO_ENABLE, chromium, missing_reason
 from tests.support.paths import ROOT
 from tests.support.plugin import services_required
-from worker.testing.live import MODES, LiveService, live_service
+from worker.testing.live import LiveService
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
@@ -36,11 +36,12 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-@pytest.fixture(scope="module", params=MODES)
-def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
-    """One live service per mode for the whole module (it takes seconds to start)."""
-    with live_service(request.param, tmp_path_factory.mktemp(f"browser-{request.param}")) as service:
-        yield service
+@pytest.fixture
+def live(shared_live: LiveService) -> LiveService:
+    """The session's live service of each mode (tests/support/plugin.py: one takes seconds to start),
+    shared with the other modules that need none of their own; a module that does defines its own
+    ``live``."""
+    return shared_live
 
 
 @pytest.fixture

@@ -5,23 +5,23 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import JUDGE_DATA
-from worker.testing.live import DEALER, MODES, LiveService, live_service
+from worker.testing.live import DEALER, LiveService
 
 pytestmark = pytest.mark.slow
 
 INPUT = JUDGE_DATA / "accordion" / "random-2000.in"
 
 
-@pytest.fixture(scope="module", params=MODES)
-def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
-    with live_service(request.param, tmp_path_factory.mktemp(f"checks-{request.param}")) as service:
-        yield service
+@pytest.fixture
+def live(shared_live: LiveService) -> LiveService:
+    """The session's live service of each mode (tests/support/plugin.py), shared with other modules:
+    these tests look only at the jobs they made."""
+    return shared_live
 
 
 def submit(live: LiveService, output: Path) -> subprocess.CompletedProcess[str]:

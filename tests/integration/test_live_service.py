@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from worker.config import Settings
 from worker.runner.app import CeleryDispatcher
 from worker.store.database import Database
 from worker.store.models import CaseRow, Chunk
-from worker.testing.live import DEALER, MODES, LiveService, live_service
+from worker.testing.live import DEALER, LiveService
 
 pytestmark = pytest.mark.slow
 
@@ -25,10 +24,11 @@ FILES = [("10-20-30", "random-2000"), ("10-20-30", "repeated-decks"), ("10-20-30
          ("mahjong", "random-2000"), ("mahjong", "crafted")]
 
 
-@pytest.fixture(scope="module", params=MODES)
-def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
-    with live_service(request.param, tmp_path_factory.mktemp(request.param)) as service:
-        yield service
+@pytest.fixture
+def live(shared_live: LiveService) -> LiveService:
+    """The session's live service of each mode (tests/support/plugin.py), shared with other modules:
+    these tests look only at the jobs they made."""
+    return shared_live
 
 
 def _settings(live: LiveService) -> Settings:

@@ -3,15 +3,21 @@ of them gives, forwards and backwards, one job or many, with the counts from the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from tests.support.inline import InlineDispatcher
 from tests.support.jobs import submit
 from tests.support.paths import JUDGE_DATA
+from tests.support.plugin import unchanged
+from worker.config import Settings
 from worker.jobs.errors import Invalid
 from worker.jobs.filters import ResultFilter
+from worker.jobs.queries import JobQueries
+from worker.jobs.service import JobService
 from worker.jobs.views import CaseView
 
 #: Cases in the three jobs of the ``jobs`` fixture.
@@ -52,13 +58,25 @@ def _walk_back(queries: Any, flt: ResultFilter) -> list[CaseView]:
     return seen
 
 
-@pytest.fixture
-def jobs(service: Any) -> list[int]:
+@pytest.fixture(scope="module")
+def jobs(module_settings: Settings) -> Iterator[list[int]]:
     """A job of 2,000 accordion decks, one of 10-20-30 (every outcome) and one of accordion's few-piles
-    file (the same outcomes and numbers as the first job's, in another job), chunks of 100."""
+    file (the same outcomes and numbers as the first job's, in another job), chunks of 100.
+
+    Made once per database for the whole module (solving them cost more than most tests here): its
+    tests only read them, which ``unchanged`` holds them to."""
+    service = JobService(module_settings, InlineDispatcher(module_settings))
     service.settings = replace(service.settings, chunk_size=100)
-    return [submit(service, (JUDGE_DATA / game / f"{name}.in").read_bytes(), game).id
-            for game, name in (("accordion", "random-2000"), ("10-20-30", "sample"), ("accordion", "few-piles"))]
+    files = (("accordion", "random-2000"), ("10-20-30", "sample"), ("accordion", "few-piles"))
+    ids = [submit(service, (JUDGE_DATA / game / f"{name}.in").read_bytes(), game).id for game, name in files]
+    with unchanged(module_settings):
+        yield ids
+
+
+@pytest.fixture(scope="module")
+def queries(module_settings: Settings) -> JobQueries:
+    """Reads of the module's database (the one ``jobs`` are in)."""
+    return JobQueries(module_settings)
 
 
 @pytest.mark.parametrize("sort", SORTS)

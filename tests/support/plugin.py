@@ -4,11 +4,21 @@ tutorial: ``settings`` → ``dispatcher`` → ``service`` / ``queries`` → ``ap
 Tests that take ``settings`` run twice: on SQLite, and on PostgreSQL when it answers
 (required where ``DEALER_REQUIRE_SERVICES`` is set, as in CI). A harness of
 ``worker.testing`` that finds a server or tool missing skips the test the same way.
+
+Modules whose tests only read what a module-scoped fixture stored use ``module_settings`` and
+:func:`unchanged`. Tests that take ``shared_live`` run against the session's live service of each
+mode (see there).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import os
+import shutil
+import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +32,7 @@ from worker.config import Settings
 from worker.store.database import Database
 from worker.store.migrate import upgrade
 from worker.store.models import Base
+from worker.testing.live import MODES, LiveService, live_service
 from worker.testing.servers import ServiceMissing, create_postgres_database, drop_postgres_database
 
 #: Cases per chunk in the tests: small, so that even a judge file's sample spans several chunks.
@@ -56,6 +67,33 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         missing(str(error))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the tests on the shared live services last, as pytest has grouped them (by mode).
+
+    pytest keeps one instance of a session-scoped parametrized fixture at a time and groups the
+    tests that use it by parameter, so each mode's service starts once. The last one to start is
+    kept until the session ends: placed last, no other test runs beside it (the fault and
+    time-left tests measure time). Within a module the tests keep their order.
+    """
+    sharing = [item for item in items if "shared_live" in getattr(item, "fixturenames", ())]
+    if sharing:
+        rest = [item for item in items if "shared_live" not in getattr(item, "fixturenames", ())]
+        items[:] = rest + sharing
+
+
+@pytest.fixture(scope="session", params=MODES)
+def shared_live(request: pytest.FixtureRequest,
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """The session's live service (web + worker processes) of each mode, shared by the modules that
+    need no service of their own: starting one takes seconds. A test on it looks only at the jobs
+    it made (others' are there too) and leaves the service as it found it: no worker stopped or
+    killed, no settings of its own (which need a service of their own, as the fault, the API-key
+    and the time-left tests have)."""
+    with live_service(request.param, tmp_path_factory.mktemp(f"shared-{request.param}")) as service:
+        yield service
+
+
 @pytest.fixture(scope="session")
 def judge_data() -> Path:
     if not JUDGE_DATA.is_dir():
@@ -83,10 +121,27 @@ def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
     return settings
 
 
+@functools.cache
+def _migrated_sqlite() -> bytes:
+    """An embedded database with the schema migrated, as its file holds it: made once a run, since
+    hundreds of tests start from one and running the migrations costs each of them 40 ms."""
+    folder = Path(tempfile.mkdtemp(prefix="dealer-test-schema-"))
+    try:
+        database = Database.of(Settings.from_env({}, data_dir=folder))
+        upgrade(database)
+        database.engine.dispose()
+        with contextlib.closing(sqlite3.connect(folder / "dealer.db")) as connection:
+            return connection.serialize()  # with what the write-ahead log still holds
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def sqlite_settings(tmp_path: Path, **overrides: Any) -> Settings:
-    """Embedded settings in a fresh data folder, schema migrated."""
+    """Embedded settings in a fresh data folder, schema migrated (a copy of a migrated database)."""
     settings = Settings.from_env({}, data_dir=tmp_path / "data", **{"chunk_size": TEST_CHUNK_SIZE, **overrides})
-    upgrade(Database.of(settings))
+    path = Path(settings.database_url.split("///", 1)[1])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(_migrated_sqlite())
     return settings
 
 
@@ -95,6 +150,47 @@ def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
     if request.param == "postgresql":
         return postgres_settings(request.getfixturevalue("postgres_url"), tmp_path)
     return sqlite_settings(tmp_path)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def module_settings(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """Like ``settings``, but one database for the whole module, of its own (never emptied by another
+    test): for a module-scoped fixture that stores what the module's tests then only read (see
+    :func:`unchanged`), where storing it again for each test would cost more than the test."""
+    folder = tmp_path_factory.mktemp(f"module-{request.param}")
+    if request.param == "sqlite":
+        yield sqlite_settings(folder)
+        return
+    url = create_postgres_database()
+    settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=folder / "data",
+                                 chunk_size=TEST_CHUNK_SIZE)
+    try:
+        upgrade(Database.of(settings))
+        yield settings
+    finally:
+        Database.of(settings).engine.dispose()
+        drop_postgres_database(url)
+
+
+def _contents(settings: Settings) -> dict[str, str]:
+    """A digest of every table's rows, by table."""
+    digests: dict[str, str] = {}
+    with Database.of(settings).engine.connect() as connection:
+        for table in Base.metadata.sorted_tables:
+            rows = connection.execute(table.select().order_by(*table.primary_key.columns)).all()
+            digests[table.name] = hashlib.sha256(repr(rows).encode()).hexdigest()
+    return digests
+
+
+@contextlib.contextmanager
+def unchanged(settings: Settings) -> Iterator[None]:
+    """Fail if the database changed inside the block: the guard of data that tests share because they
+    only read it (a test that writes would make the others' outcome depend on the order)."""
+    before = _contents(settings)
+    yield
+    changed = [name for name, digest in _contents(settings).items() if before[name] != digest]
+    assert not changed, f"tests that were to only read changed the tables {changed}"
 
 
 @pytest.fixture

@@ -14,24 +14,36 @@ from tests.support.http import post_file
 from tests.support.paths import judge
 
 
+def submit_to(client: Any, what: str | bytes, game: str | None = None,
+              name: str = "judge.in") -> dict[str, Any]:
+    """Upload a judge file (``game/name``) or bytes through ``client`` and return the finished job."""
+    if isinstance(what, str):
+        game_dir, stem = what.split("/")
+        response = post_file(client, judge(game_dir, stem), game, f"{stem}.in")
+    else:
+        response = post_file(client, what, game, name)
+    assert response.status_code == 201, response.get_json()
+    return client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
+
+
+def three_jobs_in(client: Any) -> dict[str, dict[str, Any]]:
+    """One finished job per game, from judge files with every outcome of the game."""
+    return {"10-20-30": submit_to(client, "10-20-30/sample", "10-20-30"),
+            "accordion": submit_to(client, "accordion/sample"),
+            "mahjong": submit_to(client, "mahjong/sample", "mahjong")}
+
+
 @pytest.fixture
 def submit(client: Any):
     """Upload a judge file (``game/name``) or bytes and return the finished job."""
 
     def _submit(what: str | bytes, game: str | None = None, name: str = "judge.in") -> dict[str, Any]:
-        if isinstance(what, str):
-            game_dir, stem = what.split("/")
-            response = post_file(client, judge(game_dir, stem), game, f"{stem}.in")
-        else:
-            response = post_file(client, what, game, name)
-        assert response.status_code == 201, response.get_json()
-        return client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
+        return submit_to(client, what, game, name)
 
     return _submit
 
 
 @pytest.fixture
-def three_jobs(submit: Any) -> dict[str, dict[str, Any]]:
+def three_jobs(client: Any) -> dict[str, dict[str, Any]]:
     """One finished job per game, from judge files with every outcome of the game."""
-    return {"10-20-30": submit("10-20-30/sample", "10-20-30"), "accordion": submit("accordion/sample"),
-            "mahjong": submit("mahjong/sample", "mahjong")}
+    return three_jobs_in(client)

@@ -4,10 +4,15 @@ Every operation gets valid and invalid requests made from the document: no answe
 server error, every answer must be one the document states (status, content type, headers,
 body schema), what the document calls invalid must be refused, and what it calls valid must
 be accepted, but for the few rules it can only state in words (see ``accepted``).
+
+The app holds one finished job per game, so that the smallest ids exist. A read (GET) changes
+nothing, so the reads are fuzzed against one such app per database (``read_app``, which checks
+that they changed nothing); a write gets an app of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode, checks
 from schemathesis.config import SchemathesisConfig
 
+from tests.support.inline import InlineDispatcher
+from tests.support.plugin import unchanged
+from tests.web.conftest import three_jobs_in
+from webui.app import create_app
 from webui.openapi import document
+from worker.config import Settings
 from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PAGED
 
 #: Examples per operation and generation mode: enough to reach every parameter's edges, few enough for CI.
@@ -60,12 +70,13 @@ CHECKS = [no_server_error, accepted, refused, checks.status_code_conformance, ch
           checks.unsupported_method]
 
 
-def _cases() -> list[Any]:
-    """Every operation in both modes; an operation that takes nothing has no invalid request to make."""
+def _cases(reads: bool) -> list[Any]:
+    """Every operation in both modes, the reads or the others; an operation that takes nothing has no
+    invalid request to make."""
     found = []
     for path, item in document()["paths"].items():
         for method, operation in item.items():
-            if method == "parameters":
+            if method == "parameters" or (method == "get") != reads:
                 continue
             takes = item.get("parameters") or operation.get("parameters") or operation.get("requestBody")
             for mode in GenerationMode if takes else [GenerationMode.POSITIVE]:
@@ -73,11 +84,18 @@ def _cases() -> list[Any]:
     return sorted(found, key=lambda param: param.id)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("path", "method", "mode"), _cases())
-def test_every_answer_is_documented_and_no_input_is_a_server_error(
-        app: Any, three_jobs: dict[str, Any], path: str, method: str, mode: GenerationMode) -> None:
-    """The app holds one finished job per game, so that the smallest ids exist."""
+@pytest.fixture(scope="module")
+def read_app(module_settings: Settings) -> Iterator[Any]:
+    """The app with one finished job per game, for every read of the module on this database: storing
+    the jobs again for each of them cost more than fuzzing it."""
+    app = create_app(module_settings, InlineDispatcher(module_settings), config={"TESTING": True})
+    three_jobs_in(app.test_client())
+    with unchanged(module_settings):
+        yield app
+
+
+def fuzz(app: Any, path: str, method: str, mode: GenerationMode) -> None:
+    """Every answer to ``EXAMPLES`` requests made from the document must pass ``CHECKS``."""
     operation = schemathesis.openapi.from_wsgi("/api/openapi.json", app, config=CONFIG)[path][method]
 
     @given(operation.as_strategy(generation_mode=mode))
@@ -87,3 +105,17 @@ def test_every_answer_is_documented_and_no_input_is_a_server_error(
         case.call_and_validate(checks=CHECKS)
 
     answers()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("path", "method", "mode"), _cases(reads=True))
+def test_every_answer_to_a_read_is_documented_and_no_input_is_a_server_error(
+        read_app: Any, path: str, method: str, mode: GenerationMode) -> None:
+    fuzz(read_app, path, method, mode)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("path", "method", "mode"), _cases(reads=False))
+def test_every_answer_to_a_write_is_documented_and_no_input_is_a_server_error(
+        app: Any, three_jobs: dict[str, Any], path: str, method: str, mode: GenerationMode) -> None:
+    fuzz(app, path, method, mode)

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from worker.cli import stop_worker
 from worker.client import Client
 from worker.config import Settings
 from worker.store.database import Database
+from worker.store.migrate import upgrade
 from worker.testing.servers import (
     create_postgres_database,
     drop_postgres_database,
@@ -34,6 +36,9 @@ from worker.testing.servers import (
 
 DEALER = [sys.executable, "-m", "worker.cli"]
 MODES = ("embedded", "production")
+#: What a stopped service's workers get to leave by themselves before they are killed: less than
+#: ``dealer serve`` gives its own (``WORKER_GRACE_SECONDS``), since the data goes with the service.
+WORKER_STOP_SECONDS = 0.5
 
 
 @dataclass
@@ -64,9 +69,13 @@ class LiveService:
         return subprocess.Popen([*DEALER, *args], env=self.env, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
 
-    def start_web(self) -> None:
+    def start_web(self, wait: bool = True) -> None:
         port = self.url.rsplit(":", 1)[1]
         self.web = self._spawn("web", "--host", "127.0.0.1", "--port", port, "--workers", "1", log="web.log")
+        if wait:
+            self.wait_for_web()
+
+    def wait_for_web(self) -> None:
         self.wait_until(lambda: self.get("/api/overview") is not None, "the web server to answer")
 
     def start_worker(self, concurrency: int | None = None) -> subprocess.Popen[bytes]:
@@ -121,12 +130,19 @@ class LiveService:
         for proc in [*self.workers, *([self.web] if self.web else [])]:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
-        for proc in [*self.workers, *([self.web] if self.web else [])]:
+        # A Celery worker's warm shutdown takes seconds even when idle (on the embedded broker it often
+        # ran out the 15 s the web gets below), so the workers are killed with their pools after a
+        # moment, as ``dealer serve`` kills its own: nothing a test looks at is lost (tasks are
+        # acknowledged late, and the service's data is thrown away with it).
+        deadline = time.monotonic() + WORKER_STOP_SECONDS
+        for worker in self.workers:
+            stop_worker(worker, deadline)
+        if self.web:
             try:
-                proc.wait(timeout=15)
+                self.web.wait(timeout=15)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                os.killpg(self.web.pid, signal.SIGKILL)
+                self.web.wait()
 
 
 @contextmanager
@@ -150,10 +166,17 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
         env.update(DEALER_DATABASE_URL=database_url or database or "", DEALER_BROKER_URL=broker)
         subprocess.run([*DEALER, "db", "upgrade"], env=env, check=True, capture_output=True)
     live = LiveService(mode, f"http://127.0.0.1:{free_port()}", env, data_dir, concurrency)
+    if mode == "embedded":
+        # Each process brings an embedded database up to date as it starts: made here first, so that
+        # the web and the workers, started together below, do not both create it at once.
+        upgrade(live.db)
+        live.db.engine.dispose()
     try:
-        live.start_web()
+        # Started together (each takes a second or two to import and start), then waited for.
+        live.start_web(wait=False)
         for _ in range(workers):
             live.start_worker()
+        live.wait_for_web()
         if workers:
             live.wait_for_workers(workers)
         yield live
