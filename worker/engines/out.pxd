@@ -21,6 +21,14 @@ ctypedef int (*Writer)(list texts, long long first, bint traced, object one, Out
 
 cdef tuple batch(Writer write, list texts, long long first, bint traced, object one)
 
+# A case as the native readers make it (see new_case in out.py).
+cdef object new_case(long long index, str text, long long line, long long column)
+
+
+cdef inline bint is_space(char c) noexcept:
+    """Whitespace between tokens, as the engines' readers take it (the newline ends a line)."""
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
 
 cdef inline char* reserve(Out out, Py_ssize_t more) except NULL:
     """Room for ``more`` bytes after the written ones: where they go."""

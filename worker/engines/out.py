@@ -1,4 +1,5 @@
-"""What the native cores write a batch into: a growing buffer of bytes (compiled only).
+"""What the native cores share (compiled only): the growing buffer of bytes a batch is
+written into, and making the cases their readers find.
 
 A batch of cases solved in C (``solve_batch`` of each core) writes its judge lines into
 one :class:`Out` and its ``--traces`` records into another, and hands each over as one
@@ -17,8 +18,11 @@ Its C interface is in ``out.pxd``, which the cores ``cimport``.
 
 import cython
 from cython.cimports.cpython.bytes import PyBytes_FromStringAndSize
+from cython.cimports.cpython.object import PyObject_GenericSetAttr
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.stdlib import free, realloc
+
+from worker.engines.base import Case, plain
 
 
 @cython.cclass
@@ -101,3 +105,19 @@ def batch(write, texts: list, first: cython.longlong, traced: cython.bint, one: 
         for out in (lines, records):
             if len(_spare) < 4:
                 _spare.append(out)
+
+
+_PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
+
+
+def new_case(index: cython.longlong, text: str, line: cython.longlong, column: cython.longlong) -> object:
+    """``Case(index, text, line, column)``, filling its slots where Case is plain (see
+    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
+    if not _PLAIN_CASE:
+        return Case(index, text, line, column)
+    case = Case.__new__(Case)
+    PyObject_GenericSetAttr(case, "index", index)
+    PyObject_GenericSetAttr(case, "text", text)
+    PyObject_GenericSetAttr(case, "line", line)
+    PyObject_GenericSetAttr(case, "column", column)
+    return case

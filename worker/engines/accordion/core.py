@@ -16,13 +16,11 @@ import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.list import PyList_New, PyList_SET_ITEM
 from cython.cimports.cpython.long import PyLong_FromLong
-from cython.cimports.cpython.object import PyObject_GenericSetAttr
 from cython.cimports.cpython.ref import Py_INCREF
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import Out, batch, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, put, put_int, reserve
 
-from worker.engines.base import Case, plain
 
 _RANKS = cython.declare(cython.p_const_char, b"A23456789TJQK")
 _SUITS = cython.declare(cython.p_const_char, b"CDHS")
@@ -396,33 +394,12 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
 
 # --------------------------------------------------------------------- reading a judge file
 
-_PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
 #: The longest line, and the most decks in one stretch of lines (see :func:`read`), that
 #: the native reader takes; beyond them :func:`.read.read_decks` reads on.
 _LONGEST = cython.declare(cython.Py_ssize_t, 1024)
 _MOST = cython.declare(cython.int, 8)
 _text = cython.declare(cython.char[160][8])  # each deck of a stretch: its canonical text (C char[8][160])
 _where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _space(c: cython.char) -> cython.bint:
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-
-
-@cython.cfunc
-def _case(index: cython.longlong, text: str, line: cython.longlong, column: cython.longlong) -> object:
-    """``Case(index, text, line, column)``, filling its slots where Case is plain (see
-    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
-    if not _PLAIN_CASE:
-        return Case(index, text, line, column)
-    case = Case.__new__(Case)
-    PyObject_GenericSetAttr(case, "index", index)
-    PyObject_GenericSetAttr(case, "text", text)
-    PyObject_GenericSetAttr(case, "line", line)
-    PyObject_GenericSetAttr(case, "column", column)
-    return case
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
@@ -458,11 +435,11 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
             break  # the line goes on in the next block
         j = at
         while True:
-            while j < stop and _space(s[j]):
+            while j < stop and is_space(s[j]):
                 j += 1
             if j == stop:
                 break
-            if stop - j < 2 or (stop - j > 2 and not _space(s[j + 2])):
+            if stop - j < 2 or (stop - j > 2 and not is_space(s[j + 2])):
                 return cases, start, start_line, count, True
             rank = _RANK4[cython.cast(cython.uchar, s[j])]
             suit = _SUIT[cython.cast(cython.uchar, s[j + 1])]
@@ -486,7 +463,7 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
         if cards == 0:  # the stretch ends here
             for k in range(decks):
                 count += 1
-                cases.append(_case(count, PyUnicode_DecodeASCII(_text[k], 155, cython.NULL),
+                cases.append(new_case(count, PyUnicode_DecodeASCII(_text[k], 155, cython.NULL),
                                    _where[k][0], _where[k][1]))
             decks = 0
             start, start_line = min(at, size), line

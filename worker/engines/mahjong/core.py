@@ -14,10 +14,9 @@ This module is compiled only (it declares C arrays); without a compiler the engi
 
 import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
-from cython.cimports.cpython.object import PyObject_GenericSetAttr
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import Out, batch, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, put, put_int, reserve
 
 from worker.engines.base import Case, Result, plain
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -26,7 +25,6 @@ from worker.engines.mahjong.trace import split_table
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
 _PLAIN_RESULT = cython.declare(cython.bint, plain(Result, ("outcome", "number", "detail", "line", "trace")))
-_PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
 #: The longest line the native reader takes; a longer one goes to :func:`.read.read_hands`.
 _LONGEST = cython.declare(cython.Py_ssize_t, 256)
 
@@ -358,12 +356,6 @@ def _judge_line(index: cython.longlong, count: cython.int) -> str:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _space(c: cython.char) -> cython.bint:
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
 def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
     """Read one line into ``_counts``: the column of its first tile when it is a plain
     hand (13 known tiles between spaces or tabs, at most four of a kind), 0 when it is
@@ -377,12 +369,12 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
     for j in range(34):
         _counts[j] = 0
     while True:
-        while at < size and _space(s[at]):
+        while at < size and is_space(s[at]):
             at += 1
         if at == size:
             break
         start = at
-        while at < size and not _space(s[at]):
+        while at < size and not is_space(s[at]):
             at += 1
         kind = _kind(s + start, at - start) if at - start <= 5 else -1
         if kind < 0 or _counts[kind] == 4 or tiles == 13:
@@ -413,20 +405,6 @@ def _hand_text() -> str:
     return PyUnicode_DecodeASCII(_text, at - 1, cython.NULL)
 
 
-@cython.cfunc
-def _case(index: cython.longlong, text: str, line: cython.longlong, column: cython.int) -> object:
-    """``Case(index, text, line, column)``, filling its slots where Case is plain (see
-    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
-    if not _PLAIN_CASE:
-        return Case(index, text, line, column)
-    case = Case.__new__(Case)
-    PyObject_GenericSetAttr(case, "index", index)
-    PyObject_GenericSetAttr(case, "text", text)
-    PyObject_GenericSetAttr(case, "line", line)
-    PyObject_GenericSetAttr(case, "column", column)
-    return case
-
-
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
     """The native reader of :func:`~worker.engines.base.read_natively`: the hands of the
     whole lines of ``data`` (and of its last line too when it ends the file) while each is
@@ -451,7 +429,7 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
             return cases, at, line, count, True
         if column:
             count += 1
-            cases.append(_case(count, _hand_text(), line, column))
+            cases.append(new_case(count, _hand_text(), line, column))
         line += 1
         at = stop + 1
     return cases, min(at, size), line, count, False

@@ -16,12 +16,10 @@ engine runs :mod:`.play` (see :mod:`worker.engines.native`).
 
 import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cython.cimports.cpython.object import PyObject_GenericSetAttr
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import Out, batch, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, put, put_int, reserve
 
-from worker.engines.base import Case, plain
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
 PLAIN, PACKED, TRACED = 0, 1, 2
@@ -489,7 +487,6 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
 
 # --------------------------------------------------------------------- reading a judge file
 
-_PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
 #: The longest line, and the most decks in one stretch of lines (see :func:`read`), that
 #: the native reader takes; beyond them :func:`.read.read_decks` reads on.
 _LONGEST = cython.declare(cython.Py_ssize_t, 1024)
@@ -497,26 +494,6 @@ _MOST = cython.declare(cython.int, 8)
 _deck_text = cython.declare(cython.char[160][8])  # each deck of a stretch: its canonical text (C char[8][160])
 _deck_size = cython.declare(cython.int[8])  # the text's length
 _where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _space(c: cython.char) -> cython.bint:
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-
-
-@cython.cfunc
-def _case(index: cython.longlong, text: str, line: cython.longlong, column: cython.longlong) -> object:
-    """``Case(index, text, line, column)``, filling its slots where Case is plain (see
-    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
-    if not _PLAIN_CASE:
-        return Case(index, text, line, column)
-    case = Case.__new__(Case)
-    PyObject_GenericSetAttr(case, "index", index)
-    PyObject_GenericSetAttr(case, "text", text)
-    PyObject_GenericSetAttr(case, "line", line)
-    PyObject_GenericSetAttr(case, "column", column)
-    return case
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
@@ -554,13 +531,13 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
             break  # the line goes on in the next block
         j = at
         while True:
-            while j < stop and _space(s[j]):
+            while j < stop and is_space(s[j]):
                 j += 1
             if j == stop:
                 break
-            if 49 <= s[j] <= 57 and (j + 1 == stop or _space(s[j + 1])):
+            if 49 <= s[j] <= 57 and (j + 1 == stop or is_space(s[j + 1])):
                 value, width = s[j] - 48, 1
-            elif s[j] == 49 and j + 1 < stop and s[j + 1] == 48 and (j + 2 == stop or _space(s[j + 2])):
+            elif s[j] == 49 and j + 1 < stop and s[j + 1] == 48 and (j + 2 == stop or is_space(s[j + 2])):
                 value, width = 10, 2
             else:
                 return cases, start, start_line, count, True
@@ -590,7 +567,7 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
         if cards == 0:  # the stretch ends here
             for k in range(decks):
                 count += 1
-                cases.append(_case(count, PyUnicode_DecodeASCII(_deck_text[k], _deck_size[k] - 1, cython.NULL),
+                cases.append(new_case(count, PyUnicode_DecodeASCII(_deck_text[k], _deck_size[k] - 1, cython.NULL),
                                    _where[k][0], _where[k][1]))
             decks = 0
             start, start_line = min(at, size), line
