@@ -191,7 +191,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=246127)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--native-repeat", type=int, default=9,
+    parser.add_argument("--native-repeat", type=int, default=15,
                         help="runs of the native core, traces off and on alternately")
     parser.add_argument("--big", type=int, default=1_000_000, help="decks of the --jobs 2 run (0: none)")
     parser.add_argument("--baseline", type=Path, help="another checkout to time against this one")

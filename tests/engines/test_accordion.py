@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.engines import samples
@@ -19,7 +20,7 @@ from tests.support.paths import JUDGE_DATA, judge_files
 from worker.engines.accordion import CARDS, ENGINE
 from worker.engines.accordion.cards import NUMBER, TABLE_SIZE, masks_of
 from worker.engines.accordion.play import play, play_traced
-from worker.engines.accordion.trace import replay_moves
+from worker.engines.accordion.trace import PILES, replay_play
 from worker.engines.base import Case, Diagnostic, InputError, TraceError
 
 SAMPLE = JUDGE_DATA / "accordion" / "sample.in"
@@ -223,11 +224,10 @@ def test_first_problem_in_file_order_wins() -> None:
 def test_trace_format() -> None:
     r = ENGINE.solve(Case(1, DECK1))
     trace = r.trace
-    assert trace is not None and set(trace) == {"version", "deals", "moves"} and trace["version"] == 1
-    assert len(trace["deals"]) == 52 and sum(trace["deals"]) * 3 == len(trace["moves"])
-    # Deal 2 (AD) moves from the new pile 1 onto QD, pile 0.
-    assert trace["deals"][:2] == [0, 1]
-    assert trace["moves"][:3] == [1, 0, CARDS.index("AD")]
+    assert trace is not None and set(trace) == {"version", "play"} and trace["version"] == 2
+    assert trace["play"].count("+") == 52 and set(trace["play"]) <= set("+13" + PILES)
+    # Deal 2 (AD) moves from the new pile 1 (B) onto QD, one to the left.
+    assert trace["play"].startswith("++B1")
     assert json.loads(json.dumps(trace)) == trace
 
 
@@ -235,23 +235,48 @@ def play_back(deck: str, trace: dict[str, Any]) -> list[list[str]]:
     """Follow a trace without the rules, checking the invariants at every step."""
     cards = deck.split()
     piles: list[list[str]] = []
-    moves = iter(zip(trace["moves"][0::3], trace["moves"][1::3], trace["moves"][2::3], strict=True))
-    for k, count in enumerate(trace["deals"]):
-        piles.append([cards[k]])
-        assert sum(map(len, piles)) == k + 1
-        for _ in range(count):
-            source, target, card = next(moves)
-            assert source - target in (1, 3) and 0 <= target < source < len(piles)
-            assert piles[source][-1] == CARDS[card]  # only a top card moves
-            top = piles[target][-1]
-            assert top[0] == CARDS[card][0] or top[1] == CARDS[card][1]
-            piles[target].append(piles[source].pop())
-            if not piles[source]:
-                del piles[source]
-            assert all(piles)
-            assert sum(map(len, piles)) == k + 1  # nothing is lost or made
-    assert next(moves, None) is None
+    play = trace["play"]
+    at = 0
+    while at < len(play):
+        if play[at] == "+":
+            piles.append([cards[sum(map(len, piles))]])
+            at += 1
+            continue
+        source, distance = PILES.index(play[at]), int(play[at + 1])
+        target = source - distance
+        assert distance in (1, 3) and 0 <= target < source < len(piles)
+        card, top = piles[source][-1], piles[target][-1]  # only a top card moves
+        assert top[0] == card[0] or top[1] == card[1]
+        dealt = sum(map(len, piles))
+        piles[target].append(piles[source].pop())
+        if not piles[source]:
+            del piles[source]
+        assert all(piles)
+        assert sum(map(len, piles)) == dealt  # nothing is lost or made
+        at += 2
+    assert sum(map(len, piles)) == 52
     return piles
+
+
+def version_1(deck: str, trace: dict[str, Any]) -> dict[str, Any]:
+    """The trace as Dealer stored it before version 2: the same game, as numbers."""
+    cards = deck.split()
+    piles: list[list[str]] = []
+    deals: list[int] = []
+    moves: list[int] = []
+    for step in re.findall(r"\+|[A-Za-z][13]", trace["play"]):
+        if step == "+":
+            piles.append([cards[len(deals)]])
+            deals.append(0)
+            continue
+        source = PILES.index(step[0])
+        target = source - int(step[1])
+        moves += (source, target, CARDS.index(piles[source][-1]))
+        deals[-1] += 1
+        piles[target].append(piles[source].pop())
+        if not piles[source]:
+            del piles[source]
+    return {"version": 1, "deals": deals, "moves": moves}
 
 
 @settings(max_examples=150, deadline=None)
@@ -271,31 +296,47 @@ def test_solve_matches_the_rules_and_the_trace_replays(deck: str) -> None:
     assert (again.outcome, again.number, again.detail, again.line) == (r.outcome, r.number, r.detail, r.line)
 
 
+@settings(max_examples=50, deadline=None)
+@given(decks)
+def test_a_stored_version_1_trace_comes_back_in_version_2(deck: str) -> None:
+    trace = ENGINE.solve(Case(1, deck)).trace
+    assert trace is not None
+    old = version_1(deck, trace)
+    assert ENGINE.unpack_trace(ENGINE.pack_trace(old)) == trace
+    assert ENGINE.replay(deck, old).line == ENGINE.replay(deck, trace).line
+
+
 @settings(max_examples=150, deadline=None)
 @given(decks, st.data())
 def test_a_tampered_trace_is_refused(deck: str, data: st.DataObject) -> None:
-    trace = json.loads(json.dumps(ENGINE.solve(Case(1, deck)).trace))
-    key = data.draw(st.sampled_from(["deals", "moves"]) if trace["moves"] else st.just("deals"))
-    values = trace[key]
-    where = data.draw(st.integers(0, len(values) - 1))
-    change = data.draw(st.sampled_from(["bump", "drop", "add", "swap"]))
-    if change == "bump":
-        values[where] += data.draw(st.sampled_from([-3, -1, 1, 2, 3]))
+    trace = ENGINE.solve(Case(1, deck)).trace
+    assert trace is not None
+    steps = re.findall(r"\+|[A-Za-z][13]", trace["play"])
+    where = data.draw(st.integers(0, len(steps) - 1))
+    change = data.draw(st.sampled_from(["pile", "distance", "drop", "add", "swap"]))
+    if change == "pile":
+        steps[where] = data.draw(st.sampled_from(PILES)) + (steps[where][1:] or "1")
+    elif change == "distance":
+        steps[where] = (steps[where][:1] if steps[where] != "+" else "B") + data.draw(st.sampled_from("13"))
     elif change == "drop":
-        del values[where]
+        del steps[where]
     elif change == "add":
-        values.insert(where, data.draw(st.integers(-1, 60)))
+        steps.insert(where, data.draw(st.sampled_from(["+", "B1", "D3", "Z1"])))
     else:
-        other = data.draw(st.integers(0, len(values) - 1))
-        if values[other] == values[where]:
-            values[where] += 1
-        values[where], values[other] = values[other], values[where]
+        other = data.draw(st.integers(0, len(steps) - 1))
+        steps[where], steps[other] = steps[other], steps[where]
+    tampered = "".join(steps)
+    assume(tampered != trace["play"])
     with pytest.raises(TraceError):
-        ENGINE.replay(deck, trace)
+        ENGINE.replay(deck, {"version": 2, "play": tampered})
 
 
 @pytest.mark.parametrize("trace", [
-    None, [], {}, {"version": 2, "deals": [0] * 52, "moves": []},
+    None, [], {}, {"version": 3, "play": "+" * 52}, {"version": 2}, {"version": 2, "play": ["+"] * 52},
+    {"version": 2, "play": "+" * 51}, {"version": 2, "play": "+" * 53}, {"version": 2, "play": "B1" + "+" * 52},
+    {"version": 2, "play": "++B2" + "+" * 50}, {"version": 2, "play": "++1B" + "+" * 50},
+    {"version": 2, "play": "++B" + "+" * 50}, {"version": 2, "play": "++-1" + "+" * 50},
+    {"version": 2, "play": "++\u00c51" + "+" * 50}, {"version": 2, "play": "+" * 52 + "\n"},
     {"version": 1, "deals": [0] * 51, "moves": []},
     {"version": 1, "deals": [0] * 52, "moves": "0"},
     {"version": 1, "deals": [0.0] * 52, "moves": []},
@@ -303,6 +344,9 @@ def test_a_tampered_trace_is_refused(deck: str, data: st.DataObject) -> None:
     {"version": 1, "deals": [-1, 1] + [0] * 50, "moves": [1, 0, 4]},
     {"version": 1, "deals": [0] * 52, "moves": [1, 0]},
     {"version": 1, "deals": [0] * 52, "moves": [None, 0, 0]},
+    {"version": 1, "deals": [0, 1] + [0] * 50, "moves": [1, 1, 4]},
+    {"version": 1, "deals": [0, 1] + [0] * 50, "moves": [60, 57, 4]},
+    {"version": 1, "deals": [0, 1] + [0] * 50, "moves": [1, 0, 52]},
 ])
 def test_malformed_traces_are_refused(trace: object) -> None:
     with pytest.raises(TraceError):
@@ -312,12 +356,11 @@ def test_malformed_traces_are_refused(trace: object) -> None:
 def test_a_trace_stopping_early_is_refused() -> None:
     trace = ENGINE.solve(Case(1, DECK1)).trace
     assert trace is not None
-    moves = trace["moves"][:-3]
-    deals = list(trace["deals"])
-    last = max(k for k, d in enumerate(deals) if d)
-    deals[last] -= 1
-    with pytest.raises(TraceError, match=f"after deal {last + 1} the trace makes no move"):
-        ENGINE.replay(DECK1, {"version": 1, "deals": deals, "moves": moves})
+    play = trace["play"]
+    last = max(play.rfind("1"), play.rfind("3")) - 1
+    deals = play[:last].count("+")
+    with pytest.raises(TraceError, match=f"after deal {deals} the trace makes no move"):
+        ENGINE.replay(DECK1, {"version": 2, "play": play[:last] + play[last + 2:]})
 
 
 def test_sniff() -> None:
@@ -341,5 +384,5 @@ def test_the_traced_loop_agrees_with_the_plain_loop_and_the_rules(deck: str) -> 
     plain = play(cards, [0] * TABLE_SIZE)
     sizes, trace = play_traced(cards, [0] * TABLE_SIZE)
     assert sizes == plain == naive_sizes(deck)
-    assert replay_moves([NUMBER[card] for card in cards], trace["deals"], trace["moves"]) == sizes
+    assert replay_play([NUMBER[card] for card in cards], trace["play"]) == sizes
     assert ENGINE.solve(Case(1, deck)).trace == trace

@@ -232,19 +232,20 @@ class Engine(ABC):
         return result.line, self.record(case, result, orjson.dumps(result.trace))
 
     def record(self, case: Case, result: Result, trace: bytes) -> bytes:
-        """A line of ``dealer solve --traces`` (without its newline): ``orjson.dumps`` of
-        the case, its result and its trace, given as JSON bytes, in this order.
+        """A line of ``dealer solve --traces`` (without its newline): ``orjson.dumps`` of the
+        case's index, its result and its trace, given as JSON bytes, in this order.
+
+        The case itself is not repeated: its index is its place in the file solved (the
+        first case is 1), and every byte of a record is written for every case.
 
         >>> from worker.engines import get
         >>> mahjong = get("mahjong")
         >>> case = Case(4, "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")
         >>> print(mahjong.record(case, mahjong.solve(case, False), b'{"version":1,"proofs":[]}').decode())
-        {"game":"mahjong","index":4,"input":"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI","outcome":"not-ready",\
-"number":0,"detail":[],"trace":{"version":1,"proofs":[]}}
+        {"index":4,"outcome":"not-ready","number":0,"detail":[],"trace":{"version":1,"proofs":[]}}
         """
-        dumps = orjson.dumps
-        return dumps({"game": self.slug, "index": case.index, "input": case.text, "outcome": result.outcome,
-                      "number": result.number, "detail": result.detail, "trace": orjson.Fragment(trace)})
+        return orjson.dumps({"index": case.index, "outcome": result.outcome, "number": result.number,
+                             "detail": result.detail, "trace": orjson.Fragment(trace)})
 
     def pack_trace(self, trace: dict[str, Any]) -> bytes:
         """A trace as bytes; :meth:`unpack_trace` is its exact inverse."""

@@ -10,7 +10,7 @@ cdef class Out:
     cdef Py_ssize_t room
     cdef int grow(self, Py_ssize_t more) except -1
     cdef int put_str(self, str text) except -1
-    cdef int head(self, bytes game, long long index, str text, bytes outcome, long long number) except -1
+    cdef int head(self, long long index, bytes outcome, long long number) except -1
     cdef int fallback(self, Out lines, object answer) except -1
     cdef bytes take(self)
     cdef str take_text(self)

@@ -45,18 +45,12 @@ class Out:
         s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(length))
         return put(self, s, length)
 
-    def head(self, game: bytes, index: cython.longlong, text: str, outcome: bytes,
-             number: cython.longlong) -> cython.int:
-        """A record up to its detail: ``{"game":…,"index":…,"input":…,"outcome":…,"number":…,"detail":``;
-        the core then writes the detail, ``,"trace":``, the trace and ``}`` and a newline.
-        ``text`` is a canonical case the core has read: nothing in it to escape."""
-        put(self, b'{"game":"', 9)
-        put(self, game, len(game))
-        put(self, b'","index":', 10)
+    def head(self, index: cython.longlong, outcome: bytes, number: cython.longlong) -> cython.int:
+        """A record up to its detail: ``{"index":…,"outcome":…,"number":…,"detail":``; the
+        core then writes the detail, ``,"trace":``, the trace and ``}`` and a newline."""
+        put(self, b'{"index":', 9)
         put_int(self, index)
-        put(self, b',"input":"', 10)
-        self.put_str(text)
-        put(self, b'","outcome":"', 13)
+        put(self, b',"outcome":"', 12)
         put(self, outcome, len(outcome))
         put(self, b'","number":', 11)
         put_int(self, number)

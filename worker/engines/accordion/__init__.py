@@ -19,7 +19,7 @@ The package:
 - :mod:`.cards`: card names, numbers and bit masks, and a deck's text as cards;
 - :mod:`.read`: the judge file ("Input": what is accepted);
 - :mod:`.play`: the rules played fast, plain and traced (the hot path; "Speed");
-- :mod:`.trace`: the trace format ("Trace (version 1)") and the replay, which plays the
+- :mod:`.trace`: the trace format ("Trace (version 2)") and the replay, which plays the
   rules again, written plainly;
 - :mod:`.core`: the native core (compiled by Cython when it can be, see
   :mod:`worker.engines.native`): the same play, and the reading of plain files, in C;

@@ -4,9 +4,9 @@ The loop is :func:`.play.play_traced`'s, move for move, over C arrays: a card is
 number plus one (0 is an empty pile), ``_MASK`` gives its rank and suit bits (two cards
 match when their masks share one), ``tops`` is the row's top cards after three empty
 piles and ``under[card]`` the card it covers. It also writes the judge line, and with a
-trace the same ``deals`` and ``moves`` lists as :func:`.play.play_traced` (as a dict, or
-as its JSON bytes), and :func:`solve_batch` a whole batch's judge lines and ``--traces``
-records: the differential tests (``tests/engines/test_native.py``) hold the two cores to that.
+trace the same ``play`` as :func:`.play.play_traced` (in a dict, or as the trace's JSON
+bytes), and :func:`solve_batch` a whole batch's judge lines and ``--traces`` records: the
+differential tests (``tests/engines/test_native.py``) hold the two cores to that.
 
 This module is compiled only (it declares C arrays); without a compiler the engine runs
 :mod:`.play` (see :mod:`worker.engines.native`).
@@ -34,13 +34,14 @@ _SUIT = cython.declare(cython.int[256])
 _deck = cython.declare(cython.int[52])
 _tops = cython.declare(cython.int[56])
 _under = cython.declare(cython.int[53])
-_deals = cython.declare(cython.int[52])
-# Three entries per move. A move takes a card at least one pile to the left and no card
-# ever goes right, so a deck makes at most 0 + 1 + ... + 51 = 1326 moves.
-# One entry a move, its three numbers packed (from pile, to pile, card: a byte each): one
-# store a move in the loop, where three would cost it registers.
-_moves = cython.declare(cython.int[1326])
-_entries = cython.declare(cython.int, 0)  # of _moves, after a traced game
+# The trace's ``play`` (see :mod:`.trace`): a "+" a deal and two characters a move. A move
+# takes a card at least one pile to the left and no card ever goes right, so a deck makes
+# at most 0 + 1 + ... + 51 = 1326 moves.
+_play_text = cython.declare(cython.char[2704])
+_written = cython.declare(cython.int, 0)  # of _play_text, after a traced game
+#: By pile (counting the three empty ones on the left), a move from it one and three piles to
+#: the left, its two characters as one 16-bit store.
+_STEP = cython.declare(cython.ushort[56][2])  # (C's ushort[2][56])
 _sizes = cython.declare(cython.int[52])
 
 
@@ -60,6 +61,11 @@ def _setup() -> cython.void:
     for r in range(13):
         for s in range(4):
             _MASK[4 * r + s + 1] = (1 << r) | (1 << (13 + s))
+    piles: bytes = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    for r in range(52):
+        for s in range(2):
+            pair: cython.char[2] = [piles[r], 49 + 2 * s]
+            memcpy(cython.address(_STEP[s][r + 3]), pair, 2)
 
 
 _setup()
@@ -94,12 +100,13 @@ def _read(text: str) -> cython.bint:
 @cython.exceptval(check=False)
 def _play(traced: cython.bint) -> cython.int:
     """Play ``_deck``; the number of piles left, their sizes in ``_sizes``, and with
-    ``traced`` the moves in ``_moves`` and ``_entries``."""
-    global _entries
+    ``traced`` the trace's ``play`` in ``_play_text`` and ``_written``."""
+    global _written
     tops: cython.p_int = _tops
     under: cython.p_int = _under
+    text: cython.p_char = _play_text
     n: cython.int = 3
-    m: cython.int = 0  # moves made (entries of _moves)
+    m: cython.int = 0  # characters of _play_text
     k: cython.int
     card: cython.int
     t: cython.int
@@ -108,12 +115,13 @@ def _play(traced: cython.bint) -> cython.int:
     i: cython.int
     source: cython.int
     below: cython.int
-    made: cython.int
     found: cython.bint
     tops[0], tops[1], tops[2] = 0, 0, 0
     for k in range(52):
         card = _deck[k]
-        made = m
+        if traced:
+            text[m] = 43  # +
+            m += 1
         t = tops[n - 3]
         if _MASK[card] & _MASK[t]:
             j = n - 3
@@ -123,21 +131,20 @@ def _play(traced: cython.bint) -> cython.int:
                 tops[n] = card
                 under[card] = 0
                 n += 1
-                _deals[k] = 0
                 continue
             j = n - 1
         source = n  # the dealt card never made a pile
         while True:
             # ``card`` leaves pile ``source`` for pile ``j``, whose top is ``t``, and hops on.
             if traced:
-                _moves[m] = (source - 3) | (j - 3) << 8 | (card - 1) << 16
-                m += 1
+                memcpy(text + m, cython.address(_STEP[(source - j) >> 1][source]), 2)
+                m += 2
             while True:
                 u = tops[j - 3]
                 if _MASK[card] & _MASK[u]:
                     if traced:
-                        _moves[m] = (j - 3) | (j - 6) << 8 | (card - 1) << 16
-                        m += 1
+                        memcpy(text + m, cython.address(_STEP[1][j]), 2)
+                        m += 2
                     j -= 3
                     t = u
                 else:
@@ -145,8 +152,8 @@ def _play(traced: cython.bint) -> cython.int:
                     if not (_MASK[card] & _MASK[u]):
                         break
                     if traced:
-                        _moves[m] = (j - 3) | (j - 4) << 8 | (card - 1) << 16
-                        m += 1
+                        memcpy(text + m, cython.address(_STEP[0][j]), 2)
+                        m += 2
                     j -= 1
                     t = u
             under[card] = t
@@ -187,7 +194,6 @@ def _play(traced: cython.bint) -> cython.int:
                 for u in range(i, n):
                     tops[u] = tops[u + 1]
             source = i
-        _deals[k] = m - made
     for i in range(3, n):
         j = 1
         card = under[tops[i]]
@@ -195,7 +201,7 @@ def _play(traced: cython.bint) -> cython.int:
             j += 1
             card = under[card]
         _sizes[i - 3] = j
-    _entries = m
+    _written = m
     return n - 3
 
 
@@ -238,16 +244,16 @@ def _judge_line(piles: cython.int) -> str:
     return _scratch.take_text()
 
 
-# Each number below 100 as orjson writes it in a list, with the comma after it: four
+# Each pile size (1 to 52) as orjson writes it in a list, with the comma after it: four
 # bytes a number (copied as one word), of which ``_NUMBER_SIZE`` count.
-_NUMBER = cython.declare(cython.char[4][100])  # (C's char[100][4])
-_NUMBER_SIZE = cython.declare(cython.int[100])
+_NUMBER = cython.declare(cython.char[4][53])  # (C's char[53][4])
+_NUMBER_SIZE = cython.declare(cython.int[53])
 
 
 @cython.cfunc
 def _setup_numbers() -> cython.void:
     v: cython.int
-    for v in range(100):
+    for v in range(53):
         if v < 10:
             _NUMBER[v][0], _NUMBER[v][1], _NUMBER_SIZE[v] = 48 + v, 44, 2
         else:
@@ -259,63 +265,16 @@ _setup_numbers()
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _put_list(into: Out, values: cython.p_int, count: cython.int) -> cython.int:
-    """``[a,b,c]``, as orjson writes a list of integers: here each is below 10,000 (a pile,
-    a card, a pile's size, the moves after a deal), and nearly all below 100."""
-    b: cython.p_char = reserve(into, 5 * count + 2)
+def _put_sizes(into: Out, count: cython.int) -> cython.int:
+    """``[a,b,c]`` of ``_sizes``, as orjson writes a list of integers (each at most 52)."""
+    b: cython.p_char = reserve(into, 3 * count + 2)
     at: cython.Py_ssize_t = 1
     j: cython.int
-    v: cython.int
     b[0] = 91  # [
     for j in range(count):
-        v = values[j]
-        if v < 100:
-            memcpy(b + at, _NUMBER[v], 4)
-            at += _NUMBER_SIZE[v]
-            continue
-        if v >= 1000:
-            b[at] = 48 + v // 1000
-            at += 1
-        b[at], b[at + 1], b[at + 2], b[at + 3] = 48 + v // 100 % 10, 48 + v // 10 % 10, 48 + v % 10, 44
-        at += 4
+        memcpy(b + at, _NUMBER[_sizes[j]], 4)
+        at += _NUMBER_SIZE[_sizes[j]]
     if count:
-        at -= 1  # the last comma
-    b[at] = 93  # ]
-    into.size += at + 1
-    return 0
-
-
-_flat = cython.declare(cython.int[3978])
-
-
-@cython.cfunc
-def _flat_moves() -> cython.p_int:
-    """The moves of the last traced game as the trace lists them: three numbers a move."""
-    j: cython.int
-    for j in range(_entries):
-        _flat[3 * j], _flat[3 * j + 1], _flat[3 * j + 2] = _moves[j] & 255, _moves[j] >> 8 & 255, _moves[j] >> 16
-    return _flat
-
-
-@cython.cfunc
-@cython.exceptval(-1)
-def _put_moves(into: Out) -> cython.int:
-    """The moves of the last traced game as :func:`_put_list` writes their flat list: every
-    number below 52."""
-    b: cython.p_char = reserve(into, 12 * _entries + 2)
-    at: cython.Py_ssize_t = 1
-    j: cython.int
-    move: cython.int
-    b[0] = 91  # [
-    for j in range(_entries):
-        move = _moves[j]
-        memcpy(b + at, _NUMBER[move & 255], 4)
-        at += _NUMBER_SIZE[move & 255]
-        memcpy(b + at, _NUMBER[move >> 8 & 255], 4)
-        at += _NUMBER_SIZE[move >> 8 & 255]
-        memcpy(b + at, _NUMBER[move >> 16], 4)
-        at += _NUMBER_SIZE[move >> 16]
-    if _entries:
         at -= 1  # the last comma
     b[at] = 93  # ]
     into.size += at + 1
@@ -326,13 +285,10 @@ def _put_moves(into: Out) -> cython.int:
 @cython.exceptval(-1)
 def _put_trace(into: Out) -> cython.int:
     """The JSON trace of the game just played, as the bytes ``orjson.dumps`` makes of it
-    (the engine's ``pack_trace``), without the lists of numbers in between."""
-    put(into, b'{"version":1,"deals":', 21)
-    _put_list(into, _deals, 52)
-    put(into, b',"moves":', 9)
-    _put_moves(into)
-    put(into, b"}", 1)
-    return 0
+    (the engine's ``pack_trace``)."""
+    put(into, b'{"version":2,"play":"', 21)
+    put(into, _play_text, _written)
+    return put(into, b'"}', 2)
 
 
 def play_packed(text: str) -> object:
@@ -356,7 +312,7 @@ def play(text: str, traced: cython.bint) -> object:
     piles: cython.int = _play(traced)
     record: object = None
     if traced:
-        record = {"version": 1, "deals": _ints(_deals, 52), "moves": _ints(_flat_moves(), 3 * _entries)}
+        record = {"version": 2, "play": PyUnicode_DecodeASCII(_play_text, _written, cython.NULL)}
     return (_ints(_sizes, piles), _judge_line(piles), record)
 
 
@@ -383,8 +339,8 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
         _put_line(lines, piles)
         put(lines, b"\n", 1)
         if traced:
-            records.head(b"accordion", index, text, b"win" if piles == 1 else b"loss", piles)
-            _put_list(records, _sizes, piles)
+            records.head(index, b"win" if piles == 1 else b"loss", piles)
+            _put_sizes(records, piles)
             put(records, b',"trace":', 9)
             _put_trace(records)
             put(records, b"}\n", 2)

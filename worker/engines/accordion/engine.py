@@ -10,7 +10,7 @@ from worker.engines import native
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play, play_traced
 from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
-from worker.engines.accordion.trace import replay_moves, trace_lists
+from worker.engines.accordion.trace import play_of, replay_play
 from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
 
 #: Reusable ``under`` tables (one per concurrent game, so threads never share one):
@@ -39,7 +39,7 @@ class AccordionEngine(Engine):
     number_name = "piles"
     outcomes = ("win", "loss")
     terminator = TERMINATOR
-    trace_version = 1
+    trace_version = 2
     typical_solve_us = 80
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
@@ -87,6 +87,15 @@ class AccordionEngine(Engine):
         n = len(sizes)
         return Result("win" if n == 1 else "loss", n, sizes, line), packed
 
+    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
+        """As :meth:`Engine.unpack_trace`; a trace stored in version 1 comes back in version 2.
+
+        >>> ENGINE.unpack_trace(b'{"version":1,"deals":[0,1%s],"moves":[1,0,4]}' % (b",0" * 50))["play"][:5]
+        '++B1+'
+        """
+        trace = super().unpack_trace(packed)
+        return {"version": 2, "play": play_of(trace)} if trace.get("version") == 1 else trace
+
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         """The judge line for stored pile sizes (the deck's index does not appear in it).
 
@@ -104,7 +113,7 @@ class AccordionEngine(Engine):
         >>> ENGINE.replay(deck, ENGINE.solve(Case(1, deck)).trace).line
         '1 pile remaining: 52'
         >>> try:
-        ...     ENGINE.replay(deck, {"version": 1, "deals": [0] * 52, "moves": []})
+        ...     ENGINE.replay(deck, {"version": 2, "play": "+" * 52})
         ... except TraceError as error:
         ...     print(error)
         after deal 2 the trace makes no move, but AD can move from pile 1 to pile 0
@@ -113,8 +122,7 @@ class AccordionEngine(Engine):
             deck = masks_of(text)
         except InputError as error:
             raise TraceError(f"the deck cannot be replayed: {error}") from None
-        deals, moves = trace_lists(trace)
-        sizes = replay_moves([NUMBER[mask] for mask in deck], deals, moves)
+        sizes = replay_play([NUMBER[mask] for mask in deck], play_of(trace))
         n = len(sizes)
         return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), trace)
 

@@ -1,45 +1,70 @@
 """Accordion traces, and replaying one move by move against the rules written plainly.
 
-Trace (version 1)
+Trace (version 2)
 -----------------
-``{"version": 1, "deals": [d0, d1, ..., d51], "moves": [f, t, c, f, t, c, ...]}``
+``{"version": 2, "play": "++B1++++E3…"}``
 
-Play it back from an empty row: for each ``k`` in ``0..51``, deal card ``k`` of the deck
-(the ``k``-th card of the case's text) as a new pile at the right end of the row, then
-make the next ``deals[k]`` moves of ``moves``. ``moves`` is flat, three integers per
-move, in play order: the top card of pile ``f`` goes onto pile ``t`` (``t`` is ``f - 1``
-or ``f - 3``), and ``c`` names that card as a number ``0..51``: ``4 * rank + suit`` with
-rank in ``A23456789TJQK`` and suit in ``CDHS`` order, so it is ``CARDS[c]`` (``0`` is
-``AC``, ``51`` is ``KS``). Pile indices count from 0 at the left and hold just before
-the move; a move that empties pile ``f`` removes it, and the piles right of it shift one
-place left before the next move. A card that moves on at once from where it landed
-makes a move of its own. So ``sum(deals) * 3 == len(moves)``, and the sizes of the piles
-after the last move are the result's ``detail``.
+``play`` tells the game step by step from an empty row. ``+`` deals the next card of the
+deck (the case's text, in order) as a new pile at the right end of the row. A letter and a
+digit are a move: the top card of that pile (``A``-``Z`` are piles 0-25 counted from the
+left, ``a``-``z`` piles 26-51, as the row stands just before the move) goes ``1`` or ``3``
+piles to the left, onto the pile there. A move that empties its pile removes it, and the
+piles right of it shift one place left. A card that moves on at once from where it landed
+makes a move of its own. So ``play`` starts with ``+`` and holds 52 of them, and the sizes
+of the piles after the last step are the result's ``detail``.
+
+Two characters a move keep a trace small (the whole of a ``dealer solve --traces`` record
+is written for every case): which card moves follows from the deck and the moves before it.
+
+Version 1, which Dealer stored before 2026-12-01, listed the same game as numbers:
+``{"version": 1, "deals": [the moves after each deal], "moves": [from, to, card, …]}``.
+:func:`play_of` reads both, so every stored trace still replays.
 
 >>> from worker.engines.accordion import ENGINE
 >>> from worker.engines.base import Case
 >>> sample = ("QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "
 ...           "8C 7D 4C 4S 7S 9H 7C 5D 2S KD 2D QH JD 6D 9D JC 2C KH 3D QC 6C 9S KC 7H 9C 5C")
->>> trace = ENGINE.solve(Case(1, sample)).trace
->>> trace["deals"][:6], trace["moves"][:6]
-([0, 1, 0, 0, 0, 2], [1, 0, 1, 4, 1, 18])
+>>> ENGINE.solve(Case(1, sample)).trace["play"][:12]
+'++B1++++E3C1'
 
-Deal 2 (``AD``, card 1) would make pile 1 and moves onto pile 0 (``QD``); deal 6
-(``5H``, card 18) would make pile 4 and moves three to the left, onto ``8H``.
+Deal 2 (``AD``) makes pile 1 (``B``) and moves one to the left, onto ``QD``; deal 6 (``5H``)
+makes pile 4 (``E``) and moves three to the left, onto ``8H``; then ``5S``, the top card of
+pile 2 (``C``), moves one to the left, onto it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeGuard
 
 from worker.engines.accordion.cards import CARDS, DECK_SIZE
 from worker.engines.base import TraceError
 
+#: Pile ``k`` of the row as ``play`` names it.
+PILES = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_PILE = {letter: k for k, letter in enumerate(PILES)}
+_PLAY = re.compile(rf"(?:\+(?:[A-Za-z][13])*){{{DECK_SIZE}}}")
 
-def trace_lists(trace: Any) -> tuple[list[int], list[int]]:
-    """The ``deals`` and ``moves`` of a trace, after checking their shape."""
-    if not isinstance(trace, dict) or trace.get("version") != 1:
-        raise TraceError("not an accordion trace of version 1")
+
+def play_of(trace: Any) -> str:
+    """The ``play`` of a trace of either version, after checking its shape.
+
+    >>> play_of({"version": 1, "deals": [0, 1] + [0] * 50, "moves": [1, 0, 4]})[:6]
+    '++B1++'
+    """
+    if isinstance(trace, dict) and trace.get("version") == 2:
+        play = trace.get("play")
+        if not isinstance(play, str) or not _PLAY.fullmatch(play):
+            raise TraceError(f'"play" must be {DECK_SIZE} deals ("+"), each followed by its moves'
+                             ' (a pile\'s letter and 1 or 3)')
+        return play
+    if isinstance(trace, dict) and trace.get("version") == 1:
+        return _upgrade(trace)
+    raise TraceError("not an accordion trace (version 2, or 1)")
+
+
+def _upgrade(trace: dict[str, Any]) -> str:
+    """A version 1 trace's ``play``."""
     deals, moves = trace.get("deals"), trace.get("moves")
     if not _int_list(deals) or len(deals) != DECK_SIZE or min(deals) < 0:
         raise TraceError(f'"deals" must list {DECK_SIZE} move counts')
@@ -47,47 +72,68 @@ def trace_lists(trace: Any) -> tuple[list[int], list[int]]:
         raise TraceError('"moves" must be a flat list of integers, three per move')
     if sum(deals) * 3 != len(moves):
         raise TraceError(f'"deals" counts {sum(deals)} moves but "moves" holds {len(moves) // 3}')
-    return deals, moves
+    steps: list[str] = []
+    m = 0
+    for count in deals:
+        steps.append("+")
+        for _ in range(count):
+            source, target, card = moves[m : m + 3]
+            if not 0 <= target < source < DECK_SIZE or source - target not in (1, 3) or not 0 <= card < DECK_SIZE:
+                raise TraceError(f"move {m // 3 + 1} of the trace, {moves[m : m + 3]}, is no move")
+            steps.append(f"{PILES[source]}{source - target}")
+            m += 3
+    return "".join(steps)
 
 
 def _int_list(value: Any) -> TypeGuard[list[int]]:
     return isinstance(value, list) and all(type(v) is int for v in value)
 
 
-def replay_moves(deck: list[int], deals: list[int], moves: list[int]) -> list[int]:
-    """Deal the deck (card numbers) and make the traced moves, checking each; the sizes left.
+def replay_play(deck: list[int], play: str) -> list[int]:
+    """Deal the deck (card numbers) and make the moves of ``play``, checking each; the sizes left.
 
     A plain second implementation of the rules (piles as lists, the leftmost movable
     card searched from the left each time), so replaying also checks the fast solver.
     """
     piles: list[list[int]] = []
-    m = 0
-    for k, count in enumerate(deals):
-        piles.append([deck[k]])
-        for _ in range(count):
-            step = f"move {m // 3 + 1} (after deal {k + 1})"
-            expected = _leftmost_move(piles)
-            if expected is None:
-                raise TraceError(f"{step}: no card can move")
-            source, target = expected
-            card = piles[source][-1]
-            if moves[m : m + 3] != [source, target, card]:
-                raise TraceError(
-                    f"{step}: the rules move {CARDS[card]} from pile {source} to pile {target}, "
-                    f"the trace says {moves[m : m + 3]}"
-                )
-            piles[target].append(piles[source].pop())
-            if not piles[source]:
-                del piles[source]
-            m += 3
+    dealt = made = 0
+    at = 0
+    while at < len(play):
+        if play[at] == "+":
+            _settled(piles, dealt)
+            piles.append([deck[dealt]])
+            dealt += 1
+            at += 1
+            continue
+        made += 1
+        source, distance = _PILE[play[at]], int(play[at + 1])
         expected = _leftmost_move(piles)
-        if expected is not None:
-            source, target = expected
+        step = f"move {made} (after deal {dealt})"
+        if expected is None:
+            raise TraceError(f"{step}: no card can move")
+        if (source, source - distance) != expected:
+            rule_source, rule_target = expected
             raise TraceError(
-                f"after deal {k + 1} the trace makes no move, but {CARDS[piles[source][-1]]} "
-                f"can move from pile {source} to pile {target}"
+                f"{step}: the rules move {CARDS[piles[rule_source][-1]]} from pile {rule_source} to pile "
+                f"{rule_target}, the trace moves the top card of pile {source} {distance} to the left"
             )
+        piles[source - distance].append(piles[source].pop())
+        if not piles[source]:
+            del piles[source]
+        at += 2
+    _settled(piles, dealt)
     return [len(pile) for pile in piles]
+
+
+def _settled(piles: list[list[int]], dealt: int) -> None:
+    """Refuse a trace that deals on (or stops) while a card can still move."""
+    expected = _leftmost_move(piles)
+    if expected is not None:
+        source, target = expected
+        raise TraceError(
+            f"after deal {dealt} the trace makes no move, but {CARDS[piles[source][-1]]} "
+            f"can move from pile {source} to pile {target}"
+        )
 
 
 def _matches(a: int, b: int) -> bool:
@@ -102,4 +148,3 @@ def _leftmost_move(piles: list[list[int]]) -> tuple[int, int] | None:
             if i >= distance and _matches(pile[-1], piles[i - distance][-1]):
                 return i, i - distance
     return None
-

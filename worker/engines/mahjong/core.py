@@ -20,7 +20,7 @@ from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, p
 
 from worker.engines.base import Case, Result, plain
 from worker.engines.mahjong.tiles import RARE, TILES, X
-from worker.engines.mahjong.trace import split_table
+from worker.engines.mahjong.table import read_section
 
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
@@ -286,7 +286,7 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
         _put_line(lines, index, count)
         put(lines, b"\n", 1)
         if traced:
-            records.head(b"mahjong", index, text, b"ready" if count else b"not-ready", count)
+            records.head(index, b"ready" if count else b"not-ready", count)
             put(records, b"[", 1)
             for j in range(count):
                 put(records, b',"' if j else b'"', 2 if j else 1)
@@ -447,7 +447,7 @@ _group_eye = cython.declare(cython.int[5])
 _group_melds = cython.declare(cython.int[5])
 _group_kind = cython.declare(cython.int[4][5])  # (C's int[5][4]: by slot, then meld)
 _group_chow = cython.declare(cython.bint[4][5])
-# The split table of :func:`.trace.split_table` as a hash table: by slot, key + 1 (0 for
+# The split table (:func:`.trace.split_table`) as a hash table: by slot, key + 1 (0 for
 # none) and its split side by side (one cache line for both), filled on the first proof.
 # Its 21,743 suit keys fill a third of it.
 _SLOTS = cython.declare(cython.int, 65536)
@@ -469,15 +469,32 @@ def _slot(key: cython.longlong) -> cython.int:
 
 
 @cython.cfunc
+@cython.exceptval(check=False)
+def _u32(p: cython.p_const_uchar) -> cython.uint:
+    """A little-endian u32 of the table file."""
+    return p[0] | p[1] << 8 | p[2] << 16 | cython.cast(cython.uint, p[3]) << 24
+
+
+@cython.cfunc
 def _read_splits() -> cython.void:
+    """Section 1 of the table file (laid out in :func:`.tablegen.build_split_table`) into
+    ``_splits``, read here: as the dict of :func:`.trace.split_table` it cost a traced run
+    of a few hands more than their solving."""
     global _splits_read
-    h: cython.int
-    table: dict = split_table()
-    if 2 * len(table) > _SLOTS:
+    payload: bytes = read_section(1)
+    p: cython.p_const_uchar = cython.cast(cython.p_const_uchar, PyBytes_AS_STRING(payload))
+    count: cython.Py_ssize_t = _u32(p) if PyBytes_GET_SIZE(payload) >= 4 else -1
+    if count < 0 or PyBytes_GET_SIZE(payload) != 4 + 8 * count:
+        raise ValueError("the mahjong split table is damaged")
+    if 2 * count > _SLOTS:
         raise ValueError("the mahjong split table outgrew the native core's hash table")
-    for key, value in table.items():
+    key: cython.longlong = 0
+    j: cython.Py_ssize_t
+    h: cython.int
+    for j in range(count):
+        key += _u32(p + 4 + 4 * j)
         h = _slot(key)
-        _splits[h][0], _splits[h][1] = key + 1, value
+        _splits[h][0], _splits[h][1] = key + 1, _u32(p + 4 + 4 * (count + j))
     _splits_read = True
 
 

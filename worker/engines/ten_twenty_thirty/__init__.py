@@ -23,7 +23,7 @@ The package:
 - :mod:`.read`: the judge file ("Input": what is accepted) and a deck's text as cards;
 - :mod:`.rules`: the rules as written, every state kept: draws, and replaying traces;
 - :mod:`.play`: the same rules played fast, plain and traced (the hot path);
-- :mod:`.trace`: the trace format ("Trace (version 1)"), its stored form, the replay;
+- :mod:`.trace`: the trace format ("Trace (version 2)"), its stored form, the replay;
 - :mod:`.core`: the native core (compiled by Cython when it can be, see
   :mod:`worker.engines.native`): the same play and traces, and the reading of plain files, in C;
 - :mod:`.engine`: the :class:`~worker.engines.base.Engine` over them, and the judge line.

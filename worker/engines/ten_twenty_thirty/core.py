@@ -37,7 +37,6 @@ _CAP = cython.declare(cython.int, 65535)
 # The game's state, in static buffers: every call holds the GIL from start to end, so
 # no two games ever use them at once.
 _hist = cython.declare(cython.uchar[65536])  # every card in the order it went under the deck
-_pile_of = cython.declare(cython.uchar[65536])  # the pile of each deal (traced)
 _after = cython.declare(cython.uchar[65536])  # pick-ups after each deal (traced)
 _marks = cython.declare(cython.uchar[21846])  # per pick-up: 4 * cards left in the deck + combination
 _piles = cython.declare(cython.uchar[53][7])  # (in pure mode T[53][7] is C's T[7][53])
@@ -195,8 +194,6 @@ def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.
         _sizes[i] = 2
         act[i] = i
         if traced:
-            _pile_of[i] = i
-            _pile_of[7 + i] = i
             _after[i] = 0
             _after[7 + i] = 0
     while True:
@@ -211,7 +208,6 @@ def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.
         p[n] = c
         n += 1
         if traced:
-            _pile_of[pos - 1] = i
             _after[pos - 1] = 0
         picked = False
         while n >= 3:
@@ -357,15 +353,12 @@ def _text(chars: cython.p_const_uchar, count: cython.int) -> str:
 
 @cython.cfunc
 def _trace(seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> dict:
-    """The version 1 trace (:mod:`.trace`) of the game just played, as
+    """The version 2 trace (:mod:`.trace`) of the game just played, as
     :func:`.trace.from_marks` makes it (and :func:`.trace.from_game`, for a draw first
     seen after deal ``seen``)."""
     j: cython.int
     rem: cython.int = size - dealt
     cards: str = _text(_hist, size)
-    for j in range(dealt):
-        _outbuf[j] = 48 + _pile_of[j]
-    deals: str = PyUnicode_DecodeASCII(_outbuf, dealt, cython.NULL)
     for j in range(dealt):
         _outbuf[j] = _DIGIT36[_after[j]]
     after: str = PyUnicode_DecodeASCII(_outbuf, dealt, cython.NULL)
@@ -373,7 +366,7 @@ def _trace(seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.
         _outbuf[j] = 97 + (_marks[j] & 3)
     letters: str = PyUnicode_DecodeASCII(_outbuf, picks, cython.NULL)
     piles: list = [_text(_piles[j], _sizes[j]) for j in range(7)]
-    trace: dict = {"version": 1, "cards": cards, "deals": deals, "after": after, "picks": letters, "piles": piles,
+    trace: dict = {"version": 2, "cards": cards, "after": after, "picks": letters, "piles": piles,
                    "deck": cards[size - rem:] if rem else ""}
     if seen:
         trace["seen"] = seen
@@ -388,18 +381,15 @@ def _trace_json(into: Out, seen: cython.int, dealt: cython.int, size: cython.int
     rem: cython.int = size - dealt
     i: cython.int
     j: cython.int
-    # The keys and quotes (as below: 22 + 11 * 4 + 10 + 2), seven quoted piles, six commas.
-    total: cython.Py_ssize_t = 78 + size + 2 * dealt + picks + 7 * 2 + 6 + rem
+    # The keys and quotes (as below: 22 + 11 * 3 + 10 + 2), seven quoted piles, six commas.
+    total: cython.Py_ssize_t = 67 + size + dealt + picks + 7 * 2 + 6 + rem
     for i in range(7):
         total += _sizes[i]
     b: cython.p_char = reserve(into, total)
-    at: cython.Py_ssize_t = _put(b, 0, b'{"version":1,"cards":"')
+    at: cython.Py_ssize_t = _put(b, 0, b'{"version":2,"cards":"')
     for j in range(size):
         b[at + j] = _CHAR[_hist[j]]
-    at = _put(b, at + size, b'","deals":"')
-    for j in range(dealt):
-        b[at + j] = 48 + _pile_of[j]
-    at = _put(b, at + dealt, b'","after":"')
+    at = _put(b, at + size, b'","after":"')
     for j in range(dealt):
         b[at + j] = _DIGIT36[_after[j]]
     at = _put(b, at + dealt, b'","picks":"')
@@ -472,7 +462,7 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
         put_int(lines, out[0])
         put(lines, b"\n", 1)
         if traced:
-            records.head(b"10-20-30", index, text, _WORDS[outcome], out[0])
+            records.head(index, _WORDS[outcome], out[0])
             if seen:
                 put(records, b"[", 1)
                 put_int(records, seen)

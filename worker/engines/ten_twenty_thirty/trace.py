@@ -1,19 +1,18 @@
 """10-20-30 traces: the JSON form, the stored form, and replaying one move by move.
 
-Trace (version 1)
+Trace (version 2)
 -----------------
-``{"version": 1, "cards": "...", "deals": "...", "after": "...", "picks": "...", "piles":
-[...], "deck": "..."}`` and, for a draw only, ``"seen": S``. A card is one character,
-``1``..``9`` or ``T`` for 10.
+``{"version": 2, "cards": "...", "after": "...", "picks": "...", "piles": [...], "deck":
+"..."}`` and, for a draw only, ``"seen": S``. A card is one character, ``1``..``9`` or
+``T`` for 10.
 
 - ``cards``: every card in the order it went under the deck: the 52 cards of the input,
   then three for each pick-up. Deal ``k`` (counted from 1) deals ``cards[k - 1]``, and
   pick-up ``j`` (from 0) puts ``cards[52 + 3*j : 55 + 3*j]`` under the deck, in that
-  order.
-- ``deals``: one character per deal, the pile dealt onto, ``0``..``6`` from the left.
-  There are ``N`` deals.
+  order. Deals go round the piles still there, from pile 0: a deal goes to the first pile
+  right of the last deal's (or back to pile 0) that has not emptied.
 - ``after``: one character per deal, how many pick-ups come right after it, a base-36
-  digit (``0``..``9``, then ``a``..``z``).
+  digit (``0``..``9``, then ``a``..``z``). There are ``N`` deals.
 - ``picks``: one character per pick-up, in order, its combination: ``a`` first two +
   last card, ``b`` first + last two, ``c`` last three.
 - ``piles`` (seven strings, bottom card first, ``""`` for a pile that is gone) and
@@ -22,6 +21,9 @@ Trace (version 1)
 
 Strings rather than arrays of numbers: a game is hundreds of moves, and strings keep a
 trace small and fast to make, store and send.
+
+Version 1, which Dealer wrote before 2026-12-01, also had ``deals``, the pile of each deal
+(which the rules decide); :func:`upgrade` drops it, so stored version 1 traces still replay.
 
 Stored, a win or a loss is packed (:func:`pack`): the cards as bytes, then a byte per
 pick-up (the cards the deck had left before it, times four, plus its combination), the
@@ -37,8 +39,8 @@ checking that the bytes are whole. A draw, which is solved the slow way anyway
 ...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
 ...     "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")
 >>> trace = ENGINE.solve(Case(1, sample)).trace
->>> trace["deals"][:10], trace["cards"][:10]
-('0123456012', '265TT4TTT4')
+>>> trace["cards"][:10]
+'265TT4TTT4'
 >>> trace["after"][14:30], trace["picks"][:2], trace["cards"][52:58]
 ('0000000010010010', 'ba', '695TTT')
 """
@@ -77,36 +79,33 @@ _PILE_BYTES = bytes(range(11))  # the cards of the end piles, and the 10 before 
 # ---------------------------------------------------------------------------------------
 
 
-def from_marks(d: list[int], dealt: int, marks: bytearray, gone: list[int], piles: list[list[int]],
-               rem: int) -> dict[str, Any]:
+def from_marks(d: list[int], dealt: int, marks: bytearray, piles: list[list[int]], rem: int) -> dict[str, Any]:
     """The trace of a win or a loss from what :func:`.play.play_traced` noted."""
-    return _build(bytes(d), dealt, deals_of(marks), marks.translate(_PICK_OF), gone, _ends(piles), rem)
+    return _build(bytes(d), dealt, deals_of(marks), marks.translate(_PICK_OF), _ends(piles), rem)
 
 
 def from_game(game: Game) -> dict[str, Any]:
     """The trace of a game played by :class:`.rules.Game` (for a draw, with ``seen``)."""
-    trace = _build(bytes(game.cards), game.dealt, game.when, bytes(game.picks).translate(_COMBO_OF), game.gone,
+    trace = _build(bytes(game.cards), game.dealt, game.when, bytes(game.picks).translate(_COMBO_OF),
                    STATE_SEP + STATE_SEP.join(game.piles), len(game.cards) - game.dealt)
     if game.seen:
         trace["seen"] = game.seen
     return trace
 
 
-def _build(history: bytes, dealt: int, deals: list[int], letters: bytes | bytearray, gone: list[int], ends: bytes,
+def _build(history: bytes, dealt: int, deals: list[int], letters: bytes | bytearray, ends: bytes,
            rem: int) -> dict[str, Any]:
-    """The version 1 trace: bytes operations but for one short step of Python per
+    """The version 2 trace: bytes operations but for one short step of Python per
     pick-up. ``history`` is the trace's ``cards`` as residues, ``deals`` the deal each
-    pick-up follows and ``letters`` their combinations, ``gone`` the deal and pile of
-    each pile that emptied, ``ends`` the end piles (each after a 10) and ``rem`` the
-    cards left in the deck."""
+    pick-up follows and ``letters`` their combinations, ``ends`` the end piles (each
+    after a 10) and ``rem`` the cards left in the deck."""
     after = bytearray(dealt + 1)  # pick-ups after each deal, from deal 1
     for deal in deals:
         after[deal] += 1
     cards = history.translate(_CHAR_OF).decode("ascii")
     return {
-        "version": 1,
+        "version": 2,
         "cards": cards,
-        "deals": (_dealt_to(dealt, gone) if gone else _round_robin(_TURN, dealt)).decode("ascii"),
         "after": after[1:].translate(_COUNT_OF).decode("ascii"),
         "picks": letters.decode("ascii"),
         "piles": ends.translate(_CHAR_OF).decode("ascii").split("|")[1:],
@@ -117,41 +116,6 @@ def _build(history: bytes, dealt: int, deals: list[int], letters: bytes | bytear
 def deals_of(marks: bytes | bytearray) -> list[int]:
     """The deal each pick-up follows: pick-up j's is 52 + 3*j - (its mark >> 2)."""
     return list(map(sub, range(DECK_SIZE, DECK_SIZE + 3 * len(marks), 3), marks.translate(_REM_OF)))
-
-
-_TURN = b"0123456"
-
-
-def _dealt_to(dealt: int, gone: list[int]) -> bytes:
-    """The pile of every deal, as digits, when piles empty on the way (``gone``): round
-    robin over the piles still there, from pile 0, the order changing only where a pile
-    empties."""
-    order = _TURN  # the piles still there
-    parts = [_TURN * 2]  # deals 1..14
-    start, k = 2 * PILES, 0
-    for j in range(0, len(gone), 2):
-        parts.append(_round_robin(order[k:] + order[:k], gone[j] - start))
-        k = order.index(gone[j + 1] + 48)
-        order = order[:k] + order[k + 1 :]
-        if k == len(order):
-            k = 0
-        start = gone[j]
-    if order:
-        parts.append(_round_robin(order[k:] + order[:k], dealt - start))
-    return b"".join(parts)
-
-
-_LONG_TURNS: dict[bytes, bytes] = {}  # at most 448 turns: the rotations of each set of piles
-
-
-def _round_robin(turn: bytes, count: int) -> bytes:
-    """``count`` deals round robin over the piles ``turn`` (digits), from its first."""
-    if count > 1000:
-        return (turn * (count // len(turn) + 1))[:count]
-    rounds = _LONG_TURNS.get(turn)
-    if rounds is None:
-        rounds = _LONG_TURNS[turn] = turn * (1000 // len(turn) + 1)
-    return rounds[:count]
 
 
 def _piles_text(piles: list[bytearray]) -> list[str]:
@@ -186,7 +150,7 @@ def _ends(piles: list[list[int]]) -> bytes:
 
 
 def expand(packed: bytes) -> dict[str, Any]:
-    """The version 1 trace from :func:`pack`'s bytes, checked to be whole."""
+    """The version 2 trace from :func:`pack`'s bytes, checked to be whole."""
     try:
         _, dealt, size, rem, count = _PACKED.unpack_from(packed)
         at = _PACKED.size
@@ -212,7 +176,7 @@ def expand(packed: bytes) -> dict[str, Any]:
             or any(not 0 < deal <= dealt or pile >= PILES for deal, pile in zip(gone[::2], gone[1::2]))
             or len(set(gone[1::2])) != count // 2):
         raise TraceError("a stored 10-20-30 trace is damaged")
-    return _build(history, dealt, deals, letters, gone, ends, rem)
+    return _build(history, dealt, deals, letters, ends, rem)
 
 
 # ---------------------------------------------------------------------------------------
@@ -223,19 +187,32 @@ def expand(packed: bytes) -> dict[str, Any]:
 _Step = tuple[int, list[list[int]], list[int]]
 
 
-def _trace_parts(trace: Any) -> tuple[str, str, str, str]:
+def upgrade(trace: Any) -> Any:
+    """A version 1 trace as version 2 (its ``deals`` dropped); anything else as it is.
+
+    >>> upgrade({"version": 1, "cards": "T", "deals": "0", "after": "0", "picks": "", "piles": [], "deck": ""})
+    {'version': 2, 'cards': 'T', 'after': '0', 'picks': '', 'piles': [], 'deck': ''}
+    """
     if not isinstance(trace, dict) or trace.get("version") != 1:
-        raise TraceError("not a version 1 trace of 10-20-30")
+        return trace
+    deals, after = trace.get("deals"), trace.get("after")
+    if not isinstance(deals, str) or not isinstance(after, str) or len(deals) != len(after):
+        raise TraceError('a version 1 trace has a "deals" string as long as its "after"')
+    return {"version": 2, **{key: value for key, value in trace.items() if key not in ("version", "deals")}}
+
+
+def _trace_parts(trace: Any) -> tuple[str, str, str]:
+    trace = upgrade(trace)
+    if not isinstance(trace, dict) or trace.get("version") != 2:
+        raise TraceError("not a 10-20-30 trace (version 2, or 1)")
     parts = []
-    for key in ("cards", "deals", "after", "picks"):
+    for key in ("cards", "after", "picks"):
         part = trace.get(key)
         if not isinstance(part, str) or not part.isascii():
             raise TraceError(f'the trace has no "{key}" string')
         parts.append(part)
-    cards, deals, after, picks = parts
-    if len(after) != len(deals):
-        raise TraceError(f'the trace has {len(deals)} deals in "deals" but {len(after)} in "after"')
-    return cards, deals, after, picks
+    cards, after, picks = parts
+    return cards, after, picks
 
 
 def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple[int, int, int]]:
@@ -260,7 +237,8 @@ def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple
     >>> len(steps), steps[-1][2]
     (82, [])
     """
-    cards, deals, after, picks = _trace_parts(trace)
+    cards, after, picks = _trace_parts(trace)
+    trace = upgrade(trace)
     try:
         d = residues(text)
     except InputError as error:
@@ -269,11 +247,11 @@ def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple
     history, piles, combos = game.cards, game.piles, game.picks
     j = 0  # pick-ups compared
     for dealt, i in enumerate(game.deals(), 1):
-        if dealt > len(deals):
+        if dealt > len(after):
             raise TraceError(f"the trace stops after deal {dealt - 1}, before the game ends")
-        want, found = f"{i}{_VALUE_CHARS[history[dealt - 1]]}", deals[dealt - 1] + cards[dealt - 1 : dealt]
+        want, found = _VALUE_CHARS[history[dealt - 1]], cards[dealt - 1 : dealt]
         if found != want:
-            raise TraceError(f"deal {dealt}: the rules deal {want!r} (pile, card), the trace has {found!r}")
+            raise TraceError(f"deal {dealt}: the rules deal {want!r} onto pile {i}, the trace has {found!r}")
         count = _BASE36.find(after[dealt - 1])
         while j < len(combos):
             at = DECK_SIZE + 3 * j
@@ -287,7 +265,7 @@ def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple
             raise TraceError(f"deal {dealt}: the trace has {after[dealt - 1]!r} pick-ups next, the rules differ")
         yield dealt, [[c or 10 for c in p] for p in piles], [c or 10 for c in history[dealt:]]
     dealt = game.dealt
-    if len(deals) != dealt or j != len(picks) or len(cards) != len(history):
+    if len(after) != dealt or j != len(picks) or len(cards) != len(history):
         raise TraceError(f"the game ends at deal {dealt}, but the trace goes on")
     if cards[:DECK_SIZE] != bytes(d[:DECK_SIZE]).translate(_CHAR_OF).decode("ascii"):
         raise TraceError("the trace's cards do not start with the deck")  # a draw may deal fewer than 52

@@ -1,38 +1,39 @@
-// Accordian Patience replay (trace version 1, see worker/engines/accordion/trace.py): the row of piles
+// Accordian Patience replay (trace version 2, see worker/engines/accordion/trace.py): the row of piles
 // after each deal and each move of a top card onto the pile one or three to its left.
 
 import { h } from "../util.js";
 import { playingCard } from "../cards.js";
 
-/** Every card in the order the trace numbers them: 4 * rank + suit (0 is AC, 51 is KS). */
-const CARDS = [..."A23456789TJQK"].flatMap((rank) => [..."CDHS"].map((suit) => rank + suit));
+/** The letter of each pile in a trace's "play": A-Z are piles 0-25, a-z piles 26-51. */
+const PILES = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 export function frames(data) {
-  const { trace } = data;
+  const { play } = data.trace;
   const cards = data.input.trim().split(/\s+/);
   const piles = [];
   const out = [];
   const snap = (extra) => out.push({ piles: piles.map((p) => p.slice()), dealt: dealt, ...extra });
   let dealt = 0;
-  let m = 0;
   snap({ kind: "start" });
-  trace.deals.forEach((count, k) => {
-    piles.push([cards[k]]);
-    dealt = k + 1;
-    snap({ kind: "deal", card: cards[k], at: piles.length - 1 });
-    for (let j = 0; j < count; j += 1, m += 3) {
-      const [from, to, c] = trace.moves.slice(m, m + 3);
-      const card = CARDS[c];
-      const top = piles[from][piles[from].length - 1];
-      if (top !== card) throw new Error(`the trace moves ${card} from pile ${from + 1}, whose top card is ${top}`);
-      const onto = piles[to][piles[to].length - 1];
-      snap({ kind: "move", card, from, to, onto, distance: from - to });
-      piles[to].push(piles[from].pop());
-      const emptied = piles[from].length === 0;
-      if (emptied) piles.splice(from, 1);
-      snap({ kind: "moved", card, to, emptied, from });
+  for (let at = 0; at < play.length; at += play[at] === "+" ? 1 : 2) {
+    if (play[at] === "+") {
+      piles.push([cards[dealt]]);
+      dealt += 1;
+      snap({ kind: "deal", card: cards[dealt - 1], at: piles.length - 1 });
+      continue;
     }
-  });
+    const from = PILES.indexOf(play[at]);
+    const distance = Number(play[at + 1]);
+    const to = from - distance;
+    if (from < 0 || to < 0 || from >= piles.length) throw new Error(`the trace moves from pile ${play[at]}, which is not in the row`);
+    const card = piles[from][piles[from].length - 1];
+    const onto = piles[to][piles[to].length - 1];
+    snap({ kind: "move", card, from, to, onto, distance });
+    piles[to].push(piles[from].pop());
+    const emptied = piles[from].length === 0;
+    if (emptied) piles.splice(from, 1);
+    snap({ kind: "moved", card, to, emptied, from });
+  }
   out.push({ ...out[out.length - 1], kind: "end" });
   return { frames: out, marks: [] };
 }

@@ -1,4 +1,4 @@
-// 10-20-30 replay (trace version 1, see worker/engines/ten_twenty_thirty/trace.py): the seven piles and
+// 10-20-30 replay (trace version 2, see worker/engines/ten_twenty_thirty/trace.py): the seven piles and
 // the deck after every deal, each pick-up with its three cards and the combination that matched,
 // and for a draw the deal whose state came back.
 
@@ -9,15 +9,15 @@ const VALUE = (ch) => (ch === "T" ? 10 : Number(ch));
 const COMBOS = { a: "first two + last", b: "first + last two", c: "last three" };
 
 /**
- * The trace as a list of events in play order: {deal, pile, card} and {pick, combo, cards}.
- * Deal k deals cards[k - 1] onto pile deals[k - 1] and is followed by after[k - 1] (a base-36
- * digit) pick-ups; pick-up j puts cards[52 + 3j .. 55 + 3j] under the deck.
+ * The trace as a list of events in play order: {deal, card} and {pick, combo, cards}.
+ * Deal k deals cards[k - 1] and is followed by after[k - 1] (a base-36 digit) pick-ups;
+ * pick-up j puts cards[52 + 3j .. 55 + 3j] under the deck.
  */
 function events(trace) {
   const out = [];
   let pick = 0;
-  for (let deal = 1; deal <= trace.deals.length; deal += 1) {
-    out.push({ deal, pile: Number(trace.deals[deal - 1]), card: VALUE(trace.cards[deal - 1]) });
+  for (let deal = 1; deal <= trace.after.length; deal += 1) {
+    out.push({ deal, card: VALUE(trace.cards[deal - 1]) });
     for (let n = parseInt(trace.after[deal - 1], 36); n > 0; n -= 1, pick += 1) {
       const from = 52 + 3 * pick;
       out.push({ pick, combo: trace.picks[pick], cards: Array.from(trace.cards.slice(from, from + 3), VALUE) });
@@ -52,7 +52,10 @@ export function frames(data) {
   for (const event of events(trace)) {
     if (event.deal) {
       if (deal) settle();
-      ({ deal, pile } = event);
+      // Round the piles still there: the next one right of the last deal's, or back to pile 0.
+      if (gone.every(Boolean)) throw new Error(`deal ${event.deal} of the trace comes after every pile is gone`);
+      do pile = pile === null ? 0 : (pile + 1) % 7; while (gone[pile]);
+      ({ deal } = event);
       const card = deck.shift();
       if (card !== event.card) throw new Error(`deal ${deal} of the trace is a ${event.card} where the deck has a ${card}`);
       piles[pile].push(card);
