@@ -249,9 +249,16 @@ def worker_cut_off(live: LiveService, net: NetworkNamespace, postgres: PrivatePo
     remote = remote_worker(live, net, postgres, redis)
     try:
         live.wait_for_workers(2)
-        started = start_job(live, path, progress=500)
-        live.wait_until(lambda: _holds_a_chunk(live, started.job_id, lambda: _process_tree(remote.pid)),
-                        "the remote worker to take a chunk")
+        # The local worker is held still until the remote one has a chunk in hand: on the native core
+        # it can otherwise solve the whole job before the remote worker's first chunk comes.
+        local = live.workers[0].pid
+        os.killpg(local, signal.SIGSTOP)
+        try:
+            started = start_job(live, path, progress=500)
+            live.wait_until(lambda: _holds_a_chunk(live, started.job_id, lambda: _process_tree(remote.pid)),
+                            "the remote worker to take a chunk")
+        finally:
+            os.killpg(local, signal.SIGCONT)
         net.cut()
         fault_at = time.monotonic()
         report = measure(live, "worker cut off from the network", started, expected, decks, fault_at)
