@@ -21,6 +21,8 @@ from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_D
 from cython.cimports.libc.string import memchr, memcpy
 from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, put, put_int, reserve
 
+from worker.engines.accordion.trace import PILES
+
 
 _RANKS = cython.declare(cython.p_const_char, b"A23456789TJQK")
 _SUITS = cython.declare(cython.p_const_char, b"CDHS")
@@ -61,7 +63,7 @@ def _setup() -> cython.void:
     for r in range(13):
         for s in range(4):
             _MASK[4 * r + s + 1] = (1 << r) | (1 << (13 + s))
-    piles: bytes = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+    piles: bytes = PILES.encode()
     for r in range(52):
         for s in range(2):
             pair: cython.char[2] = [piles[r], 49 + 2 * s]

@@ -202,7 +202,7 @@ def upgrade(trace: Any) -> Any:
 
 
 def _trace_parts(trace: Any) -> tuple[str, str, str]:
-    trace = upgrade(trace)
+    """The ``cards``, ``after`` and ``picks`` of a version 2 trace, after checking their shape."""
     if not isinstance(trace, dict) or trace.get("version") != 2:
         raise TraceError("not a 10-20-30 trace (version 2, or 1)")
     parts = []
@@ -237,8 +237,8 @@ def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple
     >>> len(steps), steps[-1][2]
     (82, [])
     """
-    cards, after, picks = _trace_parts(trace)
     trace = upgrade(trace)
+    cards, after, picks = _trace_parts(trace)
     try:
         d = residues(text)
     except InputError as error:

@@ -25,7 +25,9 @@ export function frames(data) {
     const from = PILES.indexOf(play[at]);
     const distance = Number(play[at + 1]);
     const to = from - distance;
-    if (from < 0 || to < 0 || from >= piles.length) throw new Error(`the trace moves from pile ${play[at]}, which is not in the row`);
+    if (from < 0 || (distance !== 1 && distance !== 3) || to < 0 || from >= piles.length) {
+      throw new Error(`the trace's move ${play.slice(at, at + 2)} is not one the row allows`);
+    }
     const card = piles[from][piles[from].length - 1];
     const onto = piles[to][piles[to].length - 1];
     snap({ kind: "move", card, from, to, onto, distance });
