@@ -191,7 +191,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=246127)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--native-repeat", type=int, default=15,
+    parser.add_argument("--native-repeat", type=int, default=40,
                         help="runs of the native core, traces off and on alternately")
     parser.add_argument("--big", type=int, default=1_000_000, help="decks of the --jobs 2 run (0: none)")
     parser.add_argument("--baseline", type=Path, help="another checkout to time against this one")
@@ -206,11 +206,7 @@ def main() -> int:
     dealer = str(Path(sys.executable).with_name("dealer"))
     paths = {slug: judge_file(slug, args.cases, args.seed) for slug in args.games}
     failures = 0
-    if args.no_references:
-        if args.big and "10-20-30" in args.games:
-            failures += big_run(args.big, args.seed, args.repeat, baseline)
-        return failures + (against_baseline(baseline, args.games, paths, args.rounds) if baseline else 0)
-    refdir = build_references()
+    refdir = None if args.no_references else build_references()
     print(native.summary())
     print(f"\n{args.cases:,} cases a game, CPU seconds of the whole process, best of {args.repeat}"
           f" (native: of {args.native_repeat}, traces off and on alternately)")

@@ -16,7 +16,7 @@ import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, prefetch, put, put_int, reserve
 
 from worker.engines.base import Case, Result, plain
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -25,6 +25,9 @@ from worker.engines.mahjong.table import read_section
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
 _PLAIN_RESULT = cython.declare(cython.bint, plain(Result, ("outcome", "number", "detail", "line", "trace")))
+#: A record of a hand that is not ready, after its index (see :meth:`.Out.head`).
+_NOT_READY = cython.declare(
+    bytes, b',"outcome":"not-ready","number":0,"detail":[],"trace":{"version":1,"proofs":[]}}\n')
 #: The longest line the native reader takes; a longer one goes to :func:`.read.read_hands`.
 _LONGEST = cython.declare(cython.Py_ssize_t, 256)
 
@@ -245,7 +248,7 @@ def solve(case: Case, trace: cython.bint) -> object:
         return None
     record: object = None
     if trace:
-        _forget_splits()
+        _start_proofs(count)
         record = {"version": 1, "proofs": [_proof(_waits[j]) for j in range(count)]}
     return _result(count, _judge_line(case.index, count), record)
 
@@ -285,8 +288,12 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
             continue
         _put_line(lines, index, count)
         put(lines, b"\n", 1)
-        if traced:
-            records.head(index, b"ready" if count else b"not-ready", count)
+        if traced and not count:  # most hands: all but the index is the same
+            put(records, b'{"index":', 9)
+            put_int(records, index)
+            put(records, _NOT_READY, len(_NOT_READY))
+        elif traced:
+            records.head(index, b"ready", count)
             put(records, b"[", 1)
             for j in range(count):
                 put(records, b',"' if j else b'"', 2 if j else 1)
@@ -307,7 +314,7 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
     j: cython.int
     put(into, b'{"version":1,"proofs":[', 23)
     if count:
-        _forget_splits()
+        _start_proofs(count)
     for j in range(count):
         put(into, b',"' if j else b'"', 2 if j else 1)
         _put_proof(into, _waits[j])
@@ -458,9 +465,16 @@ _splits_read = cython.declare(cython.bint, False)
 
 @cython.cfunc
 @cython.exceptval(check=False)
+def _home(key: cython.longlong) -> cython.int:
+    """The slot where the split table's search for ``key`` starts."""
+    return ((cython.cast(cython.uint, key) * _GOLDEN) >> 16) & (_SLOTS - 1)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
 def _slot(key: cython.longlong) -> cython.int:
     """Where ``key`` is, or would go, in the split table."""
-    h: cython.uint = (cython.cast(cython.uint, key) * _GOLDEN) >> 16
+    h: cython.uint = _home(key)
     while True:
         h &= _SLOTS - 1
         if _splits[h][0] == 0 or _splits[h][0] == key + 1:
@@ -508,6 +522,8 @@ def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.
     code: cython.int
     melds: cython.int = 0
     _group_eye[slot] = -1
+    if key == 0:  # no tiles of the group: 43 % of the untouched suits of ready random hands
+        return 0
     if group == 3:
         for j in range(7):
             count = key % 5
@@ -536,17 +552,29 @@ def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.
 
 
 @cython.cfunc
-def _forget_splits() -> cython.void:
-    """Forget the groups' splits: a new hand is solved (its ``_keys``)."""
+def _start_proofs(count: cython.int) -> cython.void:
+    """A new hand is solved (its ``_keys`` and ``count`` ``_waits``): forget the groups'
+    splits, and start loading the split-table slots its proofs will look up. They are all
+    known now, and in a table this size each is likely a cache miss: fetched together, the
+    misses overlap."""
     g: cython.int
+    j: cython.int
+    kind: cython.int
     for g in range(4):
         _group_known[g] = False
+    for g in range(3):
+        if _keys[g]:
+            prefetch(cython.address(_splits[_home(_keys[g])]))
+    for j in range(count):
+        kind = _waits[j]
+        if kind < 27:
+            prefetch(cython.address(_splits[_home(_keys[kind // 9] + _POW5[kind % 9])]))
 
 
 @cython.cfunc
 def _proof(kind: cython.int) -> str:
     """``"1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S"``: the waited tile, the eye and the
-    melds of the hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_forget_splits`)."""
+    melds of the hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_start_proofs`)."""
     _scratch.size = 0
     _put_proof(_scratch, kind)
     return _scratch.take_text()
@@ -564,7 +592,7 @@ def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_proof(into: Out, kind: cython.int) -> cython.int:
-    """:func:`_proof`'s text, written into ``into`` (after :func:`_forget_splits`)."""
+    """:func:`_proof`'s text, written into ``into`` (after :func:`_start_proofs`)."""
     group: cython.int = kind // 9 if kind < 27 else 3
     unit: cython.longlong = _POW5[kind % 9] if kind < 27 else _POW5[kind - 27]
     g: cython.int
