@@ -16,7 +16,6 @@ from tests.support.paths import JUDGE_DATA, judge_files
 from worker import engines
 from worker.cli import main
 from worker.engines import native
-from worker.solving import CHUNK, _Chunks
 
 DEALER = [sys.executable, "-m", "worker.cli"]
 
@@ -116,7 +115,7 @@ def test_traces_are_the_records_dicts_as_orjson_writes_them_on_either_core(game:
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_bad_input_keeps_the_traces_of_the_cases_before_it(jobs: str, tmp_path: Path) -> None:
-    """Records are written a MiB at a time: what is gathered when the file turns out bad still lands."""
+    """Records are buffered a MiB at a time: what is gathered when the file turns out bad still lands."""
     bad = tmp_path / "bad.in"
     good = (JUDGE_DATA / "mahjong" / "random-2000.in").read_bytes().rsplit(b"\n0", 1)[0]
     bad.write_bytes(good + b"\n1S 2S XX\n0\n")
@@ -128,25 +127,12 @@ def test_bad_input_keeps_the_traces_of_the_cases_before_it(jobs: str, tmp_path: 
     assert [r["index"] for r in records] == list(range(1, 2001))
 
 
-def test_chunks_write_what_they_are_given_in_pieces_of_a_chunk() -> None:
-    class Pieces:
-        def __init__(self) -> None:
-            self.pieces: list[bytes] = []
-
-        def write(self, data: bytes | memoryview) -> int:
-            self.pieces.append(bytes(data))
-            return len(data)
-
-    file = Pieces()
-    chunks = _Chunks(file)  # type: ignore[arg-type]
-    sizes = [10, CHUNK - 20, 30, 5, CHUNK + 7, 1, CHUNK, 3]
-    given = [bytes([n]) * size for n, size in enumerate(sizes)]
-    for data in given:
-        chunks.write(data)
-    chunks.flush()
-    assert b"".join(file.pieces) == b"".join(given)
-    # Each piece is a whole chunk's worth or less; only data larger than a chunk goes alone.
-    assert [len(piece) for piece in file.pieces] == [CHUNK - 10, 35, CHUNK + 7, 1, CHUNK, 3]
+def test_a_traces_file_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
+    path = JUDGE_DATA / "mahjong" / "sample.in"
+    where = tmp_path / "missing" / "traces.jsonl"
+    done = subprocess.run([*DEALER, "solve", "mahjong", str(path), "--traces", str(where)], capture_output=True)
+    assert done.returncode == 2
+    assert done.stderr.decode() == f"dealer: error: {where}: No such file or directory\n"
 
 
 def test_bad_input_on_several_processes_says_what_one_process_says(tmp_path: Path) -> None:

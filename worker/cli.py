@@ -39,12 +39,13 @@ def games() -> None:
 @click.argument("file", type=click.File("rb"))
 @click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(1, 256),
               help="Processes to solve on; the output order does not change.")
-@click.option("--traces", type=click.File("wb", lazy=True), help="Write one JSON trace per case per line here.")
+@click.option("--traces", type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+              help="Write one JSON trace per case per line here (- for standard output).")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: when stderr is a terminal).")
-def solve(game: str, file: IO[bytes], jobs: int, traces: IO[bytes] | None, progress: bool | None) -> None:
+def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: bool | None) -> None:
     """Solve FILE (- for standard input) locally and print the judge output."""
-    from worker.solving import solve_file
+    from worker.solving import TRACE_BUFFER, solve_file
 
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
@@ -52,13 +53,17 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: IO[bytes] | None, progr
         progress = sys.stderr.isatty()
     out = sys.stdout
     try:
-        if progress:
-            from worker.progress import file_progress
+        with contextlib.ExitStack() as stack:
+            # Records go to the kernel a MiB at a time (see TRACE_BUFFER); the file is closed,
+            # and so written, also when the input turns out bad.
+            records = None if traces is None else stack.enter_context(_open_traces(traces, TRACE_BUFFER))
+            if progress:
+                from worker.progress import file_progress
 
-            with file_progress(file, f"solving {engine.unit}s") as (stream, advance):
-                solve_file(engine, stream, out, jobs=jobs, traces=traces, warnings=warnings, on_batch=advance)
-        else:
-            solve_file(engine, file, out, jobs=jobs, traces=traces, warnings=warnings)
+                stream, advance = stack.enter_context(file_progress(file, f"solving {engine.unit}s"))
+                solve_file(engine, stream, out, jobs=jobs, traces=records, warnings=warnings, on_batch=advance)
+            else:
+                solve_file(engine, file, out, jobs=jobs, traces=records, warnings=warnings)
         out.flush()
     except InputError as error:
         out.flush()
@@ -112,6 +117,14 @@ def _print_check(verdict: str, counts: dict[str, int], differences: list[dict[st
         if difference["expected"] is not None:
             click.echo(f"  expected: {difference['expected']}")
         click.echo("  got:      " + (difference["got"] if difference["got"] is not None else "(the output ended)"))
+
+
+def _open_traces(path: str, buffering: int) -> IO[bytes]:
+    """The ``--traces`` file (``-``: standard output), or a clear error when it cannot be written."""
+    try:
+        return open(sys.stdout.fileno() if path == "-" else path, "wb", buffering=buffering, closefd=path != "-")
+    except OSError as error:
+        return _fail(f"{path}: {error.strerror}")  # type: ignore[no-any-return]
 
 
 def _fail(message: str, status: int = 2) -> Any:

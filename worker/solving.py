@@ -20,8 +20,10 @@ BATCH = 2000
 #: then stay below the size from which every allocation is fresh memory, a page fault
 #: every 4 KiB (glibc's mmap threshold, 128 KiB).
 LOCAL_BATCH = 100
-#: Bytes of trace records written at a time (see :class:`_Chunks`).
-CHUNK = 1 << 20
+#: The buffer ``dealer solve`` writes its trace records through: a batch's records are about
+#: 14 KiB, and the kernel takes a new file written a MiB at a time for a third of the CPU
+#: (14 MB: 5 ms against 16 ms on ext4, which then keeps it in large folios, not page by page).
+TRACE_BUFFER = 1 << 20
 
 #: What solving a batch gives: its judge lines and its trace records, each one line
 #: ending in a newline (:meth:`Engine.solve_batch`), and how many cases it held.
@@ -87,46 +89,11 @@ def solve_file(
 def _write(answers: Iterable[Answer], out: IO[str], traces: IO[bytes] | None,
            on_batch: Callable[[int], None] | None) -> int:
     total = 0
-    records = _Chunks(traces) if traces is not None else None
-    try:
-        for lines, batch_records, count in answers:
-            out.write(lines)
-            if records is not None:
-                records.write(batch_records)
-            total += count
-            if on_batch is not None:
-                on_batch(count)
-    finally:  # also when the file turns out bad: what was solved before is written
-        if records is not None:
-            records.flush()
+    for lines, records, count in answers:
+        out.write(lines)
+        if traces is not None:
+            traces.write(records)
+        total += count
+        if on_batch is not None:
+            on_batch(count)
     return total
-
-
-class _Chunks:
-    """Writes to ``file`` in pieces of :data:`CHUNK` bytes, gathered in one buffer kept
-    for the whole run.
-
-    A batch's trace records are about 14 KiB; the kernel takes a file written in pieces of
-    a MiB for a third of the time (ext4 then holds it in large folios, not one page at a
-    time), and the traces are most of what a traced run writes.
-    """
-
-    def __init__(self, file: IO[bytes]) -> None:
-        self.file = file
-        self.buffer = bytearray(CHUNK)
-        self.view = memoryview(self.buffer)
-        self.size = 0
-
-    def write(self, data: bytes) -> None:
-        if self.size + len(data) > CHUNK:
-            self.flush()
-            if len(data) > CHUNK:
-                self.file.write(data)
-                return
-        self.view[self.size : self.size + len(data)] = data
-        self.size += len(data)
-
-    def flush(self) -> None:
-        if self.size:
-            self.file.write(self.view[: self.size])
-            self.size = 0
