@@ -1,8 +1,8 @@
 """Engine speed, side by side with the seeds' reference solutions (``make bench``).
 
 For each game: 100,000 random cases from a fixed seed (``--cases``), the reference
-binaries built with ``../shared/reference/build.sh`` (skipped, with a word, when there is
-no g++), then ``dealer solve`` on the same file on both cores: the pure-Python engines
+binaries built with ``../shared/reference/build.sh`` (``DEALER_REFERENCES`` names another folder;
+skipped, with a word, when there is none or no g++), then ``dealer solve`` on the same file on both cores: the pure-Python engines
 (``DEALER_PURE_PYTHON=1``) and the native core, traces off, and with ``--traces`` too.
 Each figure is the CPU time of the whole process (user + system, Python's start-up
 included), the best of ``--repeat`` runs (the native core's, a second or less each: of
@@ -38,7 +38,9 @@ from worker.engines import native
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SHARED = ROOT.parent / "shared"
+#: The seeds' reference solutions, kept beside the project by its owner (``DEALER_REFERENCES`` elsewhere):
+#: they are not part of the project, and the benchmark runs without them.
+REFERENCE_DIR = Path(os.environ.get("DEALER_REFERENCES", ROOT.parent / "shared" / "reference"))
 CACHE = ROOT / "bench" / ".cache"
 REFERENCES = {
     "10-20-30": ["uva246_seed000", "uva246_seed001"],
@@ -66,11 +68,14 @@ def judge_file(slug: str, count: int, seed: int) -> Path:
 
 
 def build_references() -> Path | None:
+    if not (REFERENCE_DIR / "build.sh").is_file():
+        print(f"no reference solutions at {REFERENCE_DIR} (set DEALER_REFERENCES): references skipped")
+        return None
     if shutil.which("g++") is None:
         print("no g++ on this machine: reference solutions skipped")
         return None
     print("building the reference solutions with g++ -O2 …")
-    out = subprocess.run(["bash", str(SHARED / "reference" / "build.sh"), str(CACHE / "ref")],
+    out = subprocess.run(["bash", str(REFERENCE_DIR / "build.sh"), str(CACHE / "ref")],
                          check=True, capture_output=True, text=True).stdout
     return Path(out.strip().splitlines()[-1])
 

@@ -1,13 +1,11 @@
-"""Where the tests find the project and the judge data the project's owner keeps beside it."""
+"""Where the tests find the project and its judge data (``tests/data/judge``, kept in the repository)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("DEALER_SHARED", ROOT.parent / "shared"))
-JUDGE_DATA = SHARED / "judge-data"
+JUDGE_DATA = ROOT / "tests" / "data" / "judge"
 
 
 def judge_files(game: str) -> list[Path]:

@@ -97,7 +97,7 @@ def shared_live(request: pytest.FixtureRequest,
 @pytest.fixture(scope="session")
 def judge_data() -> Path:
     if not JUDGE_DATA.is_dir():
-        pytest.fail(f"judge data not found at {JUDGE_DATA} (set DEALER_SHARED)")
+        pytest.fail(f"judge data not found at {JUDGE_DATA}: it is part of the repository")
     return JUDGE_DATA
 
 

@@ -136,14 +136,10 @@ def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> 
 
     from webui.app import create_app
     from worker.runner.app import CeleryDispatcher
-    from worker.testing.servers import redis_url
+    from worker.testing.servers import fresh_redis_url
 
     if broker == "redis":
-        import redis
-
-        url = redis_url(15)
-        redis.Redis.from_url(url).flushdb()
-        settings = replace(settings, broker_url=url)
+        settings = replace(settings, broker_url=fresh_redis_url())
     dispatcher = CeleryDispatcher.for_settings(settings)
     client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
     _heartbeat(settings)

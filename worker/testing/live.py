@@ -32,6 +32,7 @@ from worker.testing.servers import (
     drop_postgres_database,
     free_port,
     fresh_redis_url,
+    release_redis,
 )
 
 DEALER = [sys.executable, "-m", "worker.cli"]
@@ -158,11 +159,11 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_") or k == "DEALER_REQUIRE_SERVICES"}
     env.update({"DEALER_DATA_DIR": str(data_dir), **extra_env})
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-    database = None
+    database = claimed = None
     if mode == "production":
         if database_url is None:
             database = create_postgres_database()
-        broker = broker_url or fresh_redis_url()
+        broker = broker_url or (claimed := fresh_redis_url())
         env.update(DEALER_DATABASE_URL=database_url or database or "", DEALER_BROKER_URL=broker)
         subprocess.run([*DEALER, "db", "upgrade"], env=env, check=True, capture_output=True)
     live = LiveService(mode, f"http://127.0.0.1:{free_port()}", env, data_dir, concurrency)
@@ -184,3 +185,5 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
         live.stop()
         if database:
             drop_postgres_database(database)
+        if claimed:
+            release_redis(claimed)

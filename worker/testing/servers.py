@@ -73,14 +73,56 @@ def redis_url(db: int = 0) -> str:
     return f"redis://{REDIS_HOST}:{REDIS_PORT}/{db}"
 
 
+#: The key that marks a Redis database as taken by a live service of some test run: ``host:pid``.
+CLAIM_KEY = "dealer-test:claimed-by"
+
+
 def fresh_redis_url() -> str:
-    """A Redis database number no other live service of this run uses, emptied first."""
+    """A Redis database (1-15) no other live process of any test run on this machine holds, emptied and
+    claimed for this process: several runs at once (two checkouts, a benchmark beside the suite) must
+    not empty each other's queues. A claim lapses when its process is gone (or after a day)."""
     import redis
 
-    number = 1 + (os.getpid() + int(time.time() * 1000)) % 15
-    url = redis_url(number)
-    redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=number).flushdb()
-    return url
+    me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    start = (os.getpid() + int(time.time() * 1000)) % 15
+    for step in range(15):
+        number = 1 + (start + step) % 15
+        url = redis_url(number)
+        client = redis.Redis(host=REDIS_HOST, port=REDIS_PORT, db=number)
+        holder = client.get(CLAIM_KEY)
+        if holder is not None and _alive(holder.decode()):
+            continue
+        if not client.set(CLAIM_KEY, me, ex=86400, nx=holder is None, xx=holder is not None):
+            continue  # another run took it meanwhile
+        for key in client.scan_iter(count=1000):
+            if key != CLAIM_KEY.encode():
+                client.delete(key)
+        return url
+    raise ServiceMissing("every Redis database 1-15 is held by another live test process")
+
+
+def release_redis(url: str) -> None:
+    """Give back a database :func:`fresh_redis_url` claimed (its claim would last as long as its process)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(url).delete(CLAIM_KEY)
+    except redis.RedisError:
+        pass  # the server is gone: so is the claim
+
+
+def _alive(holder: str) -> bool:
+    """Whether the process of a claim ``host:pid:tag`` still runs (one on another host is taken to)."""
+    host, pid = holder.split(":")[:2] if holder.count(":") >= 2 else ("", "")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class PrivateRedis:
