@@ -106,6 +106,16 @@ class AccordionEngine(Engine):
         """
         return line_of(number, detail)
 
+    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
+        head, said, tail = line.partition(" remaining: ")
+        numbers = [head.partition(" ")[0], *tail.split(" ")]
+        if not said or not all(number.isascii() and number.isdigit() for number in numbers):
+            return None
+        piles, *sizes = map(int, numbers)
+        if piles != len(sizes) or sum(sizes) != DECK_SIZE or 0 in sizes:
+            return None
+        return "win" if piles == 1 else "loss", piles, sizes
+
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Re-play a trace move by move, checking each is the move the rules make.
 

@@ -67,6 +67,25 @@ class MahjongEngine(Engine):
         """
         return line_of(index, detail if outcome == "ready" else ())
 
+    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
+        """A ready hand's waited tiles are known tiles, each once, in the judge's order.
+
+        >>> ENGINE.parse_line(7, "Case 7: 5W 6W"), ENGINE.parse_line(8, "Case 8: Not ready")
+        (('ready', 2, ['5W', '6W']), ('not-ready', 0, []))
+        >>> ENGINE.parse_line(8, "Case 8: 6W 5W")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a mahjong judge line of case 8: 'Case 8: 6W 5W'
+        """
+        said = line.partition(": ")[2]
+        if said == "Not ready":
+            return "not-ready", 0, []
+        waits = said.split(" ")
+        kinds = [_KIND.get(tile, -1) for tile in waits]
+        if min(kinds) < 0 or kinds != sorted(set(kinds)):
+            return None
+        return "ready", len(waits), waits
+
     # ----------------------------------------------------------------- checking
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
@@ -158,6 +177,8 @@ class MahjongEngine(Engine):
 # --------------------------------------------------------------------- random hands
 
 _WALL: list[str] = [tile for tile in TILES for _ in range(MAX_COPIES)]
+#: Each tile's kind: its place in the judge's order.
+_KIND = {tile: kind for kind, tile in enumerate(TILES)}
 
 
 def _winning_hand(rng: random.Random) -> list[str]:
