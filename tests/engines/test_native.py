@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import multiprocessing
 import os
 import random
@@ -515,6 +516,8 @@ def test_no_case_starts_after_the_deadline(game: str) -> None:
         past = solve_chunk(engine, good, 1, True, deadline=time.monotonic())
         assert chunk_fields(past) == (3, 0, b"\n\n\n", b"", [0] * 4, bytes(3), [0] * 3, [0] * 3, hashes)
         assert solve_chunk(engine, good, 1, True, deadline=time.monotonic() + 3600).started == 3
+        for deadline, started in ((-math.inf, 0), (-5, 0), (math.inf, 3), (math.nan, 3), (1e300, 3)):
+            assert engine.solve_chunk("\n".join(good).encode(), 1, False, deadline).started == started
         # The second case is Python's, which sleeps past the deadline: the third does not start
         # (nor, where this process waited that long, an earlier one).
         texts = [good[0], _left_to_python(good[1])[0], good[2]]

@@ -330,9 +330,9 @@ class Engine(ABC):
 
         No case is started once ``time.monotonic()`` reaches ``deadline``: ``started`` says
         how many were. A case in C never runs long: at most 65,535 cards pass through a
-        10-20-30 game (about 87,000 deals and pick-ups, a few milliseconds; random decks take
-        at most 1,500 deals), an accordion deck makes at most 1,326 moves, and a mahjong hand
-        is four look-ups and at most 34 proofs.
+        10-20-30 game (at most 65,535 deals and 21,828 pick-ups, under 10 ms; random decks
+        take at most about 1,700 deals), an accordion deck makes at most 1,326 moves, and a
+        mahjong hand is four look-ups and at most 34 proofs.
 
         >>> from worker.engines import get
         >>> solution = get("mahjong").solve_chunk(b"1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S\\n"

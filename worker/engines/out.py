@@ -172,8 +172,13 @@ def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, dea
     hashes: array.array = array.clone(_WORDS, count, False)
     offsets: array.array = array.clone(_UINTS, count + 1, False)
     stop: cython.longlong = LLONG_MAX
-    if deadline is not None and deadline < 9e9:  # (later than that: never, and beyond a long long)
-        stop = cython.cast(cython.longlong, deadline * 1e9)
+    seconds: cython.double
+    if deadline is not None:
+        seconds = deadline
+        if seconds <= 0:
+            stop = 0
+        elif seconds < 9e9:  # (later: never, as None, and beyond a long long of nanoseconds; so is NaN)
+            stop = cython.cast(cython.longlong, seconds * 1e9)
     lines: Out = _spare.pop() if _spare else Out()
     traces: Out = _spare.pop() if _spare else Out()
     lines.size = traces.size = 0
