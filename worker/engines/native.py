@@ -24,7 +24,7 @@ enabled = True
 
 
 def compiled(package: str) -> ModuleType | None:
-    """The compiled core of a game's package, whatever the environment says; ``None``
+    """The compiled core of a game's package, whatever the settings say; ``None``
     when it is not built, or not with the compiled buffer it writes into. Its source is
     never imported as Python: it declares C types and only makes sense compiled."""
     spec = util.find_spec(f"{package}.core")
