@@ -17,7 +17,7 @@ WORKDIR /app
 COPY --from=build /wheels /wheels
 RUN pip install "$(ls /wheels/dealer-*.whl)[monitoring]" && rm -rf /wheels \
  && python -c "from worker import engines; assert {e.core_name for e in engines.all_engines()} == {'native'}" \
- && python -m worker.engines.native
+ && dealer games --cores
 USER dealer
 ENV DEALER_DATA_DIR=/data
 EXPOSE 8000

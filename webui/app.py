@@ -1,4 +1,5 @@
-"""The application factory: pages, the JSON API, uploads streamed straight to disk, errors as HTTP answers."""
+"""The application factory: pages, the JSON API, uploads streamed straight into the database, errors as HTTP
+answers."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from webui import errors
 from webui.context import Dealer, dealer, settings
 from webui.converters import CaseIdConverter, IdConverter
+from worker import engines
+from worker.checks.queries import CheckQueries
+from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
@@ -23,7 +27,7 @@ FORM_OVERHEAD = 1 << 20
 
 
 class StreamingRequest(Request):
-    """Writes uploaded files into :class:`UploadWriter` objects instead of memory or /tmp."""
+    """Writes uploaded files into :class:`UploadWriter` objects (the database) instead of memory or /tmp."""
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
@@ -37,7 +41,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     """The web app for ``settings`` (default: from the environment), sending work through ``dispatcher``
     (default: Celery)."""
     from webui import api, auth, checks, live, ops, pages
-    from worker.runner.app import CeleryDispatcher
+    from worker.broker import CeleryDispatcher
 
     settings = settings or Settings.from_env()
     dispatcher = dispatcher or CeleryDispatcher.for_settings(settings)
@@ -54,7 +58,10 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     if settings.proxy_hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
                                 x_proto=settings.proxy_hops)
-    app.extensions["dealer"] = Dealer(settings, dispatcher, JobService(settings, dispatcher), JobQueries(settings))
+    engines.use_native_core(not settings.pure_python)
+    jobs = JobService(settings, dispatcher)
+    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(settings),
+                                      CheckService(settings, dispatcher, jobs), CheckQueries(settings))
     try:
         discard_stale(Database.of(settings))
     except Exception:  # noqa: BLE001 - the database may be down at start; the workers' sweep does it too

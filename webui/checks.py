@@ -7,13 +7,13 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify, redirect, render_template, request, url_for
 
-from webui.context import queries, service
+from webui.context import check_queries, checks, queries, service
 from webui.params import given, paging, present, whole_number
 from webui.uploads import stored_file
 from worker.checks.compare import VERDICTS, marks
+from worker.checks.queries import DEFAULT_CHECK_CASES
 from worker.checks.views import CheckView
 from worker.jobs.errors import Invalid
-from worker.jobs.queries import DEFAULT_CHECK_CASES
 from worker.store.uploads import UploadTooLarge, UploadWriter
 
 check_api = Blueprint("check_api", __name__, url_prefix="/api")
@@ -36,7 +36,7 @@ def receive_check(job_id: int) -> CheckView:
     if found is None:
         raise Invalid("no output in the request: send it as the multipart field 'file'")
     try:
-        return service().create_check(job_id, *found)
+        return checks().create_check(job_id, *found)
     except BaseException:
         service().forget_upload(found[0])
         raise
@@ -45,7 +45,7 @@ def receive_check(job_id: int) -> CheckView:
 @check_pages.app_template_global("checks_of")
 def checks_of(job_id: int) -> list[dict[str, Any]]:
     """A job's checks, for its page."""
-    return [check.to_dict() for check in queries().job_checks(job_id)]
+    return [check.to_dict() for check in check_queries().job_checks(job_id)]
 
 
 @check_api.post("/jobs/<id:job_id>/checks")
@@ -56,19 +56,19 @@ def create_check(job_id: int) -> Any:
 
 @check_api.get("/jobs/<id:job_id>/checks")
 def job_checks(job_id: int) -> Any:
-    return jsonify([check.to_dict() for check in queries().job_checks(job_id)])
+    return jsonify([check.to_dict() for check in check_queries().job_checks(job_id)])
 
 
 @check_api.get("/checks/<id:check_id>")
 def get_check(check_id: int) -> Any:
-    return jsonify(queries().check(check_id).to_dict())
+    return jsonify(check_queries().check(check_id).to_dict())
 
 
 @check_api.get("/checks/<id:check_id>/cases")
 def check_cases(check_id: int) -> Any:
     args = given(request.args)
     page, per_page = paging(args, DEFAULT_CHECK_CASES)
-    return jsonify(queries().check_cases(check_id, args.get("verdict"), page, per_page).to_dict())
+    return jsonify(check_queries().check_cases(check_id, args.get("verdict"), page, per_page).to_dict())
 
 
 @check_pages.post("/jobs/<id:job_id>/checks")
@@ -83,8 +83,8 @@ def check(check_id: int) -> str:
     args = present(request.args)
     verdict = args.get("verdict")
     page = whole_number("page", args.get("page", "1"), 1)
-    found = queries().check(check_id)
-    cases = queries().check_cases(check_id, verdict, page, CASES_PER_PAGE)
+    found = check_queries().check(check_id)
+    cases = check_queries().check_cases(check_id, verdict, page, CASES_PER_PAGE)
     rows = []
     for item in cases.items:
         row = item.to_dict()

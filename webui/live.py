@@ -23,7 +23,7 @@ from webui.api import JOBS_PER_PAGE
 from webui.context import dealer, queries
 from webui.pages import job_filters
 from webui.params import paging, present
-from worker.jobs.states import FINISHED
+from worker.states import FINISHED
 
 live = Blueprint("live", __name__)
 

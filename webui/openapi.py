@@ -18,9 +18,8 @@ from webui.api import JOBS_PER_PAGE
 from webui.converters import MAX_CASE_ID
 from worker import engines
 from worker.checks.views import CheckCasePage, CheckView
-from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PAGED, MAX_PER_PAGE, OUTCOMES, SORTS
+from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PAGED, MAX_PER_PAGE, SORTS
 from worker.jobs.queries import MAX_FILENAME_FILTER
-from worker.jobs.states import JobStatus
 from worker.jobs.views import (
     CaseDetail,
     CasePage,
@@ -36,6 +35,7 @@ from worker.jobs.views import (
     View,
     WorkersView,
 )
+from worker.states import JobStatus
 from worker.store.models import MAX_INT
 
 
@@ -107,7 +107,7 @@ def _result_filters(with_game: bool = True, with_job: bool = True) -> list[dict[
         params.append(_query("game", "Only this game (needed to search by input).", games))
     params += [
         _query("outcome", "Only this outcome (an outcome of another game than ``game`` matches nothing).",
-               {"type": "string", "enum": list(OUTCOMES)}),
+               {"type": "string", "enum": list(engines.outcomes())}),
         _query("number_min", "Smallest number (deals, piles or waits).",
                {"type": "integer", "minimum": 0, "maximum": MAX_INT}),
         _query("number_max", "Largest number (deals, piles or waits).",

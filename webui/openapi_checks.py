@@ -7,8 +7,8 @@ from typing import Any
 
 from webui.openapi import BAD_REQUEST, JOB_ID, _error, _json, _path, _query, _ref
 from worker.checks.compare import VERDICTS
+from worker.checks.queries import DEFAULT_CHECK_CASES
 from worker.jobs.filters import MAX_PER_PAGE
-from worker.jobs.queries import DEFAULT_CHECK_CASES
 from worker.store.models import MAX_INT
 
 CHECK_ID = _path("check_id", "The check's id.")

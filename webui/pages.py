@@ -20,8 +20,8 @@ from webui.errors import http_status
 from webui.params import present, whole_number
 from webui.uploads import receive_upload
 from worker.jobs.errors import ServiceError
-from worker.jobs.states import FINISHED, JobStatus
-from worker.store.uploads import format_size
+from worker.states import FINISHED, JobStatus
+from worker.units import format_size
 
 pages = Blueprint("pages", __name__)
 

@@ -76,6 +76,17 @@ def test_check_names_a_known_game() -> None:
     assert [engines.check(game) for game in GAMES] == GAMES
 
 
+def test_every_outcome_has_the_code_the_case_index_stores_for_it() -> None:
+    """A new game's outcomes are in the registry's list, and each has its stored number (a new outcome
+    takes the next one, at the end of ``worker.jobs.outcomes.CODES``)."""
+    from worker.jobs import outcomes
+
+    assert set(engines.outcomes()) == {outcome for engine in engines.all_engines() for outcome in engine.outcomes}
+    assert set(engines.outcomes()) <= set(outcomes.CODES)
+    # The numbers are in stored rows: these never change.
+    assert outcomes.CODES.items() >= {"win": 1, "loss": 2, "draw": 3, "ready": 4, "not-ready": 5}.items()
+
+
 def test_the_package_exports_what_other_code_uses() -> None:
     for name in ("Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame"):
         assert name in engines.__all__ and hasattr(engines, name)

@@ -38,6 +38,7 @@ from worker.engines.base import (NOT_SOLVED, Case, ChunkSolution, Diagnostic, En
                                  Result, case_hash)
 from worker.engines.mahjong.engine import MahjongEngine
 from worker.engines.ten_twenty_thirty.engine import TenTwentyThirty
+from worker.testing.live import DEALER
 
 #: The games with a native core: their engine class and package.
 NATIVE: dict[str, tuple[type[Engine], str]] = {
@@ -105,9 +106,9 @@ def solve_chunk(engine: Engine, texts: list[str], first: int, traced: bool,
 
 
 def _cores_in_a_fresh_process(env: dict[str, str]) -> list[str]:
-    script = "from worker import engines; print(' '.join(e.core_name for e in engines.all_engines()))"
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    return done.stdout.split()
+    """Each game's core in a process built as the ``dealer`` commands build theirs (from the settings)."""
+    done = subprocess.run([*DEALER, "games"], env=env, capture_output=True, text=True, check=True)
+    return [line.split()[1] for line in done.stdout.splitlines()]
 
 
 def test_the_registry_uses_the_native_core_where_it_is_built() -> None:
@@ -120,8 +121,7 @@ def test_the_registry_uses_the_native_core_where_it_is_built() -> None:
 def test_dealer_pure_python_forces_the_fallback() -> None:
     env = {**os.environ, native.PURE_PYTHON: "1"}
     assert _cores_in_a_fresh_process(env) == ["python"] * 3
-    summary = subprocess.run([sys.executable, "-m", "worker.engines.native"], env=env, capture_output=True,
-                             text=True, check=True)
+    summary = subprocess.run([*DEALER, "games", "--cores"], env=env, capture_output=True, text=True, check=True)
     assert summary.stdout == f"dealer: native core off ({native.PURE_PYTHON} is set): every game solves in " \
                              "pure Python (slower, same answers)\n"
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from worker import engines
-from worker.jobs.states import JobStatus
+from worker.states import JobStatus
 
 
 def doc(description: str, **schema: Any) -> Any:
