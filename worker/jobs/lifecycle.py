@@ -36,7 +36,8 @@ from sqlalchemy.orm import Session
 
 from worker import engines
 from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
-from worker.store.models import CaseRow, Chunk, Job, UTCDateTime, utcnow
+from worker.store.chunks import Blobs, first_unsolved
+from worker.store.models import Chunk, Job, UTCDateTime, utcnow
 
 #: ``FOR NO KEY UPDATE``: a plain ``FOR UPDATE`` would wait for the ``KEY SHARE`` lock that
 #: inserting a case (its foreign key) takes on the job row, so two solve tasks each
@@ -128,7 +129,6 @@ def fail(session: Session, job_id: int, reason: str) -> bool:
     job = lock_job_with_chunks(session, job_id)
     if job is None or job.status not in ACTIVE:
         return False
-    session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
     session.execute(delete(Chunk).where(Chunk.job_id == job_id))
     job.status = JobStatus.FAILED
     job.error = reason
@@ -172,7 +172,7 @@ def _ending(connection: Connection, job_id: int, game: str, failed: int, total: 
     """The status a complete job ends in, and why when it failed."""
     if not failed:
         return JobStatus.SUCCEEDED, None
-    first = connection.execute(_FIRST_UNSOLVED, {"p_job": job_id}).scalar()
+    first = first_unsolved(connection, job_id)
     unit = engines.get(game).unit
     return JobStatus.FAILED, (
         f"{failed:,} of {total:,} {unit}s could not be solved within their time budget (the first is {unit} "
@@ -200,14 +200,12 @@ def cancel_chunk(connection: Connection, chunk_id: int) -> None:
     connection.execute(_CANCEL_CHUNK, {"p_chunk": chunk_id})
 
 
-def finish_chunk(connection: Connection, chunk_id: int, now: datetime, worker: str,
-                 blobs: tuple[bytes, bytes, bytes | None]) -> bool:
-    """Mark a claimed chunk done with its results (``lines``, ``results``, ``traces`` blobs);
-    ``False`` when another delivery of it was stored first."""
-    lines, results, traces = blobs
+def finish_chunk(connection: Connection, chunk_id: int, now: datetime, worker: str, blobs: Blobs) -> bool:
+    """Mark a claimed chunk done with its results (:func:`worker.store.chunks.pack`); ``False`` when
+    another delivery of it was stored first."""
     return bool(connection.execute(_FINISH_CHUNK, {
-        "p_chunk": chunk_id, "p_now": now, "p_worker": worker, "p_lines": lines, "p_results": results,
-        "p_traces": traces}).rowcount)
+        "p_chunk": chunk_id, "p_now": now, "p_worker": worker, **{f"p_{name}": value for name, value in
+                                                                   blobs._asdict().items()}}).rowcount)
 
 
 def job_state(connection: Connection, job_id: int) -> Row[Any] | None:
@@ -324,8 +322,11 @@ _FINISH_CHUNK = (update(Chunk)
                  .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS))
                  .values(status=ChunkStatus.DONE, lease_until=None, worker=bindparam("p_worker"),
                          lines=bindparam("p_lines", type_=LargeBinary),
-                         results=bindparam("p_results", type_=LargeBinary),
+                         facts=bindparam("p_facts", type_=LargeBinary),
                          traces=bindparam("p_traces", type_=LargeBinary),
+                         facets=bindparam("p_facets", type_=LargeBinary),
+                         bloom=bindparam("p_bloom", type_=LargeBinary),
+                         errors=bindparam("p_errors", type_=JSON),
                          finished_at=bindparam("p_now", type_=UTCDateTime())))
 _LOCK_PROGRESS = (select(Job.status, Job.game, Job.total, Job.done, Job.failed_cases, Job.counts, Job.distribution,
                          Job.solve_hist, Job.slowest_us, Job.slowest_index, Job.rate, Job.progress_at)
@@ -342,9 +343,6 @@ _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     rate=bindparam("p_rate", type_=Float), progress_at=bindparam("p_now", type_=UTCDateTime()))
 _FINISH = update(Job).where(Job.id == bindparam("p_job")).values(
     status=bindparam("p_status"), error=bindparam("p_error"), finished_at=bindparam("p_now", type_=UTCDateTime()))
-_FIRST_UNSOLVED = (select(CaseRow.index).where(CaseRow.job_id == bindparam("p_job"), CaseRow.outcome.is_(None))
-                   .order_by(CaseRow.index).limit(1))
-
 
 def new_chunk(job_id: int, seq: int, first_index: int, count: int, inputs: bytes, now: datetime) -> Chunk:
     """A chunk of a job's cases as the split stores it: pending, about to be sent out."""
