@@ -1,5 +1,5 @@
-"""Taking an upload from a request: the file was streamed to disk while the form was parsed; here it
-becomes a job (the JSON API and the upload page both come here)."""
+"""Taking an upload from a request: the file was streamed into the database while the form was parsed
+(``app.StreamingRequest``); here it becomes a job (the JSON API and the upload page both come here)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def receive_upload() -> JobView:
         raise Invalid("no file in the request: send it as the multipart field 'file'")
     writer = upload.stream
     if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
-        raise Invalid("the upload was not streamed to disk")
+        raise Invalid("the upload was not streamed into the database")
     stored = writer.commit()
     game = request.form.get("game") or None
     expected = None
@@ -47,7 +47,7 @@ def stored_file(field: str) -> tuple[StoredUpload, str] | None:
         return None
     writer = upload.stream
     if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
-        raise Invalid("the upload was not streamed to disk")
+        raise Invalid("the upload was not streamed into the database")
     if not upload.filename and writer.size == 0:
         return None
     return writer.commit(), upload.filename or field
