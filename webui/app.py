@@ -1,5 +1,4 @@
-"""The application factory: pages, the JSON API, uploads streamed straight into the database, errors as HTTP
-answers."""
+"""The application factory: pages, the JSON API, uploads streamed into the database, errors as HTTP answers."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from flask import Flask, Request, g
 from flask.helpers import get_debug_flag
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webui import errors
+from webui import api, auth, checks, errors, live, openapi, ops, pages, results
 from webui.context import Dealer, dealer, settings
 from webui.converters import CaseIdConverter, IdConverter
 from worker import engines
@@ -27,7 +26,8 @@ FORM_OVERHEAD = 1 << 20
 
 
 class StreamingRequest(Request):
-    """Writes uploaded files into :class:`UploadWriter` objects (the database) instead of memory or /tmp."""
+    """Writes uploaded files into :class:`UploadWriter` objects (blocks in the database) instead of memory
+    or /tmp."""
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
@@ -40,11 +40,11 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
                config: dict[str, Any] | None = None) -> Flask:
     """The web app for ``settings`` (default: from the environment), sending work through ``dispatcher``
     (default: Celery)."""
-    from webui import api, auth, checks, live, ops, pages
-    from worker.broker import CeleryDispatcher
-
     settings = settings or Settings.from_env()
-    dispatcher = dispatcher or CeleryDispatcher.for_settings(settings)
+    if dispatcher is None:
+        from worker.broker import CeleryDispatcher  # Celery is loaded only when no dispatcher is given
+
+        dispatcher = CeleryDispatcher.for_settings(settings)
     app = Flask(__name__)
     app.request_class = StreamingRequest
     app.url_map.converters.update(id=IdConverter, case_id=CaseIdConverter)
@@ -68,12 +68,9 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         app.logger.warning("could not look for abandoned uploads at start")
 
     auth.install(app, settings)
-    app.register_blueprint(api.api)
-    app.register_blueprint(live.live)
-    app.register_blueprint(ops.ops)
-    app.register_blueprint(pages.pages)
-    app.register_blueprint(checks.check_api)
-    app.register_blueprint(checks.check_pages)
+    for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
+                      checks.check_pages):
+        app.register_blueprint(blueprint)
     errors.register(app)
 
     @app.teardown_request

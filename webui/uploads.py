@@ -1,5 +1,5 @@
-"""Taking an upload from a request: the file was streamed into the database while the form was parsed;
-here it becomes a job (the JSON API and the upload page both come here)."""
+"""Taking an upload from a request: the file was streamed into the database while the form was parsed
+(``app.StreamingRequest``); here it becomes a job (the JSON API and the upload page both come here)."""
 
 from __future__ import annotations
 

@@ -105,6 +105,15 @@ def test_attributes(game: str) -> None:
     assert engine.summary and isinstance(engine.typical_solve_us, int) and engine.typical_solve_us > 0
 
 
+@games
+def test_the_texts_the_web_ui_shows(game: str) -> None:
+    engine = engine_of(game)
+    for text in (engine.input_help, engine.number_help, engine.detail_label, engine.detail_text):
+        assert text.strip() == text and text and text.count("`") % 2 == 0, text
+    assert engine.input_help.endswith(".") and engine.number_help.endswith(".")
+    assert engine.detail_text.count("{}") == 1
+
+
 def modules_of(engine: Engine) -> list[ModuleType]:
     """The engine's package and every module in it."""
     package = importlib.import_module(type(engine).__module__.rpartition(".")[0])

@@ -236,6 +236,16 @@ class Engine(ABC):
     unit: ClassVar[str]
     #: What ``Result.number`` counts: ``"deals"``, ``"piles"``, ``"waits"``.
     number_name: ClassVar[str]
+    # The texts the web UI shows of the game (``GET /api/games`` serves them to scripts). In each,
+    # text between backticks is shown as code.
+    #: What a judge file holds, as the upload page says it: one sentence.
+    input_help: ClassVar[str]
+    #: What ``Result.number`` counts, as one sentence under the job page's chart of numbers.
+    number_help: ClassVar[str]
+    #: What ``Result.detail`` holds, as the case page labels it.
+    detail_label: ClassVar[str]
+    #: How the case page shows ``Result.detail``: ``{}`` stands for its values joined by spaces.
+    detail_text: ClassVar[str] = "`{}`"
     #: Every value ``Result.outcome`` can take, in the order the UI lists them.
     outcomes: ClassVar[tuple[str, ...]]
     #: The line that ends a judge file (``"0"`` or ``"#"``).

@@ -37,6 +37,9 @@ class AccordionEngine(Engine):
     summary = "Deal 52 cards in a row, moving each onto a matching pile 1 or 3 to its left; count piles left."
     unit = UNIT
     number_name = "piles"
+    input_help = "52 cards like `QD AD 8H` per deck; a line `#` ends the file."
+    number_help = "How many piles were left at the end of each deck."
+    detail_label = "Pile sizes, left to right"
     outcomes = ("win", "loss")
     terminator = TERMINATOR
     trace_version = 2

@@ -25,6 +25,9 @@ class MahjongEngine(Engine):
     summary = "Thirteen tiles in hand: list every tile that completes it into an eye and four melds."
     unit = UNIT
     number_name = "waits"
+    input_help = "13 tiles like `1T 2T DONG` per line; a `0` ends the file."
+    number_help = "How many different tiles each hand waits for."
+    detail_label = "Waiting tiles"
     outcomes = ("ready", "not-ready")
     terminator = TERMINATOR
     trace_version = 1

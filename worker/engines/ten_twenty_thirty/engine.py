@@ -45,6 +45,10 @@ class TenTwentyThirty(Engine):
     summary = "deal onto seven piles, pick up threes summing to 10, 20 or 30: win, loss or draw"
     unit = UNIT
     number_name = "deals"
+    input_help = "52 card values 1–10 per deck, any spacing; a `0` ends the file."
+    number_help = "How many cards were dealt before the game was won, lost or drawn."
+    detail_label = "The repeated state was first seen"
+    detail_text = "after deal {}"
     outcomes = OUTCOMES
     terminator = TERMINATOR
     trace_version = 2
