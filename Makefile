@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 install: $(STAMP)
 
 # The editable install also builds the native core in place (setup.py), or says in one line why not.
-$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd
+$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd worker/store/bloom.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'

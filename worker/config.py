@@ -32,6 +32,7 @@ class Settings:
     #: (about 1,500 decks, 12,500 mahjong hands: see ``worker.jobs.sizing``).
     chunk_size: int = 0
     max_upload_bytes: int = 4 << 30
+    #: A file solved before (an earlier job of the same file, game and traces succeeded) is copied, not solved.
     result_cache: bool = True
     store_traces: bool = True
     #: A worker writes its heartbeat this often...

@@ -8,13 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from tests.support.paths import JUDGE_DATA
 from worker.broker import CeleryDispatcher
 from worker.config import Settings
 from worker.store.database import Database
-from worker.store.models import CaseRow, Chunk
+from worker.store.chunks import coverage
+from worker.store.models import Chunk
 from worker.testing.live import DEALER, LiveService
 
 pytestmark = pytest.mark.slow
@@ -91,10 +92,7 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
     dispatcher.solve(ids)
     time.sleep(1.0)
     with Database.of(settings).session() as session:
-        rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"]))
-        distinct = session.scalar(select(func.count(func.distinct(CaseRow.index))).where(
-            CaseRow.job_id == job["id"]))
-    assert rows == distinct == 2000
+        assert coverage(session, job["id"]) == (2000, 2000)
     assert live.client.job(job["id"])["done"] == 2000
 
 

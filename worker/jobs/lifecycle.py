@@ -29,6 +29,9 @@ from sqlalchemy import (
     Row,
     bindparam,
     delete,
+    func,
+    insert,
+    literal,
     select,
     update,
 )
@@ -104,6 +107,62 @@ def end_split(session: Session, job: Job, total: int, warnings: list[dict[str, A
     job.lease_until = None
     job.splitter = None
     return finish_if_complete(session, job)
+
+
+def earlier_results(session: Session, job: Job, traces: bool) -> int | None:
+    """An earlier job of the same file (same game and SHA-256) whose stored results the new ``job`` may
+    copy instead of solving: one that succeeded, with every case's trace when traces are kept."""
+    for old in session.scalars(select(Job.id).where(
+            Job.sha256 == job.sha256, Job.game == job.game, Job.status == JobStatus.SUCCEEDED, Job.id != job.id)
+            .order_by(Job.id.desc()).limit(4)):
+        if not traces or not session.scalar(select(func.count()).select_from(Chunk).where(
+                Chunk.job_id == old, Chunk.traces.is_(None), Chunk.count > 0)):
+            return old
+    return None
+
+
+def copy_results(session: Session, job: Job, old: Job, seqs: tuple[int, int], lease_seconds: float) -> int:
+    """Copy the stored chunks ``seqs`` (first, last) of an earlier job of the same file into ``job``, which
+    is splitting (locked by the caller); the cases copied. The database copies the blobs itself."""
+    if job.status != JobStatus.SPLITTING:
+        return 0
+    now = utcnow()
+    kept = (Chunk.seq, Chunk.first_index, Chunk.count, Chunk.facets, Chunk.bloom, Chunk.errors, Chunk.facts,
+            Chunk.inputs, Chunk.lines, Chunk.traces)
+    copied = session.execute(
+        insert(Chunk).from_select(
+            ["job_id", "status", "attempts", "dispatched_at", "finished_at", *(c.key for c in kept)],
+            select(literal(job.id), literal(ChunkStatus.DONE.value), literal(0), literal(now, UTCDateTime()),
+                   literal(now, UTCDateTime()), *kept)
+            .where(Chunk.job_id == old.id, Chunk.status == ChunkStatus.DONE, Chunk.seq.between(*seqs)))
+        .returning(Chunk.count)).scalars().all()
+    job.lease_until = now + timedelta(seconds=lease_seconds)
+    job.total, job.done = old.total, job.done + sum(copied)
+    job.bytes_read = round(job.size * job.done / old.total) if old.total else 0
+    job.progress_at = now
+    return sum(copied)
+
+
+def end_copy(job: Job, old: Job) -> bool:
+    """A job whose every case was copied from an earlier job of the same file succeeds with its figures;
+    whether it did (``False``: the job stopped meanwhile, or the earlier one did not hold them all)."""
+    if job.status != JobStatus.SPLITTING or job.done != old.done:
+        return False
+    now = utcnow()
+    job.status, job.copied_from = JobStatus.SUCCEEDED, old.id
+    job.total, job.bytes_read, job.warnings = old.total, job.size, list(old.warnings)
+    job.counts, job.distribution = dict(old.counts), {o: dict(n) for o, n in old.distribution.items()}
+    job.cache_hits = job.done
+    job.split_at = job.finished_at = job.progress_at = now
+    job.lease_until, job.splitter = None, None
+    return True
+
+
+def drop_chunks(session: Session, job: Job) -> None:
+    """Forget the chunks a splitting job copied from an earlier one that went away meanwhile: it is split
+    from its upload instead."""
+    session.execute(delete(Chunk).where(Chunk.job_id == job.id))
+    job.done = job.total = job.bytes_read = 0
 
 
 def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:

@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 import orjson
 import zstandard
-from sqlalchemy import Connection, Row, func, select
+from sqlalchemy import BigInteger, Connection, Integer, Row, cast, func, literal, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from worker.states import ChunkStatus
@@ -129,15 +129,27 @@ def pack(solved: Solved) -> Blobs:
             values.byteswap()
     traces = None
     if solved.traces is not None and solved.offsets is not None:
-        head = array("I", [solved.count, *solved.offsets])
-        if _SWAP:
-            head.byteswap()
-        traces = compress(head.tobytes() + solved.traces)
+        traces = _traces_blob(solved.count, solved.offsets, solved.traces)
     return Blobs(lines=compress(solved.lines),
                  facts=compress(solved.codes + b"".join(values.tobytes() for values in facts)),
                  traces=traces, facets=facets_of(solved.codes, solved.numbers, solved.solve_us),
                  bloom=bloom.build(solved.hashes),
                  errors={str(k): why for k, why in solved.errors.items()} if solved.errors else None)
+
+
+def pack_traces(traces: Sequence[bytes]) -> bytes:
+    """The ``traces`` blob of a chunk's cases' packed traces, in order."""
+    offsets = array("I", [0])
+    for trace in traces:
+        offsets.append(offsets[-1] + len(trace))
+    return _traces_blob(len(traces), offsets, b"".join(traces))
+
+
+def _traces_blob(count: int, offsets: Sequence[int], data: bytes) -> bytes:
+    head = array("I", [count, *offsets])
+    if _SWAP:
+        head.byteswap()
+    return compress(head.tobytes() + data)
 
 
 def facets_of(codes: bytes, numbers: Sequence[int], solve_us: Sequence[int]) -> bytes:
@@ -325,8 +337,11 @@ def may_hold(session: Session, chunks: Sequence[Summary], h: int) -> list[int]:
     read, its place computed by the database (``bloom.key``), so that a search reads 64 bytes a chunk."""
     if not chunks:
         return []
-    blocks = func.length(Chunk.bloom) / bloom.BLOCK_BYTES
-    block = func.substr(Chunk.bloom, (bloom.key(h) % blocks) * bloom.BLOCK_BYTES + 1, bloom.BLOCK_BYTES)
+    # Whole numbers throughout: SQLAlchemy's "/" would divide as decimals, and PostgreSQL's substr takes
+    # an integer place.
+    blocks = func.length(Chunk.bloom).op("/")(bloom.BLOCK_BYTES)
+    start = cast(literal(bloom.key(h), BigInteger).op("%")(blocks) * bloom.BLOCK_BYTES + 1, Integer)
+    block = func.substr(Chunk.bloom, start, bloom.BLOCK_BYTES)
     place = {chunk.id: at for at, chunk in enumerate(chunks)}
     found = []
     for start in range(0, len(chunks), 1000):

@@ -1,8 +1,8 @@
-"""Compression, and the hash that finds an input again.
+"""Compression, and the numbers PostgreSQL's advisory locks take.
 
 >>> decompress(compress(b"1 2 3"))
 b'1 2 3'
->>> input_hash("game", "1 2 3") == input_hash("game", "1 2 3") != input_hash("game", "2 2 3")
+>>> lock_key("client", "key:ci") == lock_key("client", "key:ci") != lock_key("client", "key:alice")
 True
 """
 
@@ -35,7 +35,7 @@ def decompress(blob: bytes) -> bytes:
     return _contexts().decompressor.decompress(blob)
 
 
-def input_hash(game: str, text: str) -> int:
-    """A 63-bit hash of a case's canonical input (fits a signed BIGINT)."""
-    digest = blake2b(f"{game}\n{text}".encode(), digest_size=8).digest()
+def lock_key(kind: str, name: str) -> int:
+    """The 63-bit number of a named thing's advisory lock (PostgreSQL's locks take a BIGINT)."""
+    digest = blake2b(f"{kind}\n{name}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1

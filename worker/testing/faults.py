@@ -19,7 +19,8 @@ from sqlalchemy import func, select
 from worker import engines
 from worker.solving import solve_file
 from worker.states import ChunkStatus
-from worker.store.models import CaseRow, Chunk, Upload
+from worker.store.chunks import coverage
+from worker.store.models import Chunk, Upload
 from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService, live_service
 from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis, ServiceMissing
@@ -95,9 +96,7 @@ def measure(live: LiveService, scenario: str, started: Started, expected: bytes,
     end = time.monotonic()
     recovered = end - fault_at
     with live.db.session(write=False) as session:
-        stored = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job_id)) or 0
-        distinct = session.scalar(select(func.count(func.distinct(CaseRow.index))).where(
-            CaseRow.job_id == job_id)) or 0
+        stored, distinct = coverage(session, job_id)
     identical = job["status"] == "succeeded" and live.output(job_id) == expected
     return Report(scenario, decks, int(stored), int(stored - distinct), identical, recovered, job["status"], note,
                   total_seconds=end - started.at)

@@ -43,7 +43,7 @@ class AccordionEngine(Engine):
     outcomes = ("win", "loss")
     terminator = TERMINATOR
     trace_version = 2
-    typical_solve_us = 80
+    case_bytes = 156
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         if self.core is None:
