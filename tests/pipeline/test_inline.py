@@ -57,6 +57,9 @@ def test_chunk_delivered_twice_stores_each_case_once(service, settings, dispatch
 def test_a_file_solved_before_is_copied_not_solved(service, queries, settings) -> None:
     """The result cache: a file whose earlier job succeeded gets that job's stored results, copied by the
     database a few chunks at a time, and is indistinguishable from a job that solved them."""
+    import dataclasses
+
+    service.settings = service.dispatcher.settings = dataclasses.replace(settings, result_cache=True)
     data = (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes()
     first = queries.job(submit(service, data, "accordion").id)
     second = queries.job(submit(service, data, "accordion", "again.in").id)
@@ -75,7 +78,11 @@ def test_a_file_solved_before_is_copied_not_solved(service, queries, settings) -
 
 
 def test_a_copy_whose_source_went_away_is_split_instead(service, queries, settings, dispatcher) -> None:
+    import dataclasses
+
     from worker.jobs import split
+
+    settings = service.settings = dispatcher.settings = dataclasses.replace(settings, result_cache=True)
 
     data = (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes()
     first = submit(service, data, "accordion")

@@ -38,6 +38,9 @@ from worker.testing.servers import ServiceMissing, create_postgres_database, dro
 
 #: Cases per chunk in the tests: small, so that even a judge file's sample spans several chunks.
 TEST_CHUNK_SIZE = 7
+#: What the tests' settings change: small chunks; and no copying of a file solved before, since tests
+#: send the same judge files again and again to watch them solved (the tests of copying turn it on).
+TEST_SETTINGS = {"chunk_size": TEST_CHUNK_SIZE, "result_cache": False}
 
 
 def services_required() -> bool:
@@ -115,7 +118,7 @@ def postgres_url() -> Iterator[str]:
 def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
     """Settings on the session's PostgreSQL database, emptied first."""
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data",
-                                 **{"chunk_size": TEST_CHUNK_SIZE, **overrides})
+                                 **{**TEST_SETTINGS, **overrides})
     with Database.of(settings).engine.begin() as connection:
         tables = ", ".join(table.name for table in Base.metadata.sorted_tables)
         connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
@@ -139,7 +142,7 @@ def _migrated_sqlite() -> bytes:
 
 def sqlite_settings(tmp_path: Path, **overrides: Any) -> Settings:
     """Embedded settings in a fresh data folder, schema migrated (a copy of a migrated database)."""
-    settings = Settings.from_env({}, data_dir=tmp_path / "data", **{"chunk_size": TEST_CHUNK_SIZE, **overrides})
+    settings = Settings.from_env({}, data_dir=tmp_path / "data", **{**TEST_SETTINGS, **overrides})
     path = Path(settings.database_url.split("///", 1)[1])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(_migrated_sqlite())
@@ -165,7 +168,7 @@ def module_settings(request: pytest.FixtureRequest,
         return
     url = create_postgres_database()
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=folder / "data",
-                                 chunk_size=TEST_CHUNK_SIZE)
+                                 **TEST_SETTINGS)
     try:
         upgrade(Database.of(settings))
         yield settings

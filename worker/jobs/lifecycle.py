@@ -247,7 +247,8 @@ def resend_split(session: Session, job_id: int, now: datetime) -> None:
 
 
 def claim_chunk(connection: Connection, chunk_id: int, worker: str, lease_until: datetime) -> Row[Any] | None:
-    """Take a chunk to solve: ``(job_id, first_index, inputs)``, or ``None`` when it is done, cancelled or gone.
+    """Take a chunk to solve: ``(job_id, first_index, inputs, game, status)`` (its job's game and status), or
+    ``None`` when it is done, cancelled or gone.
 
     A running chunk can be claimed again: its message was delivered again, after its
     worker died or was cut off (the first to store it wins, see :func:`finish_chunk`).
@@ -265,11 +266,6 @@ def finish_chunk(connection: Connection, chunk_id: int, now: datetime, worker: s
     return bool(connection.execute(_FINISH_CHUNK, {
         "p_chunk": chunk_id, "p_now": now, "p_worker": worker, **{f"p_{name}": value for name, value in
                                                                    blobs._asdict().items()}}).rowcount)
-
-
-def job_state(connection: Connection, job_id: int) -> Row[Any] | None:
-    """``(game, status)`` of a job, or ``None``."""
-    return connection.execute(_JOB_STATE, {"p_job": job_id}).one_or_none()
 
 
 @dataclass
@@ -374,8 +370,10 @@ _CLAIM = (update(Chunk)
           .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS), Chunk.inputs.is_not(None))
           .values(status=ChunkStatus.RUNNING, attempts=Chunk.attempts + 1, worker=bindparam("p_me"),
                   lease_until=bindparam("p_lease", type_=UTCDateTime()))
-          .returning(Chunk.job_id, Chunk.first_index, Chunk.inputs))
-_JOB_STATE = select(Job.game, Job.status).where(Job.id == bindparam("p_job"))
+          # The job's game and status in the same round trip: the claim is on every chunk's path.
+          .returning(Chunk.job_id, Chunk.first_index, Chunk.inputs,
+                     select(Job.game).where(Job.id == Chunk.job_id).scalar_subquery().label("game"),
+                     select(Job.status).where(Job.id == Chunk.job_id).scalar_subquery().label("status")))
 _CANCEL_CHUNK = update(Chunk).where(Chunk.id == bindparam("p_chunk")).values(status=ChunkStatus.CANCELLED)
 _FINISH_CHUNK = (update(Chunk)
                  .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS))

@@ -30,7 +30,7 @@ from worker.jobs.dispatch import process_name
 from worker.jobs.lifecycle import Progress
 from worker.jobs.timeouts import CaseBudget, CaseTimeout
 from worker.states import ACTIVE, JobStatus
-from worker.store.chunks import Solved, inputs_text, pack
+from worker.store.chunks import Solved, Tally, inputs_text, pack
 from worker.store.database import Database
 from worker.store.models import SOLVE_BUCKETS_US, utcnow
 
@@ -54,13 +54,12 @@ def solve_chunk(settings: Settings, chunk_id: int) -> Stored | None:
         claimed = lifecycle.claim_chunk(connection, chunk_id, me, lease)
         if claimed is None:
             return None  # done, cancelled or gone
-        job_id, first, inputs = claimed
-        job = lifecycle.job_state(connection, job_id)
-        if job is None or job.status not in ACTIVE:
+        job_id, first, inputs, game, status = claimed
+        if status not in ACTIVE:
             lifecycle.cancel_chunk(connection, chunk_id)
             return None
 
-    engine = engines.get(job.game)
+    engine = engines.get(game)
     errors: dict[int, str] = {}
     cpu_started = time.process_time()
     deadline = time.monotonic() + settings.chunk_seconds if settings.chunk_seconds else None
@@ -81,21 +80,23 @@ def solve_chunk(settings: Settings, chunk_id: int) -> Stored | None:
         solution = engine.solve_chunk(inputs_text(inputs), first, settings.store_traces, deadline, in_python)
     for k in range(solution.started, solution.count):
         errors[k] = f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"
-    progress = progress_of(engine, solution, first, errors)
-    progress.cpu_us = int((time.process_time() - cpu_started) * 1e6)
+    progress_cpu = time.process_time() - cpu_started
+    tally = Tally.of(solution.outcomes, solution.numbers, solution.solve_us)
+    progress = progress_of(engine, solution, tally, first)
+    progress.cpu_us = int(progress_cpu * 1e6)
     solved = Solved(solution.count, solution.lines, solution.offsets if settings.store_traces else None,
                     solution.traces if settings.store_traces else None, solution.outcomes, solution.numbers,
                     solution.extras, solution.solve_us, solution.hashes, errors or None)
-    status = store_results(db, chunk_id, job_id, me, solved, progress)
+    status = store_results(db, chunk_id, job_id, me, solved, progress, tally)
     return None if status is None else Stored(job_id, status)
 
 
 def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved: Solved,
-                  progress: Progress) -> JobStatus | None:
+                  progress: Progress, tally: Tally | None = None) -> JobStatus | None:
     """Store a solved chunk in its row and add it to its job's progress, in one transaction; the job's
     status after it. Nothing (``None``) when another delivery stored the chunk first or the job
     stopped meanwhile."""
-    blobs = pack(solved)
+    blobs = pack(solved, tally)
     now = utcnow()
     with db.transaction() as connection:
         if not lifecycle.finish_chunk(connection, chunk_id, now, worker, blobs):
@@ -106,31 +107,31 @@ def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved:
     return status
 
 
-def progress_of(engine: engines.Engine, solution: ChunkSolution, first: int, errors: dict[int, str]) -> Progress:
-    """What a solved chunk adds to its job's figures, counted from its arrays."""
+def progress_of(engine: engines.Engine, solution: ChunkSolution, tally: Tally, first: int) -> Progress:
+    """What a solved chunk adds to its job's figures, from its cases counted (``tally``)."""
     progress = Progress()
     names = engine.outcomes
-    for (code, number), count in Counter(zip(solution.outcomes, solution.numbers)).items():
-        if code:
-            progress.numbers[names[code - 1], number] += count
-            progress.solved += count
+    for (code, number), count in tally.by_number.items():
+        progress.numbers[names[code - 1], number] += count
+        progress.solved += count
     progress.failed = solution.count - progress.solved
-    timings = [us for code, us in zip(solution.outcomes, solution.solve_us) if code]
+    timings = Counter({us: count for (code, us), count in tally.by_time.items() if code})
     progress.histogram = histogram(timings)
-    progress.solve_us = sum(timings)
+    progress.solve_us = sum(us * count for us, count in timings.items())
     if timings:
-        slowest = max(range(solution.count), key=lambda k: solution.solve_us[k] if solution.outcomes[k] else -1)
-        progress.slowest = (solution.solve_us[slowest], first + slowest)
+        slowest = max(timings)
+        k = next(k for k in range(solution.count) if solution.solve_us[k] == slowest and solution.outcomes[k])
+        progress.slowest = (slowest, first + k)
     return progress
 
 
-def histogram(timings: list[int]) -> list[int]:
-    """Solve times counted into the buckets of :data:`SOLVE_BUCKETS_US` (and one for the rest).
+def histogram(timings: Counter[int]) -> list[int]:
+    """Solve times (counted by microseconds) into the buckets of :data:`SOLVE_BUCKETS_US` (and one for the rest).
 
-    >>> histogram([10, 60, 5_000_001])[:3], histogram([10, 60, 5_000_001])[-1]
+    >>> histogram(Counter([10, 60, 5_000_001]))[:3], histogram(Counter([10, 60, 5_000_001]))[-1]
     ([1, 1, 0], 1)
     """
     counts = [0] * (len(SOLVE_BUCKETS_US) + 1)
-    for elapsed, count in Counter(timings).items():
+    for elapsed, count in timings.items():
         counts[bisect_left(SOLVE_BUCKETS_US, elapsed)] += count
     return counts

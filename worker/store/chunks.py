@@ -110,6 +110,22 @@ class Solved(NamedTuple):
     errors: dict[int, str] | None
 
 
+class Tally(NamedTuple):
+    """A chunk's cases counted: its facets, and what its job's figures add up (counted once for both)."""
+
+    #: Solved cases by (outcome code, number).
+    by_number: Counter[tuple[int, int]]
+    #: Every case by (outcome code, solve time in µs); code 0: not solved.
+    by_time: Counter[tuple[int, int]]
+
+    @classmethod
+    def of(cls, codes: bytes, numbers: Sequence[int], solve_us: Sequence[int]) -> Tally:
+        by_number = Counter(zip(codes, numbers))
+        for key in [key for key in by_number if not key[0]]:
+            del by_number[key]
+        return cls(by_number, Counter(zip(codes, solve_us)))
+
+
 class Blobs(NamedTuple):
     """What a solved chunk adds to its row (``facets`` and ``bloom`` are stored as they are)."""
 
@@ -121,8 +137,9 @@ class Blobs(NamedTuple):
     errors: dict[str, str] | None
 
 
-def pack(solved: Solved) -> Blobs:
-    """A solved chunk as its row keeps it."""
+def pack(solved: Solved, tally: Tally | None = None) -> Blobs:
+    """A solved chunk as its row keeps it (``tally``: its cases counted, when the caller has them)."""
+    tally = tally or Tally.of(solved.codes, solved.numbers, solved.solve_us)
     facts = [array("i", solved.numbers), array("i", solved.extras), array("I", solved.solve_us)]
     if _SWAP:
         for values in facts:
@@ -132,7 +149,7 @@ def pack(solved: Solved) -> Blobs:
         traces = _traces_blob(solved.count, solved.offsets, solved.traces)
     return Blobs(lines=compress(solved.lines),
                  facts=compress(solved.codes + b"".join(values.tobytes() for values in facts)),
-                 traces=traces, facets=facets_of(solved.codes, solved.numbers, solved.solve_us),
+                 traces=traces, facets=facets_of(tally),
                  bloom=bloom.build(solved.hashes),
                  errors={str(k): why for k, why in solved.errors.items()} if solved.errors else None)
 
@@ -152,17 +169,14 @@ def _traces_blob(count: int, offsets: Sequence[int], data: bytes) -> bytes:
     return compress(head.tobytes() + data)
 
 
-def facets_of(codes: bytes, numbers: Sequence[int], solve_us: Sequence[int]) -> bytes:
+def facets_of(tally: Tally) -> bytes:
     """A chunk's facets: its solved cases counted by (code, number), and all its cases by (code, solve time).
 
-    >>> facets_of(b"\\x01\\x01\\x00", [66, 66, 0], [5, 7, 0])
+    >>> facets_of(Tally.of(b"\\x01\\x01\\x00", [66, 66, 0], [5, 7, 0]))
     b'{"n":[[1,66,2]],"t":[[0,0,1],[1,5,1],[1,7,1]]}'
     """
-    numbers_of = Counter(zip(codes, numbers))
-    numbers_of.pop((0, 0), None)
-    by_number = sorted((code, number, count) for (code, number), count in numbers_of.items() if code)
-    by_time = sorted((code, us, count) for (code, us), count in Counter(zip(codes, solve_us)).items())
-    return orjson.dumps({"n": by_number, "t": by_time})
+    return orjson.dumps({"n": sorted((code, number, count) for (code, number), count in tally.by_number.items()),
+                         "t": sorted((code, us, count) for (code, us), count in tally.by_time.items())})
 
 
 # --- a chunk, read back -------------------------------------------------------------------------

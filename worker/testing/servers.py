@@ -165,9 +165,12 @@ class PrivateRedis:
 class PrivatePostgres:
     """A throw-away cluster owned by the postgres user (initdb refuses to run as root)."""
 
-    def __init__(self, also_on: tuple[str, ...] = ()) -> None:
+    def __init__(self, also_on: tuple[str, ...] = (), durable: bool = False, settings: tuple[str, ...] = ()) -> None:
+        """``durable``: with ``fsync`` on, as a production server (a test's is off: nothing of it is kept);
+        ``settings``: more ``name=value`` server settings."""
         _need(PG_BIN is not None, "PostgreSQL server binaries are not installed")
         self.addresses = ("127.0.0.1", *also_on)
+        self.settings = ([] if durable else ["fsync=off"]) + list(settings)
         _need(os.geteuid() != 0 or shutil.which("runuser") is not None, "runuser is needed to run as postgres")
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="dealer-pg-"))
@@ -189,7 +192,8 @@ class PrivatePostgres:
     def start(self) -> None:
         self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-l",
                           str(self.dir / "log"), "-o",
-                          f"-p {self.port} -k {self.dir} -c listen_addresses={','.join(self.addresses)} -c fsync=off",
+                          f"-p {self.port} -k {self.dir} -c listen_addresses={','.join(self.addresses)} "
+                          + " ".join(f"-c {setting}" for setting in self.settings),
                           "start")
 
     def stop(self) -> None:
