@@ -70,7 +70,7 @@ def free_port() -> int:
 def run(command: list[str], *, env: dict[str, str] | None = None, input: bytes | None = None,
         timeout: float = 900) -> bytes:
     """Run a command; its standard output, or Failed with the end of what it printed."""
-    done = subprocess.run(command, env=env, input=input, capture_output=True, timeout=timeout)
+    done = subprocess.run(command, check=False, env=env, input=input, capture_output=True, timeout=timeout)
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).decode(errors="replace").strip().splitlines()[-25:]
         raise Failed(f"`{' '.join(command[:6])}` exited {done.returncode}:\n    " + "\n    ".join(tail))
@@ -533,7 +533,7 @@ def upgrade(_: Stack) -> None:
     job = new.api.job(job_id)
     check(job["status"] == "succeeded", f"job {job_id} after the upgrade: {job['status']}")
     check(new.api.output(job_id) == output, f"job {job_id}'s output changed across the upgrade")
-    status, body, _ = new.api.request("POST", f"/api/jobs/{job_id}/rerun")
+    status, body, _headers = new.api.request("POST", f"/api/jobs/{job_id}/rerun")
     check(status == 201, f"rerun of job {job_id}: {status} {body[:300]!r}")
     rerun = json.loads(body)["id"]
     check(new.api.wait(rerun)["status"] == "succeeded", f"the rerun, job {rerun}, did not succeed")
