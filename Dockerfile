@@ -34,7 +34,7 @@ print(*p['dependencies'], *p['optional-dependencies']['monitoring'], sep='\n')" 
 COPY --from=build /wheels /wheels
 RUN pip install "$(ls /wheels/dealer-*.whl)[monitoring]" && rm -rf /wheels \
  && python -c "from worker import engines; assert {e.core_name for e in engines.all_engines()} == {'native'}" \
- && python -m worker.engines.native
+ && dealer games --cores
 LABEL org.opencontainers.image.title=dealer
 USER dealer
 ENV DEALER_DATA_DIR=/data

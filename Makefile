@@ -9,11 +9,11 @@ STAMP := $(VENV)/.installed-stamp
 install: $(STAMP)
 
 # The editable install also builds the native core in place (setup.py), or says in one line why not.
-$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py)
+$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
-	$(BIN)/python -m worker.engines.native
+	$(BIN)/dealer games --cores
 	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, every run would compile from source.
 	$(BIN)/python -m compileall -q worker webui
 	touch $(STAMP)

@@ -28,8 +28,16 @@ def main() -> None:
 
 
 @main.command()
-def games() -> None:
+@click.option("--cores", is_flag=True, help="Print only one line on which core solves each game, and why "
+              "not the native one where it does not (what `make install` prints).")
+def games(cores: bool) -> None:
     """List the games Dealer can solve, and which core solves each (native or python)."""
+    _configure_engines()
+    if cores:
+        from worker.engines.native import summary
+
+        click.echo(summary())
+        return
     for engine in engines.all_engines():
         click.echo(f"{engine.slug:<10}  {engine.core_name:<6}  {engine.title}: {engine.summary}")
 
@@ -47,6 +55,7 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
     """Solve FILE (- for standard input) locally and print the judge output."""
     from worker.solving import TRACE_BUFFER, solve_file
 
+    _configure_engines()
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
     if progress is None:
@@ -87,6 +96,7 @@ def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> Non
     """
     from worker.checks.compare import OutputError, judge_stream
 
+    _configure_engines()
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
     lines = (engine.solve(case, False).line for case in engine.parse(input_file, warnings))
@@ -132,13 +142,29 @@ def _fail(message: str, status: int = 2) -> Any:
     sys.exit(status)
 
 
-def _settings(data_dir: str | None = None) -> Any:
-    """The settings from the environment (and ``--data-dir``); an embedded database is brought up to date."""
+def _read_settings(data_dir: str | None = None) -> Any:
+    """The settings from the environment (and ``--data-dir``), or a clear error naming the variable."""
     from worker.config import Settings
+
+    try:
+        return Settings.from_env(data_dir=data_dir)
+    except ValueError as error:
+        return _fail(str(error))
+
+
+def _configure_engines(settings: Any = None) -> None:
+    """Tell the engines which core to solve on, as the settings say (``DEALER_PURE_PYTHON``)."""
+    engines.use_native_core(not (settings or _read_settings()).pure_python)
+
+
+def _settings(data_dir: str | None = None) -> Any:
+    """The settings from the environment (and ``--data-dir``), the engines told which core to use; an
+    embedded database is brought up to date."""
     from worker.store.database import Database
     from worker.store.migrate import upgrade
 
-    settings = Settings.from_env(data_dir=data_dir)
+    settings = _read_settings(data_dir)
+    _configure_engines(settings)
     if settings.database_url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         upgrade(Database.of(settings))
@@ -148,8 +174,8 @@ def _settings(data_dir: str | None = None) -> Any:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database, broker "
-              "and uploads live (default: ./data or DEALER_DATA_DIR).")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database and broker "
+              "live (default: ./data or DEALER_DATA_DIR).")
 @click.option("--concurrency", "-c", default=None, type=click.IntRange(1, 64),
               help="Worker processes (default: one per CPU).")
 def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -> None:
@@ -229,7 +255,7 @@ def web(host: str, port: int, workers: int) -> None:
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 def worker(concurrency: int | None, loglevel: str, celery_args: tuple[str, ...]) -> None:
     """A Celery worker (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL); extra arguments go to Celery."""
-    from worker.runner.app import QUEUE
+    from worker.broker import QUEUE
     from worker.runner.tasks import create_worker_app
 
     app = create_worker_app(_settings())
@@ -248,11 +274,10 @@ def db() -> None:
 @click.argument("revision", default="head")
 def db_upgrade(revision: str) -> None:
     """Bring the database schema up to REVISION (default: the newest)."""
-    from worker.config import Settings
     from worker.store.database import Database
     from worker.store.migrate import upgrade
 
-    settings = Settings.from_env()
+    settings = _read_settings()
     if settings.database_url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(Database.of(settings), revision)

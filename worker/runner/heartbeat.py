@@ -15,9 +15,9 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from worker.config import Settings
 from worker.jobs import throughput
 from worker.jobs.dispatch import Dispatcher, worker_name
-from worker.jobs.sweep import sweep
 from worker.store.database import Database
 from worker.store.models import WorkerRow, utcnow
+from worker.work import sweep
 
 log = logging.getLogger("dealer.worker")
 
