@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench bench-service bench-faults bench-scale bench-load clean
+.PHONY: install run test test-compose bench bench-service bench-faults bench-scale bench-load clean
 
 install: $(STAMP)
 
@@ -23,6 +23,10 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).
+test-compose: install
+	docker/test-compose
 
 bench: install
 	$(BIN)/python -m bench.engines

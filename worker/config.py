@@ -39,6 +39,9 @@ class Settings:
     heartbeat_seconds: float = 2.0
     #: ...and one not heard of for this long is gone: the chunks and splits it held are handed out again.
     worker_timeout: float = 10.0
+    #: A file a worker touches at each heartbeat that reached the database, for a container's health
+    #: check to read its age (docker-compose.yml); empty: none.
+    heartbeat_file: str = ""
     #: A running chunk whose (living) worker has not finished it in this long is handed out again.
     lease_seconds: int = 300
     #: The chunks of a job that made no progress for this long, with an empty queue, are sent again.
