@@ -264,11 +264,12 @@ def solved_here(path: Path) -> bytes:
 
 
 def stored(stack: Stack, job_id: int) -> dict[str, Any]:
-    """What PostgreSQL holds of a job: its case rows (``rows``, ``distinct`` indexes, ``first`` and
-    ``last`` index) and its chunks by status (``chunks``: status -> [chunks, cases]).
+    """What PostgreSQL holds of a job: its stored cases (``rows``: the cases of its done chunks,
+    ``distinct`` indexes among them, ``first`` and ``last`` index) and its chunks by status
+    (``chunks``: status -> [chunks, cases]).
 
-    The one place that knows the table layout (``cases``: a row per case keyed by job and index;
-    ``chunks``: a row per chunk with its status and its count of cases): update these queries
+    The one place that knows the table layout (``chunks``: a row per chunk with its status, its
+    first case's index and its count of cases, the results kept in it): update these queries
     when the storage changes.
     """
     def query(sql: str) -> list[list[str]]:
@@ -276,7 +277,8 @@ def stored(stack: Stack, job_id: int) -> dict[str, Any]:
         return [line.split(",") for line in out.decode().split()]
 
     rows, distinct, first, last = (int(value or 0) for value in query(
-        f'select count(*), count(distinct "index"), min("index"), max("index") from cases where job_id = {job_id}')[0])
+        "select count(*), count(distinct i), min(i), max(i) from chunks, generate_series(first_index, "
+        f"first_index + count - 1) i where job_id = {job_id} and status = 'done'")[0])
     chunks = {status: [int(count), int(cases or 0)] for status, count, cases in query(
         f"select status, count(*), sum(count) from chunks where job_id = {job_id} group by status")}
     return {"rows": rows, "distinct": distinct, "first": first, "last": last, "chunks": chunks}
