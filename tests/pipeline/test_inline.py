@@ -341,3 +341,37 @@ def test_the_first_chunks_are_small_so_results_come_at_once(service, settings, d
     with Database.of(settings).session() as session:
         sizes = session.scalars(select(Chunk.count).where(Chunk.job_id == job.id).order_by(Chunk.seq)).all()
     assert sizes == [31, 62, 125, 250, 500, 500, 500, 32]
+
+
+@pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
+def test_a_worker_stores_the_same_chunk_on_either_core(service, queries, settings, monkeypatch, game: str) -> None:
+    """A chunk is solved in one call to the engine (``solve_chunk``): on the native core and on the
+    pure-Python engines the stored chunks hold the same judge lines, facts, facets, filter and traces."""
+    from worker.store.chunks import read_chunks
+
+    engine = engines.get(game)
+    if engine.core is None:
+        pytest.skip("the native core is not built here")
+    data = (JUDGE_DATA / game / "random-2000.in").read_bytes()
+    stored = []
+    for core in (engine.core, None):
+        monkeypatch.setattr(engine, "core", core)
+        job = submit(service, data, game)
+        assert queries.job(job.id).status == "succeeded"
+        assert output(queries, job.id) == (JUDGE_DATA / game / "random-2000.out").read_bytes()
+        with Database.of(settings).session() as session:
+            rows = session.execute(select(Chunk.id, Chunk.facets, Chunk.bloom).where(Chunk.job_id == job.id)
+                                   .order_by(Chunk.seq)).all()
+            chunks = read_chunks(session, [row.id for row in rows], traces=True)
+            stored.append([(row.facets and sorted(orjson_facets(row.facets)), row.bloom, chunks[row.id].lines,
+                            chunks[row.id].facts.codes, list(chunks[row.id].facts.numbers),
+                            list(chunks[row.id].facts.extras),
+                            [chunks[row.id].trace(k) for k in range(len(chunks[row.id].inputs))]) for row in rows])
+    assert stored[0] == stored[1]
+
+
+def orjson_facets(facets: bytes) -> list[tuple[int, int, int]]:
+    """A chunk's facets by number (those by solve time differ from run to run)."""
+    import orjson
+
+    return [tuple(entry) for entry in orjson.loads(facets)["n"]]
