@@ -17,7 +17,7 @@ from worker import engines
 from worker.config import Settings
 
 CHUNKS_PER_JOB = 100
-CHUNK_BOUNDS = (250, 20_000)
+CHUNK_BOUNDS = (250, 10_000)
 
 
 def chunk_size(settings: Settings, game: str, size: int) -> int:
@@ -28,7 +28,7 @@ def chunk_size(settings: Settings, game: str, size: int) -> int:
     >>> from worker.config import Settings
     >>> settings = Settings.from_env({})
     >>> [chunk_size(settings, "10-20-30", decks * 120) for decks in (3, 200_000, 1_000_000, 10_000_000)]
-    [250, 2000, 10000, 20000]
+    [250, 2000, 10000, 10000]
     """
     if settings.chunk_size:
         return settings.chunk_size
