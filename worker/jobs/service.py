@@ -143,12 +143,16 @@ class JobService:
                                     size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id)
             session.add(job)
             session.flush()
-            try:
-                chunks = lifecycle.copy_chunks(session, old, job)
-            except ValueError as error:
-                raise Conflict(f"the upload of job {job_id} is no longer stored, and {error}") from None
+            chunks: list[int] = []
+            # A file solved before: the job's split copies the earlier job's results, as any new job's would.
+            if not (self.settings.result_cache
+                    and lifecycle.earlier_results(session, job, self.settings.store_traces)):
+                try:
+                    chunks = lifecycle.copy_chunks(session, old, job)
+                except ValueError as error:
+                    raise Conflict(f"the upload of job {job_id} is no longer stored, and {error}") from None
             view = job_view(job)
-        send_quietly(lambda: self.dispatcher.solve(chunks))
+        send_quietly(lambda: self.dispatcher.solve(chunks) if chunks else self.dispatcher.split(view.id))
         return view
 
     def delete(self, job_id: int) -> None:
