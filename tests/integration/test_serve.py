@@ -12,12 +12,12 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import JUDGE_DATA
+from tests.support.waiting import until
 from worker.cli import SERVE_GRACE_SECONDS, WORKER_GRACE_SECONDS
 from worker.client import Client
 from worker.testing.servers import free_port
@@ -52,13 +52,6 @@ def _descendants(pid: int) -> list[int]:
     return children + [grandchild for child in children for grandchild in _descendants(child)]
 
 
-def _poll(check: Callable[[], object], what: str, timeout: float, seen: Callable[[], object]) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s waiting for {what}; saw {seen()}"
-        time.sleep(0.1)
-
-
 def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
@@ -69,13 +62,12 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
     url = f"http://127.0.0.1:{port}"
     stream = None
     try:
-        _poll(lambda: serve.poll() is not None or (_get(url + "/api/overview") or {}).get("workers"),
-              "dealer serve to answer with a worker", 120, lambda: serve.poll())
+        until(lambda: (serve.poll(), _get(url + "/api/overview")),
+              lambda seen: seen[0] is not None or (seen[1] or {}).get("workers"),
+              "dealer serve to answer with a worker (exit status, /api/overview)", 120)
         assert serve.poll() is None, "dealer serve ended as it started"
         # gunicorn's web process, Celery's worker and its two processes.
-        _poll(lambda: len(_descendants(serve.pid)) >= 4, "all of its processes", 60,
-              lambda: _descendants(serve.pid))
-        family = _descendants(serve.pid)
+        family = until(lambda: _descendants(serve.pid), lambda found: len(found) >= 4, "all of its processes")
         # The harder case: a job in hand, and a page's live stream open (it would last 30 s).
         Client(url).submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")
         stream = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -99,6 +91,6 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
     text = output.decode(errors="replace")
     assert serve.returncode == 0, f"exit status {serve.returncode}: {text[-2000:]}"
     # A process killed with its group is gone at once, but may take a moment to be reaped.
-    _poll(lambda: not [pid for pid in family if _alive(pid)], "every process dealer serve started to end", 10,
-          lambda: [pid for pid in family if _alive(pid)])
+    until(lambda: [pid for pid in family if _alive(pid)], lambda left: not left,
+          "every process dealer serve started to end", 10)
     assert "ERROR" not in text and "Traceback" not in text, f"after {took:.1f} s: {text[-2000:]}"

@@ -165,13 +165,11 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
             database = create_postgres_database()
         broker = broker_url or (claimed := fresh_redis_url())
         env.update(DEALER_DATABASE_URL=database_url or database or "", DEALER_BROKER_URL=broker)
-        subprocess.run([*DEALER, "db", "upgrade"], env=env, check=True, capture_output=True)
     live = LiveService(mode, f"http://127.0.0.1:{free_port()}", env, data_dir, concurrency)
-    if mode == "embedded":
-        # Each process brings an embedded database up to date as it starts: made here first, so that
-        # the web and the workers, started together below, do not both create it at once.
-        upgrade(live.db)
-        live.db.engine.dispose()
+    # What `dealer db upgrade` does, here (a process of its own cost seconds on a busy machine); and first,
+    # so that the web and the workers, started together below, do not both create an embedded one at once.
+    upgrade(live.db)
+    live.db.engine.dispose()
     try:
         # Started together (each takes a second or two to import and start), then waited for.
         live.start_web(wait=False)
