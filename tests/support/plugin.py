@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher
@@ -37,6 +39,12 @@ from worker.testing.servers import ServiceMissing, create_postgres_database, dro
 
 #: Cases per chunk in the tests: small, so that even a judge file's sample spans several chunks.
 TEST_CHUNK_SIZE = 7
+
+# Hypothesis judges by the clock unless told not to: a deadline for each example (200 ms) and a health
+# check failing data that is slow to generate, both of which a busy machine trips. How fast the code is
+# is bench/'s to say, side by side; here only what it does.
+hypothesis_settings.register_profile("dealer", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("dealer")
 
 
 def services_required() -> bool:
