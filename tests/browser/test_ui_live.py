@@ -84,8 +84,9 @@ WATCH_NUMBERS = r"""
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
     # These tests watch jobs while they run: on the pure-Python engines a job of tens of thousands of
     # decks lasts seconds, long enough to be caught at each stage and held there, where the native core
-    # would finish it before it is seen. The big upload's worker is held still for longer than the shipped stall_seconds: the recovery that
-    # would then send its chunks again (tests/faults test it) would only double the work left.
+    # would finish it before it is seen. The big upload's worker is held still for longer than the
+    # shipped stall_seconds: the recovery that would then send its chunks again (tests/faults test it)
+    # would only double the work left.
     with live_service("embedded", tmp_path_factory.mktemp("browser-live"), DEALER_PURE_PYTHON="1",
                       DEALER_STALL_SECONDS="600") as service:
         yield service
@@ -130,7 +131,8 @@ def seconds_left(text: str) -> float | None:
 
 
 @contextlib.contextmanager
-def held(live: LiveService, job_id: int, when: Callable[[dict[str, Any]], bool], what: str) -> Iterator[dict[str, Any]]:
+def held(live: LiveService, job_id: int, when: Callable[[dict[str, Any]], bool],
+         what: str) -> Iterator[dict[str, Any]]:
     """The service's worker held still (SIGSTOP, its processes too) as soon as the API's figures of the
     job meet ``when``, and let go after the block; yields the job as the API gives it then, which stays
     so while held (but for its rate, which ages, and ``stalled``)."""
@@ -228,16 +230,19 @@ def test_a_big_upload_is_watched_through_its_life_read_solved_stalled_and_done(
         left = seconds_left(figures[4] + " left")
         # The page shows the rate to the case a second and the time left to the second (past a minute).
         expected = (total - done) / rate
-        assert left is not None and abs(left - expected) <= 1 + expected / rate, (text, expected)
+        assert left is not None and abs(left - expected) <= 1.1 + expected / rate, (text, expected)
         workers.wait_for_selector(f'[data-f=busy] a[href="/jobs/{job_id}"]', timeout=30_000)
         card = workers.locator(".worker").first
         assert int(card.locator("[data-f=concurrency]").inner_text()) == 2
         assert re.fullmatch(r"[\d.]+ s ago|stopped", card.locator("[data-f=age]").inner_text())
-        text = until(lambda: page.inner_text("#job-progress [data-f=progress-text]"), lambda shown: "stalled" in shown,
-                     "the page to say the job stalled", timeout=STALLED_AFTER.total_seconds() + 60)
+        text = until(lambda: page.inner_text("#job-progress [data-f=progress-text]"),
+                     lambda shown: "stalled" in shown, "the page to say the job stalled",
+                     timeout=STALLED_AFTER.total_seconds() + 60)
         assert "left" not in text and live.client.job(job_id)["stalled"], text
-        until(lambda: (card.locator("[data-f=age]").inner_text(), card.locator("[data-f=alive]").inner_text()),
-              lambda seen: seen[1].lower() == "gone" or float(seen[0].split()[0]) >= 8,
+        until(lambda: (card.locator("[data-f=age]").inner_text(),
+                       card.locator("[data-f=alive]").inner_text()),
+              lambda seen: seen[1].lower() == "gone" or re.match(r"(\d+(\.\d+)?) s ago", seen[0])
+              and float(seen[0].split()[0]) >= 8,
               "the workers view to show the heartbeat ageing")
 
     page.wait_for_selector("#job[data-status=succeeded]", timeout=180_000)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.paths import JUDGE_DATA
 from worker.testing import faults as scenarios
-from worker.testing.live import live_service
+from worker.testing.live import LiveService, live_service
 from worker.testing.servers import PrivatePostgres, PrivateRedis
 
 pytestmark = pytest.mark.slow
@@ -36,10 +36,17 @@ def big_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
     return scenarios.judge_file(tmp_path_factory.mktemp("faults"), DECKS)
 
 
-@pytest.fixture
-def servers() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
-    with scenarios.private_servers() as both:
-        yield both
+@pytest.fixture(scope="module")
+def recovering(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveService, PrivatePostgres,
+                                                                          PrivateRedis]]:
+    """One service on private servers for the faults it recovers from whole (a worker killed, Redis or
+    PostgreSQL restarted): each test's job ends with the service as healthy as the last left it, which
+    is what the next one starts from (they come last, so that it stops with the module). Without the
+    result cache, each job solves the same file afresh."""
+    folder = tmp_path_factory.mktemp("recovering")
+    with scenarios.private_servers() as (postgres, redis), \
+            scenarios.production(folder, postgres, redis, DEALER_RESULT_CACHE="0", **TIMINGS) as live:
+        yield live, postgres, redis
 
 
 def assert_recovered(report: scenarios.Report) -> None:
@@ -52,25 +59,6 @@ def test_worker_killed_mid_job_embedded(big_file: tuple[Path, bytes], tmp_path: 
         assert_recovered(scenarios.worker_killed(live, *big_file, DECKS))
 
 
-def test_worker_killed_mid_job_production(big_file: tuple[Path, bytes], servers, tmp_path: Path) -> None:
-    with scenarios.production(tmp_path, *servers, **TIMINGS) as live:
-        assert_recovered(scenarios.worker_killed(live, *big_file, DECKS))
-
-
-def test_redis_restarted_mid_job(big_file: tuple[Path, bytes], servers, tmp_path: Path) -> None:
-    postgres, redis = servers
-    with scenarios.production(tmp_path, postgres, redis, **TIMINGS) as live:
-        assert_recovered(scenarios.redis_restarted(live, redis, *big_file, DECKS))
-
-
-def test_postgres_restarted_mid_job_and_web_says_so(big_file: tuple[Path, bytes], servers, tmp_path: Path) -> None:
-    postgres, redis = servers
-    with scenarios.production(tmp_path, postgres, redis, **TIMINGS) as live:
-        report = scenarios.postgres_restarted(live, postgres, *big_file, DECKS)
-        assert_recovered(report)
-        assert live.get("/api/overview") is not None  # the web recovered by itself
-
-
 def test_web_killed_during_an_upload_leaves_nothing_behind(big_file: tuple[Path, bytes], tmp_path: Path) -> None:
     with live_service("embedded", tmp_path) as live:
         partial, jobs = scenarios.web_killed_during_upload(live, big_file[0])
@@ -80,7 +68,8 @@ def test_web_killed_during_an_upload_leaves_nothing_behind(big_file: tuple[Path,
 
 
 def test_worker_cut_off_from_the_network(big_file: tuple[Path, bytes], tmp_path: Path) -> None:
-    with scenarios.other_host() as (net, postgres, redis), scenarios.production(tmp_path, postgres, redis, **TIMINGS) as live:
+    with scenarios.other_host() as (net, postgres, redis), \
+            scenarios.production(tmp_path, postgres, redis, **TIMINGS) as live:
         assert_recovered(scenarios.worker_cut_off(live, net, postgres, redis, *big_file, DECKS))
 
 
@@ -88,3 +77,20 @@ def test_a_worker_on_another_host_needs_no_shared_disk(big_file: tuple[Path, byt
     with scenarios.other_host() as (net, postgres, redis), \
             scenarios.production(tmp_path, postgres, redis, workers=0, **TIMINGS) as live:
         assert_recovered(scenarios.worker_elsewhere(live, net, postgres, redis, *big_file, DECKS))
+
+
+def test_worker_killed_mid_job_production(big_file: tuple[Path, bytes], recovering) -> None:
+    live, _, _ = recovering
+    assert_recovered(scenarios.worker_killed(live, *big_file, DECKS))
+
+
+def test_redis_restarted_mid_job(big_file: tuple[Path, bytes], recovering) -> None:
+    live, _, redis = recovering
+    assert_recovered(scenarios.redis_restarted(live, redis, *big_file, DECKS))
+
+
+def test_postgres_restarted_mid_job_and_web_says_so(big_file: tuple[Path, bytes], recovering) -> None:
+    live, postgres, _ = recovering
+    report = scenarios.postgres_restarted(live, postgres, *big_file, DECKS)
+    assert_recovered(report)
+    assert live.get("/api/overview") is not None  # the web recovered by itself

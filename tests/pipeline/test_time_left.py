@@ -33,7 +33,8 @@ class Run:
     def __init__(self, settings: Settings, status: str = "solving", **columns: object) -> None:
         self.db = Database.of(settings)
         with self.db.session() as session:
-            job = new_job(game="10-20-30", filename="big.in", sha256="0" * 64, size=12_000_000, chunk_size=CHUNK)
+            job = new_job(game="10-20-30", filename="big.in", sha256="0" * 64, size=12_000_000,
+                          chunk_size=CHUNK)
             job.status, job.total, job.started_at, job.progress_at = status, TOTAL, START, None
             job.split_at = START if status == "solving" else None
             for name, value in columns.items():
@@ -69,7 +70,8 @@ def steady_error(view: JobView, left: int, pace: float = PACE) -> float:
     return abs(view.eta_seconds - left / pace) / (left / pace)
 
 
-def test_at_a_steady_pace_the_time_left_is_the_work_left_over_the_pace_and_shrinks(settings: Settings) -> None:
+def test_at_a_steady_pace_the_time_left_is_the_work_left_over_the_pace_and_shrinks(
+        settings: Settings) -> None:
     run = Run(settings)
     at_stores = []
     for k in range(1, 81):  # 40 s
@@ -80,7 +82,8 @@ def test_at_a_steady_pace_the_time_left_is_the_work_left_over_the_pace_and_shrin
         # chunk adds CHUNK / (RATE_SECONDS * PACE) = 10 % to the rate, which then ages until the next.
         for offset in (0.0, EVERY / 2, EVERY * 0.98):
             view = run.view(k * EVERY + offset)
-            assert view.status == "solving" and not view.stalled and view.eta_seconds and view.eta_seconds > 0, view
+            assert view.status == "solving" and not view.stalled, view
+            assert view.eta_seconds is not None and view.eta_seconds > 0, view
             if k * EVERY >= 3 * RATE_SECONDS:
                 assert steady_error(view, left) <= 0.06, (k * EVERY + offset, view.eta_seconds, left / PACE)
         at_stores.append(run.view(k * EVERY).eta_seconds)

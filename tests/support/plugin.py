@@ -116,7 +116,7 @@ def postgres_url() -> Iterator[str]:
     upgrade(Database.of(Settings.from_env({"DEALER_DATABASE_URL": url})))
     yield url
     Database.close_all()
-    drop_postgres_database(url)
+    drop_postgres_database(url, wait=False)
 
 
 def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
@@ -178,7 +178,7 @@ def module_settings(request: pytest.FixtureRequest,
         yield settings
     finally:
         Database.of(settings).engine.dispose()
-        drop_postgres_database(url)
+        drop_postgres_database(url, wait=False)
 
 
 def _contents(settings: Settings) -> dict[str, str]:

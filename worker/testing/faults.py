@@ -296,7 +296,8 @@ def _after_the_late_writes(live: LiveService, folder: Path) -> None:
     finally:
         os.killpg(local, signal.SIGCONT)
     if job["status"] != "succeeded":
-        raise RuntimeError(f"the job sent after mending the network ended {job['status']}: {job.get('error')}")
+        raise RuntimeError(f"the job sent after mending the network ended {job['status']}: "
+                           f"{job.get('error')}")
 
 
 def _process_tree(pid: int) -> set[int]:
