@@ -29,7 +29,7 @@ from hypothesis import settings as hypothesis_settings
 from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA, ROOT
 from worker.config import Settings
 from worker.store.database import Database
 from worker.store.migrate import upgrade
@@ -73,6 +73,17 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         return (yield)
     except ServiceMissing as error:
         missing(str(error))
+
+
+#: The folders of tests/ whose tests start real processes (a service's web and workers, Chromium, private
+#: servers, ``dealer serve``): marked ``live``, they run apart from the rest (see the Makefile's test).
+LIVE_FOLDERS = ("browser", "faults", "integration")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    parts = Path(str(item.path)).resolve().relative_to(ROOT).parts
+    if parts[0] == "tests" and len(parts) > 2 and parts[1] in LIVE_FOLDERS:
+        item.add_marker(pytest.mark.live)
 
 
 @pytest.hookimpl(trylast=True)
