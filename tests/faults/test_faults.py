@@ -21,9 +21,9 @@ from worker.testing.servers import PrivatePostgres, PrivateRedis
 pytestmark = pytest.mark.slow
 
 DECKS = 20_000
-#: A quarter of the shipped heartbeat, worker timeout and sweep (2 s, 10 s, 4 s), the stall after 4 s
-#: (10 s: it may be no shorter than a chunk on a busy machine, or a job merely slow is sent again) and
-#: PostgreSQL's idle-in-transaction limit, which frees a cut-off worker's locks, after 5 s (10 s).
+#: A quarter of the shipped heartbeat, worker timeout and sweep (2 s, 10 s, 4 s); a stall after 4 s (10 s
+#: shipped; not much less, or a job whose chunk is merely slow on a busy machine is sent again) and the
+#: database's limits that free a cut-off worker's locks after 5 s (10 s shipped).
 TIMINGS = {"DEALER_HEARTBEAT_SECONDS": "0.5", "DEALER_WORKER_TIMEOUT": "2.5", "DEALER_SWEEP_SECONDS": "1",
            "DEALER_STALL_SECONDS": "4", "DEALER_DB_IDLE_TIMEOUT": "5"}
 #: Far above what recovery takes (seconds), so that a slow machine does not fail the test, yet far
