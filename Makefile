@@ -21,8 +21,14 @@ $(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/en
 run: install
 	$(BIN)/dealer serve
 
+# Two runs, both always: the tests that start no process on every CPU (pytest-xdist), then the live ones
+# (tests/browser, faults, integration) alone, one at a time. A run that finds none of its tests among
+# those PYTEST_ARGS names (pytest's status 5) is no failure.
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@status=0; \
+	$(BIN)/python -m pytest -n auto -m "not live" $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || status=$$code; }; \
+	$(BIN)/python -m pytest -m live $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || status=$$code; }; \
+	exit $$status
 
 # docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).
 test-compose: install

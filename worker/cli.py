@@ -213,8 +213,10 @@ def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -
             stop_worker(worker, (asked[0] if asked else time.monotonic()) + WORKER_GRACE_SECONDS)
 
 
-#: What ``dealer serve`` gives the web server's open requests when it stops (live streams end at once).
-SERVE_GRACE_SECONDS = 1
+#: What ``dealer serve`` gives the web process to leave when it stops: its open requests, then Python's own
+#: exit. Live streams end at once (``webui.server``), so it usually leaves in well under a second; on a busy
+#: machine its exit alone took over the 1 s this once was, and gunicorn killed it and logged an error.
+SERVE_GRACE_SECONDS = 5
 #: What it gives the worker's warm shutdown before killing it.
 WORKER_GRACE_SECONDS = 1.5
 

@@ -54,8 +54,9 @@ class Settings:
     #: its remaining cases. Either way the worker moves on (0 turns a budget off).
     case_seconds: float = 60.0
     chunk_seconds: float = 900.0
-    #: PostgreSQL ends a session left idle inside a transaction this long, releasing its locks:
-    #: a worker cut off from the network mid-transaction must not hold up the others.
+    #: PostgreSQL ends a session left idle inside a transaction this long, or whose answers have gone
+    #: unacknowledged this long, releasing its locks: a worker cut off from the network mid-transaction
+    #: must not hold up the others.
     db_idle_timeout: float = 10.0
     #: Solve on the pure-Python engines even where the native core is built (the process's builder
     #: tells the engines: ``worker.engines.use_native_core``).

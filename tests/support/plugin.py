@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA, ROOT
 from worker.config import Settings
 from worker.store.database import Database
 from worker.store.migrate import upgrade
@@ -41,6 +43,12 @@ TEST_CHUNK_SIZE = 7
 #: What the tests' settings change: small chunks; and no copying of a file solved before, since tests
 #: send the same judge files again and again to watch them solved (the tests of copying turn it on).
 TEST_SETTINGS = {"chunk_size": TEST_CHUNK_SIZE, "result_cache": False}
+
+# Hypothesis judges by the clock unless told not to: a deadline for each example (200 ms) and a health
+# check failing data that is slow to generate, both of which a busy machine trips. How fast the code is
+# is bench/'s to say, side by side; here only what it does.
+hypothesis_settings.register_profile("dealer", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("dealer")
 
 
 def services_required() -> bool:
@@ -69,6 +77,17 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         return (yield)
     except ServiceMissing as error:
         missing(str(error))
+
+
+#: The folders of tests/ whose tests start real processes (a service's web and workers, Chromium, private
+#: servers, ``dealer serve``): marked ``live``, they run apart from the rest (see the Makefile's test).
+LIVE_FOLDERS = ("browser", "faults", "integration")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    parts = Path(str(item.path)).resolve().relative_to(ROOT).parts
+    if parts[0] == "tests" and len(parts) > 2 and parts[1] in LIVE_FOLDERS:
+        item.add_marker(pytest.mark.live)
 
 
 @pytest.hookimpl(trylast=True)
@@ -112,7 +131,7 @@ def postgres_url() -> Iterator[str]:
     upgrade(Database.of(Settings.from_env({"DEALER_DATABASE_URL": url})))
     yield url
     Database.close_all()
-    drop_postgres_database(url)
+    drop_postgres_database(url, wait=False)
 
 
 def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
@@ -174,7 +193,7 @@ def module_settings(request: pytest.FixtureRequest,
         yield settings
     finally:
         Database.of(settings).engine.dispose()
-        drop_postgres_database(url)
+        drop_postgres_database(url, wait=False)
 
 
 def _contents(settings: Settings) -> dict[str, str]:
