@@ -51,6 +51,7 @@ def _extensions() -> list[Any]:
         return []
     # out.py first: the cores cimport it (out.pxd).
     sources = ["worker/engines/out.py"] + [f"worker/engines/{game}/core.py" for game in CORES]
+    sources.append("worker/generating/core.py")  # dealer generate's shuffles and layout
     return cythonize(sources, language_level=3, quiet=True, build_dir="build",  # type: ignore[no-any-return]
                      compiler_directives={"boundscheck": False, "wraparound": False, "cdivision": True})
 
