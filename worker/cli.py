@@ -17,6 +17,7 @@ import click
 
 from worker import engines
 from worker.engines.base import Diagnostic, InputError
+from worker.generating.command import generate as generate_command
 
 GAMES = click.Choice(engines.names())
 
@@ -25,6 +26,9 @@ GAMES = click.Choice(engines.names())
 @click.version_option(package_name="dealer")
 def main() -> None:
     """Dealer solves judge files of 10-20-30, Accordian Patience and Chinese Mahjong."""
+
+
+main.add_command(generate_command)
 
 
 @main.command()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from worker.generating.deal import lay
 from worker.generating.makers import Maker
-from worker.generating.mix import GenerateError
+from worker.generating.errors import GenerateError
 from worker.generating.prng import Rng
 
 #: What separates tokens in a ``ragged`` layout (and, for decks, may end a line).

@@ -132,6 +132,7 @@ class MahjongMaker(Maker):
         self.kinds = [kind for kind, tile in enumerate(TILES) if honours or tile not in HONOURS]
         self.wall = [TILES[kind] for kind in self.kinds for _ in range(MAX_COPIES)]
         self.suit_walls = [[tile for tile in self.wall if tile[1:] == suit] for suit in "TSW"]
+        self.suit_kinds = {suit: [9 * k + rank for rank in range(9)] for k, suit in enumerate("TSW")}
 
     def random(self, rng: Rng, count: int) -> list[str]:
         """Hands as ``ENGINE.generate`` draws them: four in ten from the whole wall (rarely
@@ -174,13 +175,17 @@ class MahjongMaker(Maker):
                 return [TILES[kind] for kind, count in enumerate(counts) for _ in range(count)]
 
     def steps(self, starts: list[str], rng: Rng, count: int) -> list[str]:
-        """Hands with one tile changed into another kind (of which the hand holds fewer than four)."""
+        """Hands with one tile changed into another kind (of which the hand holds fewer than
+        four): half the time one of the same suit, where hands that wait for many tiles live."""
         hands = []
         for _ in range(count):
             tiles = starts[rng.below(len(starts))].split(" ")
             place = rng.below(HAND_SIZE)
+            kinds = self.kinds
+            if rng.below(2) and tiles[place][1:] in self.suit_kinds:
+                kinds = self.suit_kinds[tiles[place][1:]]
             while True:
-                tile = TILES[rng.choice(self.kinds)]
+                tile = TILES[rng.choice(kinds)]
                 if tile != tiles[place] and tiles.count(tile) < MAX_COPIES:
                     tiles[place] = tile
                     break

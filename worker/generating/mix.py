@@ -28,11 +28,8 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from worker.generating.errors import GenerateError
 from worker.generating.makers import Maker
-
-
-class GenerateError(ValueError):
-    """What makes a file impossible to generate as asked: ``str(error)`` says what, in one line."""
 
 
 @dataclass(frozen=True)

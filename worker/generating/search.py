@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from worker.generating.makers import Maker
-from worker.generating.mix import Bucket, GenerateError
+from worker.generating.errors import GenerateError
+from worker.generating.mix import Bucket
 from worker.generating.prng import Rng
 
 #: Cases tried at a time.
@@ -37,7 +38,7 @@ NEAREST = 16
 #: :data:`ROUND` steps) is walked by variants where the game has them.
 STRAY = 64
 #: Rounds in a row without a new case for a bucket still in need before giving up.
-PATIENCE = 20_000
+PATIENCE = 2_000
 
 #: Solves cases (their texts, as :meth:`Maker.random` writes them) into their keys.
 Solver = Callable[[list[str]], list[int]]
@@ -160,13 +161,14 @@ def _walks(needy: list[_Target], sampled: int, ordered: bool) -> list[tuple[_Tar
 
 
 def _keep_near(target: _Target, key: int, text: str) -> None:
-    """Keep ``text`` among the :data:`NEAREST` cases nearest to the bucket, nearest first."""
+    """Keep ``text`` among the :data:`NEAREST` cases nearest to the bucket, nearest first and,
+    among equals, newest first: so that on a plateau the walk drifts instead of circling."""
     near = target.near
     distance = target.bucket.distance(key)
-    if len(near) == NEAREST and distance >= near[-1][0]:
+    if len(near) == NEAREST and distance > near[-1][0]:
         return
     at = len(near)
-    while at and near[at - 1][0] > distance:
+    while at and near[at - 1][0] >= distance:
         at -= 1
     near.insert(at, (distance, text))
     del near[NEAREST:]

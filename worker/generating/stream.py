@@ -25,7 +25,8 @@ from typing import BinaryIO
 from worker import engines
 from worker.generating.layout import Layout, parse_layout
 from worker.generating.makers import Maker, maker
-from worker.generating.mix import GenerateError, Mix, apportion, parse_mix
+from worker.generating.errors import GenerateError
+from worker.generating.mix import Mix, apportion, parse_mix
 from worker.generating.prng import M64, Rng
 from worker.generating.search import fill
 
@@ -62,20 +63,45 @@ class Summary:
     plan: Plan
     counts: dict[str, int]
 
+    def text(self) -> str:
+        """The report of what the file holds (``dealer generate --report``).
+
+        >>> print(Summary(Plan("10-20-30", 3, 7), {}).text(), end="")
+        10-20-30: 3 decks, seed 7, random
+        """
+        made = self.plan
+        unit = engines.get(made.game).unit
+        what = [f"{made.game}: {made.cases:,} {unit}s", f"seed {made.seed}"]
+        what.append(f"mix {made.mix}" if made.mix else "random")
+        if str(made.layout):
+            what.append(f"layout {made.layout}")
+        if not made.honours:
+            what.append("no honours")
+        lines = [", ".join(what)]
+        lines += [f"  {label}: {count:,}" for label, count in self.counts.items()]
+        return "\n".join(lines) + "\n"
+
 
 def plan(game: str, cases: int, seed: int, mix: str | None = None, layout: str | None = None,
          honours: bool = True) -> Plan:
     """A checked :class:`Plan` from what a user gives; :class:`GenerateError` says what is wrong."""
     game = engines.check(game)
     if not 1 <= cases <= MAX_CASES:
-        raise GenerateError(f"the number of cases must be from 1 to {MAX_CASES:,}, not {cases:,}")
+        raise GenerateError(f"a file holds 1 to {MAX_CASES:,} cases, not {cases:,}", "cases")
     if not 0 <= seed <= M64:
-        raise GenerateError(f"the seed must be from 0 to 2**64 - 1, not {seed}")
+        raise GenerateError(f"a seed is a number from 0 to 2**64 - 1, not {seed}", "seed")
     if not honours and game != "mahjong":
-        raise GenerateError("only mahjong hands have honours to leave out")
+        raise GenerateError(f"only mahjong hands have honours to leave out, not {game}'s", "honours")
     made = maker(game, honours)
-    return Plan(game, cases, seed, None if mix is None else parse_mix(made, mix),
-                Layout() if layout is None else parse_layout(made, layout), honours)
+    try:
+        parsed_mix = None if mix is None else parse_mix(made, mix)
+    except GenerateError as error:
+        raise GenerateError(error.message, "mix") from None
+    try:
+        parsed_layout = Layout() if layout is None else parse_layout(made, layout)
+    except GenerateError as error:
+        raise GenerateError(error.message, "layout") from None
+    return Plan(game, cases, seed, parsed_mix, parsed_layout, honours)
 
 
 def generate(plan: Plan, out: BinaryIO, *, jobs: int = 1, progress: Progress | None = None) -> Summary:
