@@ -128,7 +128,7 @@ def fill(maker: Maker, buckets: tuple[Bucket, ...], quotas: list[int], rng: Rng,
                         _keep_near(other, key, text)
         for target, need in zip(needy, before, strict=True):
             target.idle = 0 if target.need < need else target.idle + 1
-            if target.idle > PATIENCE:
+            if target.idle >= PATIENCE:
                 raise GenerateError(f"no new case for {target.bucket.label} in {PATIENCE * ROUND:,} tries: "
                                     "too rare to generate")
         if on_round is not None:
