@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench bench-service bench-faults bench-scale bench-load clean
+.PHONY: install run test bench bench-generate bench-service bench-faults bench-scale bench-load clean
 
 install: $(STAMP)
 
 # The editable install also builds the native core in place (setup.py), or says in one line why not.
-$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py)
+$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/generating/core.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
@@ -26,6 +26,9 @@ test: install
 
 bench: install
 	$(BIN)/python -m bench.engines
+
+bench-generate: install
+	$(BIN)/python -m bench.generate
 
 bench-service: install
 	$(BIN)/python -m bench.service
