@@ -158,39 +158,20 @@ def mahjong(mistake: str) -> Solution:
         kind = next((k for k in range(34) if counts[k]), None)
         if kind is None:
             return True
-        if counts[kind] >= 3:
-            counts[kind] -= 3
-            found = melds(counts)
-            counts[kind] += 3
-            if found:
-                return True
         # The lowest tile left is in a pong or in a chow: one it starts (or, wrapping, any of its suit's).
-        starts = range(kind - kind % 9, kind - kind % 9 + 9) if wrap and kind < 27 else (kind,)
-        for start in starts:
+        options = [[kind] * 3] if counts[kind] >= 3 else []
+        for start in range(kind - kind % 9, kind - kind % 9 + 9) if wrap and kind < 27 else (kind,):
             chow = chow_at(start)
             if chow and kind in chow and all(counts[k] for k in chow):
-                for k in chow:
-                    counts[k] -= 1
-                found = melds(counts)
-                for k in chow:
-                    counts[k] += 1
-                if found:
-                    return True
-        return False
+                options.append(chow)
+        return any(without(counts, meld, melds) for meld in options)
 
     def wins(counts: list[int]) -> bool:
         if mistake == "seven pairs win" and sorted(counts)[-7:] == [2] * 7:
             return True
         if mistake == "thirteen orphans win" and all(counts[k] for k in _ORPHANS) and sum(counts[k] for k in _ORPHANS) == 14:
             return True
-        for eye in range(34):
-            if counts[eye] >= 2:
-                counts[eye] -= 2
-                found = melds(counts)
-                counts[eye] += 2
-                if found:
-                    return True
-        return False
+        return any(without(counts, [eye, eye], melds) for eye in range(34) if counts[eye] >= 2)
 
     def solve(texts: list[str]) -> list[str]:
         lines = []
@@ -213,6 +194,16 @@ def mahjong(mistake: str) -> Solution:
         return lines
 
     return solve
+
+
+def without(counts: list[int], tiles: list[int], then: Callable[[list[int]], bool]) -> bool:
+    """``then`` of the counts less ``tiles`` (the counts are as they were afterwards)."""
+    for kind in tiles:
+        counts[kind] -= 1
+    found = then(counts)
+    for kind in tiles:
+        counts[kind] += 1
+    return found
 
 
 MUTANTS: dict[str, tuple[Callable[[str], Solution], tuple[str, ...]]] = {

@@ -22,7 +22,18 @@ and tells ``progress`` how many cases are made. The package:
 - :mod:`.command`: the ``dealer generate`` command.
 """
 
-from worker.generating.errors import GenerateError
-from worker.generating.stream import MAX_CASES, Plan, Progress, Summary, generate, plan
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 __all__ = ["MAX_CASES", "GenerateError", "Plan", "Progress", "Summary", "generate", "plan"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: ``dealer`` registers its generate command from this package,
+    # and ``dealer solve`` should not pay for the engines the generator imports.
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module("worker.generating.errors" if name == "GenerateError" else "worker.generating.stream"),
+                   name)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sys
 from typing import IO, Any
 
@@ -73,6 +72,8 @@ def generate(game: str, cases: int | None, seed: int | None, mix: str | None, la
 def _generate(game: str, cases: int | None, seed: int | None, mix: str | None, layout: str | None, no_honours: bool,
               jobs: int, progress: bool | None, out: IO[bytes]) -> str:
     """Make the file; what a report says of it."""
+    import secrets
+
     from worker.cli import _fail
     from worker.generating import generate as make
     from worker.generating import plan
