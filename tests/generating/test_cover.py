@@ -101,3 +101,11 @@ def test_the_report_says_what_each_case_is_for_and_what_is_covered() -> None:
     assert out.getvalue() == cover_text("mahjong")
     assert "   3  nine gates: all nine tiles of a suit [runs of blanks, leading and trailing]: Case 3: 1W 2W" in text
     assert "mahjong/solve.py: 20 of 20 branches, 100.0 %" in text
+
+
+def test_without_coverage_the_report_says_the_branches_are_not_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    from worker.generating.cover import report
+
+    monkeypatch.setattr(report, "find_spec", lambda name: None)
+    text = cover_file("accordion", io.BytesIO()).text()
+    assert "rule branches: not measured (install coverage: pip install 'dealer[test]')" in text

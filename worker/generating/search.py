@@ -79,49 +79,24 @@ def fill(maker: Maker, buckets: tuple[Bucket, ...], quotas: list[int], rng: Rng,
         needy = [target for target in targets if target.need]
         if not needy:
             return [target.found for target in targets]
-        walks = _walks(needy, sampled, maker.ordered)
-        candidates: list[str] = []
-        stepping = []
-        for target, count in walks:
-            starts = target.starts()
-            # Steps, or (where they stray) a quarter of steps, to keep finding new cases, and variants.
-            steps = count
-            if not maker.distinct and target.stepped >= ROUND and target.stepped_hits * STRAY < target.stepped:
-                steps = count // 4
-            candidates += maker.steps(starts, rng, steps)
-            if steps < count:
-                candidates += maker.variants(starts, rng, count - steps)
-            target.walked += count
-            stepping.append(steps)
+        walks = _walks(needy, sampled)
+        candidates, steps = _walk(maker, walks, rng)
         walked = len(candidates)
         candidates += maker.random(rng, ROUND - walked)
         sampled += ROUND - walked
         keys = solve(candidates)
         tried += ROUND
-        at = 0
-        for (target, count), steps in zip(walks, stepping, strict=True):
-            low, high = target.bucket.low, target.bucket.high
-            stepped_hits = sum(low <= key <= high for key in keys[at : at + steps])
-            target.stepped += steps
-            target.stepped_hits += stepped_hits
-            target.walked_hits += stepped_hits + sum(low <= key <= high for key in keys[at + steps : at + count])
-            at += count
+        _count_walks(walks, steps, keys)
         before = [target.need for target in needy]
         for n, (text, key) in enumerate(zip(candidates, keys, strict=True)):
             target = where.get(key)
             if target is not None:
-                if n >= walked:
-                    target.sampled_hits += 1
+                target.sampled_hits += n >= walked
                 if target.need and (taken is None or text not in taken):
-                    target.found.append(text)
-                    target.need -= 1
                     found += 1
+                    _take(target, text, rng)
                     if taken is not None:
                         taken.add(text)
-                    if len(target.walkers) < WALKERS:
-                        target.walkers.append(text)
-                    else:
-                        target.walkers[rng.below(WALKERS)] = text
             if maker.ordered:
                 for other in needy:
                     if other.need and not other.walkers:
@@ -135,7 +110,46 @@ def fill(maker: Maker, buckets: tuple[Bucket, ...], quotas: list[int], rng: Rng,
             on_round(found, tried)
 
 
-def _walks(needy: list[_Target], sampled: int, ordered: bool) -> list[tuple[_Target, int]]:
+def _walk(maker: Maker, walks: list[tuple[_Target, int]], rng: Rng) -> tuple[list[str], list[int]]:
+    """The round's walking cases, and how many of each bucket's are steps (the rest variants)."""
+    candidates: list[str] = []
+    steps = []
+    for target, count in walks:
+        starts = target.starts()
+        stepping = count
+        if not maker.distinct and target.stepped >= ROUND and target.stepped_hits * STRAY < target.stepped:
+            stepping = count // 4  # steps stray: keep a quarter, to find new cases still
+        candidates += maker.steps(starts, rng, stepping)
+        if stepping < count:
+            candidates += maker.variants(starts, rng, count - stepping)
+        target.walked += count
+        steps.append(stepping)
+    return candidates, steps
+
+
+def _count_walks(walks: list[tuple[_Target, int]], steps: list[int], keys: list[int]) -> None:
+    """Note how many of each bucket's walking cases (and of its steps) landed in it."""
+    at = 0
+    for (target, count), stepping in zip(walks, steps, strict=True):
+        low, high = target.bucket.low, target.bucket.high
+        stepped_hits = sum(low <= key <= high for key in keys[at : at + stepping])
+        target.stepped += stepping
+        target.stepped_hits += stepped_hits
+        target.walked_hits += stepped_hits + sum(low <= key <= high for key in keys[at + stepping : at + count])
+        at += count
+
+
+def _take(target: _Target, text: str, rng: Rng) -> None:
+    """Keep ``text`` for the bucket, and among the cases its walks start from."""
+    target.found.append(text)
+    target.need -= 1
+    if len(target.walkers) < WALKERS:
+        target.walkers.append(text)
+    else:
+        target.walkers[rng.below(WALKERS)] = text
+
+
+def _walks(needy: list[_Target], sampled: int) -> list[tuple[_Target, int]]:
     """How many cases of the next round walk from each rare bucket's cases.
 
     A bucket is rare when sampling at the rate seen so far would not fill it within half

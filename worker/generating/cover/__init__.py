@@ -15,7 +15,7 @@ from typing import BinaryIO
 
 from worker.generating.cover.forms import DECK_FORMS, HAND_FORMS
 from worker.generating.cover.games import ENTRIES, Entry
-from worker.generating.cover.report import Report, report
+from worker.generating.cover.report import Report, report_of
 
 _TERMINATORS = {"10-20-30": "0", "accordion": "#", "mahjong": "0"}
 
@@ -38,7 +38,7 @@ def cover_file(game: str, out: BinaryIO, branches: bool = True) -> Report:
     branches too, where ``coverage`` is installed)."""
     data = cover_text(game)
     out.write(data)
-    return report(game, data, entries(game), branches)
+    return report_of(game, data, entries(game), branches)
 
 
 __all__ = ["Entry", "Report", "cover_file", "cover_text", "entries"]

@@ -8,6 +8,7 @@ import io
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from itertools import combinations
 
 from worker import engines
@@ -46,7 +47,7 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
-def report(game: str, data: bytes, entries: list[Entry], branches: bool = True) -> Report:
+def report_of(game: str, data: bytes, entries: list[Entry], branches: bool = True) -> Report:
     """What the cover file ``data`` of ``game`` (whose cases are ``entries``) covers."""
     engine = engines.get(game)
     cases = list(engine.parse(io.BytesIO(data), []))
@@ -55,11 +56,8 @@ def report(game: str, data: bytes, entries: list[Entry], branches: bool = True) 
     made.facts = list(_FACTS[game](cases, results))
     made.facts += _repeats(cases)
     made.facts.append(f"layouts: {len({entry.form for entry in entries})} ({'; '.join(dict.fromkeys(e.form for e in entries))})")
-    if branches:
-        try:
-            made.branches = measure(game, data)
-        except ModuleNotFoundError:
-            made.branches = None
+    if branches and find_spec("coverage") is not None:
+        made.branches = measure(game, data)
     return made
 
 
