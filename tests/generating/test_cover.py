@@ -74,7 +74,7 @@ def test_ten_twenty_thirty_covers_what_it_claims() -> None:
     facts = "\n".join(report.facts)
     assert {line[:4] for line in lines} == {"Win ", "Loss", "Draw"}
     assert "state carried over: case 10 repeats case 9" in facts
-    assert "cases 16 and 17 are different decks that pass through one state" in facts
+    assert "cases 15 and 16 are different decks that pass through one state" in facts
     assert "pick-ups: first two + last" in facts and "last three" in facts
     assert max(int(line[5:]) for line in lines) > 1000 and min(int(line[5:]) for line in lines if line[0] == "W") < 30
 

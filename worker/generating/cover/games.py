@@ -77,9 +77,9 @@ def ten_twenty_thirty() -> list[Entry]:
     first = found.pop("a deck whose game passes through a state of the next deck's")
     second = found.pop("the next deck")
     cases = list(TEN_TWENTY_THIRTY_SAMPLE)
-    for purpose, text in found.items():
+    for purpose, text in _by_deck(found):
         cases.append((purpose, text))
-        if purpose == "a draw in the fewest deals":
+        if purpose.startswith("a draw in the fewest deals"):
             cases.append(("the deck before, again (a repeat is no draw: seen states belong to one game)", text))
     cases += [("a deck whose game passes through a state of the next deck's game", first),
               ("a different deck whose game passes through that state", second),
@@ -88,7 +88,7 @@ def ten_twenty_thirty() -> list[Entry]:
 
 
 def accordion() -> list[Entry]:
-    cases = list(ACCORDION_SAMPLE) + list(FOUND["accordion"].items())
+    cases = list(ACCORDION_SAMPLE) + _by_deck(FOUND["accordion"])
     cases.append(("the deck before, again", cases[-1][1]))
     cases.append(("the statement's first sample again, later in the file", ACCORDION_SAMPLE[0][1]))
     return _decks(cases)
@@ -99,6 +99,14 @@ def mahjong() -> list[Entry]:
     entries = [Entry(purpose, text, forms[k % len(forms)]) for k, (purpose, text) in enumerate(HANDS)]
     entries.append(Entry("the hand before, again (counts start afresh)", HANDS[-1][1], forms[0]))
     return entries
+
+
+def _by_deck(found: dict[str, str]) -> list[tuple[str, str]]:
+    """The found decks, each once, with every purpose it was found for."""
+    purposes: dict[str, list[str]] = {}
+    for purpose, text in found.items():
+        purposes.setdefault(text, []).append(purpose)
+    return [("; ".join(names), text) for text, names in purposes.items()]
 
 
 def _decks(cases: list[tuple[str, str]]) -> list[Entry]:

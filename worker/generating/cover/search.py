@@ -103,7 +103,14 @@ def search(game: str, features: dict[str, Score], random: Callable[[Rng, int], l
                 if got is not None and got >= value:
                     value, text = got, step
         best[name] = (value, text)
-        print(f"{game}: {name}: {value}", file=sys.stderr)
+    # A deck climbed for one feature may beat another's own: each feature takes the best of all.
+    results = {text: engine.solve(Case(1, text), True) for _, text in best.values()}
+    for name, score in features.items():
+        for text, result in results.items():
+            value = score(result)
+            if name in best and value is not None and value > best[name][0]:
+                best[name] = (value, text)
+        print(f"{game}: {name}: {best[name][0]}", file=sys.stderr)
     return {name: text for name, (_, text) in best.items()}
 
 
