@@ -4,16 +4,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench bench-generate bench-service bench-faults bench-scale bench-load clean
+.PHONY: install run test test-compose bench bench-generate bench-service bench-faults bench-scale bench-load clean
 
 install: $(STAMP)
 
 # The editable install also builds the native core in place (setup.py), or says in one line why not.
-$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/generating/core.py
+$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd \
+		worker/generating/core.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
-	$(BIN)/python -m worker.engines.native
+	$(BIN)/dealer games --cores
 	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, every run would compile from source.
 	$(BIN)/python -m compileall -q worker webui
 	touch $(STAMP)
@@ -23,6 +24,10 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).
+test-compose: install
+	docker/test-compose
 
 bench: install
 	$(BIN)/python -m bench.engines

@@ -8,6 +8,7 @@ pure-Python engines solve (``dealer games`` says which core each game uses).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 from setuptools import setup
@@ -17,7 +18,8 @@ from setuptools.errors import CCompilerError, CompileError, ExecError, LinkError
 #: What a missing or failing C compiler raises.
 NO_COMPILER = (CCompilerError, CompileError, ExecError, LinkError, PlatformError, OSError)
 
-CORES = ["ten_twenty_thirty", "accordion", "mahjong"]
+#: Every game's core: the ``core.py`` of each package under worker/engines/.
+CORES = sorted(path.as_posix() for path in Path("worker/engines").glob("*/core.py"))
 
 
 class OptionalBuildExt(build_ext):
@@ -50,8 +52,7 @@ def _extensions() -> list[Any]:
         _skipped(str(error))
         return []
     # out.py first: the cores cimport it (out.pxd).
-    sources = ["worker/engines/out.py"] + [f"worker/engines/{game}/core.py" for game in CORES]
-    sources.append("worker/generating/core.py")  # dealer generate's shuffles and layout
+    sources = ["worker/engines/out.py", *CORES, "worker/generating/core.py"]  # and dealer generate's draws
     return cythonize(sources, language_level=3, quiet=True, build_dir="build",  # type: ignore[no-any-return]
                      compiler_directives={"boundscheck": False, "wraparound": False, "cdivision": True})
 

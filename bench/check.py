@@ -27,12 +27,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from worker import work
+from worker.checks.queries import CheckQueries
 from worker.checks.run import run_check
+from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
-from worker.jobs.solve import solve_chunk
-from worker.jobs.split import split_job
 from worker.store.database import Database
 from worker.store.migrate import upgrade
 from worker.store.uploads import store_stream
@@ -64,10 +65,7 @@ class Here:
     def drain(self) -> None:
         while self.queue:
             kind, ident = self.queue.pop(0)
-            if kind == "split":
-                split_job(self.settings, ident, self)
-            else:
-                solve_chunk(self.settings, ident, self)
+            (work.split if kind == "split" else work.solve)(self.settings, ident, self)
 
 
 def _variants(right: bytes, seed: int) -> dict[str, bytes]:
@@ -80,7 +78,7 @@ def _variants(right: bytes, seed: int) -> dict[str, bytes]:
             "first line missing (all wrong)": right.split(b"\n", 1)[1]}
 
 
-def _check(service: JobService, here: Here, job_id: int, output: bytes) -> tuple[float, float, Any]:
+def _check(service: CheckService, here: Here, job_id: int, output: bytes) -> tuple[float, float, Any]:
     """(seconds to take the output in, seconds to judge it, the check)."""
     start = time.perf_counter()
     upload = store_stream(service.db, io.BytesIO(output), service.settings.max_upload_bytes)
@@ -98,6 +96,7 @@ def run(settings: Settings, game: str, cases: int, folder: Path) -> int:
     upgrade(Database.of(settings))
     here = Here(settings)
     service, queries = JobService(settings, here), JobQueries(settings)
+    checks, check_queries = CheckService(settings, here, service), CheckQueries(settings)
     print(f"{cases:,} {game} cases on {Database.of(settings).dialect}: solving them as a job (one process)…",
           flush=True)
     path = random_judge_file(folder / "cases.in", game, cases, seed=246)
@@ -119,8 +118,8 @@ def run(settings: Settings, game: str, cases: int, folder: Path) -> int:
     worst = 0.0
     variants = _variants(right, cases)
     for name, output in variants.items():
-        taken, judged, check_id = _check(service, here, job.id, output)
-        check = queries.check(check_id)
+        taken, judged, check_id = _check(checks, here, job.id, output)
+        check = check_queries.check(check_id)
         total = taken + judged
         ratio = total / solve_s
         worst = max(worst, ratio)
@@ -129,7 +128,7 @@ def run(settings: Settings, game: str, cases: int, folder: Path) -> int:
     print()
     for name in ("1 % of lines wrong or spaced", "first line missing (all wrong)"):
         tracemalloc.start()
-        _check(service, here, job.id, variants[name])
+        _check(checks, here, job.id, variants[name])
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"  Python heap peak while taking in and judging the output \"{name}\" "

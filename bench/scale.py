@@ -34,12 +34,12 @@ from sqlalchemy import func, select, text
 
 from worker import engines
 from worker.config import Settings
+from worker.jobs.outcomes import code
 from worker.jobs.solve import histogram
-from worker.store.chunks import Solved, pack_results
-from worker.store.codecs import pack_inputs
+from worker.store.chunks import Solved, pack_inputs, pack_results
 from worker.store.database import Database
 from worker.store.migrate import upgrade
-from worker.store.models import OUTCOME_CODES, CaseRow, Job, case_id, utcnow
+from worker.store.models import CaseRow, Job, case_id, utcnow
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "dealer_scale"
@@ -148,7 +148,7 @@ def _load_job(db: Database, pool: Pool, size: int, rng: random.Random) -> None:
         getrandbits = rng.getrandbits
         for index in range(1, size + 1):
             solved = pool.solved[(index - 1) % len(pool.texts)]
-            yield (job_id, index, OUTCOME_CODES[solved.outcome or ""], solved.number, getrandbits(63),
+            yield (job_id, index, code(solved.outcome or ""), solved.number, getrandbits(63),
                    solved.solve_us, False)
 
     _bulk(db, "chunks", ("job_id", "seq", "first_index", "count", "inputs", "lines", "results", "traces", "status",

@@ -1,70 +1,119 @@
-"""The JSON API (DESIGN.md's table): everything the pages do, for scripts."""
+"""The JSON API of jobs and of the service (README.md's table), each route with its OpenAPI description.
+
+A job's results are in :mod:`webui.results`, its checks in :mod:`webui.checks`.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
-import re
-from collections.abc import Iterator
 from typing import Any
 
-import orjson
-from flask import Blueprint, Response, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, Response, jsonify, request
 
 from webui.auth import client_id
 from webui.context import dealer, queries, service
-from webui.params import flag, given, paging, result_filter
+from webui.export import streamed
+from webui.games import game_views
+from webui.params import JOBS_PER_PAGE, flag, given, job_filters, paging
+from webui.spec import (
+    BAD_REQUEST,
+    FLAG,
+    NOT_FOUND,
+    TOO_MANY,
+    Operations,
+    error,
+    json_body,
+    paging_parameters,
+    query,
+    ref,
+)
 from webui.uploads import receive_upload
 from worker import engines
-from worker.jobs.errors import Invalid
-from worker.jobs.queries import ExportBatch
-from worker.jobs.views import GameView, iso
-from worker.store.models import CASE_ID_BASE
+from worker.jobs.queries import MAX_FILENAME_FILTER
+from worker.states import JobStatus
+from worker.jobs.views import (
+    GameView,
+    JobPage,
+    JobView,
+    OverviewView,
+    ThroughputView,
+    TimingsView,
+    WorkersView,
+)
 
 api = Blueprint("api", __name__, url_prefix="/api")
+operations = Operations(api)
 
-#: Jobs per page when the client does not say.
-JOBS_PER_PAGE = 20
-EXPORT_FORMATS = ("ndjson", "csv")
+JOB = ref(JobView)
+JOB_CREATED = {"201": json_body(JOB, "The new job."), "400": BAD_REQUEST}
 
 
-@api.post("/jobs")
+@operations.get("/jobs", "listJobs", "Jobs, newest first, paged", tag="jobs", parameters=[
+    query("status", "Only jobs in this status.", {"type": "string", "enum": [s.value for s in JobStatus]}),
+    query("game", "Only jobs of this game.", {"type": "string", "enum": engines.names()}),
+    query("filename", "Only jobs whose file name contains this text (any case).",
+          {"type": "string", "maxLength": MAX_FILENAME_FILTER}),
+    *paging_parameters(JOBS_PER_PAGE)],
+    responses={"200": json_body(ref(JobPage), "A page of jobs."), "400": BAD_REQUEST})
+def list_jobs() -> Any:
+    args = given(request.args)
+    page, per_page = paging(args, JOBS_PER_PAGE)
+    return jsonify(queries().jobs(page, per_page, **job_filters(args)).to_dict())
+
+
+@operations.post("/jobs", "createJob", "Upload a judge file and start a job", tag="jobs", request_body={
+    "required": True, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {
+        "file": {"type": "string", "contentMediaType": "application/octet-stream", "description": "The judge file."},
+        "game": {"type": "string", "enum": engines.names(),
+                 "description": "Optional when the game can be recognised from the content."},
+        "expected": {"type": "string", "contentMediaType": "text/plain",
+                     "description": "Optional: a program's output for this file, checked against the job's once it "
+                                    "has succeeded (its check's id is in the job's checks)."},
+    }}}}},
+    responses={**JOB_CREATED, "400": error(
+        "The file is refused at once, nothing stored: it is empty, compressed (gzip, zip, …) or binary, or its game "
+        "cannot be told; or a parameter is not valid."),
+        "413": error("The file is over the upload limit (the message says the limit)."), "429": TOO_MANY,
+        "415": error("The expected output is no text (the message says the line and column).")})
 def create_job() -> Any:
     job = receive_upload()
     return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}
 
 
-@api.get("/jobs")
-def list_jobs() -> Any:
-    args = given(request.args)
-    page, per_page = paging(args, JOBS_PER_PAGE)
-    return jsonify(queries().jobs(page, per_page, args.get("status"), args.get("game"),
-                                  args.get("filename")).to_dict())
-
-
-@api.get("/jobs/<id:job_id>")
+@operations.get("/jobs/<id:job_id>", "getJob", "One job with its progress and outcome counts", tag="jobs",
+                responses={"200": json_body(JOB, "The job."), "404": NOT_FOUND})
 def get_job(job_id: int) -> Any:
     return jsonify(queries().job(job_id).to_dict())
 
 
-@api.delete("/jobs/<id:job_id>")
+@operations.delete("/jobs/<id:job_id>", "deleteJob", "Delete a finished job and its results", tag="jobs",
+                   responses={"204": {"description": "Deleted."}, "404": NOT_FOUND,
+                              "409": error("The job is still running.")})
 def delete_job(job_id: int) -> Any:
     service().delete(job_id)
     return "", 204
 
 
-@api.post("/jobs/<id:job_id>/cancel")
+@operations.post("/jobs/<id:job_id>/cancel", "cancelJob", "Cancel a job", tag="jobs",
+                 responses={"200": json_body(JOB, "The cancelled job."), "404": NOT_FOUND,
+                            "409": error("The job has already finished.")})
 def cancel_job(job_id: int) -> Any:
     return jsonify(service().cancel(job_id).to_dict())
 
 
-@api.post("/jobs/<id:job_id>/rerun")
+@operations.post("/jobs/<id:job_id>/rerun", "rerunJob", "Run a job's upload again as a new job", tag="jobs",
+                 responses={**JOB_CREATED, "404": NOT_FOUND, "409": error("The upload is no longer stored."),
+                            "429": TOO_MANY})
 def rerun_job(job_id: int) -> Any:
     job = service().rerun(job_id, client=client_id())
     return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}
 
 
-@api.get("/jobs/<id:job_id>/output")
+@operations.get("/jobs/<id:job_id>/output", "jobOutput",
+                "The judge output, byte for byte as the reference solutions print it", tag="jobs",
+                parameters=[query("partial", "1 to get the lines solved so far of an unfinished (or a failed) job.",
+                                  FLAG)],
+                responses={"200": {"description": "The output.", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                           "400": BAD_REQUEST, "404": NOT_FOUND, "409": error("The job has not succeeded (yet).")})
 def job_output(job_id: int) -> Response:
     partial = given(request.args).get("partial")
     lines = queries().output(job_id, partial=flag("partial", partial) if partial is not None else False)
@@ -73,137 +122,33 @@ def job_output(job_id: int) -> Response:
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
 
 
-def streamed(pieces: Iterator[Any]) -> Iterator[Any]:
-    """A streamed body whose first piece is made now, so that an error there is still an error
-    answer; an error later (the headers are sent) is logged and ends the body early."""
-    first = next(pieces, None)
-
-    def rest() -> Iterator[Any]:
-        if first is None:
-            return
-        yield first
-        try:
-            yield from pieces
-        except Exception:  # noqa: BLE001 - nothing else can be said to the client any more
-            current_app.logger.exception("a streamed answer failed half-way: it was cut short")
-
-    return stream_with_context(rest())
-
-
-@api.get("/jobs/<id:job_id>/cases")
-def job_cases(job_id: int) -> Any:
-    flt = result_filter(given(request.args), job_id=job_id, game=queries().job(job_id).game)
-    return jsonify(queries().results(flt).to_dict())
-
-
-@api.get("/jobs/<id:job_id>/cases/<id:index>")
-def job_case(job_id: int, index: int) -> Any:
-    return jsonify(queries().case_by_index(job_id, index).to_dict())
-
-
-@api.get("/jobs/<id:job_id>/distribution")
-def job_distribution(job_id: int) -> Any:
-    return jsonify(queries().distribution(job_id).to_dict())
-
-
-@api.get("/jobs/<id:job_id>/timings")
+@operations.get("/jobs/<id:job_id>/timings", "jobTimings", "How long the job's phases and cases took", tag="jobs",
+                responses={"200": json_body(ref(TimingsView), "The timings."), "404": NOT_FOUND})
 def job_timings(job_id: int) -> Any:
     return jsonify(queries().timings(job_id).to_dict())
 
 
-@api.get("/cases/<case_id:case_id>")
-def get_case(case_id: int) -> Any:
-    return jsonify(queries().case(case_id).to_dict())
+@operations.get("/jobs/<id:job_id>/throughput", "jobThroughput", "Cases the job stored over its run, per interval",
+                tag="jobs", responses={"200": json_body(ref(ThroughputView), "The throughput."), "404": NOT_FOUND})
+def job_throughput(job_id: int) -> Any:
+    return jsonify(queries().job_throughput(job_id).to_dict())
 
 
-@api.get("/results")
-def search_results() -> Any:
-    return jsonify(queries().results(result_filter(given(request.args))).to_dict())
-
-
-@api.get("/results/export")
-def export_results() -> Response:
-    """Every matching result as NDJSON (``format=ndjson``, the default) or CSV (``format=csv``)."""
-    args = given(request.args)
-    flt = result_filter(args)
-    kind = args.get("format", "ndjson")
-    if kind not in EXPORT_FORMATS:
-        raise Invalid(f"unknown export format {kind!r}; expected {' or '.join(EXPORT_FORMATS)}")
-    name = "results"
-    if flt.job_id is not None:
-        queries().job(flt.job_id)  # 404 for a job that does not exist, before the download starts
-        name = f"job-{flt.job_id}-results"
-    rows = queries().iter_results(flt)
-    body = _csv(rows) if kind == "csv" else _ndjson(rows)
-    mimetype = "text/csv" if kind == "csv" else "application/x-ndjson"
-    return Response(streamed(body), mimetype=mimetype,
-                    headers={"Content-Disposition": f'attachment; filename="{name}.{kind}"'})
-
-
-#: What the CSV formatter below writes, in order; tests/web/test_openapi.py checks it against the views.
-CSV_WRITTEN = ("id", "job_id", "index", "game", "input", "outcome", "number", "detail", "line", "cached", "solve_us",
-               "solved_at")
-
-
-def _csv(batches: Iterator[ExportBatch]) -> Iterator[str]:
-    """CSV of the exported cases. Every field Dealer stores is a number or a canonical token string, so
-    a row is written by formatting it; a batch with a field that would need quoting goes through
-    the csv module instead."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    yield ",".join(CSV_WRITTEN) + "\n"
-    for batch in batches:
-        if not batch.indexes:
-            continue
-        job, game, when = batch.job_id, batch.game, iso(batch.solved_at) or ""
-        base = job * CASE_ID_BASE
-        rows = [(base + index, job, index, game, text, outcome or "", "" if number is None else number,
-                 " ".join(map(str, detail)) if detail else "", line, cached, solve_us, when)
-                for index, text, (outcome, number, detail, solve_us, cached, _error), line
-                in zip(batch.indexes, batch.inputs, batch.results, batch.lines, strict=True)]
-        if _NEEDS_QUOTES.search("\x1f".join(batch.inputs)) or _NEEDS_QUOTES.search("\x1f".join(batch.lines)):
-            writer.writerows(rows)
-            yield buffer.getvalue()
-            buffer.seek(0)
-            buffer.truncate()
-        else:
-            yield "".join("%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" % row for row in rows)
-
-
-_NEEDS_QUOTES = re.compile(r'[",\r\n]')
-
-
-def _ndjson(batches: Iterator[ExportBatch]) -> Iterator[bytes]:
-    dumps, option = orjson.dumps, orjson.OPT_NAIVE_UTC | orjson.OPT_UTC_Z | orjson.OPT_APPEND_NEWLINE
-    for batch in batches:
-        job, game, worker, when = batch.job_id, batch.game, batch.worker, batch.solved_at
-        base = job * CASE_ID_BASE
-        yield b"".join(dumps({"id": base + index, "job_id": job, "index": index, "game": game, "input": text,
-                              "outcome": outcome, "number": number, "detail": detail, "line": line or None,
-                              "error": error, "cached": cached, "solve_us": solve_us, "worker": worker,
-                              "solved_at": when}, option=option)
-                       for index, text, (outcome, number, detail, solve_us, cached, error), line
-                       in zip(batch.indexes, batch.inputs, batch.results, batch.lines, strict=True))
-
-
-@api.get("/overview")
+@operations.get("/overview", "overview", "Workers seen, work waiting, jobs by status", tag="service",
+                responses={"200": json_body(ref(OverviewView), "The overview.")})
 def overview() -> Any:
     """The service's state for the dashboard: workers seen, work waiting, and the broker's queue depth."""
     return jsonify(queries().overview(dealer().dispatcher.queue_depth()).to_dict())
 
 
-def game_views() -> list[GameView]:
-    return [GameView(slug=e.slug, title=e.title, summary=e.summary, unit=e.unit, number_name=e.number_name,
-                     outcomes=list(e.outcomes)) for e in engines.all_engines()]
+@operations.get("/workers", "workers", "Every worker, its processes busy now and its throughput over the last hour",
+                tag="service", responses={"200": json_body(ref(WorkersView), "The workers.")})
+def workers() -> Any:
+    return jsonify(queries().workers().to_dict())
 
 
-@api.get("/games")
+@operations.get("/games", "games", "The games Dealer solves", tag="service", database=False,
+                responses={"200": json_body({"type": "array", "items": ref(GameView)}, "The games.")})
 def games() -> Any:
+    """Each game with the texts the pages show of it (what its judge file holds, its number, its detail)."""
     return jsonify([game.to_dict() for game in game_views()])
-
-
-@api.get("/openapi.json")
-def openapi_document() -> Any:
-    from webui.openapi import document
-
-    return jsonify(document())

@@ -1,4 +1,4 @@
-"""The application factory: pages, the JSON API, uploads streamed straight to disk, errors as HTTP answers."""
+"""The application factory: pages, the JSON API, uploads streamed into the database, errors as HTTP answers."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from flask import Flask, Request, g
 from flask.helpers import get_debug_flag
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webui import errors
+from webui import api, auth, checks, errors, live, openapi, ops, pages, results
 from webui.context import Dealer, dealer, settings
 from webui.converters import CaseIdConverter, IdConverter
+from worker import engines
+from worker.checks.queries import CheckQueries
+from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
@@ -23,7 +26,8 @@ FORM_OVERHEAD = 1 << 20
 
 
 class StreamingRequest(Request):
-    """Writes uploaded files into :class:`UploadWriter` objects instead of memory or /tmp."""
+    """Writes uploaded files into :class:`UploadWriter` objects (blocks in the database) instead of memory
+    or /tmp."""
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
@@ -36,11 +40,11 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
                config: dict[str, Any] | None = None) -> Flask:
     """The web app for ``settings`` (default: from the environment), sending work through ``dispatcher``
     (default: Celery)."""
-    from webui import api, auth, checks, live, ops, pages
-    from worker.runner.app import CeleryDispatcher
-
     settings = settings or Settings.from_env()
-    dispatcher = dispatcher or CeleryDispatcher.for_settings(settings)
+    if dispatcher is None:
+        from worker.broker import CeleryDispatcher  # Celery is loaded only when no dispatcher is given
+
+        dispatcher = CeleryDispatcher.for_settings(settings)
     app = Flask(__name__)
     app.request_class = StreamingRequest
     app.url_map.converters.update(id=IdConverter, case_id=CaseIdConverter)
@@ -54,19 +58,19 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     if settings.proxy_hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
                                 x_proto=settings.proxy_hops)
-    app.extensions["dealer"] = Dealer(settings, dispatcher, JobService(settings, dispatcher), JobQueries(settings))
+    engines.use_native_core(not settings.pure_python)
+    jobs = JobService(settings, dispatcher)
+    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(settings),
+                                      CheckService(settings, dispatcher, jobs), CheckQueries(settings))
     try:
         discard_stale(Database.of(settings))
     except Exception:  # noqa: BLE001 - the database may be down at start; the workers' sweep does it too
         app.logger.warning("could not look for abandoned uploads at start")
 
     auth.install(app, settings)
-    app.register_blueprint(api.api)
-    app.register_blueprint(live.live)
-    app.register_blueprint(ops.ops)
-    app.register_blueprint(pages.pages)
-    app.register_blueprint(checks.check_api)
-    app.register_blueprint(checks.check_pages)
+    for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
+                      checks.check_pages):
+        app.register_blueprint(blueprint)
     errors.register(app)
 
     @app.teardown_request

@@ -69,7 +69,7 @@ MIN_KEY_LENGTH = 16
 #: How much of a wrong key names its bucket: guesses that share a prefix are throttled together.
 PREFIX_LENGTH = 6
 #: Reachable without a key even when reads are private: logging in, assets, the load balancer's check.
-OPEN_ENDPOINTS = frozenset({"auth.login", "auth.logout", "static", "ops.healthz", "api.openapi_document"})
+OPEN_ENDPOINTS = frozenset({"auth.login", "auth.logout", "static", "ops.healthz", "openapi.openapi_document"})
 #: Pages that are only of use to someone who may write: asking for one means "log me in".
 WRITE_PAGES = frozenset({"pages.upload"})
 _NAME = re.compile(r"[A-Za-z0-9_.@-]{1,40}")

@@ -1,5 +1,6 @@
-"""Checks over HTTP: the JSON API (``/api/jobs/<id>/checks``, ``/api/checks/<id>``, its cases) and the
-pages (a job page's form for another output, the check page with its verdict and differences)."""
+"""Checks over HTTP: the JSON API (``/api/jobs/<id>/checks``, ``/api/checks/<id>``, its cases), each route with
+its OpenAPI description, and the pages (a job page's form for another output, the check page with its verdict
+and differences)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,20 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify, redirect, render_template, request, url_for
 
-from webui.context import queries, service
+from webui.context import check_queries, checks, queries, service
 from webui.params import given, paging, present, whole_number
+from webui.spec import BAD_REQUEST, Operations, error, json_body, query, ref
 from webui.uploads import stored_file
 from worker.checks.compare import VERDICTS, marks
-from worker.checks.views import CheckView
+from worker.checks.queries import DEFAULT_CHECK_CASES
+from worker.checks.views import CheckCasePage, CheckView
 from worker.jobs.errors import Invalid
-from worker.jobs.queries import DEFAULT_CHECK_CASES
+from worker.jobs.filters import MAX_PER_PAGE
+from worker.store.models import MAX_INT
 from worker.store.uploads import UploadTooLarge, UploadWriter
 
 check_api = Blueprint("check_api", __name__, url_prefix="/api")
+operations = Operations(check_api)
 check_pages = Blueprint("check_pages", __name__)
 
 #: A check's cases per page on the check page.
@@ -24,6 +29,12 @@ CASES_PER_PAGE = 50
 #: What the page calls each verdict.
 VERDICT_LABELS = {"accepted": "Accepted", "presentation_error": "Presentation error", "wrong_answer": "Wrong answer",
                   "missing": "Missing", "extra": "Extra"}
+
+NO_JOB = error("No such job.")
+NO_CHECK = error("No such check.")
+CHECK = json_body(ref(CheckView), "The check.")
+OUTPUT_FILE = {"type": "string", "contentMediaType": "text/plain",
+               "description": "A program's output for the job's file: one line per case, LF or CRLF, UTF-8."}
 
 
 def receive_check(job_id: int) -> CheckView:
@@ -36,7 +47,7 @@ def receive_check(job_id: int) -> CheckView:
     if found is None:
         raise Invalid("no output in the request: send it as the multipart field 'file'")
     try:
-        return service().create_check(job_id, *found)
+        return checks().create_check(job_id, *found)
     except BaseException:
         service().forget_upload(found[0])
         raise
@@ -45,30 +56,57 @@ def receive_check(job_id: int) -> CheckView:
 @check_pages.app_template_global("checks_of")
 def checks_of(job_id: int) -> list[dict[str, Any]]:
     """A job's checks, for its page."""
-    return [check.to_dict() for check in queries().job_checks(job_id)]
+    return [check.to_dict() for check in check_queries().job_checks(job_id)]
 
 
-@check_api.post("/jobs/<id:job_id>/checks")
+@operations.get("/jobs/<id:job_id>/checks", "jobChecks", "A job's checks, oldest first", tag="checks",
+                responses={"200": json_body({"type": "array", "items": ref(CheckView)}, "The checks."),
+                           "400": BAD_REQUEST, "404": NO_JOB})
+def job_checks(job_id: int) -> Any:
+    return jsonify([check.to_dict() for check in check_queries().job_checks(job_id)])
+
+
+@operations.post("/jobs/<id:job_id>/checks", "createCheck",
+                 "Check an output against the job's judge output, case by case", tag="checks",
+                 description="The check is pending until the job has succeeded, then judged on a worker (status "
+                             "done). Several outputs can be checked against one job.",
+                 request_body={"required": True, "content": {"multipart/form-data": {"schema": {
+                     "type": "object", "required": ["file"], "properties": {"file": OUTPUT_FILE}}}}},
+                 responses={
+                     "201": {**CHECK, "headers": {"Location": {"schema": {"type": "string"},
+                                                               "description": "/api/checks/{id}"}}},
+                     "400": error("No file in the request, or a parameter is not valid."),
+                     "404": NO_JOB,
+                     "409": error("The job failed or was cancelled: it has no judge output to check against."),
+                     "413": error("The output is over the upload limit, or one of its lines over the line limit "
+                                  "(the message says which line)."),
+                     "415": error("The output is no text: compressed, binary, a NUL byte, not UTF-8 (the message "
+                                  "says the line and column).")})
 def create_check(job_id: int) -> Any:
     check = receive_check(job_id)
     return jsonify(check.to_dict()), 201, {"Location": f"/api/checks/{check.id}"}
 
 
-@check_api.get("/jobs/<id:job_id>/checks")
-def job_checks(job_id: int) -> Any:
-    return jsonify([check.to_dict() for check in queries().job_checks(job_id)])
-
-
-@check_api.get("/checks/<id:check_id>")
+@operations.get("/checks/<id:check_id>", "getCheck", "One check: status, verdict, counts, first difference",
+                tag="checks", responses={"200": CHECK, "400": BAD_REQUEST, "404": NO_CHECK})
 def get_check(check_id: int) -> Any:
-    return jsonify(queries().check(check_id).to_dict())
+    return jsonify(check_queries().check(check_id).to_dict())
 
 
-@check_api.get("/checks/<id:check_id>/cases")
+@operations.get("/checks/<id:check_id>/cases", "checkCases",
+                "A check's cases (and extra lines) in the output's order, filterable by verdict", tag="checks",
+                parameters=[
+                    query("verdict", "Only the lines with this verdict.", {"type": "string", "enum": list(VERDICTS)}),
+                    query("page", "Page number, from 1 (past the last page: no items).",
+                          {"type": "integer", "minimum": 1, "maximum": MAX_INT, "default": 1}),
+                    query("per_page", f"Items per page (at most {MAX_PER_PAGE}).",
+                          {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": DEFAULT_CHECK_CASES})],
+                responses={"200": json_body(ref(CheckCasePage), "A page of the check's cases."), "400": BAD_REQUEST,
+                           "404": NO_CHECK})
 def check_cases(check_id: int) -> Any:
     args = given(request.args)
     page, per_page = paging(args, DEFAULT_CHECK_CASES)
-    return jsonify(queries().check_cases(check_id, args.get("verdict"), page, per_page).to_dict())
+    return jsonify(check_queries().check_cases(check_id, args.get("verdict"), page, per_page).to_dict())
 
 
 @check_pages.post("/jobs/<id:job_id>/checks")
@@ -83,8 +121,8 @@ def check(check_id: int) -> str:
     args = present(request.args)
     verdict = args.get("verdict")
     page = whole_number("page", args.get("page", "1"), 1)
-    found = queries().check(check_id)
-    cases = queries().check_cases(check_id, verdict, page, CASES_PER_PAGE)
+    found = check_queries().check(check_id)
+    cases = check_queries().check_cases(check_id, verdict, page, CASES_PER_PAGE)
     rows = []
     for item in cases.items:
         row = item.to_dict()

@@ -1,4 +1,4 @@
-"""What a request handler reaches of the app: the job service, its queries, the settings.
+"""What a request handler reaches of the app: the job and check services, their queries, the settings.
 
 The app factory puts them in ``app.extensions``; blueprints import these accessors
 instead of the package.
@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from flask import current_app
 
+from worker.checks.queries import CheckQueries
+from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
@@ -22,6 +24,8 @@ class Dealer:
     dispatcher: Dispatcher
     service: JobService
     queries: JobQueries
+    checks: CheckService
+    check_queries: CheckQueries
 
 
 def dealer() -> Dealer:
@@ -35,6 +39,14 @@ def service() -> JobService:
 
 def queries() -> JobQueries:
     return dealer().queries
+
+
+def checks() -> CheckService:
+    return dealer().checks
+
+
+def check_queries() -> CheckQueries:
+    return dealer().check_queries
 
 
 def settings() -> Settings:

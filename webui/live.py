@@ -1,5 +1,4 @@
-"""What the pages watch: the workers and their throughput (JSON), and live updates pushed as
-Server-Sent Events.
+"""Live updates of the pages, pushed as Server-Sent Events.
 
 An event stream is a plain streamed answer (a generator), so it passes gunicorn and a reverse
 proxy that does not buffer it (``X-Accel-Buffering: no`` tells nginx). Each open stream holds a
@@ -19,11 +18,9 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from webui.api import JOBS_PER_PAGE
 from webui.context import dealer, queries
-from webui.pages import job_filters
-from webui.params import paging, present
-from worker.jobs.states import FINISHED
+from webui.params import JOBS_PER_PAGE, job_filters, paging, present
+from worker.states import FINISHED
 
 live = Blueprint("live", __name__)
 
@@ -37,16 +34,6 @@ TICK_SECONDS = 1.0
 RETRY_MS = 1000
 
 _slots = threading.BoundedSemaphore(MAX_STREAMS)
-
-
-@live.get("/api/workers")
-def workers() -> Any:
-    return jsonify(queries().workers().to_dict())
-
-
-@live.get("/api/jobs/<id:job_id>/throughput")
-def job_throughput(job_id: int) -> Any:
-    return jsonify(queries().job_throughput(job_id).to_dict())
 
 
 @live.get("/events/jobs/<id:job_id>")

@@ -1,4 +1,5 @@
-"""Operations endpoints outside the API prefix: ``/healthz`` for load balancers, ``/metrics`` for Prometheus."""
+"""Operations endpoints outside the API prefix, each with its OpenAPI description: ``/healthz`` for load
+balancers, ``/metrics`` for Prometheus."""
 
 from __future__ import annotations
 
@@ -8,25 +9,34 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from webui.context import dealer, queries
+from webui.spec import Operations, json_body, ref
 from worker import engines
 from worker.jobs import monitor
 from worker.jobs.monitor import Metrics
+from worker.jobs.views import HealthView
 from worker.store.models import SOLVE_BUCKETS_US
 
 ops = Blueprint("ops", __name__)
+operations = Operations(ops)
 
 #: The content type of Prometheus' text exposition format.
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 
 
-@ops.get("/healthz")
+@operations.get("/healthz", "health", "Database and broker reachable, workers seen", tag="service", access="open",
+                responses={"200": json_body(ref(HealthView), "Everything answers."),
+                           "503": json_body(ref(HealthView), "Something does not (the database, the broker, or no "
+                                                             "worker heard from lately); the body says what.")})
 def healthz() -> Any:
     """200 when the database and the broker answer and a worker has been seen lately, else 503."""
     report = monitor.health(queries(), dealer().dispatcher)
     return jsonify(report.to_dict()), 200 if report.ok else 503
 
 
-@ops.get("/metrics")
+@operations.get("/metrics", "metrics",
+                "Prometheus metrics: jobs by status, cases solved, solve-time histogram, queue depth", tag="service",
+                responses={"200": {"description": "Prometheus' text exposition format.",
+                                   "content": {"text/plain": {"schema": {"type": "string"}}}}})
 def metrics() -> Response:
     return Response("".join(exposition(monitor.metrics(queries(), dealer().dispatcher))), content_type=PROMETHEUS_TEXT)
 

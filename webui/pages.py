@@ -9,27 +9,24 @@ polling the JSON API where there is none.
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
+from markupsafe import Markup, escape
 
-from webui.api import game_views
 from webui.context import dealer, queries, settings
 from webui.errors import http_status
-from webui.params import present, whole_number
+from webui.games import any_number_name, any_unit, game_views
+from webui.openapi import document
+from webui.params import JOBS_PER_PAGE, job_filters, present, whole_number
 from webui.uploads import receive_upload
 from worker.jobs.errors import ServiceError
-from worker.jobs.states import FINISHED, JobStatus
-from worker.store.uploads import format_size
+from worker.states import FINISHED, JobStatus
+from worker.units import format_size
 
 pages = Blueprint("pages", __name__)
 
-#: Jobs per dashboard page.
-JOBS_PER_PAGE = 20
 
-
-@cache
 def games() -> list[dict[str, Any]]:
     """What the pages need to know of each game (also handed to the scripts as JSON)."""
     return [game.to_dict() for game in game_views()]
@@ -95,19 +92,21 @@ def _when(value: str | None) -> str:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+@pages.app_template_filter("code")
+def _code(text: str) -> Markup:
+    """A game's text (:class:`worker.engines.Engine`) as HTML: what stands between backticks is code.
+
+    >>> _code("a line `#` ends <the> file")
+    Markup('a line <code>#</code> ends &lt;the&gt; file')
+    """
+    return Markup("").join(Markup("<code>%s</code>") % part if k % 2 else escape(part)
+                           for k, part in enumerate(text.split("`")))
+
+
 @pages.app_context_processor
 def _globals() -> dict[str, Any]:
-    return {"games": games(), "game_by_slug": {g["slug"]: g for g in games()},
+    return {"games": games(), "any_unit": any_unit(), "any_number_name": any_number_name(),
             "max_upload": settings().max_upload_bytes, "finished_statuses": sorted(FINISHED)}
-
-
-#: The dashboard's filters (query parameters of the page, its event stream and ``GET /api/jobs``).
-JOB_FILTERS = ("status", "game", "filename")
-
-
-def job_filters(args: dict[str, str]) -> dict[str, str]:
-    """The dashboard's filters present in ``args`` (already stripped of empty values)."""
-    return {name: args[name] for name in JOB_FILTERS if name in args}
 
 
 @pages.get("/")
@@ -168,8 +167,6 @@ def history() -> str:
 
 @pages.get("/docs")
 def docs() -> str:
-    from webui.openapi import document
-
     return render_template("docs.html", page_name="docs", doc=document())
 
 

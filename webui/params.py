@@ -78,6 +78,21 @@ def paging(args: Mapping[str, str], default_per_page: int = DEFAULT_PER_PAGE) ->
     return page, per_page
 
 
+#: Jobs per page of the dashboard, its event stream and ``GET /api/jobs`` when the client does not say.
+JOBS_PER_PAGE = 20
+#: The filters of a list of jobs (the dashboard, its event stream and ``GET /api/jobs``).
+JOB_FILTERS = ("status", "game", "filename")
+
+
+def job_filters(args: Mapping[str, str]) -> dict[str, str]:
+    """The filters of a list of jobs in ``args`` (already stripped of empty values).
+
+    >>> job_filters({"game": "accordion", "page": "2"})
+    {'game': 'accordion'}
+    """
+    return {name: args[name] for name in JOB_FILTERS if name in args}
+
+
 def result_filter(args: Mapping[str, str], **fixed: Any) -> ResultFilter:
     """A results filter from query parameters (``fixed`` values win: a job page's own job and game)."""
     text = present(args)

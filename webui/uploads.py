@@ -1,12 +1,12 @@
-"""Taking an upload from a request: the file was streamed to disk while the form was parsed; here it
-becomes a job (the JSON API and the upload page both come here)."""
+"""Taking an upload from a request: the file was streamed into the database while the form was parsed
+(``app.StreamingRequest``); here it becomes a job (the JSON API and the upload page both come here)."""
 
 from __future__ import annotations
 
 from flask import g, request
 
 from webui.auth import client_id
-from webui.context import service
+from webui.context import checks, service
 from worker.jobs.errors import Invalid
 from worker.jobs.views import JobView
 from worker.store.uploads import StoredUpload, UploadTooLarge, UploadWriter
@@ -25,13 +25,13 @@ def receive_upload() -> JobView:
         raise Invalid("no file in the request: send it as the multipart field 'file'")
     writer = upload.stream
     if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
-        raise Invalid("the upload was not streamed to disk")
+        raise Invalid("the upload was not streamed into the database")
     stored = writer.commit()
     game = request.form.get("game") or None
     expected = None
     try:
         expected = stored_file("expected")
-        return service().create_job(stored, upload.filename or "upload", game, client=client_id(), expected=expected)
+        return checks().create_job(stored, upload.filename or "upload", game, client=client_id(), expected=expected)
     except BaseException:
         service().forget_upload(stored)
         if expected is not None:
@@ -47,7 +47,7 @@ def stored_file(field: str) -> tuple[StoredUpload, str] | None:
         return None
     writer = upload.stream
     if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
-        raise Invalid("the upload was not streamed to disk")
+        raise Invalid("the upload was not streamed into the database")
     if not upload.filename and writer.size == 0:
         return None
     return writer.commit(), upload.filename or field

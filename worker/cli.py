@@ -17,7 +17,7 @@ import click
 
 from worker import engines
 from worker.engines.base import Diagnostic, InputError
-from worker.generating.command import generate as generate_command
+from worker.generating.command import command as generate_command
 
 GAMES = click.Choice(engines.names())
 
@@ -28,12 +28,17 @@ def main() -> None:
     """Dealer solves judge files of 10-20-30, Accordian Patience and Chinese Mahjong."""
 
 
-main.add_command(generate_command)
-
-
 @main.command()
-def games() -> None:
+@click.option("--cores", is_flag=True, help="Print only one line on which core solves each game, and why "
+              "not the native one where it does not (what `make install` prints).")
+def games(cores: bool) -> None:
     """List the games Dealer can solve, and which core solves each (native or python)."""
+    _configure_engines()
+    if cores:
+        from worker.engines.native import summary
+
+        click.echo(summary())
+        return
     for engine in engines.all_engines():
         click.echo(f"{engine.slug:<10}  {engine.core_name:<6}  {engine.title}: {engine.summary}")
 
@@ -51,6 +56,7 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
     """Solve FILE (- for standard input) locally and print the judge output."""
     from worker.solving import TRACE_BUFFER, solve_file
 
+    _configure_engines()
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
     if progress is None:
@@ -91,6 +97,7 @@ def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> Non
     """
     from worker.checks.compare import OutputError, judge_stream
 
+    _configure_engines()
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
     lines = (engine.solve(case, False).line for case in engine.parse(input_file, warnings))
@@ -136,13 +143,29 @@ def _fail(message: str, status: int = 2) -> Any:
     sys.exit(status)
 
 
-def _settings(data_dir: str | None = None) -> Any:
-    """The settings from the environment (and ``--data-dir``); an embedded database is brought up to date."""
+def _read_settings(data_dir: str | None = None) -> Any:
+    """The settings from the environment (and ``--data-dir``), or a clear error naming the variable."""
     from worker.config import Settings
+
+    try:
+        return Settings.from_env(data_dir=data_dir)
+    except ValueError as error:
+        return _fail(str(error))
+
+
+def _configure_engines(settings: Any = None) -> None:
+    """Tell the engines which core to solve on, as the settings say (``DEALER_PURE_PYTHON``)."""
+    engines.use_native_core(not (settings or _read_settings()).pure_python)
+
+
+def _settings(data_dir: str | None = None) -> Any:
+    """The settings from the environment (and ``--data-dir``), the engines told which core to use; an
+    embedded database is brought up to date."""
     from worker.store.database import Database
     from worker.store.migrate import upgrade
 
-    settings = Settings.from_env(data_dir=data_dir)
+    settings = _read_settings(data_dir)
+    _configure_engines(settings)
     if settings.database_url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         upgrade(Database.of(settings))
@@ -152,8 +175,8 @@ def _settings(data_dir: str | None = None) -> Any:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database, broker "
-              "and uploads live (default: ./data or DEALER_DATA_DIR).")
+@click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database and broker "
+              "live (default: ./data or DEALER_DATA_DIR).")
 @click.option("--concurrency", "-c", default=None, type=click.IntRange(1, 64),
               help="Worker processes (default: one per CPU).")
 def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -> None:
@@ -233,7 +256,7 @@ def web(host: str, port: int, workers: int) -> None:
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 def worker(concurrency: int | None, loglevel: str, celery_args: tuple[str, ...]) -> None:
     """A Celery worker (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL); extra arguments go to Celery."""
-    from worker.runner.app import QUEUE
+    from worker.broker import QUEUE
     from worker.runner.tasks import create_worker_app
 
     app = create_worker_app(_settings())
@@ -252,11 +275,10 @@ def db() -> None:
 @click.argument("revision", default="head")
 def db_upgrade(revision: str) -> None:
     """Bring the database schema up to REVISION (default: the newest)."""
-    from worker.config import Settings
     from worker.store.database import Database
     from worker.store.migrate import upgrade
 
-    settings = Settings.from_env()
+    settings = _read_settings()
     if settings.database_url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(Database.of(settings), revision)
@@ -302,6 +324,9 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
                 sys.stdout.write(piece)
     except ClientError as error:
         _fail(str(error), status=1)
+
+
+main.add_command(generate_command(_configure_engines, _fail))  # dealer generate: worker/generating/command.py
 
 
 if __name__ == "__main__":

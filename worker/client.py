@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from worker.jobs.states import FINISHED
+from worker.states import FINISHED
 
 
 class ClientError(Exception):

@@ -1,13 +1,15 @@
-"""Settings, read from the environment once per process.
+"""Settings, read from the environment once per process: the one place that reads it (besides the
+command line's own options).
 
-Every setting has a ``DEALER_`` variable. Without any, Dealer runs embedded: a
+Every setting is a field of :class:`Settings` with a ``DEALER_`` variable (the field's name in
+capitals: ``pure_python`` is ``DEALER_PURE_PYTHON``). Without any, Dealer runs embedded: a
 SQLite file and a broker folder under the data folder, no server needed.
 
 >>> s = Settings.from_env({"DEALER_DATA_DIR": "/tmp/d"})
 >>> s.database_url, s.broker_url
 ('sqlite:////tmp/d/dealer.db', 'filesystem://')
->>> s.embedded
-True
+>>> s.embedded, Settings.from_env({"DEALER_PURE_PYTHON": "1"}).pure_python
+(True, True)
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Settings:
+    #: The embedded mode's SQLite database and broker folder, and the pages' session secret when
+    #: ``secret_key`` is not given (uploads live in the database).
     data_dir: Path
     database_url: str
     broker_url: str
-    #: Cases per solve task; 0 sizes them per game so that a task solves for about 50 ms
-    #: (hundreds of decks, thousands of mahjong hands: see ``JobService.chunk_size``).
+    #: Cases per solve task; 0 sizes them per game so that a task solves for about 150 ms
+    #: (about 1,500 decks, 12,500 mahjong hands: see ``worker.jobs.sizing``).
     chunk_size: int = 0
     max_upload_bytes: int = 4 << 30
     result_cache: bool = True
@@ -34,6 +38,9 @@ class Settings:
     heartbeat_seconds: float = 2.0
     #: ...and one not heard of for this long is gone: the chunks and splits it held are handed out again.
     worker_timeout: float = 10.0
+    #: A file a worker touches at each heartbeat that reached the database, for a container's health
+    #: check to read its age (docker-compose.yml); empty: none.
+    heartbeat_file: str = ""
     #: A running chunk whose (living) worker has not finished it in this long is handed out again.
     lease_seconds: int = 300
     #: The chunks of a job that made no progress for this long, with an empty queue, are sent again.
@@ -49,6 +56,9 @@ class Settings:
     #: PostgreSQL ends a session left idle inside a transaction this long, releasing its locks:
     #: a worker cut off from the network mid-transaction must not hold up the others.
     db_idle_timeout: float = 10.0
+    #: Solve on the pure-Python engines even where the native core is built (the process's builder
+    #: tells the engines: ``worker.engines.use_native_core``).
+    pure_python: bool = False
 
     # --- limits (0 turns one off) ---
     #: Cases (decks or hands) one job may hold; the split fails a job with more.

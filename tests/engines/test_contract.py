@@ -1,8 +1,9 @@
 """The contract every registered engine keeps, checked once for all of them.
 
 The registry; each engine's attributes and doctests; its judge files; parse, solve and
-the judge line; the stored trace form (``solve_packed``, ``pack_trace``, ``unpack_trace``);
-replay; ``generate``, ``canonical`` and ``sniff``; and the reading protocol that
+the judge line and its inverse (``parse_line``); the stored trace form (``solve_packed``,
+``pack_trace``, ``unpack_trace``); replay; ``generate``, ``canonical`` and ``sniff``; and the
+reading protocol that
 :class:`worker.engines.base.Reading` owns (terminator, text after it, a missing one, empty
 files). What is particular to one game is tested in its own module.
 """
@@ -75,6 +76,17 @@ def test_check_names_a_known_game() -> None:
     assert [engines.check(game) for game in GAMES] == GAMES
 
 
+def test_every_outcome_has_the_code_the_case_index_stores_for_it() -> None:
+    """A new game's outcomes are in the registry's list, and each has its stored number (a new outcome
+    takes the next one, at the end of ``worker.jobs.outcomes.CODES``)."""
+    from worker.jobs import outcomes
+
+    assert set(engines.outcomes()) == {outcome for engine in engines.all_engines() for outcome in engine.outcomes}
+    assert set(engines.outcomes()) <= set(outcomes.CODES)
+    # The numbers are in stored rows: these never change.
+    assert outcomes.CODES.items() >= {"win": 1, "loss": 2, "draw": 3, "ready": 4, "not-ready": 5}.items()
+
+
 def test_the_package_exports_what_other_code_uses() -> None:
     for name in ("Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame"):
         assert name in engines.__all__ and hasattr(engines, name)
@@ -91,6 +103,15 @@ def test_attributes(game: str) -> None:
     assert (engine.outcomes, engine.terminator) == (outcomes, terminator)
     assert engine.trace_version == (1 if game == "mahjong" else 2)
     assert engine.summary and isinstance(engine.typical_solve_us, int) and engine.typical_solve_us > 0
+
+
+@games
+def test_the_texts_the_web_ui_shows(game: str) -> None:
+    engine = engine_of(game)
+    for text in (engine.input_help, engine.number_help, engine.detail_label, engine.detail_text):
+        assert text.strip() == text and text and text.count("`") % 2 == 0, text
+    assert engine.input_help.endswith(".") and engine.number_help.endswith(".")
+    assert engine.detail_text.count("{}") == 1
 
 
 def modules_of(engine: Engine) -> list[ModuleType]:
@@ -170,6 +191,63 @@ def test_solve_judge_line_and_replay_agree(game: str, data: st.DataObject) -> No
     assert (again.outcome, again.number, again.detail) == (full.outcome, full.number, full.detail)
     assert again.line == engine.judge_line(1, full.outcome, full.number, full.detail) and again.trace == trace
     assert engine.canonical(text) == text
+
+
+@pytest.mark.parametrize(("game", "line", "extra", "fields"), [
+    ("10-20-30", "Draw: 73", 55, ("draw", 73, [55])),
+    ("10-20-30", "Win : 66", 0, ("win", 66, [])),
+    ("10-20-30", "Win : 66", 5, None),  # only a draw has an extra
+    ("10-20-30", "Win : 066", 0, None),
+    ("10-20-30", "Win : +66", 0, None),
+    ("10-20-30", "Win :66", 0, None),
+    ("10-20-30", "Tie : 66", 0, None),
+    ("accordion", "1 pile remaining: 52", 0, ("win", 1, [52])),
+    ("accordion", "2 piles remaining: 51 1", 0, ("loss", 2, [51, 1])),
+    ("accordion", "2 piles remaining: 50 1", 0, None),  # not 52 cards
+    ("accordion", "2 piles remaining: 52 0", 0, None),
+    ("accordion", "3 piles remaining: 51 1", 0, None),
+    ("accordion", "1 piles remaining: 52", 0, None),
+    ("accordion", "1 pile remaining: 52", 3, None),
+    ("mahjong", "Case 4: 1S 4S FA", 0, ("ready", 3, ["1S", "4S", "FA"])),
+    ("mahjong", "Case 4: Not ready", 0, ("not-ready", 0, [])),
+    ("mahjong", "Case 5: 1S 4S FA", 0, None),  # another case's line
+    ("mahjong", "Case 4: 1S 1S", 0, None),
+    ("mahjong", "Case 4: QQ", 0, None),
+    ("mahjong", "Case 4: ", 0, None),
+    ("mahjong", "Case 4: Not ready", 1, None),
+])
+def test_parse_line_reads_exactly_the_lines_judge_line_writes(
+        game: str, line: str, extra: int, fields: tuple[str, int, list[object]] | None) -> None:
+    engine = engine_of(game)
+    if fields is None:
+        with pytest.raises(ValueError, match=f"^not a {game} judge line of case 4: "):
+            engine.parse_line(4, line, extra)
+    else:
+        assert engine.parse_line(4, line, extra) == fields
+        assert engine.judge_line(4, *fields) == line and engine.extra_of(*fields) == extra
+
+
+@games
+@FAST
+@given(data=st.data())
+def test_parse_line_gives_back_a_result_and_refuses_anything_else(game: str, data: st.DataObject) -> None:
+    """A solved case's line and extra parse back to its result; any other text either is a line
+    :meth:`judge_line` writes or is refused with a ValueError (never another error)."""
+    engine = engine_of(game)
+    index = data.draw(st.integers(1, 10**9))
+    result = engine.solve(Case(index, data.draw(CASES[game])), trace=False)
+    extra = engine.extra_of(result.outcome, result.number, result.detail)
+    assert engine.parse_line(index, result.line, extra) == (result.outcome, result.number, result.detail)
+    cut = data.draw(st.integers(0, len(result.line)))
+    line = data.draw(st.one_of(st.text(max_size=40), st.text("0123456789 :-+Tps", max_size=4).map(
+        lambda inserted: result.line[:cut] + inserted + result.line[cut + 1 :])))
+    extra = data.draw(st.sampled_from([0, extra, 7]))
+    try:
+        fields = engine.parse_line(index, line, extra)
+    except ValueError as error:
+        assert str(error).startswith(f"not a {game} judge line of case {index}: ")
+        return
+    assert engine.judge_line(index, *fields) == line and engine.extra_of(*fields) == extra
 
 
 @games

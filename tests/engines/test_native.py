@@ -1,6 +1,7 @@
 """The native core against the pure-Python engines, its oracle: the same results, judge
 lines and traces (packed byte for byte) on every judge file and on 100,000 random cases
-per game, native traces that replay, and no crash on any text.
+per game, one case at a time, a batch (``solve_batch``) and a stored chunk (``solve_chunk``)
+at a time; native traces that replay, and no crash on any text.
 
 Both cores are imported explicitly (``native.compiled``, whatever ``DEALER_PURE_PYTHON``
 says), so one run tests both. Where no core is built the tests fail if a C compiler is
@@ -10,12 +11,15 @@ at hand (the install should have built it) and skip otherwise.
 from __future__ import annotations
 
 import io
+import itertools
+import math
 import multiprocessing
 import os
 import random
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -30,9 +34,11 @@ from tests.support.paths import ROOT, judge_files
 from worker.engines import native
 from worker.engines.accordion import CARDS
 from worker.engines.accordion.engine import AccordionEngine
-from worker.engines.base import Case, Diagnostic, Engine, InputError, Result
+from worker.engines.base import (NOT_SOLVED, Case, ChunkSolution, Diagnostic, Engine, Entry, InputError,
+                                 Result, case_hash)
 from worker.engines.mahjong.engine import MahjongEngine
 from worker.engines.ten_twenty_thirty.engine import TenTwentyThirty
+from worker.testing.live import DEALER
 
 #: The games with a native core: their engine class and package.
 NATIVE: dict[str, tuple[type[Engine], str]] = {
@@ -68,10 +74,41 @@ def outcome_of(solve: Callable[[], object]) -> object:
         return f"{type(error).__name__}: {error}"
 
 
+def chunk_fields(solution: ChunkSolution) -> tuple[object, ...]:
+    """All of a solved chunk but its solve times, which no two runs share."""
+    return (solution.count, solution.started, solution.lines, solution.traces, solution.offsets.tolist(),
+            solution.outcomes, solution.numbers.tolist(), solution.extras.tolist(), solution.hashes.tolist())
+
+
+def expected_chunk(engine: Engine, texts: list[str], solved: list[tuple[Result, bytes]],
+                   traced: bool) -> tuple[object, ...]:
+    """What :func:`chunk_fields` must be for ``texts``, made from each case's ``solve_packed``."""
+    results = [result for result, _ in solved]
+    traces = [packed if traced else b"" for _, packed in solved]
+    codes = bytes(engine.outcome_code(r.outcome) for r in results)
+    return (len(texts), len(texts), "".join(r.line + "\n" for r in results).encode(), b"".join(traces),
+            [0, *itertools.accumulate(map(len, traces))], codes, [r.number for r in results],
+            [engine.extra_of(r.outcome, r.number, r.detail) for r in results], list(map(case_hash, texts)))
+
+
+def solve_chunk(engine: Engine, texts: list[str], first: int, traced: bool,
+                **options: object) -> ChunkSolution:
+    """``engine.solve_chunk`` of ``texts``, its solve times checked: one a case, together no
+    more than the call took (the same monotonic clock)."""
+    start = time.monotonic_ns()
+    solution = engine.solve_chunk("\n".join(texts).encode(), first, traced, **options)  # type: ignore[arg-type]
+    took = (time.monotonic_ns() - start) // 1000
+    assert len(solution.solve_us) == solution.count == len(texts) and sum(solution.solve_us) <= took
+    assert all(us == 0 for us in solution.solve_us[solution.started :])
+    assert (solution.offsets.typecode, solution.numbers.typecode, solution.extras.typecode,
+            solution.solve_us.typecode, solution.hashes.typecode) == ("I", "i", "i", "I", "Q")
+    return solution
+
+
 def _cores_in_a_fresh_process(env: dict[str, str]) -> list[str]:
-    script = "from worker import engines; print(' '.join(e.core_name for e in engines.all_engines()))"
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-    return done.stdout.split()
+    """Each game's core in a process built as the ``dealer`` commands build theirs (from the settings)."""
+    done = subprocess.run([*DEALER, "games"], env=env, capture_output=True, text=True, check=True)
+    return [line.split()[1] for line in done.stdout.splitlines()]
 
 
 def test_the_registry_uses_the_native_core_where_it_is_built() -> None:
@@ -84,8 +121,7 @@ def test_the_registry_uses_the_native_core_where_it_is_built() -> None:
 def test_dealer_pure_python_forces_the_fallback() -> None:
     env = {**os.environ, native.PURE_PYTHON: "1"}
     assert _cores_in_a_fresh_process(env) == ["python"] * 3
-    summary = subprocess.run([sys.executable, "-m", "worker.engines.native"], env=env, capture_output=True,
-                             text=True, check=True)
+    summary = subprocess.run([*DEALER, "games", "--cores"], env=env, capture_output=True, text=True, check=True)
     assert summary.stdout == f"dealer: native core off ({native.PURE_PYTHON} is set): every game solves in " \
                              "pure Python (slower, same answers)\n"
 
@@ -109,13 +145,14 @@ def test_both_cores_agree_on_every_judge_file(game: str) -> None:
     for path in judge_files(game):
         assert read(fast, path.read_bytes()) == read(pure, path.read_bytes()), path.name
         cases, _ = parse(pure, path.read_bytes())
-        lines, records = [], []
+        lines, records, solved = [], [], []
         for case in cases:
             plain = fast.solve(case, False)
             assert fields(plain) == fields(pure.solve(case, False)), (path.name, case.index)
             traced = fast.solve(case, True)
             assert fields(traced) == fields(pure.solve(case, True)), (path.name, case.index)
-            assert fast.solve_packed(case) == pure.solve_packed(case), (path.name, case.index)
+            solved.append(pure.solve_packed(case))
+            assert fast.solve_packed(case) == solved[-1], (path.name, case.index)
             assert traced.trace is not None
             replayed = pure.replay(case.text, traced.trace)  # (a mahjong replay numbers its line 1)
             assert fields(replayed)[:3] == fields(traced)[:3], (path.name, case.index)
@@ -126,19 +163,34 @@ def test_both_cores_agree_on_every_judge_file(game: str) -> None:
         assert fast.solve_batch(texts, 1, False) == pure.solve_batch(texts, 1, False) == ("".join(lines), b"")
         assert fast.solve_batch(texts, 1, True) == pure.solve_batch(texts, 1, True) == ("".join(lines),
                                                                                          b"".join(records))
+        for chunk_traced in (False, True):
+            expected = expected_chunk(pure, texts, solved, chunk_traced)
+            ours, theirs = (solve_chunk(engine, texts, 1, chunk_traced) for engine in (fast, pure))
+            assert chunk_fields(ours) == chunk_fields(theirs) == expected, path.name
+        assert ours.lines == "".join(lines).encode()
+        answers = zip(ours.lines.decode().splitlines(), ours.extras, solved, strict=True)
+        for index, (line, extra, (r, _)) in enumerate(answers, 1):
+            assert fast.parse_line(index, line, extra) == (r.outcome, r.number, r.detail), line
+
+
+#: Cases a chunk of the random cases holds.
+CHUNK = 1000
 
 
 def _disagreements(game: str, seed: int, count: int) -> list[str]:
     """The cases, of ``count`` random ones from ``seed``, on which the cores differ: in
-    their results, judge lines or packed traces, solved one by one and in one batch (and
-    their JSON traces and ``--traces`` records, on every tenth)."""
+    their results, judge lines or packed traces, solved one by one, in one batch and in
+    stored chunks (and their JSON traces and ``--traces`` records, on every tenth); and the
+    chunks whose buffers differ from their cases' ``solve_packed``, or whose lines do not
+    parse back to their results."""
     pure, fast = cores(game)
     rng = random.Random(seed)
-    differ, texts, lines = [], [], []
+    differ, texts, lines, solved = [], [], [], []
     for index in range(1, count + 1):
         tokens = pure.generate(rng).split()
         case = Case(index, canonical_hand(tokens) if game == "mahjong" else " ".join(tokens))
         result, packed = pure.solve_packed(case)
+        solved.append((result, packed))
         if (fast.solve_packed(case) != (result, packed) or fast.solve(case, False) != result
                 or index % 10 == 0 and (fields(fast.solve(case, True)) != fields(pure.solve(case, True))
                                         or fast.solve_batch([case.text], index, True)
@@ -148,6 +200,16 @@ def _disagreements(game: str, seed: int, count: int) -> list[str]:
         lines.append(result.line + "\n")
     batch = fast.solve_batch(texts, 1, False)[0].splitlines(keepends=True)
     differ += [text for text, line, ours in zip(texts, lines, batch) if line != ours]
+    for start in range(0, count, CHUNK):
+        part, first = slice(start, start + CHUNK), start + 1
+        for engine, traced in ((fast, True), (fast, False), (pure, True)):
+            solution = solve_chunk(engine, texts[part], first, traced)
+            if chunk_fields(solution) != expected_chunk(pure, texts[part], solved[part], traced):
+                differ.append(f"the chunk from case {first}, {engine.core_name} core, traced: {traced}")
+            for index, line, extra, (result, _) in zip(itertools.count(first), solution.lines.decode().splitlines(),
+                                                       solution.extras, solved[part]):
+                if engine.parse_line(index, line, extra) != (result.outcome, result.number, result.detail):
+                    differ.append(f"case {index}'s line {line!r} parses back otherwise ({engine.core_name})")
     return differ if len(batch) == len(lines) else [*differ, f"{len(batch)} lines for {len(lines)} cases"]
 
 
@@ -342,6 +404,161 @@ def test_any_order_of_the_cards_plays_alike_on_both_cores(deck: list[str]) -> No
     pure, fast = cores("accordion")
     case = Case(1, " ".join(deck))
     assert fields(fast.solve(case, True)) == fields(pure.solve(case, True))
+
+
+# ----------------------------------------------------------------------------- a stored chunk at a time
+
+
+def _canonical(game: str, rng: random.Random, count: int) -> list[str]:
+    pure, _ = cores(game)
+    return [parse(pure, pure.generate(rng).encode())[0][0].text for _ in range(count)]
+
+
+@games
+@FUZZ
+@given(data=st.data())
+def test_both_cores_solve_any_chunk_alike(game: str, data: st.DataObject) -> None:
+    """A chunk of any length (none, one case, several) of canonical cases and of texts
+    written otherwise: the same buffers on both cores, and the native core hands Python
+    exactly the texts that are not canonical, in their place."""
+    pure, fast = cores(game)
+    odd = CASES[game].flatmap(lambda text: st.sampled_from(_left_to_python(text)))
+    texts = data.draw(st.lists(st.one_of(CASES[game], odd), max_size=6))
+    first, traced = data.draw(st.integers(1, 10**9)), data.draw(st.booleans())
+    handed: list[int] = []
+
+    def fallback(index: int, text: str, traced: bool) -> Entry:
+        handed.append(index)
+        return fast.solve_entry(index, text, traced)
+
+    ours = solve_chunk(fast, texts, first, traced, fallback=fallback)
+    assert chunk_fields(ours) == chunk_fields(solve_chunk(pure, texts, first, traced))
+    assert handed == [first + k for k, text in enumerate(texts) if pure.canonical(text) != text]
+    solved = [pure.solve_packed(Case(first + k, text)) for k, text in enumerate(texts)]
+    assert chunk_fields(ours) == expected_chunk(pure, texts, solved, traced)
+
+
+@games
+def test_an_empty_chunk_holds_no_case(game: str) -> None:
+    for engine in cores(game):
+        empty = solve_chunk(engine, [], 5, True)
+        assert chunk_fields(empty) == (0, 0, b"", b"", [0], b"", [], [], [])
+        assert empty.count == len(engine.solve_chunk(b"", 5, False).hashes) == 0
+
+
+@games
+@pytest.mark.parametrize("traced", [False, True])
+def test_a_chunk_with_a_text_the_engine_refuses_fails_alike_and_the_next_starts_afresh(game: str,
+                                                                                       traced: bool) -> None:
+    pure, fast = cores(game)
+    good = _canonical(game, random.Random(5), 3)
+    for text in _REFUSED[game]:
+        error = outcome_of(lambda text=text: pure.solve_chunk(f"{good[0]}\n{text}".encode(), 1, traced))
+        assert str(error).startswith(("InputError", "ValueError")), error
+        data = "\n".join([good[0], text]).encode()
+        assert outcome_of(lambda data=data: fast.solve_chunk(data, 1, traced)) == error
+        again = [chunk_fields(solve_chunk(engine, good, 1, traced)) for engine in (fast, pure)]
+        assert again[0] == again[1]
+    not_text = good[0].encode() + b"\n\xff\xfe"  # (the store keeps UTF-8: no chunk holds this)
+    error = outcome_of(lambda: pure.solve_chunk(not_text, 1, traced))
+    assert str(error).startswith("UnicodeDecodeError")
+    assert outcome_of(lambda: fast.solve_chunk(not_text, 1, traced)) == error
+
+
+@games
+def test_a_chunk_inside_another_writes_into_buffers_of_its_own(game: str) -> None:
+    """While a chunk waits for Python to solve a case, another chunk or batch (a thread's, say)
+    may run: each writes its own buffers."""
+    pure, fast = cores(game)
+    rng = random.Random(6)
+    inner, outer = _canonical(game, rng, 5), _canonical(game, rng, 5)
+    outer[2] = _left_to_python(outer[2])[0]
+    seen = []
+
+    def fallback(index: int, text: str, traced: bool) -> Entry:
+        seen.append((chunk_fields(fast.solve_chunk("\n".join(inner).encode(), 1, True)),
+                     fast.solve_batch(inner, 1, True)))
+        return fast.solve_entry(index, text, traced)
+
+    assert chunk_fields(solve_chunk(fast, outer, 1, True, fallback=fallback)) == chunk_fields(
+        solve_chunk(pure, outer, 1, True))
+    assert seen == [(chunk_fields(pure.solve_chunk("\n".join(inner).encode(), 1, True)),
+                     pure.solve_batch(inner, 1, True))]
+
+
+@games
+def test_a_case_the_fallback_gives_up_on_is_not_solved(game: str) -> None:
+    """The fallback (where a caller bounds a case's time) may give a case up: it is stored as
+    not solved, its line empty and its trace none; an outcome code beyond a byte is an error."""
+    pure, fast = cores(game)
+    good = _canonical(game, random.Random(8), 3)
+    texts = [good[0], _left_to_python(good[1])[0], good[2]]
+    solution = solve_chunk(fast, texts, 1, True, fallback=lambda index, text, traced: NOT_SOLVED)
+    solved = [pure.solve_packed(Case(1 + k, text)) for k, text in enumerate(texts)]
+    assert (solution.outcomes[1], solution.numbers[1], solution.extras[1]) == (0, 0, 0)
+    assert solution.trace(1) == b""
+    assert solution.lines.split(b"\n") == [solved[0][0].line.encode(), b"", solved[2][0].line.encode(), b""]
+    assert (solution.trace(0), solution.trace(2), solution.started) == (solved[0][1], solved[2][1], 3)
+    # The pure core hands every case to its fallback.
+    given_up = solve_chunk(pure, texts, 1, True, fallback=lambda index, text, traced: NOT_SOLVED)
+    assert chunk_fields(given_up)[:-1] == (3, 3, b"\n\n\n", b"", [0] * 4, bytes(3), [0] * 3, [0] * 3)
+    for engine in (pure, fast):
+        with pytest.raises(ValueError, match="an outcome code is 0..255, not 256"):
+            engine.solve_chunk("\n".join(texts).encode(), 1, True, fallback=lambda *_: (256, 0, 0, "", b""))
+
+
+@games
+def test_no_case_starts_after_the_deadline(game: str) -> None:
+    pure, fast = cores(game)
+    good = _canonical(game, random.Random(9), 3)
+    hashes = [case_hash(text) for text in good]
+    for engine in (pure, fast):
+        past = solve_chunk(engine, good, 1, True, deadline=time.monotonic())
+        assert chunk_fields(past) == (3, 0, b"\n\n\n", b"", [0] * 4, bytes(3), [0] * 3, [0] * 3, hashes)
+        assert solve_chunk(engine, good, 1, True, deadline=time.monotonic() + 3600).started == 3
+        for deadline, started in ((-math.inf, 0), (-5, 0), (math.inf, 3), (math.nan, 3), (1e300, 3)):
+            assert engine.solve_chunk("\n".join(good).encode(), 1, False, deadline).started == started
+        # The second case is Python's, which sleeps past the deadline: the third does not start
+        # (nor, where this process waited that long, an earlier one).
+        texts = [good[0], _left_to_python(good[1])[0], good[2]]
+        deadline = time.monotonic() + 0.05
+
+        def slow(index: int, text: str, traced: bool, engine: Engine = engine) -> Entry:
+            if index == 2:
+                time.sleep(max(0.0, deadline - time.monotonic()) + 0.01)
+            return engine.solve_entry(index, text, traced)
+
+        late = solve_chunk(engine, texts, 1, True, deadline=deadline, fallback=slow)
+        started = late.started
+        assert started <= 2 and all(late.outcomes[:started]) and late.outcomes[started:] == bytes(3 - started)
+        lines = late.lines.split(b"\n")
+        assert len(lines) == 4 and all(lines[:started]) and lines[started:] == [b""] * (4 - started)
+        assert late.offsets[started:].tolist() == [len(late.traces)] * (4 - started)
+        assert late.hashes.tolist() == [case_hash(text) for text in texts]
+        if started == 2:
+            assert late.solve_us[1] >= 10_000  # the case's time is measured around the fallback's sleep
+
+
+@FUZZ
+@given(data=st.binary(max_size=80))
+def test_the_native_hash_is_the_python_one(data: bytes) -> None:
+    cores("mahjong")
+    from worker.engines import out  # the compiled module, as the cores are built
+
+    assert out.case_hash(data) == case_hash(data) < 2**64
+
+
+@games
+@FUZZ
+@given(data=st.data())
+def test_a_judge_line_parses_back_to_its_result_on_both_cores(game: str, data: st.DataObject) -> None:
+    pure, fast = cores(game)
+    case = Case(data.draw(st.integers(1, 10**12)), data.draw(CASES[game]))
+    for engine in (pure, fast):
+        result = engine.solve(case, False)
+        extra = engine.extra_of(result.outcome, result.number, result.detail)
+        parsed = engine.parse_line(case.index, result.line, extra)
+        assert parsed == (result.outcome, result.number, result.detail)
 
 
 @pytest.mark.slow

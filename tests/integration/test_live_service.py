@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.support.paths import JUDGE_DATA
+from worker.broker import CeleryDispatcher
 from worker.config import Settings
-from worker.runner.app import CeleryDispatcher
 from worker.store.database import Database
 from worker.store.models import CaseRow, Chunk
 from worker.testing.live import DEALER, LiveService

@@ -15,12 +15,10 @@ from sqlalchemy import delete, select
 
 from tests.support.jobs import submit
 from tests.support.paths import judge
-from worker.checks import store
+from worker import work
+from worker.checks import lifecycle
 from worker.checks.compare import Part, Report
 from worker.checks.run import run_check
-from worker.jobs.solve import solve_chunk
-from worker.jobs.split import split_job
-from worker.jobs.sweep import sweep
 from worker.store.database import Database
 from worker.store.models import Check, CheckPart, Upload, utcnow
 from worker.store.uploads import store_stream
@@ -49,112 +47,117 @@ def _at_once(*calls: Callable[[], Any]) -> list[Any]:
     return results
 
 
-def test_a_check_made_as_its_job_ends_is_judged(settings: Any, dispatcher: Any, service: Any, queries: Any) -> None:
+def test_a_check_made_as_its_job_ends_is_judged(settings: Any, dispatcher: Any, service: Any, queries: Any,
+                                                 checks: Any, check_queries: Any) -> None:
     """The last chunk is stored while the check is made, in either order: the check is judged either way."""
     dispatcher.immediate = False
     for attempt in range(6):
         job = submit(service, judge("accordion", "sample").read_bytes(), "accordion", f"race-{attempt}.in")
         kind, job_id = dispatcher.queue.popleft()
         assert kind == "split"
-        split_job(settings, job_id, dispatcher)
+        work.split(settings, job_id, dispatcher)
         solves = [ident for kind, ident in dispatcher.queue if kind == "solve"]
         dispatcher.queue.clear()
         for chunk_id in solves[:-1]:
-            solve_chunk(settings, chunk_id, dispatcher)
+            work.solve(settings, chunk_id, dispatcher)
         assert queries.job(job.id).status == "solving"
-        last_chunk = partial(solve_chunk, settings, solves[-1], dispatcher)
-        new_check = partial(service.create_check, job.id, _output(service), "out.txt")
+        last_chunk = partial(work.solve, settings, solves[-1], dispatcher)
+        new_check = partial(checks.create_check, job.id, _output(service), "out.txt")
         made = _at_once(last_chunk, new_check) if attempt % 2 else _at_once(new_check, last_chunk)[::-1]
         assert queries.job(job.id).status == "succeeded"
         # Sent once, or twice when the check was made after the job ended but before its ender looked:
         # a second run finds it judged.
         assert {message for message in dispatcher.queue} == {("check", made[1].id)}
         dispatcher.drain()
-        check = queries.check(made[1].id)
+        check = check_queries.check(made[1].id)
         assert check.status == "done" and check.verdict == "accepted", (attempt, check)
 
 
-def test_the_sweep_sends_a_lost_check_again(settings: Any, dispatcher: Any, service: Any, queries: Any) -> None:
+def test_the_sweep_sends_a_lost_check_again(settings: Any, dispatcher: Any, service: Any, checks: Any,
+                                            check_queries: Any) -> None:
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     dispatcher.immediate = False
-    check = service.create_check(job.id, _output(service), "out.txt")
+    check = checks.create_check(job.id, _output(service), "out.txt")
     assert dispatcher.queue.popleft() == ("check", check.id)  # and lost on the way
     later = utcnow() + timedelta(seconds=settings.stall_seconds + 1)
-    assert sweep(settings, dispatcher, now=utcnow())["checks"] == 0  # the job ended just now: not lost yet
-    assert sweep(settings, dispatcher, now=later)["checks"] == 1
+    assert work.sweep(settings, dispatcher, now=utcnow())["checks"] == 0  # the job ended just now: not lost yet
+    assert work.sweep(settings, dispatcher, now=later)["checks"] == 1
     dispatcher.drain()
-    assert queries.check(check.id).status == "done"
-    assert sweep(settings, dispatcher, now=later)["checks"] == 0
+    assert check_queries.check(check.id).status == "done"
+    assert work.sweep(settings, dispatcher, now=later)["checks"] == 0
 
 
-def test_a_run_that_died_half_way_is_replaced(settings: Any, dispatcher: Any, service: Any, queries: Any) -> None:
+def test_a_run_that_died_half_way_is_replaced(settings: Any, dispatcher: Any, service: Any, checks: Any,
+                                             check_queries: Any) -> None:
     db = Database.of(settings)
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     dispatcher.immediate = False
-    check = service.create_check(job.id, _output(service, OUT.replace(b"piles", b"pile")), "out.txt")
+    check = checks.create_check(job.id, _output(service, OUT.replace(b"piles", b"pile")), "out.txt")
     dispatcher.queue.clear()
-    died = store.claim(db, check.id, lease_seconds=300)
+    died = lifecycle.claim(db, check.id, lease_seconds=300)
     assert died is not None and died.attempt == 1
-    store.save_parts(db, check.id, died.attempt, [Part(0, 1, bytes(5), [])], lease_seconds=300)
+    lifecycle.save_parts(db, check.id, died.attempt, [Part(0, 1, bytes(5), [])], lease_seconds=300)
     run_check(settings, check.id)  # the first run holds it still
-    assert queries.check(check.id).status == "pending"
+    assert check_queries.check(check.id).status == "pending"
     with db.session() as session:  # its lease runs out
         row = session.get(Check, check.id)
         assert row is not None
         row.lease_until = utcnow() - timedelta(seconds=1)
     run_check(settings, check.id)
-    done = queries.check(check.id)
+    done = check_queries.check(check.id)
     assert done.status == "done" and done.verdict == "wrong_answer"
     with db.session(write=False) as session:
         assert set(session.scalars(select(CheckPart.attempt).where(CheckPart.check_id == check.id))) == {2}
     # The first run, back from the dead, finds the check ended: it stores nothing and removes its parts.
-    store.save_parts(db, check.id, died.attempt, [Part(1, 6, bytes(5), [])], lease_seconds=300)
-    assert not store.finish(db, check.id, died.attempt, Report([5, 0, 0, 0, 0], 5, 5))
-    assert queries.check(check.id) == done
+    lifecycle.save_parts(db, check.id, died.attempt, [Part(1, 6, bytes(5), [])], lease_seconds=300)
+    assert not lifecycle.finish(db, check.id, died.attempt, Report([5, 0, 0, 0, 0], 5, 5))
+    assert check_queries.check(check.id) == done
     with db.session(write=False) as session:
         assert set(session.scalars(select(CheckPart.attempt).where(CheckPart.check_id == check.id))) == {2}
 
 
-def test_a_run_that_fails_lets_the_next_one_in_at_once(settings: Any, dispatcher: Any, service: Any, queries: Any,
+def test_a_run_that_fails_lets_the_next_one_in_at_once(settings: Any, dispatcher: Any, service: Any, checks: Any,
+                                                      check_queries: Any,
                                                       monkeypatch: Any) -> None:
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     dispatcher.immediate = False
-    check = service.create_check(job.id, _output(service), "out.txt")
+    check = checks.create_check(job.id, _output(service), "out.txt")
     dispatcher.queue.clear()
 
     def database_gone(*_: Any) -> Any:
         raise ConnectionError("the database went away")
 
-    monkeypatch.setattr("worker.checks.run.judge_lines", database_gone)
+    monkeypatch.setattr("worker.checks.run.judge_blocks", database_gone)
     with pytest.raises(ConnectionError):
         run_check(settings, check.id)
     monkeypatch.undo()
     run_check(settings, check.id)  # Celery's retry: not held up by the lease of the run that failed
-    assert queries.check(check.id).verdict == "accepted"
+    assert check_queries.check(check.id).verdict == "accepted"
 
 
-def test_a_check_whose_output_is_lost_fails_saying_so(settings: Any, dispatcher: Any, service: Any,
-                                                       queries: Any) -> None:
+def test_a_check_whose_output_is_lost_fails_saying_so(settings: Any, dispatcher: Any, service: Any, checks: Any,
+                                                       check_queries: Any) -> None:
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     dispatcher.immediate = False
     output = _output(service, b"something else\n")
-    check = service.create_check(job.id, output, "out.txt")
+    check = checks.create_check(job.id, output, "out.txt")
     with Database.of(settings).session() as session:
         session.execute(delete(Upload).where(Upload.id == output.id))
     dispatcher.drain()
-    failed = queries.check(check.id)
+    failed = check_queries.check(check.id)
     assert (failed.status, failed.verdict) == ("failed", None)
     assert failed.error == "the output is no longer stored: send it again"
 
 
-def test_a_check_of_a_stored_job_of_many_chunks(settings: Any, dispatcher: Any, service: Any, queries: Any) -> None:
+def test_a_check_of_a_stored_job_of_many_chunks(settings: Any, dispatcher: Any, service: Any, checks: Any,
+                                                check_queries: Any) -> None:
     data = judge("10-20-30", "random-2000").read_bytes()
     lines = judge("10-20-30", "random-2000").with_suffix(".out").read_bytes().splitlines(keepends=True)
     job = submit(service, data, "10-20-30")
     lines[1500] = b"Win : 1\n"
-    check = service.create_check(job.id, _output(service, b"".join(lines).replace(b"\n", b"\r\n")), "o.txt")
-    check = queries.check(check.id)
+    check = checks.create_check(job.id, _output(service, b"".join(lines).replace(b"\n", b"\r\n")), "o.txt")
+    check = check_queries.check(check.id)
     assert check.counts.accepted == 1999 and check.counts.wrong_answer == 1
     assert check.first_difference is not None and check.first_difference.index == 1501
-    page = queries.check_cases(check.id, "wrong_answer")
+    page = check_queries.check_cases(check.id, "wrong_answer")
     assert [item.index for item in page.items] == [1501] and page.total == 1

@@ -13,8 +13,8 @@ from tests.support.jobs import submit
 from tests.support.paths import JUDGE_DATA
 from worker.jobs import lifecycle
 from worker.jobs.split import split_job
-from worker.jobs.states import ChunkStatus
 from worker.jobs.sweep import sweep
+from worker.states import ChunkStatus
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, WorkerRow, utcnow
 

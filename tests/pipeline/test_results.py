@@ -27,13 +27,13 @@ SORTS = ["index", "-index", "number", "-number", "outcome", "-outcome", "solve_u
 
 
 def _key(sort: str, case: CaseView) -> tuple[Any, ...]:
-    from worker.store.models import OUTCOME_CODES
+    from worker.jobs.outcomes import code
 
     name = sort.lstrip("-")
     if name == "number":
         return (case.number, case.job_id, case.index)
     if name == "outcome":
-        return (OUTCOME_CODES[case.outcome or ""], case.number, case.job_id, case.index)
+        return (code(case.outcome or ""), case.number, case.job_id, case.index)
     if name == "solve_us":
         return (case.solve_us, case.job_id, case.index)
     return (case.job_id, case.index)
@@ -93,7 +93,7 @@ def test_every_sort_of_a_job_walks_its_cases_in_order(queries: Any, jobs: list[i
 
 def test_a_page_spread_over_a_job_finds_each_case_in_its_own_chunk(queries: Any, jobs: list[int]) -> None:
     """A small page sorted by number spans the whole job: its cases' chunks are looked up one by one
-    (``store.cases.chunks_holding``), and they are the same cases, with the same inputs, as in file order."""
+    (``store.chunks.chunks_holding``), and they are the same cases, with the same inputs, as in file order."""
     by_index = {c.index: c for c in _walk(queries, ResultFilter(job_id=jobs[0], per_page=500).checked())}
     sparse = _walk(queries, ResultFilter(job_id=jobs[0], sort="number", per_page=4).checked())
     assert len(sparse) == 2000

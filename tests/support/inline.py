@@ -1,14 +1,16 @@
-"""An in-process dispatcher: split and solve tasks run here, in the order sent (no broker)."""
+"""An in-process dispatcher: the work runs here, in the order sent (no broker), through the same
+functions the Celery tasks call (:mod:`worker.work`)."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
 
-from worker.checks.run import run_check
+from worker import work
 from worker.config import Settings
-from worker.jobs.solve import solve_chunk
-from worker.jobs.split import split_job
+
+#: What each kind of message runs, as a Celery task does.
+WORK = {"split": work.split, "solve": work.solve, "check": work.check}
 
 
 class InlineDispatcher:
@@ -46,11 +48,6 @@ class InlineDispatcher:
         try:
             while self.queue:
                 kind, ident = self.queue.popleft()
-                if kind == "split":
-                    split_job(self.settings, ident, self)
-                elif kind == "check":
-                    run_check(self.settings, ident)
-                else:
-                    solve_chunk(self.settings, ident, self)
+                WORK[kind](self.settings, ident, self)
         finally:
             self._running = False

@@ -10,7 +10,7 @@ from worker.config import Settings
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.jobs.views import JobView
-from worker.store.chunks import Result, Solved, pack_results, unpack_chunk
+from worker.store.chunks import Solved, StoredResult, pack_results, unpack_chunk
 from worker.store.database import Database
 from worker.store.models import Chunk, Upload
 from worker.store.uploads import store_stream
@@ -43,4 +43,4 @@ def replace_trace(settings: Settings, job_id: int, index: int, packed: bytes) ->
         chunk.traces = pack_results([
             Solved(r.outcome, r.number, r.detail, line, r.solve_us, r.cached, r.error,
                    packed if place == k else data.trace(place))
-            for place, (r, line) in enumerate(zip(map(Result._make, data.rows), data.lines, strict=True))])[2]
+            for place, (r, line) in enumerate(zip(map(StoredResult._make, data.rows), data.lines, strict=True))])[2]

@@ -1,5 +1,6 @@
 """The fixtures every test folder shares (loaded from ``tests/conftest.py``), in the manner of Flask's
-tutorial: ``settings`` → ``dispatcher`` → ``service`` / ``queries`` → ``app`` → ``client``.
+tutorial: ``settings`` → ``dispatcher`` → ``service`` / ``queries`` (``checks`` / ``check_queries``) → ``app``
+→ ``client``.
 
 Tests that take ``settings`` run twice: on SQLite, and on PostgreSQL when it answers
 (required where ``DEALER_REQUIRE_SERVICES`` is set, as in CI). A harness of
@@ -210,6 +211,20 @@ def queries(settings: Settings) -> Any:
     from worker.jobs.queries import JobQueries
 
     return JobQueries(settings)
+
+
+@pytest.fixture
+def checks(settings: Settings, dispatcher: InlineDispatcher, service: Any) -> Any:
+    from worker.checks.service import CheckService
+
+    return CheckService(settings, dispatcher, service)
+
+
+@pytest.fixture
+def check_queries(settings: Settings) -> Any:
+    from worker.checks.queries import CheckQueries
+
+    return CheckQueries(settings)
 
 
 @pytest.fixture

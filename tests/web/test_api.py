@@ -357,6 +357,18 @@ def test_games_lists_the_three_games(client: Any) -> None:
     assert games[2]["outcomes"] == ["ready", "not-ready"] and games[0]["number_name"] == "deals"
 
 
+def test_games_serve_each_engines_texts_for_the_scripts(client: Any) -> None:
+    from worker import engines
+
+    for game in client.get("/api/games").get_json():
+        engine = engines.get(game["slug"])
+        assert {name: game[name] for name in ("title", "unit", "input_help", "number_help", "detail_label",
+                                              "detail_text")} == {
+            "title": engine.title, "unit": engine.unit, "input_help": engine.input_help,
+            "number_help": engine.number_help, "detail_label": engine.detail_label, "detail_text": engine.detail_text}
+    assert game["detail_text"] == "`{}`" and game["input_help"].startswith("13 tiles like `1T 2T DONG`")
+
+
 def test_unknown_api_path_and_wrong_method_answer_in_json(client: Any) -> None:
     missing = client.get("/api/nothing-here")
     assert missing.status_code == 404 and "error" in missing.get_json()

@@ -13,7 +13,7 @@ from webui import live
 from worker.config import Settings
 from worker.jobs import throughput
 from worker.jobs.queries import JobQueries
-from worker.jobs.states import ChunkStatus, JobStatus
+from worker.states import ChunkStatus, JobStatus
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, ThroughputRow, WorkerRow, utcnow
 

@@ -135,7 +135,7 @@ def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> 
     from dataclasses import replace
 
     from webui.app import create_app
-    from worker.runner.app import CeleryDispatcher
+    from worker.broker import CeleryDispatcher
     from worker.testing.servers import fresh_redis_url
 
     if broker == "redis":
@@ -157,7 +157,7 @@ def test_healthz_answers_fast_when_the_broker_is_down(settings: Any) -> None:
     from dataclasses import replace
 
     from webui.app import create_app
-    from worker.runner.app import CeleryDispatcher
+    from worker.broker import CeleryDispatcher
 
     settings = replace(settings, broker_url="redis://127.0.0.1:1/0")
     client = create_app(settings, CeleryDispatcher.for_settings(settings), config={"TESTING": True}).test_client()

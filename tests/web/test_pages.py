@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import judge
+from worker import engines
 
 
 def test_dashboard_lists_jobs_with_progress_and_service(client: Any, three_jobs: dict[str, Any]) -> None:
@@ -44,6 +45,31 @@ def test_upload_page_has_the_form(client: Any) -> None:
     assert 'enctype="multipart/form-data"' in html and 'name="file"' in html and 'name="game"' in html
     assert 'data-max="4294967296"' in html and "4 GiB" in html
     assert all(f'value="{g}"' in html for g in ("10-20-30", "accordion", "mahjong"))
+
+
+def test_the_pages_say_what_each_game_is_from_its_engine(client: Any, three_jobs: dict[str, Any]) -> None:
+    """The texts that differ by game are attributes of its engine (GET /api/games serves them to the scripts)."""
+    upload = client.get("/upload").get_data(as_text=True)
+    assert ('<p class="muted">52 card values 1–10 per deck, any spacing; a <code>0</code> ends the file.</p>' in upload
+            and "52 cards like <code>QD AD 8H</code> per deck; a line <code>#</code> ends the file." in upload
+            and "13 tiles like <code>1T 2T DONG</code> per line; a <code>0</code> ends the file." in upload)
+    helps = {"10-20-30": "How many cards were dealt before the game was won, lost or drawn.",
+             "accordion": "How many piles were left at the end of each deck.",
+             "mahjong": "How many different tiles each hand waits for."}
+    details = {"10-20-30": ("draw", "The repeated state was first seen", "after deal {}"),
+               "accordion": ("loss", "Pile sizes, left to right", "<code>{}</code>"),
+               "mahjong": ("ready", "Waiting tiles", "<code>{}</code>")}
+    for game, job in three_jobs.items():
+        assert f'<p class="muted dist-help">{helps[game]}</p>' in client.get(f"/jobs/{job['id']}").get_data(as_text=True)
+        outcome, label, shown = details[game]
+        case = client.get(f"/api/jobs/{job['id']}/cases?outcome={outcome}").get_json()["items"][0]
+        html = client.get(f"/cases/{case['id']}").get_data(as_text=True)
+        value = shown.format(" ".join(map(str, case["detail"])))
+        assert f'<div class="wide"><dt>{label}</dt><dd>{value}</dd></div>' in html, game
+    history = client.get("/history").get_data(as_text=True)
+    assert 'Number of <span data-number-name data-any="deals, piles or waits">deals, piles or waits</span>' in history
+    assert "Deck or hand as text" in history and "A deck or hand given as text is found" in history
+    assert 'placeholder="paste a deck or hand (choose its game): finds it in every job"' in history
 
 
 def test_upload_without_javascript_redirects_to_the_job(client: Any) -> None:
@@ -130,7 +156,8 @@ def test_a_page_asked_for_json_answers_json(client: Any) -> None:
 @pytest.mark.parametrize("asset", ["dealer.css", "favicon.svg", "js/util.js", "js/app.js", "js/dashboard.js",
                                    "js/upload.js", "js/upload-page.js", "js/job.js", "js/charts.js", "js/results.js",
                                    "js/history.js", "js/case.js", "js/replay.js", "js/cards.js",
-                                   "js/games/ten-twenty-thirty.js", "js/games/accordion.js", "js/games/mahjong.js"])
+                                   # each game's player (case.js loads it by the game's slug)
+                                   *(f"js/games/{slug}.js" for slug in engines.names())])
 def test_assets_are_served_by_the_app(client: Any, asset: str) -> None:
     response = client.get(f"/static/{asset}")
     assert response.status_code == 200

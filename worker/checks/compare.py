@@ -27,6 +27,8 @@ from io import BytesIO
 from itertools import islice
 from typing import IO
 
+from worker.units import format_size
+
 VERDICTS = ("accepted", "presentation_error", "wrong_answer", "missing", "extra")
 ACCEPTED, PRESENTATION_ERROR, WRONG_ANSWER, MISSING, EXTRA = range(len(VERDICTS))
 #: Verdicts whose line of the output a check keeps (an accepted one is the judge's own line; a
@@ -294,9 +296,6 @@ class OutputLines:
         return self.text(raw, self.line)
 
     def _too_long(self) -> None:
-        # Said as the other limits say it; imported here, so that this module loads no store.
-        from worker.store.uploads import format_size
-
         raise LineTooLong(f"the line is longer than the limit of {format_size(self.max_line)}", self.line + 1)
 
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from worker.checks.compare import VERDICTS
-from worker.checks.store import CheckStatus
 from worker.jobs.views import Page, View, doc
+from worker.states import CheckStatus
 
 _OVERALL = ["accepted", "presentation_error", "wrong_answer"]
 

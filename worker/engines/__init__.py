@@ -17,12 +17,14 @@ Each engine lives in its own package and is imported only when asked for, so tha
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
+from worker.engines import native
 from worker.engines.base import Case, Diagnostic, Engine, InputError, Result, TraceError
 
 __all__ = ["Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame", "all_engines",
-           "check", "detect", "get", "names"]
+           "check", "detect", "get", "names", "outcomes", "use_native_core"]
 
 _MODULES = {
     "10-20-30": "worker.engines.ten_twenty_thirty",
@@ -74,8 +76,28 @@ def get(slug: str) -> Engine:
     return engine
 
 
+def use_native_core(enabled: bool) -> None:
+    """Whether the engines solve on their compiled core where it is built (the default), or in pure
+    Python. Whoever builds a process tells the registry once, from ``Settings.pure_python``; engines
+    already loaded change core too."""
+    native.enabled = enabled
+    for module in _MODULES.values():
+        package = sys.modules.get(module)
+        if package is not None and hasattr(package, "ENGINE"):
+            package.ENGINE.core = native.load(module)
+
+
 def all_engines() -> list[Engine]:
     return [get(slug) for slug in _MODULES]
+
+
+def outcomes() -> tuple[str, ...]:
+    """Every game's outcomes, sorted: the one list of them (each engine's ``outcomes`` are its own).
+
+    >>> outcomes()
+    ('draw', 'loss', 'not-ready', 'ready', 'win')
+    """
+    return tuple(sorted({outcome for engine in all_engines() for outcome in engine.outcomes}))
 
 
 def detect(head: bytes) -> str | None:

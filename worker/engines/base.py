@@ -4,7 +4,9 @@ reading protocol.
 An engine turns a judge file into :class:`Case` values (``parse``), solves one case
 into a :class:`Result` (``solve``) and re-checks a stored trace (``replay``). Traces
 are stored as bytes (``solve_packed``, ``unpack_trace``) and served as JSON-ready
-dicts. Engines are pure Python: they know nothing of Celery, Flask or SQL.
+dicts; a stored chunk of cases is solved in one call into a few buffers
+(``solve_chunk``, :class:`ChunkSolution`). Engines are pure Python: they know nothing
+of Celery, Flask or SQL.
 
 Every game reads its judge file the same way around its own cases: :func:`read_pieces`
 streams the file, and :class:`Reading` owns what happens at its end (the terminator,
@@ -19,7 +21,10 @@ import dataclasses
 import io
 import random
 import re
+import struct
+import time
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -127,6 +132,85 @@ class Result:
     trace: dict[str, Any] | None = field(default=None)
 
 
+#: How :func:`case_hash` starts (times the length), mixes each word in, and finishes:
+#: 2**64 / the golden ratio, and MurmurHash3's two finaliser constants.
+HASH_START = 0x9E3779B97F4A7C15
+HASH_MIX = 0xFF51AFD7ED558CCD
+HASH_FINISH = 0xC4CEB9FE1A85EC53
+_MASK64 = (1 << 64) - 1
+
+
+def case_hash(text: str | bytes) -> int:
+    """A 64-bit hash of a case's canonical input (its UTF-8 bytes), as
+    :meth:`Engine.solve_chunk` gives it for every case of a chunk (``ChunkSolution.hashes``):
+    what a search for one deck hashes its query with.
+
+    ``h = len * HASH_START``; then for each word of eight bytes, little-endian, the last one
+    padded with zeros: ``h = (h ^ word) * HASH_MIX; h ^= h >> 32``; then MurmurHash3's
+    finaliser (``h ^= h >> 33; h *= HASH_MIX; h ^= h >> 33; h *= HASH_FINISH; h ^= h >> 33``),
+    all modulo 2**64. Every step is a bijection of ``h``, so two texts of one length that
+    differ in a single word never collide. The native core computes the same in C
+    (``worker/engines/out.py``); the value is stored, so it never changes.
+
+    >>> hex(case_hash("1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T")), hex(case_hash(b"x")), case_hash("")
+    ('0x3abd89b318171854', '0xdd54286755cf9de3', 0)
+    """
+    data = text.encode() if isinstance(text, str) else text
+    h = len(data) * HASH_START & _MASK64
+    for (word,) in struct.iter_unpack("<Q", data + bytes(-len(data) % 8)):
+        h = (h ^ word) * HASH_MIX & _MASK64
+        h ^= h >> 32
+    h ^= h >> 33
+    h = h * HASH_MIX & _MASK64
+    h ^= h >> 33
+    h = h * HASH_FINISH & _MASK64
+    return h ^ (h >> 33)
+
+
+#: One case of :meth:`Engine.solve_chunk` solved in Python (:meth:`Engine.solve_entry`):
+#: its outcome's code, number, extra, judge line (no newline) and packed trace (``b""``
+#: untraced); ``(0, 0, 0, "", b"")`` for a case not solved.
+Entry = tuple[int, int, int, str, bytes]
+NOT_SOLVED: Entry = (0, 0, 0, "", b"")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSolution:
+    """A chunk's cases solved in one call (:meth:`Engine.solve_chunk`): a few buffers, no
+    object per case. Case ``k`` (from 0) is the chunk's ``first + k``; every per-case array
+    has ``count`` items.
+
+    - ``lines``: each case's judge line ending in ``\\n`` (``\\n`` alone for a case not solved);
+    - ``traces``: the packed traces (:meth:`Engine.solve_packed`'s bytes) one after another,
+      ``b""`` when not traced; case ``k``'s is ``traces[offsets[k]:offsets[k + 1]]``
+      (:meth:`trace`), ``offsets`` being ``count + 1`` unsigned 32-bit offsets from 0;
+    - ``outcomes``: a byte a case, its outcome's code (:meth:`Engine.outcome_code`): 1 + its
+      place in ``Engine.outcomes``, 0 for a case not solved;
+    - ``numbers`` (``Result.number``) and ``extras`` (:meth:`Engine.extra_of`: what the judge
+      line leaves out, 0 but for a 10-20-30 draw), signed 32-bit, 0 for a case not solved;
+    - ``solve_us``: microseconds from the case's start to the next's, its hash and its
+      writing included (0 for a case not started), unsigned 32-bit;
+    - ``hashes``: :func:`case_hash` of each case's text, unsigned 64-bit;
+    - ``started``: how many cases, from the first, were started; the rest were not, as the
+      deadline had passed (``count`` when every case was).
+    """
+
+    count: int
+    started: int
+    lines: bytes
+    traces: bytes
+    offsets: array[int]
+    outcomes: bytes
+    numbers: array[int]
+    extras: array[int]
+    solve_us: array[int]
+    hashes: array[int]
+
+    def trace(self, k: int) -> bytes:
+        """The packed trace of case ``k`` (from 0); ``b""`` when not traced or not solved."""
+        return self.traces[self.offsets[k] : self.offsets[k + 1]]
+
+
 def plain(cls: type, names: tuple[str, ...]) -> bool:
     """Whether the dataclass ``cls`` is just the fields ``names``, with nothing run on
     creation: then filling its slots directly makes the same object as calling it.
@@ -152,6 +236,16 @@ class Engine(ABC):
     unit: ClassVar[str]
     #: What ``Result.number`` counts: ``"deals"``, ``"piles"``, ``"waits"``.
     number_name: ClassVar[str]
+    # The texts the web UI shows of the game (``GET /api/games`` serves them to scripts). In each,
+    # text between backticks is shown as code.
+    #: What a judge file holds, as the upload page says it: one sentence.
+    input_help: ClassVar[str]
+    #: What ``Result.number`` counts, as one sentence under the job page's chart of numbers.
+    number_help: ClassVar[str]
+    #: What ``Result.detail`` holds, as the case page labels it.
+    detail_label: ClassVar[str]
+    #: How the case page shows ``Result.detail``: ``{}`` stands for its values joined by spaces.
+    detail_text: ClassVar[str] = "`{}`"
     #: Every value ``Result.outcome`` can take, in the order the UI lists them.
     outcomes: ClassVar[tuple[str, ...]]
     #: The line that ends a judge file (``"0"`` or ``"#"``).
@@ -230,6 +324,111 @@ class Engine(ABC):
             return self.solve(case, False).line, b""
         result = self.solve(case, True)
         return result.line, self.record(case, result, orjson.dumps(result.trace))
+
+    def solve_chunk(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
+                    fallback: Callable[[int, str, bool], Entry] | None = None) -> ChunkSolution:
+        """Solve a stored chunk in one call: ``inputs`` is its canonical texts joined by ``\\n``
+        (what ``worker.store.codecs.pack_inputs`` compresses; ``b""`` holds no case), numbered
+        from ``first``; with ``traced`` each case's packed trace too. See :class:`ChunkSolution`.
+
+        The native core solves the chunk in C, writing its buffers with no Python object per
+        case; what it does not finish (a text that is not canonical, a 10-20-30 game too long
+        for its buffers: the history of cards outgrows 65,535) it hands to ``fallback``
+        (:meth:`solve_entry` unless given) in its place, which returns :data:`NOT_SOLVED` for
+        a case it gives up on. A caller that bounds a case's time (a signal can interrupt only
+        Python code) does it there. The pure-Python engines hand it every case.
+
+        No case is started once ``time.monotonic()`` reaches ``deadline``: ``started`` says
+        how many were. A case in C never runs long: at most 65,535 cards pass through a
+        10-20-30 game (at most 65,535 deals and 21,828 pick-ups, under 10 ms; random decks
+        take at most about 1,700 deals), an accordion deck makes at most 1,326 moves, and a
+        mahjong hand is four look-ups and at most 34 proofs.
+
+        >>> from worker.engines import get
+        >>> solution = get("mahjong").solve_chunk(b"1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S\\n"
+        ...                                       b"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI", 7, True)
+        >>> solution.lines, solution.outcomes, list(solution.numbers)
+        (b'Case 7: 3S 5S 6S 8S 9S\\nCase 8: Not ready\\n', b'\\x01\\x02', [5, 0])
+        >>> solution.trace(1), solution.started, solution.hashes[1] == case_hash("1T 9T 1S 9S 1W 9W DONG NAN "
+        ...                                                                       "XI BEI ZHONG FA BAI")
+        (b'{"version":1,"proofs":[]}', 2, True)
+        """
+        one = self.solve_entry if fallback is None else fallback
+        if self.core is not None:
+            return ChunkSolution(*self.core.solve_chunk(inputs, first, traced, deadline, one))
+        texts = inputs.split(b"\n") if inputs else []
+        count = started = len(texts)
+        lines = [""] * count
+        traces = [b""] * count
+        outcomes = bytearray(count)
+        numbers, extras, solve_us = (array(code, bytes(4 * count)) for code in "iiI")
+        stop = float("inf") if deadline is None else deadline * 1e9
+        now = time.monotonic_ns()
+        for k, text in enumerate(texts):
+            if now >= stop:
+                started = k
+                break
+            code, number, extra, line, packed = one(first + k, text.decode(), traced)
+            if not 0 <= code <= 255:
+                raise ValueError(f"an outcome code is 0..255, not {code}")
+            if code:
+                outcomes[k], numbers[k], extras[k], lines[k] = code, number, extra, line
+                traces[k] = packed if traced else b""
+            then = time.monotonic_ns()
+            solve_us[k] = (then - now) // 1000
+            now = then
+        offsets = array("I", [0] * (count + 1))
+        for k, packed in enumerate(traces):
+            offsets[k + 1] = offsets[k] + len(packed)
+        return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
+                             offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
+
+    def solve_entry(self, index: int, text: str, traced: bool) -> Entry:
+        """One case of :meth:`solve_chunk` solved in Python: an :data:`Entry`."""
+        case = Case(index, text)
+        result, packed = self.solve_packed(case) if traced else (self.solve(case, False), b"")
+        return (self.outcome_code(result.outcome), result.number,
+                self.extra_of(result.outcome, result.number, result.detail), result.line, packed)
+
+    def outcome_code(self, outcome: str) -> int:
+        """An outcome's code in :class:`ChunkSolution`: 1 + its place in :attr:`outcomes`
+        (0 is a case not solved).
+
+        >>> from worker.engines import get
+        >>> get("10-20-30").outcome_code("draw"), get("mahjong").outcome_code("not-ready")
+        (3, 2)
+        """
+        return self.outcomes.index(outcome) + 1
+
+    def extra_of(self, outcome: str, number: int, detail: list[Any]) -> int:
+        """What a result holds beyond its judge line, as one number (``ChunkSolution.extras``):
+        :meth:`parse_line` needs it to give the detail back. 0 unless the game says otherwise."""
+        return 0
+
+    def parse_line(self, index: int, line: str, extra: int = 0) -> tuple[str, int, list[Any]]:
+        """The ``(outcome, number, detail)`` of case ``index``'s judge line, given the extra
+        stored beside it (:meth:`extra_of`): the exact inverse of :meth:`judge_line`, so that a
+        store keeps the line and no detail. Raises :class:`ValueError` for a line (or an extra)
+        that no result of this game makes.
+
+        >>> from worker.engines import get
+        >>> get("accordion").parse_line(4, "3 piles remaining: 50 1 1")
+        ('loss', 3, [50, 1, 1])
+        >>> get("10-20-30").parse_line(4, "Win : 066")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a 10-20-30 judge line of case 4: 'Win : 066'
+        """
+        fields = self.line_fields(index, line, extra)
+        if fields is None or self.judge_line(index, *fields) != line or self.extra_of(*fields) != extra:
+            raise ValueError(f"not a {self.slug} judge line of case {index}: {line!r}"
+                             + (f" with extra {extra}" if extra else ""))
+        return fields
+
+    @abstractmethod
+    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
+        """What the judge line ``line`` says, as :meth:`parse_line` gives it, or ``None`` when it
+        cannot be read (:meth:`parse_line` then checks that :meth:`judge_line` makes it again)."""
 
     def record(self, case: Case, result: Result, trace: bytes) -> bytes:
         """A line of ``dealer solve --traces`` (without its newline): ``orjson.dumps`` of the

@@ -15,6 +15,30 @@ cdef extern from *:
     # read lets their misses overlap instead of waiting for each in turn.
     void prefetch "dealer_prefetch" (const void* address) noexcept nogil
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #include <time.h>
+    static inline uint64_t dealer_load64(const char* p) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        word = __builtin_bswap64(word);
+    #endif
+        return word;
+    }
+    static inline long long dealer_now_ns(void) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+    }
+    """
+    # Eight bytes from ``p`` as a little-endian word, whatever this machine's order (case_hash).
+    unsigned long long load64 "dealer_load64" (const char* p) noexcept nogil
+    # CLOCK_MONOTONIC in nanoseconds: Python's time.monotonic() on the same clock.
+    long long now_ns "dealer_now_ns" () noexcept nogil
+
 
 cdef class Out:
     cdef char* data
@@ -32,6 +56,15 @@ cdef class Out:
 ctypedef int (*Writer)(list texts, long long first, bint traced, object one, Out lines, Out records) except? -1
 
 cdef tuple batch(Writer write, list texts, long long first, bint traced, object one)
+
+# What solves one case of a chunk in C: each core's ``_chunk_case``. It writes the case's judge
+# line (without its newline) into ``lines`` and, with ``traced``, its packed trace into
+# ``traces``, sets ``number`` and ``extra``, and returns the outcome's code (1 + its place in
+# the engine's ``outcomes``); or it writes nothing and returns 0, leaving the case to Python.
+ctypedef int (*CaseSolver)(const char* text, Py_ssize_t size, long long index, bint traced, Out lines,
+                           Out traces, int* number, int* extra) except? -1
+
+cdef tuple chunk(CaseSolver solve, bytes inputs, long long first, bint traced, object deadline, object one)
 
 # A case as the native readers make it (see new_case in out.py).
 cdef object new_case(long long index, str text, long long line, long long column)

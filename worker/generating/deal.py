@@ -1,7 +1,7 @@
 """Drawing cases and laying them out, in bulk: what a large file spends its time on.
 
-Two operations, each in the compiled core (:mod:`.core`, when it is built and
-``DEALER_PURE_PYTHON`` is not set) and here in Python, drawing the same numbers from the
+Three operations, each in the compiled core (:mod:`.core`, when it is built and the
+engines use theirs) and here in Python, drawing the same numbers from the
 same :class:`~.prng.Rng` and giving the same texts and bytes (``tests/generating`` holds
 them to it), so a file does not depend on the core that made it:
 
@@ -14,12 +14,19 @@ them to it), so a file does not depend on the core that made it:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 
 from worker.engines import native
 from worker.generating.prng import Rng
 
-#: The compiled core, or ``None`` (no compiler, or ``DEALER_PURE_PYTHON``).
-CORE = native.load("worker.generating")
+#: The compiled core where it is built (else ``None``): used while the engines use theirs
+#: (:func:`worker.engines.use_native_core`, ``DEALER_PURE_PYTHON``), see :func:`core`.
+COMPILED = native.compiled("worker.generating")
+
+
+def core() -> ModuleType | None:
+    """The compiled core, when it is built and the native core is not turned off."""
+    return COMPILED if native.enabled else None
 
 
 def shuffles(rng: Rng, tokens: Sequence[str], count: int, take: int) -> list[str]:
@@ -29,9 +36,10 @@ def shuffles(rng: Rng, tokens: Sequence[str], count: int, take: int) -> list[str
     >>> shuffles(Rng(1), ["a", "b", "c", "d"], 3, 2)
     ['c d', 'd c', 'b d']
     """
-    if CORE is not None:
+    compiled = core()
+    if compiled is not None:
         texts: list[str]
-        texts, rng.state = CORE.shuffles(rng.state, list(tokens), count, take)
+        texts, rng.state = compiled.shuffles(rng.state, list(tokens), count, take)
         return texts
     return shuffles_py(rng, tokens, count, take)
 
@@ -58,9 +66,10 @@ def swaps(rng: Rng, starts: Sequence[str], count: int) -> list[str]:
     >>> swaps(Rng(1), ["a b c", "x y y"], 3)
     ['y x y', 'y x y', 'y y x']
     """
-    if CORE is not None:
+    compiled = core()
+    if compiled is not None:
         texts: list[str]
-        texts, rng.state = CORE.swaps(rng.state, list(starts), count)
+        texts, rng.state = compiled.swaps(rng.state, list(starts), count)
         return texts
     return swaps_py(rng, starts, count)
 
@@ -91,8 +100,9 @@ def lay(texts: Sequence[str], per_line: int, flow: bool = False, crlf: bool = Fa
     >>> lay(["a b c", "d e"], 2, flow=True, start=1)
     b'a\\nb c\\nd e\\n'
     """
-    if CORE is not None:
-        return CORE.lay(list(texts), per_line, flow, crlf, start)  # type: ignore[no-any-return]
+    compiled = core()
+    if compiled is not None:
+        return compiled.lay(list(texts), per_line, flow, crlf, start)  # type: ignore[no-any-return]
     return lay_py(texts, per_line, flow, crlf, start)
 
 

@@ -23,7 +23,7 @@ from multiprocessing.pool import AsyncResult
 from typing import BinaryIO
 
 from worker import engines
-from worker.generating.deal import CORE
+from worker.generating.deal import core
 from worker.generating.errors import GenerateError
 from worker.generating.layout import Layout, parse_layout
 from worker.generating.makers import Maker, maker
@@ -147,7 +147,7 @@ def _blocks(plan: Plan, quotas: list[list[int]], jobs: int, progress: Progress |
 
     Random cases without a mix are drawn by the compiled core faster than a pool's pipes
     carry them (a million decks: 0.8 s here, 1.1 s on two processes), so they stay here."""
-    if jobs <= 1 or len(quotas) == 1 or (plan.mix is None and CORE is not None):
+    if jobs <= 1 or len(quotas) == 1 or (plan.mix is None and core() is not None):
         for number, quota in enumerate(quotas):
             on_round = None
             if progress is not None:

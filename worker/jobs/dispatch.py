@@ -1,6 +1,6 @@
 """How work is handed out: the protocol the split, the sweep and the service send work through.
 
-Celery implements it in the service (:class:`worker.runner.app.CeleryDispatcher`); tests
+Celery implements it in the service (:class:`worker.broker.CeleryDispatcher`); tests
 use an in-process one. Only ids travel: whoever takes the work reads the rest from the
 database.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 
@@ -23,6 +23,15 @@ class Dispatcher(Protocol):
 
     def queue_depth(self) -> int | None:
         """Messages waiting in the broker, or ``None`` when that cannot be told."""
+
+
+def send_quietly(send: Callable[[], None]) -> None:
+    """Send work now, or leave it to the recovery sweep when the broker cannot take it: the database
+    already holds what is to be done."""
+    try:
+        send()
+    except Exception:  # noqa: BLE001 - the sweep sends the work again once the broker is back
+        pass
 
 
 def worker_name(pid: int | None = None) -> str:

@@ -22,8 +22,6 @@ from worker.jobs.errors import Invalid
 SORTS = ("index", "number", "outcome", "solve_us", "solved_at", "job_id")
 MAX_PER_PAGE = 500
 DEFAULT_PER_PAGE = 50
-#: Every game's outcomes.
-OUTCOMES = tuple(sorted({outcome for engine in engines.all_engines() for outcome in engine.outcomes}))
 #: How many results page numbers reach (``page * per_page``); past them, pages follow cursors.
 MAX_PAGED = 10_000
 
@@ -62,8 +60,8 @@ class ResultFilter:
             raise Invalid(f"page {self.page:,} is too deep for page numbers (they reach the first "
                           f"{MAX_PAGED:,} results): follow the next and prev cursors of the pages instead")
         # An outcome of another game than the filter's is no error: it is a filter that matches nothing.
-        if self.outcome is not None and self.outcome not in OUTCOMES:
-            raise Invalid(f"unknown outcome {self.outcome!r}; expected one of {', '.join(OUTCOMES)}")
+        if self.outcome is not None and self.outcome not in engines.outcomes():
+            raise Invalid(f"unknown outcome {self.outcome!r}; expected one of {', '.join(engines.outcomes())}")
         if self.input_text is None:
             return self
         if self.game is None:

@@ -1,6 +1,6 @@
 """The job state machine: the only code that changes a job's or a chunk's status.
 
-Every transition of :mod:`worker.jobs.states` is a function here, and so is the order
+Every transition of a job or a chunk (:mod:`worker.states`) is a function here, and so is the order
 in which rows are locked. The split, the solve tasks, the service's commands and the
 recovery sweep all call these instead of writing a status themselves.
 
@@ -35,7 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from worker import engines
-from worker.jobs.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
+from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.models import CaseRow, Chunk, Job, UTCDateTime, utcnow
 
 #: ``FOR NO KEY UPDATE``: a plain ``FOR UPDATE`` would wait for the ``KEY SHARE`` lock that
@@ -167,7 +167,8 @@ def finish_if_complete(session: Session, job: Job) -> bool:
     return True
 
 
-def _ending(connection: Connection, job_id: int, game: str, failed: int, total: int) -> tuple[str, str | None]:
+def _ending(connection: Connection, job_id: int, game: str, failed: int, total: int
+            ) -> tuple[JobStatus, str | None]:
     """The status a complete job ends in, and why when it failed."""
     if not failed:
         return JobStatus.SUCCEEDED, None
@@ -229,10 +230,10 @@ class Progress:
     slowest: tuple[int, int] | None = None  # (microseconds, index)
 
 
-def add_progress(connection: Connection, job_id: int, chunk: Progress, now: datetime) -> str | None:
+def add_progress(connection: Connection, job_id: int, chunk: Progress, now: datetime) -> JobStatus | None:
     """Add a stored chunk's figures to its job (locked last and briefly), and end the job when that was
-    its last chunk; the job's status after it (the caller wakes the job's checks once that commits
-    if it ended). ``None``: the job was cancelled or failed meanwhile, and the caller must store
+    its last chunk; the job's status after it (``worker.work`` wakes what the job's end made ready once
+    that commits). ``None``: the job was cancelled or failed meanwhile, and the caller must store
     nothing."""
     job = connection.execute(_LOCK_PROGRESS, {"p_job": job_id}).one_or_none()
     if job is None or job.status not in ACTIVE:
@@ -259,7 +260,7 @@ def add_progress(connection: Connection, job_id: int, chunk: Progress, now: date
         status, error = _ending(connection, job_id, job.game, failed, job.total)
         connection.execute(_FINISH, {"p_job": job_id, "p_now": now, "p_status": status, "p_error": error})
         return status
-    return str(job.status)
+    return JobStatus(job.status)
 
 
 #: Seconds over which a job's recent rate forgets: a chunk stored this long ago weighs 1/e of one stored now.

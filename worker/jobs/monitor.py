@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
-from worker.jobs.states import OPEN_CHUNKS, JobStatus
 from worker.jobs.views import BrokerHealth, HealthView, PartHealth, WorkersHealth
+from worker.states import OPEN_CHUNKS, JobStatus
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
 
 

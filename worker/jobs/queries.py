@@ -19,15 +19,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, load_only
 
 from worker import engines
-from worker.checks import reads as check_reads
-from worker.checks.views import CheckCasePage, CheckView
 from worker.config import Settings
 from worker.engines.base import Diagnostic, TraceError
 from worker.jobs import results, throughput
 from worker.jobs.errors import Conflict, Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE, ResultFilter
 from worker.jobs.lifecycle import current_rate
-from worker.jobs.states import ACTIVE, OPEN_CHUNKS, ChunkStatus, JobStatus
 from worker.jobs.views import (
     CaseDetail,
     CasePage,
@@ -47,18 +44,20 @@ from worker.jobs.views import (
     WorkersView,
     WorkerView,
 )
-from worker.store.cases import chunks_holding
-from worker.store.chunks import ChunkData, join_lines, unpack_chunk
-from worker.store.codecs import load_trace
+from worker.states import ACTIVE, OPEN_CHUNKS, ChunkStatus, JobStatus
+from worker.store.chunks import (
+    ChunkData,
+    DamagedChunk,
+    chunks_holding,
+    judge_output,
+    read_chunks,
+    stored_cases,
+)
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, ThroughputRow, WorkerRow, case_id, split_case_id, utcnow
 
 #: The longest file name filter (a stored name is at most as long).
 MAX_FILENAME_FILTER = 255
-#: A check's cases per page when the client does not say.
-DEFAULT_CHECK_CASES = 50
-#: Chunks an export reads per transaction.
-EXPORT_CHUNKS = 32
 #: A running job that answered no case for this long is shown as stalled (no time left is guessed).
 STALLED_AFTER = timedelta(seconds=15)
 
@@ -215,12 +214,10 @@ class JobQueries:
                                    if (data := self._chunks.get((ident, when)))}
         missing = chunks.keys() - found.keys()
         if missing:
-            columns = [Chunk.id, Chunk.inputs, Chunk.lines, Chunk.results, *([Chunk.traces] if traces else [])]
-            for row in session.execute(select(*columns).where(Chunk.id.in_(missing))):
-                data = unpack_chunk(row.inputs, row.lines, row.results, row.traces if traces else None)
+            for ident, data in read_chunks(session, missing, traces).items():
                 if not traces:
-                    self._chunks.put((row.id, chunks[row.id]), data)
-                found[row.id] = data
+                    self._chunks.put((ident, chunks[ident]), data)
+                found[ident] = data
         return found
 
     def iter_results(self, flt: ResultFilter) -> Iterator[ExportBatch]:
@@ -241,9 +238,7 @@ class JobQueries:
 
     def _job_results(self, job: Job, flt: ResultFilter) -> Iterator[ExportBatch]:
         wanted = _matcher(flt)
-        for chunk in self._done_chunks(job.id, flt, Chunk.worker, Chunk.finished_at, Chunk.inputs, Chunk.lines,
-                                       Chunk.results):
-            data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, None)
+        for chunk, data in stored_cases(self.db, job.id, flt.descending, flt.since, flt.until):
             indexes = list(range(chunk.first_index, chunk.first_index + chunk.count))
             inputs, rows, lines = data.inputs, data.rows, data.lines
             if wanted is not None:
@@ -253,28 +248,6 @@ class JobQueries:
             if flt.descending:
                 indexes, inputs, rows, lines = indexes[::-1], inputs[::-1], rows[::-1], lines[::-1]
             yield ExportBatch(job.id, job.game, chunk.worker, chunk.finished_at, indexes, inputs, rows, lines)
-
-    def _done_chunks(self, job_id: int, flt: ResultFilter | None, *columns: Any) -> Iterator[Any]:
-        """A job's stored chunks in file order (reversed for a descending filter), read a few at a time,
-        each few in a transaction of its own: a download as slow as its client holds nothing open."""
-        descending = flt is not None and flt.descending
-        query = (select(Chunk.first_index, Chunk.count, *columns)
-                 .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)
-                 .order_by(Chunk.first_index.desc() if descending else Chunk.first_index).limit(EXPORT_CHUNKS))
-        if flt is not None and flt.since is not None:
-            query = query.where(Chunk.finished_at >= flt.since)
-        if flt is not None and flt.until is not None:
-            query = query.where(Chunk.finished_at < flt.until)
-        after: int | None = None
-        while True:
-            page = query if after is None else query.where(
-                Chunk.first_index < after if descending else Chunk.first_index > after)
-            with self.db.session(write=False) as session:
-                chunks = session.execute(page).all()
-            yield from chunks
-            if len(chunks) < EXPORT_CHUNKS:
-                return
-            after = chunks[-1].first_index
 
     def case(self, ident: int) -> CaseDetail:
         job_id, index = split_case_id(ident)
@@ -293,28 +266,12 @@ class JobQueries:
             view = _case_view(place)
             trace, problem = None, None
             try:
-                trace = load_trace(place.job.game, place.data.trace(place.k))
-            except TraceError as error:  # shown on the case, not a failed request
+                packed = place.data.trace(place.k)
+                trace = None if packed is None else engines.get(place.job.game).unpack_trace(packed)
+            except (DamagedChunk, TraceError) as error:  # shown on the case, not a failed request
                 problem = str(error)
             return CaseDetail(**{name: getattr(view, name) for name in CaseView.__dataclass_fields__},
                               trace=trace, trace_error=problem)
-
-    # --- checks (``worker.checks.reads``) ---
-
-    def check(self, check_id: int) -> CheckView:
-        with self.db.session(write=False) as session:
-            return check_reads.get_check(session, check_id)
-
-    def job_checks(self, job_id: int) -> list[CheckView]:
-        with self.db.session(write=False) as session:
-            return check_reads.job_checks(session, job_id)
-
-    def check_cases(self, check_id: int, verdict: str | None = None, page: int = 1,
-                    per_page: int = DEFAULT_CHECK_CASES) -> CheckCasePage:
-        """A page of a check's cases (and extra lines), only those with ``verdict`` when given."""
-        verdict = check_reads.check_verdict(verdict)
-        with self.db.session(write=False) as session:
-            return check_reads.check_cases(session, check_id, verdict, max(1, page), max(1, min(per_page, MAX_PER_PAGE)))
 
     def output(self, job_id: int, partial: bool = False) -> Iterator[bytes]:
         """The judge output, in pieces of whole lines, exactly as the reference solutions print it."""
@@ -322,11 +279,7 @@ class JobQueries:
             job = self._job(session, job_id)
             if job.status != JobStatus.SUCCEEDED and not partial:
                 raise Conflict(f"job {job_id} is {job.status}; its output is complete once it has succeeded")
-        return self._output_lines(job_id)
-
-    def _output_lines(self, job_id: int) -> Iterator[bytes]:
-        for chunk in self._done_chunks(job_id, None, Chunk.lines):
-            yield join_lines(chunk.lines)
+        return judge_output(self.db, job_id)
 
     # --- one job's figures, from its row ---
 
@@ -495,7 +448,7 @@ def _case_view(place: _Place) -> CaseView:
 class ExportBatch:
     """Exported cases, column by column: a chunk's worth of one job (as an export in file order
     reads them), or one case at a time for other sorts. ``results`` rows are in
-    :class:`worker.store.chunks.Result`'s order; an empty line is a case not solved."""
+    :class:`worker.store.chunks.StoredResult`'s order; an empty line is a case not solved."""
 
     job_id: int
     game: str

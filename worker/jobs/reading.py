@@ -16,7 +16,7 @@ from typing import IO
 from worker import engines
 from worker.engines.base import Case, Diagnostic, Engine, InputError
 from worker.jobs.intake import with_article
-from worker.store.uploads import format_size
+from worker.units import format_size
 
 _LONG_QUOTE = re.compile(r'"([^"]{61,})"')
 log = logging.getLogger("dealer.worker")

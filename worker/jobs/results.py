@@ -27,8 +27,9 @@ from sqlalchemy.orm import Session
 from worker import engines
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import ResultFilter
+from worker.jobs.outcomes import code
 from worker.store.codecs import input_hash
-from worker.store.models import MAX_INT, OUTCOME_CODES, CaseRow, Chunk, Job
+from worker.store.models import MAX_INT, CaseRow, Chunk, Job
 
 #: Filtered results are counted up to this many when their number cannot be told from the job rows.
 COUNT_LIMIT = 10_000
@@ -113,9 +114,9 @@ class ResultSearch:
     def _codes(self) -> list[int]:
         flt = self.flt
         if flt.outcome is not None:
-            return [OUTCOME_CODES[flt.outcome]]
+            return [code(flt.outcome)]
         games = [flt.game] if flt.game else engines.names()
-        return sorted({OUTCOME_CODES[o] for g in games for o in engines.get(g).outcomes})
+        return sorted({code(o) for g in games for o in engines.get(g).outcomes})
 
     def matches_in(self, job: Job) -> int:
         """How many of the job's solved cases match the filter's outcome and numbers (from its counts)."""

@@ -1,37 +1,45 @@
 """The job service's commands: create, cancel, re-run and delete jobs.
 
-The web app, the CLI and the tasks change jobs only through this class (and the task
-functions of :mod:`worker.jobs.split` / :mod:`worker.jobs.solve`); reads go through
-:class:`worker.jobs.queries.JobQueries`. Errors are :mod:`worker.jobs.errors`.
+The web app, the CLI and the tasks change jobs only through this class (and the work
+functions of :mod:`worker.work`); reads go through :class:`worker.jobs.queries.JobQueries`.
+Errors are :mod:`worker.jobs.errors`. Checks of a job's output are the floor above
+(:mod:`worker.checks.service`), which makes its checks along with a job through an
+:class:`Attachment`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
+from typing import Protocol
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from worker import engines
-from worker.checks import reads as check_reads
-from worker.checks import store as check_store
-from worker.checks.compare import LineTooLong, OutputError
-from worker.checks.text import check_text
-from worker.checks.views import CheckView
 from worker.config import Settings
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import Dispatcher
-from worker.jobs.errors import Conflict, NotFound, TooLarge, TooManyJobs, Unsupported
+from worker.jobs.dispatch import Dispatcher, send_quietly
+from worker.jobs.errors import Conflict, NotFound, TooManyJobs
 from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, detect_game
 from worker.jobs.queries import job_view
 from worker.jobs.sizing import chunk_size
-from worker.jobs.states import FINISHED, UNFINISHED, JobStatus
 from worker.jobs.views import JobView
+from worker.states import FINISHED, UNFINISHED
 from worker.store.codecs import input_hash
 from worker.store.database import Database
 from worker.store.models import CaseRow, Check, Job, Upload, utcnow
-from worker.store.uploads import StoredUpload, UploadReader, head, hold, release
+from worker.store.uploads import StoredUpload, head, hold, release
+
+
+class Attachment(Protocol):
+    """What a floor above makes along with a new job (:mod:`worker.checks`: an output to check against
+    it): refused before the job is made, else stored in the transaction that stores the job."""
+
+    def refuse(self) -> None:
+        """Raise a :class:`worker.jobs.errors.ServiceError` when it cannot be made (no job is made then)."""
+
+    def attach(self, session: Session, job: Job) -> None:
+        """Store it with ``job``, new in ``session``."""
 
 
 class JobService:
@@ -42,20 +50,19 @@ class JobService:
 
     def create_job(self, upload: StoredUpload, filename: str, game: str | None = None,
                    client: str | None = None, rerun_of: int | None = None,
-                   expected: tuple[StoredUpload, str] | None = None) -> JobView:
+                   attachment: Attachment | None = None) -> JobView:
         """A new job for a stored upload; the game is recognised from the content when not given.
 
         ``client`` (an API key's name, else an address) is held to ``max_active_jobs_per_client``.
-        ``expected`` is an output to check against the job's (the stored upload and its file name):
-        the job is made with that check, judged once the job has succeeded.
+        ``attachment`` is made with the job (in its transaction), or refused before it.
         """
         if game is not None:
             engines.check(game)
         start = head(self.db, upload.id, SNIFF_BYTES)
         check_upload(start, upload.size)
         game = game or detect_game(start)
-        if expected is not None:
-            self._check_output(expected[0])
+        if attachment is not None:
+            attachment.refuse()
         with self.db.session() as session:
             self._check_client(session, client, locked=True)
             if not hold(session, upload.id):
@@ -66,51 +73,11 @@ class JobService:
                                     rerun_of=rerun_of)
             session.add(job)
             session.flush()
-            if expected is not None:
-                if not hold(session, expected[0].id):
-                    raise Conflict("the output to check was removed meanwhile; send it again")
-                check_store.new_check(session, job, *expected)
+            if attachment is not None:
+                attachment.attach(session, job)
             view = job_view(job)
-        self._send(lambda: self.dispatcher.split(view.id))
+        send_quietly(lambda: self.dispatcher.split(view.id))
         return view
-
-    def create_check(self, job_id: int, upload: StoredUpload, filename: str) -> CheckView:
-        """Check a stored output against a job's judge output: judged on a worker at once when the job has
-        succeeded, else when it does. Refused for a job that failed or was cancelled, and for an output
-        that is no text (nothing is stored then but the upload, which the caller forgets)."""
-        self._check_output(upload)
-        with self.db.session() as session:
-            # The lock every transaction that ends a job takes: the job cannot end unseen meanwhile.
-            job = lifecycle.lock_job(session, job_id)
-            if job is None:
-                raise NotFound(f"no job {job_id}")
-            if check_store.stopped(job.status):
-                why = f" ({job.error})" if job.error else ""
-                raise Conflict(f"job {job_id} {job.status}{why}: it has no judge output to check against")
-            if not hold(session, upload.id):
-                raise Conflict("the upload was removed meanwhile; send the file again")
-            check_id = check_store.new_check(session, job, upload, filename).id
-            ready = job.status == JobStatus.SUCCEEDED
-        if ready:
-            self._send(lambda: self.dispatcher.check(check_id))
-        with self.db.session(write=False) as session:
-            return check_reads.get_check(session, check_id)
-
-    def _check_output(self, upload: StoredUpload) -> None:
-        """Refuse an output that is no text (415) or has a line over the limit (413), saying where."""
-        with UploadReader(self.db, upload.id) as stream:
-            try:
-                check_text(stream, self.settings.max_line_bytes)
-            except LineTooLong as error:
-                raise TooLarge(f"the output cannot be checked: {error}") from None
-            except OutputError as error:
-                raise Unsupported(f"the output cannot be checked: {error}") from None
-
-    def _send(self, send: Callable[[], None]) -> None:
-        try:
-            send()
-        except Exception:  # noqa: BLE001 - the sweep sends the work again once the broker is back
-            pass
 
     def check_client(self, client: str | None) -> None:
         """:class:`TooManyJobs` when ``client`` may not create a job now: checked before an upload is read,
@@ -181,7 +148,7 @@ class JobService:
             except ValueError as error:
                 raise Conflict(f"the upload of job {job_id} is no longer stored, and {error}") from None
             view = job_view(job)
-        self._send(lambda: self.dispatcher.solve(chunks))
+        send_quietly(lambda: self.dispatcher.solve(chunks))
         return view
 
     def delete(self, job_id: int) -> None:

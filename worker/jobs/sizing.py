@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from worker import engines
 from worker.config import Settings
-from worker.jobs.states import JobStatus
+from worker.states import JobStatus
 from worker.store.models import Job
 
 #: What a solve task aims to spend solving, and the bounds of its size in cases. A task's own cost

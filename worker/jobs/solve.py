@@ -1,8 +1,8 @@
-"""Solving one chunk: claim it, solve its cases (or copy known results), store them with the job's
-progress in one transaction.
+"""Solving one chunk: claim it (one transaction), solve its cases (or copy known results), store them
+with the job's progress (a second transaction).
 
-A plain function of (settings, chunk id): ``worker.runner`` wraps it as a Celery task
-and the tests call it directly. A chunk delivered twice, or to two workers at once,
+A plain function of (settings, chunk id): :mod:`worker.work` runs it (for the Celery task and
+the tests' dispatcher alike), and wakes what the chunk's end of its job made ready. A chunk delivered twice, or to two workers at once,
 stores its cases once: the first to finish it wins (:func:`lifecycle.finish_chunk`).
 """
 
@@ -12,39 +12,48 @@ import time
 from bisect import bisect_left
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from worker import engines
-from worker.checks import store as check_store
 from worker.config import Settings
 from worker.engines.base import Case, Result
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import Dispatcher, process_name
+from worker.jobs.dispatch import process_name
 from worker.jobs.lifecycle import Progress
-from worker.jobs.states import ACTIVE, JobStatus
+from worker.jobs.outcomes import code
 from worker.jobs.timeouts import CaseBudget, CaseTimeout
+from worker.states import ACTIVE, JobStatus
 from worker.store.cases import Known, insert_cases, known_results
-from worker.store.chunks import Solved, pack_results
-from worker.store.codecs import input_hash, unpack_inputs
+from worker.store.chunks import Solved, pack_results, unpack_inputs
+from worker.store.codecs import input_hash
 from worker.store.database import Database
-from worker.store.models import OUTCOME_CODES, SOLVE_BUCKETS_US, utcnow
+from worker.store.models import SOLVE_BUCKETS_US, utcnow
 
 
-def solve_chunk(settings: Settings, chunk_id: int, dispatcher: Dispatcher | None = None) -> None:
-    """Solve one chunk and store its cases, all in one transaction; when that ends the job, its checks
-    are sent to ``dispatcher`` to be judged (without one, the recovery sweep sends them)."""
+class Stored(NamedTuple):
+    """What storing a chunk left its job in."""
+
+    job_id: int
+    #: ``succeeded`` (or ``failed``) when this chunk was the job's last.
+    status: JobStatus
+
+
+def solve_chunk(settings: Settings, chunk_id: int) -> Stored | None:
+    """Solve one chunk and store its cases with its job's progress, in one transaction; the job and its
+    status after that, or ``None`` when nothing was stored (the chunk was done, cancelled or gone,
+    another delivery stored it first, or the job stopped)."""
     db = Database.of(settings)
     me = process_name()
     lease = utcnow() + timedelta(seconds=settings.lease_seconds)
     with db.transaction() as connection:
         claimed = lifecycle.claim_chunk(connection, chunk_id, me, lease)
         if claimed is None:
-            return  # done, cancelled or gone
+            return None  # done, cancelled or gone
         job_id, first, inputs = claimed
         job = lifecycle.job_state(connection, job_id)
         if job is None or job.status not in ACTIVE:
             lifecycle.cancel_chunk(connection, chunk_id)
-            return
+            return None
         game, texts = job.game, unpack_inputs(inputs)
         hashes = [input_hash(game, text) for text in texts]
         known: dict[str, Known] = (known_results(connection, hashes, texts, settings.store_traces)
@@ -65,7 +74,7 @@ def solve_chunk(settings: Settings, chunk_id: int, dispatcher: Dispatcher | None
             start = clock()
             if start > next_check:
                 if not _still_active(db, job_id):
-                    return
+                    return None
                 next_check = clock() + settings.cancel_check_seconds
             previous = known.get(text)
             if previous is not None:
@@ -103,15 +112,13 @@ def solve_chunk(settings: Settings, chunk_id: int, dispatcher: Dispatcher | None
         else:
             progress.solved += 1
             progress.numbers[case.outcome, case.number] += 1
-            rows.append((job_id, index, OUTCOME_CODES[case.outcome], case.number, digest, case.solve_us,
-                         case.cached))
+            rows.append((job_id, index, code(case.outcome), case.number, digest, case.solve_us, case.cached))
     status = store_results(db, chunk_id, job_id, me, solved, rows, progress)
-    if status == JobStatus.SUCCEEDED and dispatcher is not None:
-        check_store.wake(db, dispatcher, job_id)
+    return None if status is None else Stored(job_id, status)
 
 
 def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved: list[Solved],
-                  rows: list[tuple[Any, ...]], progress: Progress) -> str | None:
+                  rows: list[tuple[Any, ...]], progress: Progress) -> JobStatus | None:
     """Store a solved chunk (its blobs and its cases' index rows) and add it to its job's progress,
     in one transaction; the job's status after it. Nothing (``None``) when another delivery stored
     the chunk first or the job stopped meanwhile."""

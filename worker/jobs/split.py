@@ -1,7 +1,7 @@
 """The split: a job's upload parsed as a stream into chunks of cases, each sent out as soon as it is stored.
 
-A plain function of (settings, job id, dispatcher): ``worker.runner`` wraps it as a
-Celery task and the tests call it directly. The database is the source of truth: a
+A plain function of (settings, job id, dispatcher): :mod:`worker.work` runs it (for the
+Celery task and the tests' dispatcher alike), and wakes what the split's end made ready. The database is the source of truth: a
 split that died half-way is resumed (chunks already stored are kept; the parse starts
 over, so the whole file is still checked), and two splits of one job store each chunk
 once.
@@ -15,14 +15,13 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from worker import engines
-from worker.checks import store as check_store
 from worker.config import Settings
 from worker.engines.base import Case, Diagnostic, InputError
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, process_name
 from worker.jobs.reading import LineLimitReader, other_game_hint, parse_guarded, readable
-from worker.jobs.states import JobStatus
-from worker.store.codecs import pack_inputs
+from worker.states import JobStatus
+from worker.store.chunks import pack_inputs
 from worker.store.database import Database
 from worker.store.models import Chunk, utcnow
 from worker.store.uploads import UploadReader, head, release
@@ -35,8 +34,10 @@ RAMP = 4
 MIN_RAMP = 16
 
 
-def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
-    """Parse the job's upload into chunks and hand each out as soon as it is stored.
+def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobStatus | None:
+    """Parse the job's upload into chunks and hand each out as soon as it is stored; the job's status
+    after the split (``succeeded`` when every case was answered before the split ended, so that it
+    ended the job), ``None`` when there was no split to do or the job stopped meanwhile.
 
     A parse error fails the job and removes every chunk and case it had.
     """
@@ -44,7 +45,7 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
         if job is None or not lifecycle.begin_split(job, settings.lease_seconds, process_name()):
-            return
+            return None
         game, upload_id, size = job.game, job.upload_id, job.chunk_size
         stored = session.scalar(select(func.coalesce(func.max(Chunk.seq), -1)).where(Chunk.job_id == job_id))
 
@@ -64,8 +65,8 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
             for case in parse_guarded(engine, stream, warnings):
                 total += 1
                 if limit and total > limit:
-                    _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit per job)")
-                    return
+                    return _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
+                                                   "per job)")
                 batch.append(case)
                 if len(batch) == wanted:
                     if seq > stored:
@@ -76,25 +77,26 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
                     if len(pending) >= (1 if seq <= RAMP else CHUNKS_PER_COMMIT):
                         if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total,
                                              raw.position, dispatcher):
-                            return
+                            return None
                         pending = []
             if batch and seq > stored:
                 pending.append(batch)
                 seq += 1
     except InputError as error:
-        _fail(settings, job_id, readable(str(error)) + (_other_game_hint(db, game, upload_id) if not total else ""))
-        return
+        return _fail(settings, job_id,
+                     readable(str(error)) + (_other_game_hint(db, game, upload_id) if not total else ""))
     except OSError as error:
-        _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}")
-        return
+        return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}")
     if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.size, dispatcher):
-        return
+        return None
+    status = None
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
-        ended = job is not None and lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings])
-    if ended and job is not None and job.status == JobStatus.SUCCEEDED:
-        check_store.wake(db, dispatcher, job_id)
+        if job is not None and job.status == JobStatus.SPLITTING:
+            lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings])
+            status = JobStatus(job.status)
     release(db, upload_id)
+    return status
 
 
 def chunk_sizes(size: int) -> Iterator[int]:
@@ -143,6 +145,7 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
     return True
 
 
-def _fail(settings: Settings, job_id: int, reason: str) -> None:
+def _fail(settings: Settings, job_id: int, reason: str) -> JobStatus | None:
+    """Fail the job for ``reason``: ``failed``, or ``None`` when it had stopped already."""
     with Database.of(settings).session() as session:
-        lifecycle.fail(session, job_id, reason)
+        return JobStatus.FAILED if lifecycle.fail(session, job_id, reason) else None

@@ -1,7 +1,7 @@
 """The recovery sweep: hand out again what a lost worker or a lost queue left behind.
 
-Every worker's heartbeat thread runs it (``worker.runner.heartbeat``), so there is no
-separate scheduler to keep alive; running it twice at once sends some work twice, which
+Every worker's heartbeat thread runs it (through :func:`worker.work.sweep`, which sends lost
+checks again too), so there is no separate scheduler to keep alive; running it twice at once sends some work twice, which
 the solve path stores once. Recovery follows liveness, not leases: a worker whose
 heartbeat stops for ``worker_timeout`` seconds has its chunks and its split handed out
 again at the next sweep; the lease only catches a living worker whose task hangs.
@@ -13,17 +13,17 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from worker.checks import store as check_store
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, owner
-from worker.jobs.states import ACTIVE, UNFINISHED, ChunkStatus, JobStatus
+from worker.states import ACTIVE, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, WorkerRow, utcnow
 from worker.store.uploads import discard_stale
 
 
-def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None) -> dict[str, int]:
+def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
+          queue_empty: bool | None = None) -> dict[str, int]:
     """Send again what was lost; finish what is complete. Returns what it did.
 
     - a running chunk whose worker is gone (no heartbeat for ``worker_timeout``), or whose
@@ -31,16 +31,18 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     - a splitting job whose splitter is gone, or whose split lease ran out, is split again;
     - when the broker's queue is empty: a queued job that waited ``stall_seconds`` is split
       again, and every unfinished chunk of a job that made no progress for ``stall_seconds``
-      (or that a gone worker held chunks of) is sent again, running ones included; and so is
-      every pending check of a job that succeeded ``stall_seconds`` ago that no run holds.
+      (or that a gone worker held chunks of) is sent again, running ones included.
+
+    ``queue_empty``: what the caller found the broker's queue to be, else asked here.
     """
     now = now or utcnow()
     stall = now - timedelta(seconds=settings.stall_seconds)
     gone_since = now - timedelta(seconds=settings.worker_timeout)
     # A chunk claimed moments ago may belong to a worker whose first heartbeat is not written yet.
     claimed_before = now + timedelta(seconds=settings.lease_seconds - settings.worker_timeout)
-    report = {"chunks": 0, "splits": 0, "finished": 0, "checks": 0}
-    queue_empty = dispatcher.queue_depth() == 0
+    report = {"chunks": 0, "splits": 0, "finished": 0}
+    if queue_empty is None:
+        queue_empty = dispatcher.queue_depth() == 0
     resend: dict[int, None] = {}
     splits: list[int] = []
     orphaned: set[int] = set()  # jobs a gone worker held chunks of
@@ -70,15 +72,11 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
             report["finished"] += lifecycle.finish_if_complete(session, job)
         for job_id in splits:
             lifecycle.resend_split(session, job_id, now)
-        checks = check_store.lost(session, stall, now) if queue_empty else []
     discard_stale(Database.of(settings))
     for job_id in splits:
         dispatcher.split(job_id)
     if resend:
         dispatcher.solve(list(resend))
-    for check_id in checks:
-        dispatcher.check(check_id)
-    report["checks"] = len(checks)
     report["chunks"], report["splits"] = len(resend), len(splits)
     return report
 

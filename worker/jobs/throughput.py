@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from worker.jobs.states import ChunkStatus
+from worker.states import ChunkStatus
 from worker.store.models import Chunk, ThroughputRow
 
 #: Seconds per interval of the time series.

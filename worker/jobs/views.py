@@ -1,7 +1,7 @@
 """What the service answers: typed views of jobs, cases and the service's state.
 
 Each view is a frozen dataclass whose fields carry their documentation. The JSON API
-sends ``view.to_dict()``; the OpenAPI document's schemas (``webui/openapi.py``) and the
+sends ``view.to_dict()``; the OpenAPI document's schemas (``webui/spec.py``) and the
 CSV export's columns are made from the same fields, so the three cannot disagree.
 
 >>> JobPage(items=[], total=0, page=1, per_page=20).to_dict()
@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from worker import engines
-from worker.jobs.states import JobStatus
+from worker.states import JobStatus
 
 
 def doc(description: str, **schema: Any) -> Any:
@@ -270,6 +270,11 @@ class GameView(View):
     unit: str = doc("What one case is: deck or hand.")
     number_name: str = doc("What a result's number counts.")
     outcomes: list[str] = doc("Its outcomes, in order.")
+    input_help: str = doc("What its judge file holds, in a sentence (text between backticks is code).")
+    number_help: str = doc("What a result's number counts, in a sentence.")
+    detail_label: str = doc("What a result's detail holds.")
+    detail_text: str = doc("How a result's detail is shown: {} stands for its values joined by spaces "
+                           "(text between backticks is code).")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,4 +1,5 @@
-"""The worker side: the Celery app built once from the settings, the thin tasks, the heartbeat.
+"""The worker side: the worker's Celery app built once from the settings (on :mod:`worker.broker`), the
+thin tasks over :mod:`worker.work`, the heartbeat.
 
 ``dealer worker`` starts a worker; ``celery -A worker.runner ...`` (Flower, ``inspect``)
 finds the same app here, built from the environment on first use.

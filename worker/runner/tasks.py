@@ -1,8 +1,8 @@
 """The Celery tasks a worker runs, and the worker application that carries them.
 
-Each task is a thin wrapper over :mod:`worker.jobs`: it takes an id, and everything else
-comes from the database. A task that meets a database that is down retries with
-back-off instead of failing the job.
+Each task is a thin wrapper over :mod:`worker.work` (what the tests' dispatcher runs too): it
+takes an id, and everything else comes from the database. A task that meets a database that is
+down retries with back-off instead of failing the job.
 """
 
 from __future__ import annotations
@@ -19,12 +19,9 @@ from celery.signals import (
     worker_shutdown,
 )
 
-from worker import engines
-from worker.checks.run import run_check
+from worker import engines, work
+from worker.broker import CHECK, SOLVE, SPLIT, CeleryDispatcher, create_celery
 from worker.config import Settings
-from worker.jobs.solve import solve_chunk
-from worker.jobs.split import split_job
-from worker.runner.app import CHECK, SOLVE, SPLIT, CeleryDispatcher, create_celery
 from worker.runner.heartbeat import RETRYABLE, Heartbeat, TaskCounter
 from worker.store.database import Database
 
@@ -36,6 +33,7 @@ def create_worker_app(settings: Settings) -> Celery:
     """The Celery app of a worker: the tasks, bound to ``settings``, and the worker's heartbeat."""
     app = create_celery(settings)
     dispatcher = CeleryDispatcher(app)
+    engines.use_native_core(not settings.pure_python)
     # Made before the pool forks, so that each process starts with them instead of spending its first
     # task on them (the engines' tables, SQLAlchemy's engine and its compiled statements).
     engines.all_engines()
@@ -43,15 +41,15 @@ def create_worker_app(settings: Settings) -> Celery:
 
     @app.task(name=SPLIT, **_RETRY)
     def split(job_id: int) -> None:
-        split_job(settings, job_id, dispatcher)
+        work.split(settings, job_id, dispatcher)
 
     @app.task(name=SOLVE, **_RETRY)
     def solve(chunk_id: int) -> None:
-        solve_chunk(settings, chunk_id, dispatcher)
+        work.solve(settings, chunk_id, dispatcher)
 
     @app.task(name=CHECK, **_RETRY)
     def check(check_id: int) -> None:
-        run_check(settings, check_id)
+        work.check(settings, check_id, dispatcher)
 
     counter = TaskCounter(settings)
     heartbeat: list[Heartbeat] = []

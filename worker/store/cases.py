@@ -6,19 +6,16 @@ would cost more than the database's.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy import BigInteger, Connection, Row, String, any_, bindparam, func, select
+from sqlalchemy import BigInteger, Connection, String, any_, bindparam, func, select
 from sqlalchemy.dialects.postgresql import ARRAY
-from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from worker.jobs.states import ChunkStatus
-from worker.store.chunks import unpack_chunk
-from worker.store.models import CaseRow, Chunk
+from worker.store.chunks import chunks_holding, read_chunk
+from worker.store.models import CaseRow
 
 #: The columns of a case row, in the order :func:`insert_cases` takes them.
 CASE_COLUMNS = ("job_id", "index", "outcome", "number", "input_hash", "solve_us", "cached")
@@ -74,8 +71,7 @@ def known_results(connection: Connection, hashes: Sequence[int], texts: Sequence
             by_chunk[chunk.id].append(index - chunk.first_index)
     found: dict[str, Known] = {}
     for chunk_id, places in by_chunk.items():
-        row = connection.execute(_CHUNK_BLOBS, {"p_chunk": chunk_id}).one()
-        data = unpack_chunk(row.inputs, row.lines, row.results, row.traces)
+        data = read_chunk(connection, chunk_id)
         for k in places:
             text, result = data.inputs[k], data.result(k)
             trace = data.trace(k)
@@ -94,37 +90,3 @@ _KNOWN_PG = _KNOWN_COLUMNS.where(CaseRow.input_hash == any_(bindparam("p_hashes"
 #: parameters would be rendered into a new one for each chunk.
 _HASHES = func.json_each(bindparam("p_hashes", type_=String)).table_valued("value")
 _KNOWN = _KNOWN_COLUMNS.where(CaseRow.input_hash.in_(select(_HASHES.c.value)))
-_CHUNK_BLOBS = select(Chunk.inputs, Chunk.lines, Chunk.results, Chunk.traces).where(Chunk.id == bindparam("p_chunk"))
-
-
-#: A set of cases whose indexes lie further apart than this on average finds each case's chunk by itself.
-SPARSE_SPAN = 64
-
-
-def chunks_holding(db: Session | Connection, job_id: int, indexes: Sequence[int],
-                   *columns: InstrumentedAttribute[Any]) -> dict[int, Row[Any]]:
-    """The stored chunk holding each of a job's case ``indexes`` (those found): its ``id``,
-    ``first_index``, ``count`` and ``columns``, in one query.
-
-    Close indexes (a page in file order) take the chunks over their range; indexes spread
-    over the whole job (a page sorted by number, the cached results of another job) take each
-    one's own chunk through the ``(job_id, first_index)`` index, where the range would list
-    thousands of chunks.
-    """
-    low, high = min(indexes), max(indexes)
-    if high - low <= SPARSE_SPAN * len(indexes):
-        holding = (Chunk.first_index <= high) & (Chunk.first_index + Chunk.count > low)
-    else:
-        starts = [select(func.max(Chunk.first_index)).where(Chunk.job_id == job_id, Chunk.first_index <= index)
-                  .scalar_subquery() for index in sorted(set(indexes))]
-        holding = Chunk.first_index.in_(starts)
-    chunks = db.execute(select(Chunk.id, Chunk.first_index, Chunk.count, *columns)
-                        .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE, holding)
-                        .order_by(Chunk.first_index)).all()
-    starts = [chunk.first_index for chunk in chunks]
-    found: dict[int, Row[Any]] = {}
-    for index in indexes:
-        at = bisect_right(starts, index) - 1
-        if at >= 0 and index < starts[at] + chunks[at].count:
-            found[index] = chunks[at]
-    return found

@@ -1,21 +1,18 @@
-"""Compression, chunks' inputs, traces, and the hash that finds an input again.
+"""Compression, and the hash that finds an input again.
 
->>> unpack_inputs(pack_inputs(["1 2 3", "4 5 6"]))
-['1 2 3', '4 5 6']
->>> input_hash("mahjong", "1T 1T 1T") == input_hash("mahjong", "1T 1T 1T") != input_hash("mahjong", "2T 2T 2T")
+>>> decompress(compress(b"1 2 3"))
+b'1 2 3'
+>>> input_hash("game", "1 2 3") == input_hash("game", "1 2 3") != input_hash("game", "2 2 3")
 True
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
 from hashlib import blake2b
 from typing import Any
 
 import zstandard
-
-from worker import engines
 
 _codecs = threading.local()
 
@@ -42,22 +39,3 @@ def input_hash(game: str, text: str) -> int:
     """A 63-bit hash of a case's canonical input (fits a signed BIGINT)."""
     digest = blake2b(f"{game}\n{text}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
-
-
-def pack_inputs(texts: Iterable[str]) -> bytes:
-    """A chunk's canonical inputs, one per line, compressed."""
-    return compress("\n".join(texts).encode())
-
-
-def unpack_inputs(blob: bytes) -> list[str]:
-    return decompress(blob).decode().split("\n")
-
-
-def load_trace(game: str, packed: bytes | None) -> dict[str, Any] | None:
-    """The trace of a stored packed trace (``Engine.solve_packed``), as JSON-ready data.
-
-    Raises ``TraceError`` if it is damaged.
-    """
-    if packed is None:
-        return None
-    return engines.get(game).unpack_trace(packed)

@@ -29,7 +29,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
-from worker.jobs.states import ChunkStatus, JobStatus
+from worker.states import ChunkStatus, JobStatus
 
 #: Upper bounds, in microseconds, of the solve-time histogram's buckets (``/metrics``).
 SOLVE_BUCKETS_US = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000,
@@ -69,7 +69,7 @@ class Upload(Base):
     __tablename__ = "uploads"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    #: ``receiving`` while the web process writes it, ``stored`` once whole.
+    #: ``receiving`` while the web process writes it, ``stored`` once whole (:class:`worker.states.UploadState`).
     state: Mapped[str] = mapped_column(String(16))
     sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     size: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -112,9 +112,9 @@ class Job(Base):
     #: Cases that could not be solved (time budget); they count towards finishing.
     failed_cases: Mapped[int] = mapped_column(Integer, default=0)
     cache_hits: Mapped[int] = mapped_column(Integer, default=0)
-    #: Solved cases by outcome, e.g. {"win": 45, "loss": 1946, "draw": 9}.
+    #: Solved cases by outcome name, e.g. {"<outcome>": 45, ...}.
     counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    #: Solved cases by outcome and number, e.g. {"win": {"66": 3}}: the charts, and exact counts
+    #: Solved cases by outcome name and number, e.g. {"<outcome>": {"66": 3}}: the charts, and exact counts
     #: for filtered results without counting rows.
     distribution: Mapped[dict[str, Any]] = mapped_column(default=dict)
     #: Solved (not cached) cases by solve time: one count per bucket of SOLVE_BUCKETS_US, then the rest.
@@ -201,7 +201,8 @@ class CaseRow(Base):
 
     job_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     index: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    #: The outcome's code (:data:`OUTCOME_CODES`); ``None`` for a case that was not solved.
+    #: The outcome's small code (the jobs' floor defines them: ``worker.jobs.outcomes``); ``None`` for a case
+    #: that was not solved.
     outcome: Mapped[int | None] = mapped_column(SmallInteger)
     number: Mapped[int | None] = mapped_column(Integer)
     #: A 63-bit hash of (game, canonical input): finds the same deck in any job.
@@ -210,10 +211,6 @@ class CaseRow(Base):
     cached: Mapped[bool] = mapped_column(default=False)
 
 
-#: Every outcome of every game, each with the small number ``cases.outcome`` stores for it. New
-#: outcomes are added at the end: the numbers are in stored rows.
-OUTCOMES = ("win", "loss", "draw", "ready", "not-ready")
-OUTCOME_CODES = {name: code for code, name in enumerate(OUTCOMES, start=1)}
 #: How a case's (job, index) make its id in the API: job 3's case 42 is case 3000000042.
 CASE_ID_BASE = 1_000_000_000
 #: The largest value of an ``integer`` column (PostgreSQL's): ids, indexes and numbers stay within it.
@@ -249,7 +246,8 @@ class Check(Base):
     filename: Mapped[str] = mapped_column(String(255))
     size: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str] = mapped_column(String(64))
-    #: ``pending`` until judged, then ``done``; ``failed`` when its output could not be judged.
+    #: ``pending`` until judged, then ``done``; ``failed`` when its output could not be judged
+    #: (:class:`worker.states.CheckStatus`).
     status: Mapped[str] = mapped_column(String(16), index=True)
     verdict: Mapped[str | None] = mapped_column(String(24))
     #: Lines by verdict, e.g. {"accepted": 998, "wrong_answer": 2, ...}.

@@ -4,7 +4,8 @@ The web process writes an upload block by block while the request body arrives (
 memory, whatever the size); the split task on any worker reads it back the same way.
 Nothing is shared on disk, so workers on other hosts need only the database.
 
-An upload is ``receiving`` until whole; an identical upload (same SHA-256) is stored once.
+This module is an upload's lifecycle (:class:`worker.states.UploadState`): it is ``receiving``
+until whole, then ``stored``; an identical upload (same SHA-256) is stored once.
 A web process that dies mid-upload leaves a ``receiving`` upload behind, which
 :func:`discard_stale` removes (at once for a dead process of this host, else after a day).
 """
@@ -22,37 +23,22 @@ from typing import IO
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
+from worker.states import CheckStatus, UploadState
 from worker.store.codecs import compress, decompress
 from worker.store.database import Database
 from worker.store.models import Check, Job, Upload, UploadBlock, utcnow
+from worker.units import format_size
 
 #: Bytes of the file per stored block (before compression).
 BLOCK_BYTES = 1 << 20
 #: How long a ``receiving`` upload of another host may go unseen before it counts as abandoned.
 ABANDONED = timedelta(days=1)
-RECEIVING, STORED = "receiving", "stored"
 
 
 class UploadTooLarge(ValueError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"the upload is larger than the limit of {format_size(limit)}")
         self.limit = limit
-
-
-def format_size(size: int) -> str:
-    """A byte count as people read it.
-
-    >>> format_size(4 << 30), format_size(1536), format_size(12)
-    ('4 GiB', '1.5 KiB', '12 bytes')
-    """
-    value = float(size)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            if unit == "bytes":
-                return f"{int(value)} bytes"
-            return f"{value:.1f}".rstrip("0").rstrip(".") + f" {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
 
 
 @dataclass(frozen=True)
@@ -98,7 +84,7 @@ class UploadWriter:
         # One short transaction per block: an upload of minutes holds no lock the workers wait for.
         with self.db.session() as session:
             if self.upload_id is None:
-                upload = Upload(state=RECEIVING, receiver=_receiver())
+                upload = Upload(state=UploadState.RECEIVING, receiver=_receiver())
                 session.add(upload)
                 session.flush()
                 self.upload_id = upload.id
@@ -127,14 +113,14 @@ class UploadWriter:
         self.committed = True
         digest = self._hash.hexdigest()
         with self.db.session() as session:
-            same = session.scalar(select(Upload.id).where(Upload.sha256 == digest, Upload.state == STORED,
+            same = session.scalar(select(Upload.id).where(Upload.sha256 == digest, Upload.state == UploadState.STORED,
                                                           Upload.size == self.size).limit(1))
             if same is not None:
                 session.execute(delete(Upload).where(Upload.id == self.upload_id))
                 self.upload_id = same
             else:
                 session.execute(update(Upload).where(Upload.id == self.upload_id).values(
-                    state=STORED, sha256=digest, size=self.size, blocks=self._blocks, seen_at=utcnow()))
+                    state=UploadState.STORED, sha256=digest, size=self.size, blocks=self._blocks, seen_at=utcnow()))
         assert self.upload_id is not None
         return StoredUpload(self.upload_id, digest, self.size)
 
@@ -168,7 +154,7 @@ class UploadReader:
         self._at = 0
         with db.session(write=False) as session:
             upload = session.get(Upload, upload_id)
-            if upload is None or upload.state != STORED:
+            if upload is None or upload.state != UploadState.STORED:
                 raise FileNotFoundError(f"upload {upload_id} is not stored")
             self.size, self._blocks = upload.size, upload.blocks
 
@@ -214,7 +200,7 @@ def hold(session: Session, upload_id: int) -> bool:
     """Keep a stored upload from being removed until this session's transaction ends (a job is being
     made for it); whether it is still there."""
     upload = session.get(Upload, upload_id, with_for_update={"read": True})
-    return upload is not None and upload.state == STORED
+    return upload is not None and upload.state == UploadState.STORED
 
 
 def release(db: Database, upload_id: int | None) -> None:
@@ -231,7 +217,7 @@ def release(db: Database, upload_id: int | None) -> None:
             Job.upload_id == upload_id, Job.split_at.is_(None))) or 0
         # An output waiting to be checked may be the same file (uploads are stored once per content).
         waiting += session.scalar(select(func.count()).select_from(Check).where(
-            Check.upload_id == upload_id, Check.status == "pending")) or 0
+            Check.upload_id == upload_id, Check.status == CheckStatus.PENDING)) or 0
         if not waiting:
             session.execute(update(Job).where(Job.upload_id == upload_id).values(upload_id=None))
             session.execute(delete(Upload).where(Upload.id == upload_id))
@@ -247,7 +233,7 @@ def discard_stale(db: Database) -> int:
     removed = []
     with db.session(write=False) as session:
         receiving = session.execute(select(Upload.id, Upload.receiver, Upload.seen_at)
-                                    .where(Upload.state == RECEIVING)).all()
+                                    .where(Upload.state == UploadState.RECEIVING)).all()
     cutoff = utcnow() - ABANDONED
     for upload_id, receiver, seen_at in receiving:
         name, _, pid = (receiver or "").rpartition(":")
@@ -256,7 +242,7 @@ def discard_stale(db: Database) -> int:
             removed.append(upload_id)
     if removed:
         with db.session() as session:
-            session.execute(delete(Upload).where(Upload.id.in_(removed), Upload.state == RECEIVING))
+            session.execute(delete(Upload).where(Upload.id.in_(removed), Upload.state == UploadState.RECEIVING))
     return len(removed)
 
 

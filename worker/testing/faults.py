@@ -17,8 +17,8 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from worker import engines
-from worker.jobs.states import ChunkStatus
 from worker.solving import solve_file
+from worker.states import ChunkStatus
 from worker.store.models import CaseRow, Chunk, Upload
 from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService, live_service

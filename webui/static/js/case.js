@@ -1,16 +1,11 @@
-// The case page: the input drawn as cards or tiles, and the replay of the stored trace.
+// The case page: the input drawn as cards or tiles, and the replay of the stored trace. Each game draws
+// and replays its cases in its own module, games/<slug>.js, loaded here by the case's game.
 
 import { $, h, readJSON } from "./util.js";
 import { createPlayer } from "./replay.js";
-import * as tenTwentyThirty from "./games/ten-twenty-thirty.js";
-import * as accordion from "./games/accordion.js";
-import * as mahjong from "./games/mahjong.js";
 
-const GAMES = { "10-20-30": tenTwentyThirty, accordion, mahjong };
 const data = readJSON("case-data");
-const game = GAMES[data.game];
-
-$("#input-view").replaceChildren(...game.inputView(data));
+const root = $("#player");
 
 const copy = $("#copy-input");
 copy.addEventListener("click", async () => {
@@ -23,13 +18,26 @@ copy.addEventListener("click", async () => {
   setTimeout(() => { copy.textContent = "Copy"; }, 1500);
 });
 
-const root = $("#player");
-if (root && data.trace) {
-  try {
-    const { frames, marks } = game.frames(data);
-    window.dealerReplay = createPlayer(root, frames, (frame, options) => game.render(frame, options, data), { marks });
-  } catch (error) {
-    root.replaceChildren(h("div", { class: "alert alert-error", role: "alert" },
-      h("div", { class: "alert-title" }, "This trace cannot be replayed"), h("div", { class: "alert-body" }, error.message)));
+function cannotReplay(message) {
+  root.replaceChildren(h("div", { class: "alert alert-error", role: "alert" },
+    h("div", { class: "alert-title" }, "This trace cannot be replayed"), h("div", { class: "alert-body" }, message)));
+}
+
+let game = null;
+try {
+  game = await import(`./games/${encodeURIComponent(data.game)}.js`);
+} catch (error) {
+  if (root) cannotReplay(`the page has no player for ${data.game} (${error.message})`);
+}
+
+if (game) {
+  $("#input-view").replaceChildren(...game.inputView(data));
+  if (root && data.trace) {
+    try {
+      const { frames, marks } = game.frames(data);
+      window.dealerReplay = createPlayer(root, frames, (frame, options) => game.render(frame, options, data), { marks });
+    } catch (error) {
+      cannotReplay(error.message);
+    }
   }
 }

@@ -16,10 +16,11 @@ function followGame() {
   const current = outcomeSelect.value || outcomeSelect.dataset.selected;
   outcomeSelect.replaceChildren(new Option("Any outcome", ""), ...outcomes.map((o) => new Option(o, o)));
   outcomeSelect.value = outcomes.includes(current) ? current : "";
-  $("[data-number-name]").textContent = game ? game.number_name : "deals, piles or waits";
+  const numberName = $("[data-number-name]");
+  numberName.textContent = game ? game.number_name : numberName.dataset.any;
   table.setNumberName(game && game.number_name);
-  $("#f-input").placeholder = game ? `paste a ${game.unit}: finds it in every job, whatever the spacing`
-    : "paste a deck or hand (choose its game): finds it in every job";
+  const input = $("#f-input");
+  input.placeholder = game ? `paste a ${game.unit}: finds it in every job, whatever the spacing` : input.dataset.any;
 }
 
 const table = resultsTable({

@@ -5,8 +5,9 @@ number plus one (0 is an empty pile), ``_MASK`` gives its rank and suit bits (tw
 match when their masks share one), ``tops`` is the row's top cards after three empty
 piles and ``under[card]`` the card it covers. It also writes the judge line, and with a
 trace the same ``play`` as :func:`.play.play_traced` (in a dict, or as the trace's JSON
-bytes), and :func:`solve_batch` a whole batch's judge lines and ``--traces`` records: the
-differential tests (``tests/engines/test_native.py``) hold the two cores to that.
+bytes), :func:`solve_batch` a whole batch's judge lines and ``--traces`` records and
+:func:`solve_chunk` a stored chunk's lines and traces: the differential tests
+(``tests/engines/test_native.py``) hold the two cores to that.
 
 This module is compiled only (it declares C arrays); without a compiler the engine runs
 :mod:`.play` (see :mod:`worker.engines.native`).
@@ -19,7 +20,7 @@ from cython.cimports.cpython.long import PyLong_FromLong
 from cython.cimports.cpython.ref import Py_INCREF
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, batch, chunk, is_space, new_case, put, put_int, reserve
 
 from worker.engines.accordion.trace import PILES
 
@@ -76,12 +77,19 @@ _setup()
 @cython.cfunc
 @cython.exceptval(check=False)
 def _read(text: str) -> cython.bint:
-    """The deck into ``_deck``, if ``text`` is a canonical deck (52 distinct cards, single
-    spaces); anything else is left to the engine, which knows what to say."""
+    """The deck into ``_deck``, if ``text`` is a canonical deck (:func:`_read_at`)."""
     size = cython.declare(cython.Py_ssize_t)
     if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
         return False
     s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    return _read_at(s, size)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
+    """The deck into ``_deck``, if the ``size`` bytes at ``s`` are a canonical deck (52
+    distinct cards, single spaces); anything else is left to the engine, which knows what to say."""
     seen: cython.longlong = 0
     k: cython.int
     rank: cython.int
@@ -348,6 +356,29 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
             put(records, b"}\n", 2)
         index += 1
     return 0
+
+
+def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
+                one: object) -> tuple:
+    """The decks of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a text
+    that is not a canonical deck is ``one``'s."""
+    return chunk(_chunk_case, inputs, first, traced, deadline, one)
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+    """One deck of :func:`solve_chunk`: its line, its trace's JSON and its piles; its outcome's
+    code (win 1, loss 2; 0: not a canonical deck)."""
+    if not _read_at(s, size):
+        return 0
+    piles: cython.int = _play(traced)
+    _put_line(lines, piles)
+    if traced:
+        _put_trace(traces)
+    number[0], extra[0] = piles, 0
+    return 1 if piles == 1 else 2
 
 
 # --------------------------------------------------------------------- reading a judge file

@@ -37,6 +37,9 @@ class AccordionEngine(Engine):
     summary = "Deal 52 cards in a row, moving each onto a matching pile 1 or 3 to its left; count piles left."
     unit = UNIT
     number_name = "piles"
+    input_help = "52 cards like `QD AD 8H` per deck; a line `#` ends the file."
+    number_help = "How many piles were left at the end of each deck."
+    detail_label = "Pile sizes, left to right"
     outcomes = ("win", "loss")
     terminator = TERMINATOR
     trace_version = 2
@@ -105,6 +108,16 @@ class AccordionEngine(Engine):
         '1 pile remaining: 52'
         """
         return line_of(number, detail)
+
+    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
+        head, said, tail = line.partition(" remaining: ")
+        numbers = [head.partition(" ")[0], *tail.split(" ")]
+        if not said or not all(number.isascii() and number.isdigit() for number in numbers):
+            return None
+        piles, *sizes = map(int, numbers)
+        if piles != len(sizes) or sum(sizes) != DECK_SIZE or 0 in sizes:
+            return None
+        return "win" if piles == 1 else "loss", piles, sizes
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Re-play a trace move by move, checking each is the move the rules make.

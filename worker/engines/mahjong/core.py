@@ -4,8 +4,9 @@ The same four look-ups in the same table as :mod:`.solve` (read once, on first u
 :func:`.solve.read_table`), and the same case analysis on the sum of the groups' class
 codes; here a hand's text is read into the four group keys directly, and the judge line
 is written in C. Proofs for traces are written here too, from the same split table as
-:func:`.trace.proofs_of` (held here in a hash table), and :func:`solve_batch` writes a
-whole batch's judge lines and ``--traces`` records. The differential tests
+:func:`.trace.proofs_of` (held here in a hash table); :func:`solve_batch` writes a whole
+batch's judge lines and ``--traces`` records, and :func:`solve_chunk` a stored chunk's lines
+and traces. The differential tests
 (``tests/engines/test_native.py``) hold the two cores to the same results.
 
 This module is compiled only (it declares C arrays); without a compiler the engine runs
@@ -16,7 +17,8 @@ import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, prefetch, put, put_int, reserve
+from cython.cimports.worker.engines.out import (Out, batch, chunk, is_space, new_case, prefetch, put, put_int,
+                                                reserve)
 
 from worker.engines.base import Case, Result, plain
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -133,12 +135,19 @@ def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _read(text: str) -> cython.bint:
-    """The hand's counts into ``_counts``, if ``text`` is 13 tiles (single spaces, at most
-    four of a kind); anything else is left to the engine, which knows what to say."""
+    """The hand's counts into ``_counts``, if ``text`` is a plain hand (:func:`_read_at`)."""
     size = cython.declare(cython.Py_ssize_t)
     if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
         return False
     s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    return _read_at(s, size)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
+    """The hand's counts into ``_counts``, if the ``size`` bytes at ``s`` are 13 tiles (single
+    spaces, at most four of a kind); anything else is left to the engine, which knows what to say."""
     at: cython.Py_ssize_t = 0
     start: cython.Py_ssize_t
     tiles: cython.int = 0
@@ -238,6 +247,31 @@ def _waited(text: str) -> cython.int:
     if _payload is None:
         _load()
     return _solve()
+
+
+def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
+                one: object) -> tuple:
+    """The hands of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a text
+    that is not 13 valid tiles is ``one``'s."""
+    if _payload is None:
+        _load()
+    return chunk(_chunk_case, inputs, first, traced, deadline, one)
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+    """One hand of :func:`solve_chunk`: its line, its trace's JSON and how many kinds it waits
+    for; its outcome's code (ready 1, not ready 2; 0: not 13 valid tiles)."""
+    if not _read_at(s, size):
+        return 0
+    count: cython.int = _solve()
+    _put_line(lines, index, count)
+    if traced:
+        _put_trace(traces, count)
+    number[0], extra[0] = count, 0
+    return 1 if count else 2
 
 
 def solve(case: Case, trace: cython.bint) -> object:

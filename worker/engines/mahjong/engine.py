@@ -25,6 +25,9 @@ class MahjongEngine(Engine):
     summary = "Thirteen tiles in hand: list every tile that completes it into an eye and four melds."
     unit = UNIT
     number_name = "waits"
+    input_help = "13 tiles like `1T 2T DONG` per line; a `0` ends the file."
+    number_help = "How many different tiles each hand waits for."
+    detail_label = "Waiting tiles"
     outcomes = ("ready", "not-ready")
     terminator = TERMINATOR
     trace_version = 1
@@ -66,6 +69,25 @@ class MahjongEngine(Engine):
         ('Case 7: 5W 6W', 'Case 8: Not ready')
         """
         return line_of(index, detail if outcome == "ready" else ())
+
+    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
+        """A ready hand's waited tiles are known tiles, each once, in the judge's order.
+
+        >>> ENGINE.parse_line(7, "Case 7: 5W 6W"), ENGINE.parse_line(8, "Case 8: Not ready")
+        (('ready', 2, ['5W', '6W']), ('not-ready', 0, []))
+        >>> ENGINE.parse_line(8, "Case 8: 6W 5W")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a mahjong judge line of case 8: 'Case 8: 6W 5W'
+        """
+        said = line.partition(": ")[2]
+        if said == "Not ready":
+            return "not-ready", 0, []
+        waits = said.split(" ")
+        kinds = [_KIND.get(tile, -1) for tile in waits]
+        if min(kinds) < 0 or kinds != sorted(set(kinds)):
+            return None
+        return "ready", len(waits), waits
 
     # ----------------------------------------------------------------- checking
 
@@ -158,6 +180,8 @@ class MahjongEngine(Engine):
 # --------------------------------------------------------------------- random hands
 
 _WALL: list[str] = [tile for tile in TILES for _ in range(MAX_COPIES)]
+#: Each tile's kind: its place in the judge's order.
+_KIND = {tile: kind for kind, tile in enumerate(TILES)}
 
 
 def _winning_hand(rng: random.Random) -> list[str]:

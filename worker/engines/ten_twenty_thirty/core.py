@@ -7,7 +7,8 @@ the same way, by Brent's method against one snapshot, and then, as there, left t
 :class:`.rules.Game` (the engine plays them again). What a trace needs is noted on the
 way, and the packed trace and the JSON trace are written here, the same bytes and the
 same values as :func:`.trace.pack` and :func:`.trace.from_marks` make; :func:`solve_batch`
-writes a whole batch's judge lines and ``--traces`` records. The differential tests
+writes a whole batch's judge lines and ``--traces`` records, and :func:`solve_chunk` a stored
+chunk's lines and packed traces. The differential tests
 (``tests/engines/test_native.py``) hold the two cores to that.
 
 This module is compiled only (it declares C arrays and pointers); without a compiler the
@@ -18,7 +19,7 @@ import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import Out, batch, is_space, new_case, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, batch, chunk, is_space, new_case, put, put_int, reserve
 
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
@@ -66,12 +67,20 @@ _DIGIT36 = cython.declare(cython.p_const_char, b"0123456789abcdefghijklmnopqrstu
 @cython.cfunc
 @cython.exceptval(check=False)
 def _read(text: str) -> cython.bint:
-    """The deck into the history, if ``text`` is a canonical deck (52 values 1..10, single
-    spaces); anything else is left to the engine's reader, which knows what to say."""
+    """The deck into the history, if ``text`` is a canonical deck (:func:`_read_at`)."""
     size = cython.declare(cython.Py_ssize_t)
     if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
         return False
     s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    return _read_at(s, size)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
+    """The deck into the history, if the ``size`` bytes at ``s`` are a canonical deck (52
+    values 1..10, single spaces); anything else is left to the engine's reader, which knows
+    what to say."""
     at: cython.Py_ssize_t = 0
     j: cython.int
     ch: cython.char
@@ -304,7 +313,7 @@ def play(text: str, how: cython.int) -> object:
     if how == _PLAIN:
         return (outcome, out[0], seen, None)
     if how == _PACKED and outcome != _DRAW:
-        return (outcome, out[0], 0, _packed(outcome, out[0], out[1], out[2], out[3]))
+        return (outcome, out[0], 0, _packed(out[0], out[1], out[2], out[3]))
     if how == _PACKED:
         _scratch.size = 0
         _trace_json(_scratch, seen, out[0], out[1], out[2])
@@ -313,17 +322,26 @@ def play(text: str, how: cython.int) -> object:
 
 
 @cython.cfunc
-def _packed(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cython.int,
+def _packed(dealt: cython.int, size: cython.int, picks: cython.int,
             ngone: cython.int) -> bytes:
-    """:func:`.trace.pack`'s bytes: the header (``<BIHBB``), the history, the marks, the
-    piles gone (32-bit, this machine's order, as ``array("I")``) and the end piles."""
+    """:func:`.trace.pack`'s bytes (:func:`_put_packed`)."""
+    _scratch.size = 0
+    _put_packed(_scratch, dealt, size, picks, ngone)
+    return _scratch.take()
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.int,
+                ngone: cython.int) -> cython.int:
+    """:func:`.trace.pack`'s bytes of a win or a loss: the header (``<BIHBB``), the history,
+    the marks, the piles gone (32-bit, this machine's order, as ``array("I")``) and the end piles."""
     rem: cython.int = size - dealt
     total: cython.Py_ssize_t = 9 + size + picks + 4 * ngone + 7
     i: cython.int
     for i in range(7):
         total += _sizes[i]
-    packed: bytes = PyBytes_FromStringAndSize(cython.NULL, total)
-    b: cython.p_uchar = cython.cast(cython.p_uchar, PyBytes_AS_STRING(packed))
+    b: cython.p_uchar = cython.cast(cython.p_uchar, reserve(into, total))
     b[0] = 1
     b[1], b[2], b[3], b[4] = dealt & 255, (dealt >> 8) & 255, (dealt >> 16) & 255, dealt >> 24
     b[5], b[6] = size & 255, size >> 8
@@ -339,7 +357,8 @@ def _packed(outcome: cython.int, dealt: cython.int, size: cython.int, picks: cyt
         b[at] = 10
         memcpy(b + at + 1, _piles[i], _sizes[i])
         at += 1 + _sizes[i]
-    return packed
+    into.size += total
+    return 0
 
 
 @cython.cfunc
@@ -473,6 +492,37 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
             put(records, b"}\n", 2)
         index += 1
     return 0
+
+
+def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
+                one: object) -> tuple:
+    """The decks of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a game
+    too long for the buffers, or a text that is not a canonical deck, is ``one``'s."""
+    return chunk(_chunk_case, inputs, first, traced, deadline, one)
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+    """One deck of :func:`solve_chunk`: its line, its packed trace (a draw's is its JSON, as
+    in :func:`play`), its deal count and a draw's first sighting; its outcome's code (0: not
+    finished)."""
+    out: cython.int[4] = [0, 0, 0, 0]
+    if not _read_at(s, size):
+        return 0
+    outcome: cython.int = _outcome(traced, out)
+    if outcome == _LONG:
+        return 0
+    seen: cython.int = _seen if outcome == _DRAW else 0
+    put(lines, _LINES[outcome], 6)
+    put_int(lines, out[0])
+    if traced and outcome == _DRAW:
+        _trace_json(traces, seen, out[0], out[1], out[2])
+    elif traced:
+        _put_packed(traces, out[0], out[1], out[2], out[3])
+    number[0], extra[0] = out[0], seen
+    return outcome + 1
 
 
 # --------------------------------------------------------------------- reading a judge file

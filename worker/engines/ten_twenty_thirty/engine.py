@@ -45,6 +45,10 @@ class TenTwentyThirty(Engine):
     summary = "deal onto seven piles, pick up threes summing to 10, 20 or 30: win, loss or draw"
     unit = UNIT
     number_name = "deals"
+    input_help = "52 card values 1–10 per deck, any spacing; a `0` ends the file."
+    number_help = "How many cards were dealt before the game was won, lost or drawn."
+    detail_label = "The repeated state was first seen"
+    detail_text = "after deal {}"
     outcomes = OUTCOMES
     terminator = TERMINATOR
     trace_version = 2
@@ -106,6 +110,21 @@ class TenTwentyThirty(Engine):
 
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         return line_of(OUTCOMES.index(outcome), number)
+
+    def extra_of(self, outcome: str, number: int, detail: list[Any]) -> int:
+        """A draw's first sighting, which its judge line does not say.
+
+        >>> ENGINE.extra_of("draw", 73, [55]), ENGINE.parse_line(3, "Draw: 73", 55)
+        (55, ('draw', 73, [55]))
+        """
+        return detail[0] if detail else 0
+
+    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
+        word, deals = line[:6], line[6:]
+        if word not in _LINES or not (deals.isascii() and deals.isdigit()):
+            return None
+        outcome = _LINES.index(word)
+        return OUTCOMES[outcome], int(deals), [extra] if extra and outcome == DRAW else []
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check ``trace`` move by move (see :func:`.trace.walk_trace`) and return its result."""

@@ -17,8 +17,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from worker.engines import native
-
 _ENGINES = Path(__file__).resolve().parents[2] / "engines"
 #: The modules that hold each game's rules: the rules as written (10-20-30's ``rules``,
 #: which plays draws and replays traces) and as played fast (``play``; mahjong's ``solve``).
@@ -32,6 +30,8 @@ _RUNNER = """
 import json, sys, coverage
 cov = coverage.Coverage(branch=True, include=json.loads(sys.argv[2]), data_file=None, config_file=False)
 cov.start()
+from worker import engines
+engines.use_native_core(False)
 from worker.generating.cover.branches import exercise
 exercise(sys.argv[1], sys.stdin.buffer.read())
 cov.stop()
@@ -61,11 +61,10 @@ class Branches:
 def measure(game: str, data: bytes) -> list[Branches]:
     """The branch coverage of ``game``'s rules modules by the judge file ``data``."""
     files = [str(_ENGINES / module) for module in RULES[game]]
-    env = {**os.environ, native.PURE_PYTHON: "1"}
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "coverage.json"
         subprocess.run([sys.executable, "-c", _RUNNER, game, json.dumps(files), str(report)], input=data,
-                       env=env, check=True, capture_output=True)
+                       check=True, capture_output=True)
         # (coverage names a file relative to the working folder when it lies inside it)
         found = {os.path.abspath(name): data for name, data in json.loads(report.read_text())["files"].items()}
     measured = []

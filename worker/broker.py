@@ -1,5 +1,6 @@
-"""The Celery application, built from the settings: configuration shared by the workers and by whoever
-sends them work (the web app only sends: it needs none of the task code).
+"""How work travels: the Celery application built from the settings (broker, queue, task names) and the
+dispatcher that sends work through it by task name. Shared by the workers (:mod:`worker.runner`) and
+by whoever sends them work: the web app only sends, and needs none of the task code.
 
 Celery only carries work: tasks take ids, read what they need from the database
 and ignore results. Messages are acknowledged after the task ran (``acks_late``),

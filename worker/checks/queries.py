@@ -1,33 +1,61 @@
-"""Reading checks: a check, a job's checks, and pages of a check's cases filtered by verdict.
+"""Read models of checks: a check, a job's checks, and pages of a check's cases filtered by verdict, as
+typed views (:mod:`worker.checks.views`); what the pages and the API ask, as
+:class:`worker.jobs.queries.JobQueries` answers for jobs.
 
 A page never reads in proportion to the output: the parts' counts (a few dozen rows for a
 million lines) say which parts hold the page, and only those are decompressed; the judge's
-lines come from the chunks holding the page's cases.
+lines come from the chunks holding the page's cases (:func:`worker.store.chunks.judge_lines`).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from worker.checks.compare import ACCEPTED, EXTRA, KEEPS_GOT, VERDICTS, first_column
-from worker.checks.store import CheckStatus, stopped
 from worker.checks.views import CheckCasePage, CheckCaseView, CheckCounts, CheckView, DifferenceView
+from worker.config import Settings
 from worker.jobs.errors import Invalid, NotFound
-from worker.jobs.states import ChunkStatus
+from worker.jobs.filters import MAX_PER_PAGE
+from worker.states import NO_OUTPUT, CheckStatus
+from worker.store.chunks import judge_lines
 from worker.store.codecs import decompress
-from worker.store.models import Check, CheckPart, Chunk, Job, case_id
+from worker.store.database import Database
+from worker.store.models import Check, CheckPart, Job, case_id
+
+#: A check's cases per page when the client does not say.
+DEFAULT_CHECK_CASES = 50
 
 _CODES = {name: code.to_bytes(1, "big") for code, name in enumerate(VERDICTS)}
+
+
+class CheckQueries:
+    def __init__(self, settings: Settings) -> None:
+        self.db = Database.of(settings)
+
+    def check(self, check_id: int) -> CheckView:
+        with self.db.session(write=False) as session:
+            return get_check(session, check_id)
+
+    def job_checks(self, job_id: int) -> list[CheckView]:
+        """A job's checks, oldest first."""
+        with self.db.session(write=False) as session:
+            return _job_checks(session, job_id)
+
+    def check_cases(self, check_id: int, verdict: str | None = None, page: int = 1,
+                    per_page: int = DEFAULT_CHECK_CASES) -> CheckCasePage:
+        """A page of a check's cases (and extra lines), only those with ``verdict`` when given."""
+        verdict = _verdict(verdict)
+        with self.db.session(write=False) as session:
+            return _check_cases(session, check_id, verdict, max(1, page), max(1, min(per_page, MAX_PER_PAGE)))
 
 
 def check_view(check: Check, job_status: str) -> CheckView:
     """A check as the API shows it; a pending check of a job that ended without an output has failed."""
     status, error = check.status, check.error
-    if status == CheckStatus.PENDING and stopped(job_status):
+    if status == CheckStatus.PENDING and job_status in NO_OUTPUT:
         status, error = CheckStatus.FAILED, f"job {check.job_id} {job_status}: there is no judge output to check against"
     counts = {name: int(check.counts.get(name, 0)) for name in VERDICTS}
     first = check.first_difference
@@ -51,8 +79,7 @@ def _check(session: Session, check_id: int) -> tuple[Check, str]:
     return found[0], found[1]
 
 
-def job_checks(session: Session, job_id: int) -> list[CheckView]:
-    """A job's checks, oldest first."""
+def _job_checks(session: Session, job_id: int) -> list[CheckView]:
     job_status = session.scalar(select(Job.status).where(Job.id == job_id))
     if job_status is None:
         raise NotFound(f"no job {job_id}")
@@ -60,14 +87,14 @@ def job_checks(session: Session, job_id: int) -> list[CheckView]:
             for check in session.scalars(select(Check).where(Check.job_id == job_id).order_by(Check.id))]
 
 
-def check_verdict(raw: str | None) -> str | None:
+def _verdict(raw: str | None) -> str | None:
     """A verdict filter, or :class:`Invalid` naming the verdicts."""
     if raw is None or raw in VERDICTS:
         return raw
     raise Invalid(f"unknown verdict {raw[:40]!r}; expected one of " + ", ".join(VERDICTS))
 
 
-def check_cases(session: Session, check_id: int, verdict: str | None, page: int, per_page: int) -> CheckCasePage:
+def _check_cases(session: Session, check_id: int, verdict: str | None, page: int, per_page: int) -> CheckCasePage:
     """A page of a check's lines in the output's order, only those with ``verdict`` when given."""
     check, _ = _check(session, check_id)
     code = VERDICTS.index(verdict) if verdict is not None else None
@@ -76,7 +103,7 @@ def check_cases(session: Session, check_id: int, verdict: str | None, page: int,
     if check.status == CheckStatus.DONE:
         rows = _page_rows(session, check, code, (page - 1) * per_page, per_page)
     cases = sum(int(n) for n in check.counts.values()) - int(check.counts.get("extra", 0))
-    expected = _judge_lines(session, check.job_id, [line for line, _, _ in rows if line <= cases])
+    expected = judge_lines(session, check.job_id, [line for line, _, _ in rows if line <= cases])
     items = []
     for line, verdict_code, got in rows:
         judge_line = expected.get(line)
@@ -141,27 +168,3 @@ def _part_rows(blobs: Any, code: int | None, skip: int, limit: int) -> list[tupl
         rows.append((blobs.first_line + k, verdict, line))
     return rows
 
-
-def _judge_lines(session: Session, job_id: int, indexes: list[int]) -> dict[int, str]:
-    """The judge lines of these cases of a job, from the chunks holding them (each read once)."""
-    if not indexes:
-        return {}
-    chunks = session.execute(select(Chunk.id, Chunk.first_index, Chunk.count)
-                             .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE,
-                                    Chunk.first_index <= max(indexes),
-                                    Chunk.first_index + Chunk.count > min(indexes))
-                             .order_by(Chunk.first_index)).all()
-    starts = [chunk.first_index for chunk in chunks]
-    wanted: dict[int, list[int]] = {}
-    for index in indexes:
-        at = bisect_right(starts, index) - 1
-        if at >= 0 and index < starts[at] + chunks[at].count:
-            wanted.setdefault(at, []).append(index)
-    found: dict[int, str] = {}
-    ids = {chunks[at].id: at for at in wanted}
-    for chunk_id, blob in session.execute(select(Chunk.id, Chunk.lines).where(Chunk.id.in_(ids))):
-        at = ids[chunk_id]
-        lines = decompress(blob).decode().split("\n")
-        for index in wanted[at]:
-            found[index] = lines[index - starts[at]]
-    return found

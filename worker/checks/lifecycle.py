@@ -1,11 +1,12 @@
-"""A check's rows and its life: made ``pending`` (with its job locked), claimed by a run, its parts
-stored, ended ``done`` (or ``failed``), and woken when its job ends.
+"""The check state machine (:class:`worker.states.CheckStatus`): the only code that changes a check's
+status. A check is made ``pending`` (with its job locked), claimed by a run, its parts stored, ended
+``done`` (or ``failed``).
 
-No lost wakeup: a check is made with its job row locked (``lifecycle.lock_job``, the lock
-every transaction that ends a job takes too). Either the job had already ended, and the
-check's maker sends it to be run, or the check was stored before the job could end, and
-whoever ends the job wakes it (:func:`wake`) after that commit. A message lost on the way is
-sent again by the recovery sweep (:func:`lost`).
+No lost wakeup: a check is made with its job row locked (``worker.jobs.lifecycle.lock_job``,
+the lock every transaction that ends a job takes too). Either the job had already ended, and
+the check's maker sends it to be run, or the check was stored before the job could end, and
+whoever ends the job wakes it (:func:`worker.checks.wake.wake`) after that commit. A message
+lost on the way is sent again by the recovery sweep (:func:`worker.checks.wake.resend_lost`).
 
 A run claims the check with a lease and a new ``attempt``: the parts it stores carry it, and
 only the parts of the attempt that ended the check count, so two runs at once (or one that
@@ -14,29 +15,21 @@ died half-way) store nothing twice.
 
 from __future__ import annotations
 
-import enum
 from contextlib import suppress
 from dataclasses import asdict
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, NamedTuple
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from worker.checks.compare import Part, Report
-from worker.jobs.dispatch import Dispatcher
 from worker.jobs.intake import clean_filename
-from worker.jobs.states import JobStatus
+from worker.states import CheckStatus, JobStatus
 from worker.store.codecs import compress
 from worker.store.database import Database
 from worker.store.models import Check, CheckPart, Job, utcnow
 from worker.store.uploads import StoredUpload, release
-
-
-class CheckStatus(enum.StrEnum):
-    PENDING = "pending"
-    DONE = "done"
-    FAILED = "failed"
 
 
 class Claim(NamedTuple):
@@ -53,11 +46,6 @@ def new_check(session: Session, job: Job, upload: StoredUpload, filename: str) -
     session.flush()
     job.check_ids = [*job.check_ids, check.id]
     return check
-
-
-def stopped(job_status: str) -> bool:
-    """Whether a check of a job in this status can never be judged (the job ended without an output)."""
-    return job_status in (JobStatus.FAILED, JobStatus.CANCELLED)
 
 
 def claim(db: Database, check_id: int, lease_seconds: float) -> Claim | None:
@@ -119,21 +107,3 @@ def _end(db: Database, check_id: int, attempt: int, **values: Any) -> bool:
     if ended:
         release(db, upload_id)  # a done check keeps what it needs of its output in its parts
     return bool(ended)
-
-
-def wake(db: Database, dispatcher: Dispatcher, job_id: int) -> None:
-    """Send the pending checks of a job that has just ended to be run (after that commit)."""
-    with db.session(write=False) as session:
-        ids = list(session.scalars(select(Check.id).where(Check.job_id == job_id,
-                                                          Check.status == CheckStatus.PENDING)))
-    for check_id in ids:
-        dispatcher.check(check_id)
-
-
-def lost(session: Session, ended_before: datetime, now: datetime) -> list[int]:
-    """Pending checks of jobs that succeeded before ``ended_before`` that no run holds: their message
-    was lost (the sweep sends them again)."""
-    return list(session.scalars(
-        select(Check.id).join(Job, Job.id == Check.job_id)
-        .where(Check.status == CheckStatus.PENDING, Job.status == JobStatus.SUCCEEDED,
-               Job.finished_at < ended_before, (Check.lease_until.is_(None)) | (Check.lease_until < now))))

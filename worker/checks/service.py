@@ -1,0 +1,89 @@
+"""The check service's commands: check an output against a job's judge output, now or once the job has
+succeeded, and make a job together with a check of an output.
+
+The web app changes checks only through this class; reads go through
+:class:`worker.checks.queries.CheckQueries`. Errors are :mod:`worker.jobs.errors`, as the jobs'.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from worker.checks import lifecycle
+from worker.checks.compare import LineTooLong, OutputError
+from worker.checks.queries import get_check
+from worker.checks.text import check_text
+from worker.checks.views import CheckView
+from worker.config import Settings
+from worker.jobs import lifecycle as job_lifecycle
+from worker.jobs.dispatch import Dispatcher, send_quietly
+from worker.jobs.errors import Conflict, NotFound, TooLarge, Unsupported
+from worker.jobs.service import JobService
+from worker.jobs.views import JobView
+from worker.states import NO_OUTPUT, JobStatus
+from worker.store.database import Database
+from worker.store.models import Job
+from worker.store.uploads import StoredUpload, UploadReader, hold
+
+
+class CheckService:
+    def __init__(self, settings: Settings, dispatcher: Dispatcher, jobs: JobService | None = None) -> None:
+        self.settings = settings
+        self.dispatcher = dispatcher
+        self.db = Database.of(settings)
+        self.jobs = jobs or JobService(settings, dispatcher)
+
+    def create_job(self, upload: StoredUpload, filename: str, game: str | None = None, client: str | None = None,
+                   expected: tuple[StoredUpload, str] | None = None) -> JobView:
+        """A new job (:meth:`JobService.create_job`); with ``expected``, an output to check against the job's
+        (the stored upload and its file name), the job is made with that check, judged once the job has
+        succeeded, and refused when that output is no text."""
+        attachment = None if expected is None else _Expected(self, *expected)
+        return self.jobs.create_job(upload, filename, game, client=client, attachment=attachment)
+
+    def create_check(self, job_id: int, upload: StoredUpload, filename: str) -> CheckView:
+        """Check a stored output against a job's judge output: judged on a worker at once when the job has
+        succeeded, else when it does. Refused for a job that failed or was cancelled, and for an output
+        that is no text (nothing is stored then but the upload, which the caller forgets)."""
+        self.check_output(upload)
+        with self.db.session() as session:
+            # The lock every transaction that ends a job takes: the job cannot end unseen meanwhile.
+            job = job_lifecycle.lock_job(session, job_id)
+            if job is None:
+                raise NotFound(f"no job {job_id}")
+            if job.status in NO_OUTPUT:
+                why = f" ({job.error})" if job.error else ""
+                raise Conflict(f"job {job_id} {job.status}{why}: it has no judge output to check against")
+            if not hold(session, upload.id):
+                raise Conflict("the upload was removed meanwhile; send the file again")
+            check_id = lifecycle.new_check(session, job, upload, filename).id
+            ready = job.status == JobStatus.SUCCEEDED
+        if ready:
+            send_quietly(lambda: self.dispatcher.check(check_id))
+        with self.db.session(write=False) as session:
+            return get_check(session, check_id)
+
+    def check_output(self, upload: StoredUpload) -> None:
+        """Refuse an output that is no text (415) or has a line over the limit (413), saying where."""
+        with UploadReader(self.db, upload.id) as stream:
+            try:
+                check_text(stream, self.settings.max_line_bytes)
+            except LineTooLong as error:
+                raise TooLarge(f"the output cannot be checked: {error}") from None
+            except OutputError as error:
+                raise Unsupported(f"the output cannot be checked: {error}") from None
+
+
+class _Expected:
+    """An output to check, made with a new job (a :class:`worker.jobs.service.Attachment`)."""
+
+    def __init__(self, service: CheckService, upload: StoredUpload, filename: str) -> None:
+        self.service, self.upload, self.filename = service, upload, filename
+
+    def refuse(self) -> None:
+        self.service.check_output(self.upload)
+
+    def attach(self, session: Session, job: Job) -> None:
+        if not hold(session, self.upload.id):
+            raise Conflict("the output to check was removed meanwhile; send it again")
+        lifecycle.new_check(session, job, self.upload, self.filename)

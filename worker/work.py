@@ -1,0 +1,54 @@
+"""The work a worker does, as plain functions of (settings, id, dispatcher): split a job, solve a chunk,
+judge a check, and the recovery sweep.
+
+The Celery tasks (:mod:`worker.runner.tasks`) and the tests' in-process dispatcher both call
+these, so a test runs exactly what a worker runs. Each does its floor's work
+(:mod:`worker.jobs.split`, :mod:`worker.jobs.solve`, :mod:`worker.checks.run`,
+:mod:`worker.jobs.sweep`), then wakes what that work made ready: a job that has just
+succeeded sends its pending checks to be judged (once the transaction that ended it has
+committed), and the sweep sends again the checks whose message was lost. The floors below
+never send work for the floors above.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from worker.checks import wake
+from worker.checks.run import run_check
+from worker.config import Settings
+from worker.jobs import sweep as jobs_sweep
+from worker.jobs.dispatch import Dispatcher
+from worker.jobs.solve import solve_chunk
+from worker.jobs.split import split_job
+from worker.states import JobStatus
+from worker.store.models import utcnow
+
+
+def split(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
+    """Split a job into chunks, each sent to ``dispatcher`` as soon as it is stored."""
+    if split_job(settings, job_id, dispatcher) == JobStatus.SUCCEEDED:
+        wake.wake(settings, dispatcher, job_id)
+
+
+def solve(settings: Settings, chunk_id: int, dispatcher: Dispatcher) -> None:
+    """Solve a chunk and store its cases."""
+    stored = solve_chunk(settings, chunk_id)
+    if stored is not None and stored.status == JobStatus.SUCCEEDED:
+        wake.wake(settings, dispatcher, stored.job_id)
+
+
+def check(settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:
+    """Judge a check (it wakes nothing: ``dispatcher`` is taken as by the other work, for one signature)."""
+    run_check(settings, check_id)
+
+
+def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None) -> dict[str, int]:
+    """The recovery sweep (:func:`worker.jobs.sweep.sweep`), and, while the broker's queue is empty, every
+    pending check of a job that succeeded ``stall_seconds`` ago that no run holds sent again. Returns
+    what it did: the jobs' sweep's report with the ``checks`` sent."""
+    now = now or utcnow()
+    queue_empty = dispatcher.queue_depth() == 0
+    report = jobs_sweep.sweep(settings, dispatcher, now, queue_empty=queue_empty)
+    report["checks"] = wake.resend_lost(settings, dispatcher, now) if queue_empty else 0
+    return report
