@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-compose bench bench-service bench-faults bench-scale bench-load clean
+.PHONY: install run test test-compose bench bench-generate bench-service bench-faults bench-scale bench-load clean
 
 install: $(STAMP)
 
 # The editable install also builds the native core in place (setup.py), or says in one line why not.
-$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd worker/store/bloom.py
+$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd \
+		worker/store/bloom.py worker/generating/core.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
@@ -36,6 +37,9 @@ test-compose: install
 
 bench: install
 	$(BIN)/python -m bench.engines
+
+bench-generate: install
+	$(BIN)/python -m bench.generate
 
 bench-service: install
 	$(BIN)/python -m bench.service

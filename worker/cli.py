@@ -17,6 +17,7 @@ import click
 
 from worker import engines
 from worker.engines.base import Diagnostic, InputError
+from worker.generating.command import command as generate_command
 
 GAMES = click.Choice(engines.names())
 
@@ -325,6 +326,9 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
                 sys.stdout.write(piece)
     except ClientError as error:
         _fail(str(error), status=1)
+
+
+main.add_command(generate_command(_configure_engines, _fail))  # dealer generate: worker/generating/command.py
 
 
 if __name__ == "__main__":
