@@ -53,6 +53,7 @@ class TenTwentyThirty(Engine):
     terminator = TERMINATOR
     trace_version = 2
     typical_solve_us = 100
+    reader = staticmethod(read_decks)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         if self.core is None:
