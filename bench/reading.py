@@ -27,10 +27,10 @@ import io
 import statistics
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.chunks import measure
 from bench.engines import judge_file
 from worker import engines
 from worker.engines import native
@@ -95,18 +95,6 @@ def baseline(directory: Path, slug: str, path: Path, chunk: int) -> float:
     if core != "native":
         raise SystemExit(f"the baseline in {directory} has no native core for {slug}: build it there first")
     return float(seconds)
-
-
-def measure(ways: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
-    """CPU seconds of each way, ``rounds`` times, the order turned by one each round."""
-    names = list(ways)
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for round_ in range(rounds):
-        for name in names[round_ % len(names):] + names[: round_ % len(names)]:
-            start = time.process_time()
-            took = ways[name]()
-            times[name].append(took if isinstance(took, float) else time.process_time() - start)
-    return times
 
 
 def main() -> int:

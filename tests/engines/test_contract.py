@@ -328,21 +328,22 @@ def read_all(engine: Engine, data: bytes) -> None:
         engine.solve(case, trace=False)
 
 
+def large_file(game: str) -> Iterator[bytes]:
+    """A file of about 50 MB, made as it is read: 15,000 cases between long runs of blanks."""
+    rng = random.Random(5)
+    block = b"\n".join(engine_of(game).generate(rng).encode() for _ in range(100)) + b"\n"
+    for _ in range(150):
+        yield block
+        yield b" " * 300_000 + b"\n"
+    yield file_of(game, end="{t}\n")
+
+
 @games
 def test_parsing_a_large_file_takes_little_memory(game: str) -> None:
     engine = engine_of(game)
-
-    def parts() -> Iterator[bytes]:  # about 50 MB: cases between long runs of blanks
-        rng = random.Random(5)
-        block = b"\n".join(engine.generate(rng).encode() for _ in range(100)) + b"\n"
-        for _ in range(150):
-            yield block
-            yield b" " * 300_000 + b"\n"
-        yield file_of(game, end="{t}\n")
-
     tracemalloc.start()
     try:
-        count = sum(1 for _ in engine.parse(stream(parts()), []))
+        count = sum(1 for _ in engine.parse(stream(large_file(game)), []))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -355,18 +356,9 @@ def test_reading_a_large_file_as_blocks_of_inputs_takes_little_memory(game: str)
     """``read_inputs`` holds no more than a block of texts and a block of the file: the split
     reads a file of a million cases with it."""
     engine = engine_of(game)
-
-    def parts() -> Iterator[bytes]:  # about 50 MB: cases between long runs of blanks
-        rng = random.Random(5)
-        block = b"\n".join(engine.generate(rng).encode() for _ in range(100)) + b"\n"
-        for _ in range(150):
-            yield block
-            yield b" " * 300_000 + b"\n"
-        yield file_of(game, end="{t}\n")
-
     tracemalloc.start()
     try:
-        blocks = engine.read_inputs(stream(parts()), [], max_cases=2000)
+        blocks = engine.read_inputs(stream(large_file(game)), [], max_cases=2000)
         counts = [count for _, count in blocks]
         _, peak = tracemalloc.get_traced_memory()
     finally:
