@@ -742,14 +742,12 @@ def test_the_native_reader_writes_judge_files_whole_into_a_block(game: str) -> N
     texts to the end of the file; a full block stops it at the end of a stretch of lines, and
     it goes on from there."""
     pure, fast = cores(game)
-    from worker.engines.out import Block
-
     rng = random.Random(11)
     data = ("\n".join(pure.generate(rng) for _ in range(500)) + "\n").encode()
     texts = [case.text.encode() + b"\n" for case in parse(pure, data)[0]]
-    block = Block()
-    block.start(MAX_CASES, MAX_BYTES)
     assert fast.core is not None
+    block = fast.core.InputBlock()
+    block.start(MAX_CASES, MAX_BYTES)
     assert fast.core.read_inputs(data, 0, True, 1, 0, block) == (len(data), data.count(b"\n") + 1, 500, False)
     assert not block.full and block.cut() == (b"".join(texts), 500)
     at, line, count, taken = 0, 1, 0, []

@@ -688,9 +688,7 @@ class InputBlocks:
         if self._native is None:
             self._cases = engine.read(cast(IO[bytes], self._stream), reading)
         else:
-            from worker.engines.out import Block  # compiled, as the core is
-
-            self._buffer = Block()
+            self._buffer = cast(ModuleType, engine.core).InputBlock()
         self._data, self._at, self._final, self._line, self._count = b"", 0, False, 1, 0
         self._done = False  # the reading ended: at the end of the file, or at an error
         self._error: Exception | None = None  # an error that comes after the cases in the buffer

@@ -536,6 +536,11 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     return (cases, *_read_from(data, 0, final, line, count, cases, None))
 
 
+#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
+#: declares it, imports base: base cannot import it).
+InputBlock = Block
+
+
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                 count: cython.longlong, block: Block) -> tuple:
     """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
