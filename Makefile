@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test bench bench-service bench-faults bench-scale bench-load clean
+.PHONY: install run test test-compose bench bench-generate bench-service bench-faults bench-scale bench-load clean
 
 install: $(STAMP)
 
 # The editable install also builds the native core in place (setup.py), or says in one line why not.
-$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd
+$(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/engines/out.py worker/engines/out.pxd \
+		worker/store/bloom.py worker/generating/core.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
@@ -21,11 +22,24 @@ $(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/en
 run: install
 	$(BIN)/dealer serve
 
+# Two runs, both always: the tests that start no process on every CPU (pytest-xdist), then the live ones
+# (tests/browser, faults, integration) alone, one at a time. A run that finds none of its tests among
+# those PYTEST_ARGS names (pytest's status 5) is no failure.
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@status=0; \
+	$(BIN)/python -m pytest -n auto -m "not live" $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || status=$$code; }; \
+	$(BIN)/python -m pytest -m live $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || status=$$code; }; \
+	exit $$status
+
+# docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).
+test-compose: install
+	docker/test-compose
 
 bench: install
 	$(BIN)/python -m bench.engines
+
+bench-generate: install
+	$(BIN)/python -m bench.generate
 
 bench-service: install
 	$(BIN)/python -m bench.service

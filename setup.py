@@ -52,7 +52,9 @@ def _extensions() -> list[Any]:
         _skipped(str(error))
         return []
     # out.py first: the cores cimport it (out.pxd).
-    sources = ["worker/engines/out.py", *CORES]
+    # The store's Bloom filter is built for every stored chunk, and dealer generate draws its cases: compiled
+    # too (each runs as Python without).
+    sources = ["worker/engines/out.py", *CORES, "worker/store/bloom.py", "worker/generating/core.py"]
     return cythonize(sources, language_level=3, quiet=True, build_dir="build",  # type: ignore[no-any-return]
                      compiler_directives={"boundscheck": False, "wraparound": False, "cdivision": True})
 

@@ -2,10 +2,9 @@
 
 1. Fills a PostgreSQL database (``dealer_scale`` on the machine's server, kept for the next
    run and for ``bench/load.py``) with ``--cases`` cases (10 million by default) in jobs of
-   a million, one of them of two million, through the real schema: chunks with their
-   blobs as the solve path packs them, case index rows by COPY. The cases are real:
-   a pool of random decks and hands solved once, dealt out again and again (each case its
-   own input hash, so that the result cache's index is as large as it would be).
+   a million, one of them of two million, through the real schema: chunks of random decks
+   and hands, each solved by the engine's chunk call and packed as the solve path packs
+   them, stored by COPY.
 2. Times every endpoint the pages and scripts use, in the server (Flask's test client,
    no network): median of 5, against the target of 300 ms; exports and the judge output of
    a million-case job by their first byte (target under 1 s) and whole (CSV under 10 s,
@@ -24,7 +23,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -34,43 +32,24 @@ from sqlalchemy import func, select, text
 
 from worker import engines
 from worker.config import Settings
-from worker.jobs.outcomes import code
-from worker.jobs.solve import histogram
-from worker.store.chunks import Solved, pack_inputs, pack_results
+from worker.jobs.lifecycle import Progress
+from worker.jobs.sizing import chunk_size
+from worker.jobs.solve import progress_of
+from worker.store.chunks import Solved, Tally, pack, pack_inputs
 from worker.store.database import Database
 from worker.store.migrate import upgrade
-from worker.store.models import CaseRow, Job, case_id, utcnow
+from worker.store.models import Job, case_id, utcnow
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "dealer_scale"
 TARGET_MS = 300
-CHUNK = 500
-#: Random cases of each game solved once and dealt out again.
-POOL = {"10-20-30": 20_000, "accordion": 5_000, "mahjong": 5_000}
 JOB_GAMES = ["10-20-30", "accordion", "mahjong"]
 
 
-@dataclass
-class Pool:
-    game: str
-    texts: list[str]
-    solved: list[Solved]
-
-
-def _pool(game: str, count: int) -> Pool:
+def _texts(game: str, rng: random.Random, count: int) -> list[str]:
+    """Random canonical inputs of a game, each its own (as in a judge file of random decks)."""
     engine = engines.get(game)
-    rng = random.Random(11210)
-    import io
-
-    data = "".join(engine.generate(rng) + "\n" for _ in range(count)) + engine.terminator + "\n"
-    texts, solved = [], []
-    for case in engine.parse(io.BytesIO(data.encode()), []):
-        start = time.perf_counter()
-        result, packed = engine.solve_packed(case)
-        texts.append(case.text)
-        solved.append(Solved(result.outcome, result.number, result.detail, result.line,
-                             int((time.perf_counter() - start) * 1e6), False, None, packed))
-    return Pool(game, texts, solved)
+    return [" ".join(engine.generate(rng).split()) for _ in range(count)]
 
 
 def _job_sizes(cases: int) -> list[int]:
@@ -87,87 +66,69 @@ def fill(db: Database, cases: int) -> None:
     if have >= cases:
         print(f"the database already holds {have:,} cases")
         return
-    print(f"solving the pools of cases ({sum(POOL.values()):,})…", flush=True)
-    pools = {game: _pool(game, count) for game, count in POOL.items()}
     rng = random.Random(246)
     started = time.perf_counter()
     for number, size in enumerate(_job_sizes(cases - have)):
         game = JOB_GAMES[number % len(JOB_GAMES)] if number else "10-20-30"
-        _load_job(db, pools[game], size, rng)
+        _load_job(db, game, size, rng)
         print(f"  job of {size:,} {game} cases loaded ({time.perf_counter() - started:.0f} s)", flush=True)
     with db.engine.connect() as connection:
         connection = connection.execution_options(isolation_level="AUTOCOMMIT")
         connection.execute(text("ANALYZE"))  # a bulk load leaves no statistics; autovacuum may be off here
 
 
-def _load_job(db: Database, pool: Pool, size: int, rng: random.Random) -> None:
-    engine = engines.get(pool.game)
+def _load_job(db: Database, game: str, size: int, rng: random.Random) -> None:
+    """A job of ``size`` random cases of ``game``, solved and stored as the service stores them (the engine's
+    chunk call, ``store.chunks.pack``), its chunks by COPY."""
+    engine = engines.get(game)
     now = utcnow()
-    numbers: Counter[tuple[str, int]] = Counter()
-    timings: list[int] = []
-    slowest = (0, 1)
+    chunk = chunk_size(Settings.from_env({}), game, size * engine.case_bytes)
     with db.session() as session:
-        job = Job(game=pool.game, filename=f"scale-{size}.in", upload_id=None, sha256="0" * 64, size=size * 120,
-                  status="succeeded", warnings=[], chunk_size=CHUNK, total=size, bytes_read=size * 120, done=size,
-                  failed_cases=0, cache_hits=0, counts={}, distribution={}, solve_hist=[], solve_us=0,
-                  solve_cpu_us=0, created_at=now - timedelta(hours=1), started_at=now - timedelta(hours=1),
-                  split_at=now - timedelta(minutes=50), finished_at=now, progress_at=now)
+        job = Job(game=game, filename=f"scale-{size}.in", upload_id=None, sha256=f"{rng.getrandbits(256):064x}",
+                  size=size * engine.case_bytes, status="succeeded", warnings=[], chunk_size=chunk, total=size,
+                  bytes_read=size * engine.case_bytes, done=size, failed_cases=0, cache_hits=0, counts={},
+                  distribution={}, solve_hist=[], solve_us=0, solve_cpu_us=0, created_at=now - timedelta(hours=1),
+                  started_at=now - timedelta(hours=1), split_at=now - timedelta(minutes=50), finished_at=now,
+                  progress_at=now)
         session.add(job)
         session.flush()
         job_id = job.id
-    blobs: dict[int, tuple[bytes, tuple[bytes, bytes, bytes | None]]] = {}
+    total = Progress()
     finished = now.replace(tzinfo=None)
 
     def chunks() -> Any:
-        nonlocal slowest
-        for seq, first in enumerate(range(1, size + 1, CHUNK)):
-            count = min(CHUNK, size - first + 1)
-            start = (first - 1) % len(pool.texts)
-            start -= start % CHUNK
-            cached = blobs.get(start) if pool.game != "mahjong" else None
-            picked = [pool.solved[(start + k) % len(pool.texts)] for k in range(count)]
-            if cached is None:
-                texts = [pool.texts[(start + k) % len(pool.texts)] for k in range(count)]
-                if pool.game == "mahjong":  # its judge line names the case
-                    picked = [Solved(s.outcome, s.number, s.detail,
-                                     engine.judge_line(first + k, s.outcome or "", s.number or 0, s.detail or []),
-                                     s.solve_us, s.cached, s.error, s.trace) for k, s in enumerate(picked)]
-                cached = (pack_inputs(texts), pack_results(picked))
-                if count == CHUNK:
-                    blobs[start] = cached
-            for k, solved in enumerate(picked):
-                numbers[solved.outcome or "", solved.number or 0] += 1
-                timings.append(solved.solve_us)
-                if solved.solve_us > slowest[0]:
-                    slowest = (solved.solve_us, first + k)
-            inputs, (lines, results, traces) = cached
-            yield (job_id, seq, first, count, inputs, lines, results, traces, "done", 1, "scale:1",
-                   finished - timedelta(seconds=(size - first) / 20_000))
+        for seq, first in enumerate(range(1, size + 1, chunk)):
+            count = min(chunk, size - first + 1)
+            texts = _texts(game, rng, count)
+            solution = engine.solve_chunk("\n".join(texts).encode(), first, True)
+            tally = Tally.of(solution.outcomes, solution.numbers, solution.solve_us)
+            progress = progress_of(engine, solution, tally, first)
+            total.solved += progress.solved
+            total.numbers.update(progress.numbers)
+            total.histogram = [a + b for a, b in zip(total.histogram, progress.histogram)] or progress.histogram
+            total.solve_us += progress.solve_us
+            if progress.slowest and (total.slowest is None or progress.slowest > total.slowest):
+                total.slowest = progress.slowest
+            blobs = pack(Solved(count, solution.lines, solution.offsets, solution.traces, solution.outcomes,
+                                solution.numbers, solution.extras, solution.solve_us, solution.hashes, None), tally)
+            yield (job_id, seq, first, count, blobs.facets, blobs.bloom, blobs.facts, pack_inputs(texts),
+                   blobs.lines, blobs.traces, "done", 1, "scale:1", finished - timedelta(seconds=(size - first) / 20_000))
 
-    def cases() -> Any:
-        getrandbits = rng.getrandbits
-        for index in range(1, size + 1):
-            solved = pool.solved[(index - 1) % len(pool.texts)]
-            yield (job_id, index, code(solved.outcome or ""), solved.number, getrandbits(63),
-                   solved.solve_us, False)
-
-    _bulk(db, "chunks", ("job_id", "seq", "first_index", "count", "inputs", "lines", "results", "traces", "status",
-                         "attempts", "worker", "finished_at"),
-          ["int4", "int4", "int4", "int4", "bytea", "bytea", "bytea", "bytea", "varchar", "int4", "varchar",
-           "timestamp"], chunks())
-    _bulk(db, "cases", ("job_id", "index", "outcome", "number", "input_hash", "solve_us", "cached"),
-          ["int4", "int4", "int2", "int4", "int8", "int4", "bool"], cases())
+    _bulk(db, "chunks", ("job_id", "seq", "first_index", "count", "facets", "bloom", "facts", "inputs", "lines",
+                         "traces", "status", "attempts", "worker", "finished_at"),
+          ["int4", "int4", "int4", "int4", "bytea", "bytea", "bytea", "bytea", "bytea", "bytea", "varchar", "int4",
+           "varchar", "timestamp"], chunks())
     distribution: dict[str, dict[str, int]] = {}
     counts: Counter[str] = Counter()
-    for (outcome, number), count in numbers.items():
+    for (outcome, number), count in total.numbers.items():
         distribution.setdefault(outcome, {})[str(number)] = count
         counts[outcome] += count
     with db.session() as session:
         job = session.get(Job, job_id)
         assert job is not None
-        job.counts, job.distribution, job.solve_hist = dict(counts), distribution, histogram(timings)
-        job.solve_us = job.solve_cpu_us = sum(timings)
-        job.slowest_us, job.slowest_index = slowest
+        job.counts, job.distribution, job.solve_hist = dict(counts), distribution, total.histogram
+        job.solve_us = job.solve_cpu_us = total.solve_us
+        job.slowest_us, job.slowest_index = total.slowest or (None, None)
 
 
 def _bulk(db: Database, table: str, columns: tuple[str, ...], types: list[str], rows: Any) -> None:
@@ -234,8 +195,7 @@ def endpoints(db: Database, client: Any) -> list[tuple[str, str]]:
         big = session.scalars(select(Job).order_by(Job.total.desc(), Job.id).limit(1)).one()
         million = _second_job(session)
         rare = min(big.counts, key=lambda outcome: big.counts[outcome])
-        middle = session.scalar(select(CaseRow.index).where(CaseRow.job_id == big.id,
-                                                            CaseRow.index == big.total // 2))
+        middle = big.total // 2
     j, n = big.id, big.total
     first_case = case_id(j, 1)
     since = quote((big.finished_at - timedelta(seconds=n / 2 / 20_000)).isoformat())
@@ -271,15 +231,13 @@ def endpoints(db: Database, client: Any) -> list[tuple[str, str]]:
 
 
 def _bytes_per_case(db: Database, stored: int) -> str:
-    """What a stored case costs on disk: its index row and its share of its chunk (blobs included)."""
+    """What a stored case costs on disk: its share of its chunk (its blobs, facets and filter)."""
     if not db.postgres:
         path = Path(db.url.split("///", 1)[1])
         return f"{path.stat().st_size / stored:.0f} bytes each (the whole database file)"
     with db.engine.connect() as connection:
-        cases, chunks = connection.execute(text(
-            "SELECT pg_total_relation_size('cases'), pg_total_relation_size('chunks')")).one()
-    return (f"{(cases + chunks) / stored:.0f} bytes each ({cases / stored:.0f} in its index row and indexes, "
-            f"{chunks / stored:.0f} in its chunk)")
+        chunks = connection.execute(text("SELECT pg_total_relation_size('chunks')")).scalar_one()
+    return f"{chunks / stored:.0f} bytes each (its share of its chunk: inputs, judge lines, facts, traces, facets, filter)"
 
 
 def _second_job(session: Any) -> Job:

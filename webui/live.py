@@ -34,6 +34,9 @@ TICK_SECONDS = 1.0
 RETRY_MS = 1000
 
 _slots = threading.BoundedSemaphore(MAX_STREAMS)
+#: Set when this process is told to stop (``webui.server``): every stream ends at once, so that the
+#: process leaves within its grace instead of being killed at its end (the pages reconnect or poll).
+stopping = threading.Event()
 
 
 @live.get("/events/jobs/<id:job_id>")
@@ -94,7 +97,7 @@ def _body(events: Callable[[], tuple[list[tuple[str, Any]], bool]], logger: Any)
     yield f"retry: {RETRY_MS}\n\n".encode()
     sent: dict[str, bytes] = {}
     started = quiet_since = time.monotonic()
-    while time.monotonic() - started < STREAM_SECONDS:
+    while time.monotonic() - started < STREAM_SECONDS and not stopping.is_set():
         try:
             found, finished = events()
         except Exception:  # noqa: BLE001 - the stream ends; the page reconnects or polls
@@ -114,4 +117,4 @@ def _body(events: Callable[[], tuple[list[tuple[str, Any]], bool]], logger: Any)
             # its thread, and a proxy does not close a stream that seems idle.
             quiet_since = time.monotonic()
             yield b":\n\n"
-        time.sleep(TICK_SECONDS)
+        stopping.wait(TICK_SECONDS)

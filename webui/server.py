@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ class WebServer(BaseApplication):  # type: ignore[misc]
     def load_config(self) -> None:
         for key, value in self.options.items():
             self.cfg.set(key, value)
+        self.cfg.set("post_worker_init", _end_streams_when_told_to_stop)
         if self.on_stop is not None:
             self.cfg.set("when_ready", self._call_on_stop)
 
@@ -52,3 +54,27 @@ class WebServer(BaseApplication):  # type: ignore[misc]
         from webui.app import create_app
 
         return create_app(self.settings)
+
+
+def _end_streams_when_told_to_stop(worker: Any) -> None:
+    """In a web process: have its live streams end as soon as it is told to stop (Ctrl-C, SIGTERM,
+    SIGQUIT). A stream lasts up to ``live.STREAM_SECONDS``, longer than the grace the process gets to
+    leave: held open, it had the process killed at the grace's end, which gunicorn logs as an error."""
+    from webui.live import stopping
+
+    told: list[int] = []
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
+        handler = signal.getsignal(number)
+        if not callable(handler):
+            continue
+
+        def tell(signum: int, frame: Any, handler: Callable[[int, Any], None] = handler) -> None:
+            if not told:  # Ctrl-C brings SIGINT and the arbiter's SIGQUIT: set() must not be re-entered
+                told.append(signum)
+                stopping.set()
+            handler(signum, frame)
+
+        signal.signal(number, tell)
+    # As gunicorn has it: a SIGTERM lets the requests in hand finish, not interrupt their system calls
+    # (setting a handler made them interruptible again).
+    signal.siginterrupt(signal.SIGTERM, False)

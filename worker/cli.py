@@ -17,6 +17,7 @@ import click
 
 from worker import engines
 from worker.engines.base import Diagnostic, InputError
+from worker.generating.command import command as generate_command
 
 GAMES = click.Choice(engines.names())
 
@@ -213,8 +214,10 @@ def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -
             stop_worker(worker, (asked[0] if asked else time.monotonic()) + WORKER_GRACE_SECONDS)
 
 
-#: What ``dealer serve`` gives the web server's open requests when it stops (live streams end at once).
-SERVE_GRACE_SECONDS = 1
+#: What ``dealer serve`` gives the web process to leave when it stops: its open requests, then Python's own
+#: exit. Live streams end at once (``webui.server``), so it usually leaves in well under a second; on a busy
+#: machine its exit alone took over the 1 s this once was, and gunicorn killed it and logged an error.
+SERVE_GRACE_SECONDS = 5
 #: What it gives the worker's warm shutdown before killing it.
 WORKER_GRACE_SECONDS = 1.5
 
@@ -323,6 +326,9 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
                 sys.stdout.write(piece)
     except ClientError as error:
         _fail(str(error), status=1)
+
+
+main.add_command(generate_command(_configure_engines, _fail))  # dealer generate: worker/generating/command.py
 
 
 if __name__ == "__main__":

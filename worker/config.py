@@ -32,12 +32,16 @@ class Settings:
     #: (about 1,500 decks, 12,500 mahjong hands: see ``worker.jobs.sizing``).
     chunk_size: int = 0
     max_upload_bytes: int = 4 << 30
+    #: A file solved before (an earlier job of the same file, game and traces succeeded) is copied, not solved.
     result_cache: bool = True
     store_traces: bool = True
     #: A worker writes its heartbeat this often...
     heartbeat_seconds: float = 2.0
     #: ...and one not heard of for this long is gone: the chunks and splits it held are handed out again.
     worker_timeout: float = 10.0
+    #: A file a worker touches at each heartbeat that reached the database, for a container's health
+    #: check to read its age (docker-compose.yml); empty: none.
+    heartbeat_file: str = ""
     #: A running chunk whose (living) worker has not finished it in this long is handed out again.
     lease_seconds: int = 300
     #: The chunks of a job that made no progress for this long, with an empty queue, are sent again.
@@ -50,8 +54,9 @@ class Settings:
     #: its remaining cases. Either way the worker moves on (0 turns a budget off).
     case_seconds: float = 60.0
     chunk_seconds: float = 900.0
-    #: PostgreSQL ends a session left idle inside a transaction this long, releasing its locks:
-    #: a worker cut off from the network mid-transaction must not hold up the others.
+    #: PostgreSQL ends a session left idle inside a transaction this long, or whose answers have gone
+    #: unacknowledged this long, releasing its locks: a worker cut off from the network mid-transaction
+    #: must not hold up the others.
     db_idle_timeout: float = 10.0
     #: Solve on the pure-Python engines even where the native core is built (the process's builder
     #: tells the engines: ``worker.engines.use_native_core``).

@@ -11,9 +11,11 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     DownloadColumn,
+    MofNCompleteColumn,
     Progress,
     TaskID,
     TextColumn,
+    TimeElapsedColumn,
     TimeRemainingColumn,
     TransferSpeedColumn,
 )
@@ -64,3 +66,16 @@ def file_progress(stream: IO[bytes], description: str) -> Iterator[tuple[IO[byte
             progress.update(task, cases=cases)
 
         yield _CountingReader(stream, progress, task), advance  # type: ignore[misc]
+
+
+@contextmanager
+def count_progress(total: int, description: str) -> Iterator[Callable[[int, int], None]]:
+    """Yield ``update(done, total)``: a bar of ``done`` of ``total`` things, with the time left."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(description, total=total)
+
+        def update(done: int, of: int) -> None:
+            progress.update(task, completed=done, total=of)
+
+        yield update

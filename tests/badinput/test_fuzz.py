@@ -28,7 +28,8 @@ from worker.jobs.reading import LineLimitReader
 
 GAMES = engines.names()
 EXAMPLES = int(os.environ.get("DEALER_FUZZ_EXAMPLES", "120"))
-#: A parse of a few KiB takes milliseconds; a second means something is quadratic or worse.
+#: A parse of a few KiB takes milliseconds; a second means something is quadratic or worse. Measured
+#: in this thread's CPU time, which what else the machine runs does not stretch.
 SLOW = 1.0
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -50,7 +51,7 @@ def read_all(game: str, data: bytes) -> list[Any]:
     """Parse ``data`` as ``game``: the cases, or the InputError; anything else fails the test."""
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
-    started = time.perf_counter()
+    started = time.thread_time()
     try:
         cases = list(engine.parse(io.BytesIO(data), warnings))
     except InputError as error:
@@ -58,7 +59,7 @@ def read_all(game: str, data: bytes) -> list[Any]:
         assert error.line is None or error.line >= 1
         assert error.column is None or error.column >= 1
         cases = []
-    elapsed = time.perf_counter() - started
+    elapsed = time.thread_time() - started
     assert elapsed < SLOW, f"{game}: {elapsed:.2f} s for {len(data)} bytes"
     assert all(isinstance(w, Diagnostic) for w in warnings)
     for number, case in enumerate(cases, start=1):
@@ -162,7 +163,7 @@ def test_found_a_10_20_30_token_of_4301_digits() -> None:
 
 def test_found_accordion_decks_on_one_line_are_slow() -> None:
     deck = b" ".join((JUDGE_DATA / "accordion" / "sample.in").read_bytes().split()[:52])
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time (see SLOW): 5 ms in pure Python, 0.5 ms native
     cases = engines.get("accordion").parse(io.BytesIO(b" ".join([deck] * 150) + b"\n#\n"), [])
     assert sum(1 for _ in cases) == 150
-    assert time.perf_counter() - started < 0.2
+    assert time.thread_time() - started < 0.2

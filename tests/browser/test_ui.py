@@ -69,7 +69,9 @@ def test_upload_on_the_dashboard_and_watch_it_finish_live(page: Any, live: LiveS
     JOBS[live.mode, "random-2000"] = job_id
     page.wait_for_function(f"() => document.querySelector('[data-s=succeeded]').textContent === "
                            f"'{succeeded_before + 1:,}'")
-    page.wait_for_timeout(600)  # the bar's width eases in
+    # The bars' widths ease in: shot once every transition has ended.
+    page.wait_for_function("() => document.getAnimations().every((a) => !(a instanceof CSSTransition)"
+                           " || a.playState === 'finished')")
     screenshot(page, "dashboard")
 
 

@@ -76,15 +76,14 @@ def test_check_names_a_known_game() -> None:
     assert [engines.check(game) for game in GAMES] == GAMES
 
 
-def test_every_outcome_has_the_code_the_case_index_stores_for_it() -> None:
-    """A new game's outcomes are in the registry's list, and each has its stored number (a new outcome
-    takes the next one, at the end of ``worker.jobs.outcomes.CODES``)."""
-    from worker.jobs import outcomes
-
+def test_every_outcome_keeps_its_stored_code() -> None:
+    """A case's outcome is stored as its place in its game's ``outcomes`` (``Engine.outcome_code``): a game
+    may add outcomes at the end, never reorder them."""
     assert set(engines.outcomes()) == {outcome for engine in engines.all_engines() for outcome in engine.outcomes}
-    assert set(engines.outcomes()) <= set(outcomes.CODES)
-    # The numbers are in stored rows: these never change.
-    assert outcomes.CODES.items() >= {"win": 1, "loss": 2, "draw": 3, "ready": 4, "not-ready": 5}.items()
+    stored = {"10-20-30": ("win", "loss", "draw"), "accordion": ("win", "loss"), "mahjong": ("ready", "not-ready")}
+    for game, outcomes in stored.items():
+        assert engines.get(game).outcomes[: len(outcomes)] == outcomes
+        assert [engines.get(game).outcome_code(o) for o in outcomes] == list(range(1, len(outcomes) + 1))
 
 
 def test_the_package_exports_what_other_code_uses() -> None:
@@ -102,7 +101,7 @@ def test_attributes(game: str) -> None:
     assert (engine.slug, engine.title, engine.unit, engine.number_name) == (game, title, unit, number_name)
     assert (engine.outcomes, engine.terminator) == (outcomes, terminator)
     assert engine.trace_version == (1 if game == "mahjong" else 2)
-    assert engine.summary and isinstance(engine.typical_solve_us, int) and engine.typical_solve_us > 0
+    assert engine.summary and isinstance(engine.case_bytes, int) and engine.case_bytes > 0
 
 
 @games

@@ -4,17 +4,18 @@ and database — embedded (SQLite + filesystem broker) and production (PostgreSQ
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from tests.support.paths import JUDGE_DATA
+from tests.support.waiting import until
 from worker.broker import CeleryDispatcher
 from worker.config import Settings
 from worker.store.database import Database
-from worker.store.models import CaseRow, Chunk
+from worker.store.chunks import coverage
+from worker.store.models import Chunk
 from worker.testing.live import DEALER, LiveService
 
 pytestmark = pytest.mark.slow
@@ -33,6 +34,12 @@ def live(shared_live: LiveService) -> LiveService:
 
 def _settings(live: LiveService) -> Settings:
     return Settings.from_env(live.env)
+
+
+def taken(live: LiveService) -> None:
+    """Wait until the broker has handed out every message sent so far."""
+    until(lambda: live.get("/api/overview"), lambda overview: overview and overview["queue_depth"] == 0,
+          "the broker's queue to be empty")
 
 
 def test_judge_files_come_out_byte_exact(live: LiveService) -> None:
@@ -89,12 +96,10 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
     dispatcher.solve(ids + ids)
     assert live.wait(job["id"])["status"] == "succeeded"
     dispatcher.solve(ids)
-    time.sleep(1.0)
+    # Once the broker has handed them out, each is refused at its claim (its chunk is done).
+    taken(live)
     with Database.of(settings).session() as session:
-        rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job["id"]))
-        distinct = session.scalar(select(func.count(func.distinct(CaseRow.index))).where(
-            CaseRow.job_id == job["id"]))
-    assert rows == distinct == 2000
+        assert coverage(session, job["id"]) == (2000, 2000)
     assert live.client.job(job["id"])["done"] == 2000
 
 
@@ -110,13 +115,12 @@ def test_cancel_stops_a_job(live: LiveService, tmp_path: Path) -> None:
     job = live.submit(big, "10-20-30")
     live.wait_until(lambda: live.client.job(job["id"])["done"] > 0, "the first results")
     cancelled = live.client._json("POST", f"/api/jobs/{job['id']}/cancel")
-    assert cancelled["status"] == "cancelled"
-    time.sleep(1.5)
-    settled = live.client.job(job["id"])["done"]
-    time.sleep(1.5)
+    assert cancelled["status"] == "cancelled" and cancelled["done"] < 20_000
+    # The cancel locked the job's chunks and then the job, so its figures are final: a task in flight
+    # finds its chunk cancelled and stores nothing, and so does every message still queued, once taken.
+    taken(live)
     after = live.client.job(job["id"])
-    assert after["status"] == "cancelled"
-    assert after["done"] == settled < 20_000
+    assert after["status"] == "cancelled" and after["done"] == cancelled["done"], (cancelled, after)
 
 
 def test_rerun_makes_a_new_job(live: LiveService) -> None:

@@ -1,10 +1,13 @@
-"""``dealer serve``: web and worker in one command, which a Ctrl-C stops within 3 s, quietly."""
+"""``dealer serve``: web and worker in one command, which a Ctrl-C stops whole: every process it started
+gone, exit status 0, nothing logged as an error (the web process leaves within its grace, an open live
+stream included, instead of being killed at its end)."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,15 +17,21 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import JUDGE_DATA
+from tests.support.waiting import until
+from worker.cli import SERVE_GRACE_SECONDS, WORKER_GRACE_SECONDS
 from worker.client import Client
 from worker.testing.servers import free_port
 
 pytestmark = [pytest.mark.slow]
 
+#: What a stop may take: the web's and the worker's graces run side by side, so either bounds it; the
+#: rest is room for a machine four times slower than a quiet one (a quiet one stops in about 2 s).
+STOP_LIMIT_SECONDS = max(SERVE_GRACE_SECONDS, WORKER_GRACE_SECONDS) + 25
+
 
 def _get(url: str) -> dict[str, object] | None:
     try:
-        with urllib.request.urlopen(url, timeout=2) as response:
+        with urllib.request.urlopen(url, timeout=5) as response:
             data: dict[str, object] = json.loads(response.read())
             return data
     except OSError:
@@ -32,7 +41,7 @@ def _get(url: str) -> dict[str, object] | None:
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split()[2] != "Z"
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
 
@@ -43,7 +52,7 @@ def _descendants(pid: int) -> list[int]:
     return children + [grandchild for child in children for grandchild in _descendants(child)]
 
 
-def test_ctrl_c_stops_web_and_worker_within_3_s_without_errors(tmp_path: Path) -> None:
+def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
@@ -51,26 +60,37 @@ def test_ctrl_c_stops_web_and_worker_within_3_s_without_errors(tmp_path: Path) -
                               str(tmp_path / "data"), "--concurrency", "2"], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
+    stream = None
     try:
-        deadline = time.monotonic() + 60
-        while not (_get(url + "/api/overview") or {}).get("workers"):
-            assert time.monotonic() < deadline and serve.poll() is None, "dealer serve did not start"
-            time.sleep(0.2)
-        # A job in hand: the worker is stopped busy, the harder case.
+        until(lambda: (serve.poll(), _get(url + "/api/overview")),
+              lambda seen: seen[0] is not None or (seen[1] or {}).get("workers"),
+              "dealer serve to answer with a worker (exit status, /api/overview)", 120)
+        assert serve.poll() is None, "dealer serve ended as it started"
+        # gunicorn's web process, Celery's worker and its two processes.
+        family = until(lambda: _descendants(serve.pid), lambda found: len(found) >= 4, "all of its processes")
+        # The harder case: a job in hand, and a page's live stream open (it would last 30 s).
         Client(url).submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")
-        family = _descendants(serve.pid)
-        assert len(family) >= 4, family  # gunicorn's worker, Celery's worker and its two processes
+        stream = socket.create_connection(("127.0.0.1", port), timeout=10)
+        stream.sendall(b"GET /events/dashboard HTTP/1.1\r\nHost: dealer\r\n\r\n")
+        assert stream.recv(64).startswith(b"HTTP/1.1 200"), "the live stream did not open"
         started = time.monotonic()
         # What a terminal's Ctrl-C does: SIGINT to the foreground process group, that of dealer serve.
         os.killpg(serve.pid, signal.SIGINT)
-        output, _ = serve.communicate(timeout=15)
+        try:
+            output, _ = serve.communicate(timeout=STOP_LIMIT_SECONDS)
+        except subprocess.TimeoutExpired as late:
+            pytest.fail(f"dealer serve still ran {STOP_LIMIT_SECONDS} s after Ctrl-C: "
+                        f"{(late.output or b'').decode(errors='replace')[-2000:]}")
         took = time.monotonic() - started
     finally:
+        if stream is not None:
+            stream.close()
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
             serve.wait()
     text = output.decode(errors="replace")
-    assert took < 3, f"dealer serve took {took:.1f} s to stop"
-    assert serve.returncode == 0, text[-2000:]
-    assert "ERROR" not in text and "Traceback" not in text, text[-2000:]
-    assert not [pid for pid in family if _alive(pid)], "a process outlived dealer serve"
+    assert serve.returncode == 0, f"exit status {serve.returncode}: {text[-2000:]}"
+    # A process killed with its group is gone at once, but may take a moment to be reaped.
+    until(lambda: [pid for pid in family if _alive(pid)], lambda left: not left,
+          "every process dealer serve started to end", 10)
+    assert "ERROR" not in text and "Traceback" not in text, f"after {took:.1f} s: {text[-2000:]}"

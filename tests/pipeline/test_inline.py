@@ -7,13 +7,15 @@ from sqlalchemy import func, select
 
 from tests.support.jobs import output, replace_trace, submit
 from tests.support.paths import JUDGE_DATA
+from worker import engines
 from worker.jobs.errors import Conflict, Invalid
 from worker.jobs.filters import ResultFilter
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
 from worker.jobs.sweep import sweep
 from worker.store.database import Database
-from worker.store.models import CaseRow, Chunk, Job
+from worker.store.chunks import coverage
+from worker.store.models import Chunk, Job
 
 
 @pytest.mark.parametrize("game, name", [("accordion", "random-2000"), ("accordion", "sample")])
@@ -38,7 +40,6 @@ def test_malformed_upload_fails_with_parser_message_and_stores_nothing(service, 
     assert job.error.startswith("line 1, column 4:")
     assert '"1D"' in job.error
     with Database.of(settings).session() as session:
-        assert session.scalar(select(func.count()).select_from(CaseRow)) == 0
         assert session.scalar(select(func.count()).select_from(Chunk)) == 0
 
 
@@ -49,19 +50,62 @@ def test_chunk_delivered_twice_stores_each_case_once(service, settings, dispatch
     for chunk_id in chunk_ids[:5]:
         solve_chunk(settings, chunk_id)
     with Database.of(settings).session() as session:
-        rows = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job.id))
         stored = session.get(Job, job.id)
-        assert rows == stored.total == stored.done == 2000
+        assert coverage(session, job.id) == (2000, 2000) and stored.total == stored.done == 2000
 
 
-def test_result_cache_copies_earlier_results(service, queries) -> None:
-    data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
-    first = submit(service, data, "accordion")
-    second = queries.job(submit(service, data, "accordion").id)
-    assert second.cache_hits == second.total == 2
+def test_a_file_solved_before_is_copied_not_solved(service, queries, settings) -> None:
+    """The result cache: a file whose earlier job succeeded gets that job's stored results, copied by the
+    database a few chunks at a time, and is indistinguishable from a job that solved them."""
+    import dataclasses
+
+    service.settings = service.dispatcher.settings = dataclasses.replace(settings, result_cache=True)
+    data = (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes()
+    first = queries.job(submit(service, data, "accordion").id)
+    second = queries.job(submit(service, data, "accordion", "again.in").id)
+    assert second.status == "succeeded" and second.cache_hits == second.total == second.done == 2000
     assert output(queries, second.id) == output(queries, first.id)
-    case = queries.case_by_index(second.id, 1)
-    assert case.cached and case.trace == queries.case_by_index(first.id, 1).trace
+    assert (second.counts, queries.distribution(second.id)) == (first.counts, queries.distribution(first.id))
+    case = queries.case_by_index(second.id, 1999)
+    assert case.cached and case.trace == queries.case_by_index(first.id, 1999).trace
+    assert not queries.case_by_index(first.id, 1999).cached
+    with Database.of(settings).session() as session:
+        assert session.get(Job, second.id).copied_from == first.id
+        assert coverage(session, second.id) == (2000, 2000)
+    # Another file, or the same one of another game's reading, is solved.
+    other = queries.job(submit(service, data.replace(b"#", b"", 1) + b"#\n", "accordion").id)
+    assert other.cache_hits == 0 and other.status == "succeeded"
+
+
+def test_a_copy_whose_source_went_away_is_split_instead(service, queries, settings, dispatcher) -> None:
+    import dataclasses
+
+    from worker.jobs import split
+
+    settings = service.settings = dispatcher.settings = dataclasses.replace(settings, result_cache=True)
+
+    data = (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes()
+    first = submit(service, data, "accordion")
+    dispatcher.immediate = False
+    second = submit(service, data, "accordion")
+    dispatcher.queue.clear()
+    with Database.of(settings).session() as session:
+        job = session.get(Job, second.id)
+        job.status = "splitting"
+    # The earlier job is deleted between two batches of the copy.
+    assert split._copy(Database.of(settings), settings, second.id, first.id, -1) is split.JobStatus.SUCCEEDED
+    with Database.of(settings).session() as session:
+        session.execute(Chunk.__table__.delete().where(Chunk.job_id == second.id))
+        job = session.get(Job, second.id)
+        job.status, job.done, job.cache_hits, job.copied_from = "splitting", 0, 0, None
+        session.delete(session.get(Job, first.id))
+    assert split._copy(Database.of(settings), settings, second.id, first.id, -1) is False
+    with Database.of(settings).session() as session:
+        assert session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id == second.id)) == 0
+    dispatcher.immediate = True
+    dispatcher.split(second.id)
+    job = queries.job(second.id)
+    assert job.status == "succeeded" and job.cache_hits == 0 and job.done == 2000
 
 
 def test_cancel_stops_remaining_chunks(service, queries, settings, dispatcher) -> None:
@@ -122,14 +166,15 @@ def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, mon
     from worker import engines
 
     engine = engines.get("accordion")
-    original = type(engine).solve_packed  # what the service calls (traces are stored)
+    original = type(engine).solve_entry  # a case in Python: the native core hands over only odd ones
 
-    def slow_on_the_second_deck(self, case):
-        if case.index == 2:
+    def slow_on_the_second_deck(self, index, text, traced):
+        if index == 2:
             clock.sleep(5)
-        return original(self, case)
+        return original(self, index, text, traced)
 
-    monkeypatch.setattr(type(engine), "solve_packed", slow_on_the_second_deck)
+    monkeypatch.setattr(engine, "core", None)
+    monkeypatch.setattr(type(engine), "solve_entry", slow_on_the_second_deck)
     service.settings = dataclasses.replace(settings, case_seconds=0.2)
     service.dispatcher.settings = service.settings
     started = clock.monotonic()
@@ -156,14 +201,15 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries
     from worker import engines
 
     engine = engines.get("accordion")
-    original = type(engine).solve_packed
+    original = type(engine).solve_entry
 
-    def slow_first_deck(self, case):
-        if case.index == 1:
+    def slow_first_deck(self, index, text, traced):
+        if index == 1:
             clock.sleep(0.4)
-        return original(self, case)
+        return original(self, index, text, traced)
 
-    monkeypatch.setattr(type(engine), "solve_packed", slow_first_deck)
+    monkeypatch.setattr(engine, "core", None)
+    monkeypatch.setattr(type(engine), "solve_entry", slow_first_deck)
     service.settings = dataclasses.replace(settings, case_seconds=0, chunk_seconds=0.3)
     service.dispatcher.settings = service.settings
     job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
@@ -175,14 +221,14 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries
 def test_traces_are_stored_packed_and_served_as_json(service, queries, settings) -> None:
     from worker import engines
     from worker.engines.base import Case
-    from worker.store.chunks import unpack_chunk
+    from worker.store.chunks import read_chunks
 
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
     engine = engines.get("10-20-30")
     with Database.of(settings).session() as session:
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job.id)).one()
-        data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, chunk.traces)
-    assert [data.result(k).outcome for k in range(3)] == ["win", "loss", "draw"]
+        data = read_chunks(session, [chunk.id], traces=True)[chunk.id]
+    assert data.facts is not None and data.facts.codes == bytes([1, 2, 3])  # win, loss, draw
     for k, text in enumerate(data.inputs):
         # A win or a loss as the engine packs it (a byte per card and pick-up), a draw as its JSON.
         packed = data.trace(k)
@@ -207,6 +253,7 @@ def test_a_damaged_trace_is_reported_on_its_case(service, queries, settings, dam
 @pytest.mark.parametrize("chunks_too", [True, False], ids=["cancel", "job-row-only"])
 def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, queries, settings, dispatcher,
                                                                      chunks_too: bool) -> None:
+    from array import array
     from collections import Counter
 
     from sqlalchemy import update
@@ -225,38 +272,32 @@ def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, qu
     else:  # the job alone: the store must notice it when it locks the job, and take back its rows
         with Database.of(settings).session() as session:
             session.execute(update(Job).where(Job.id == job.id).values(status="cancelled"))
-    solved = Solved("win", 1, [52], "1 pile remaining: 52", 5, False, None, None)
-    row = (job.id, 1, 1, 1, 12345, 5, False)
-    store_results(Database.of(settings), chunk_id, job.id, "w", [solved], [row],
+    solved = Solved(1, b"1 pile remaining: 52\n", None, None, b"\x01", array("i", [1]), array("i", [0]),
+                    array("I", [5]), array("Q", [12345]), None)
+    store_results(Database.of(settings), chunk_id, job.id, "w", solved,
                   Progress(solved=1, numbers=Counter({("win", 1): 1}), solve_us=5))
     with Database.of(settings).session() as session:
-        assert session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job.id)) == 0
-        assert session.get(Chunk, chunk_id).status == ("cancelled" if chunks_too else "pending")
+        chunk = session.get(Chunk, chunk_id)
+        assert chunk.status == ("cancelled" if chunks_too else "pending") and chunk.facts is None
     assert queries.job(job.id).done == 0
 
 
-def test_chunks_are_sized_by_how_long_the_game_takes(service, queries, settings) -> None:
+def test_chunks_are_sized_from_the_file(service, queries, settings) -> None:
+    """A job is cut into about a hundred chunks, so that its progress moves in steps of about one per cent:
+    a small file in one, a large one in a hundred, a huge one in chunks of at most 20,000 cases."""
     import dataclasses
 
-    from worker.jobs.sizing import CHUNK_TARGET_US, chunk_size
+    from worker.jobs.sizing import CHUNK_BOUNDS, CHUNKS_PER_JOB, chunk_size
 
-    service.settings = sized = dataclasses.replace(settings, chunk_size=0)
-    with Database.of(settings).session() as session:
-        # Before any job of a game: from the engine's typical time (thousands of decks, of hands more).
-        assert chunk_size(sized, session, "10-20-30") == CHUNK_TARGET_US // 100 == 1500
-        assert chunk_size(sized, session, "mahjong") == round(CHUNK_TARGET_US / 12)
-        for per_case_us, expected in [(200, 750), (2, 20_000), (10_000, 100)]:
-            session.add(Job(game="accordion", filename="x", sha256="x", size=1, status="succeeded", chunk_size=7,
-                            done=3000, cache_hits=1000, solve_us=10**9, solve_cpu_us=per_case_us * 2000))
-            session.flush()
-            # The last finished job's pace in CPU time (its clock time, here far slower, does not count).
-            assert chunk_size(sized, session, "accordion") == expected
-        session.add(Job(game="accordion", filename="x", sha256="x", size=1, status="succeeded",
-                        chunk_size=7, done=999, solve_cpu_us=10**9))  # too few cases to go by
-        session.flush()
-        assert chunk_size(sized, session, "accordion") == 100  # the slow one before it still counts
-    job = queries.job(submit(service, (JUDGE_DATA / "mahjong" / "sample.in").read_bytes(), "mahjong").id)
-    assert job.chunk_size == round(CHUNK_TARGET_US / 12) and job.status == "succeeded"
+    sized = dataclasses.replace(settings, chunk_size=0)
+    for game in ("10-20-30", "accordion", "mahjong"):
+        case_bytes = engines.get(game).case_bytes
+        assert chunk_size(sized, game, 3 * case_bytes) == CHUNK_BOUNDS[0]
+        assert chunk_size(sized, game, 200_000 * case_bytes) == 200_000 // CHUNKS_PER_JOB
+        assert chunk_size(sized, game, 10**8 * case_bytes) == CHUNK_BOUNDS[1]
+    service.settings = sized
+    job = queries.job(submit(service, (JUDGE_DATA / "mahjong" / "random-2000.in").read_bytes(), "mahjong").id)
+    assert job.chunk_size == CHUNK_BOUNDS[0] and job.status == "succeeded"
     service.settings = dataclasses.replace(settings, chunk_size=250)
     assert queries.job(submit(service, b"1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T\n0\n", "mahjong").id).chunk_size == 250
 
@@ -300,3 +341,37 @@ def test_the_first_chunks_are_small_so_results_come_at_once(service, settings, d
     with Database.of(settings).session() as session:
         sizes = session.scalars(select(Chunk.count).where(Chunk.job_id == job.id).order_by(Chunk.seq)).all()
     assert sizes == [31, 62, 125, 250, 500, 500, 500, 32]
+
+
+@pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
+def test_a_worker_stores_the_same_chunk_on_either_core(service, queries, settings, monkeypatch, game: str) -> None:
+    """A chunk is solved in one call to the engine (``solve_chunk``): on the native core and on the
+    pure-Python engines the stored chunks hold the same judge lines, facts, facets, filter and traces."""
+    from worker.store.chunks import read_chunks
+
+    engine = engines.get(game)
+    if engine.core is None:
+        pytest.skip("the native core is not built here")
+    data = (JUDGE_DATA / game / "random-2000.in").read_bytes()
+    stored = []
+    for core in (engine.core, None):
+        monkeypatch.setattr(engine, "core", core)
+        job = submit(service, data, game)
+        assert queries.job(job.id).status == "succeeded"
+        assert output(queries, job.id) == (JUDGE_DATA / game / "random-2000.out").read_bytes()
+        with Database.of(settings).session() as session:
+            rows = session.execute(select(Chunk.id, Chunk.facets, Chunk.bloom).where(Chunk.job_id == job.id)
+                                   .order_by(Chunk.seq)).all()
+            chunks = read_chunks(session, [row.id for row in rows], traces=True)
+            stored.append([(row.facets and sorted(orjson_facets(row.facets)), row.bloom, chunks[row.id].lines,
+                            chunks[row.id].facts.codes, list(chunks[row.id].facts.numbers),
+                            list(chunks[row.id].facts.extras),
+                            [chunks[row.id].trace(k) for k in range(len(chunks[row.id].inputs))]) for row in rows])
+    assert stored[0] == stored[1]
+
+
+def orjson_facets(facets: bytes) -> list[tuple[int, int, int]]:
+    """A chunk's facets by number (those by solve time differ from run to run)."""
+    import orjson
+
+    return [tuple(entry) for entry in orjson.loads(facets)["n"]]

@@ -21,7 +21,7 @@ from tests.support.plugin import postgres_settings
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.split import split_job
-from worker.store.cases import CASE_COLUMNS, insert_cases
+from worker.store.chunks import Blobs
 from worker.store.database import Database
 from worker.store.models import Chunk, utcnow
 
@@ -47,11 +47,9 @@ def solving_job(settings: Settings, service, dispatcher) -> Iterator[tuple[Engin
 
 
 def _stored_half_way(connection: Connection, job_id: int, chunk_id: int, index: int) -> None:
-    """What a solve task has done when it comes to lock its job: claimed its chunk, inserted a case."""
+    """What a solve task has done when it comes to lock its job: stored its chunk's results."""
     connection.execute(text("SET LOCAL lock_timeout = '3s'"))
-    assert lifecycle.finish_chunk(connection, chunk_id, utcnow(), "w", (b"", b"", None))
-    row = dict(job_id=job_id, index=index, outcome=1, number=1, input_hash=index, solve_us=0, cached=False)
-    insert_cases(connection, [tuple(row[name] for name in CASE_COLUMNS)])
+    assert lifecycle.finish_chunk(connection, chunk_id, utcnow(), "w", Blobs(b"", b"", None, b"{}", b"", None))
 
 
 def test_two_solve_tasks_lock_their_job_one_after_the_other(solving_job) -> None:

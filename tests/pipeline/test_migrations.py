@@ -48,7 +48,7 @@ def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) ->
 def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
     db = Database.of(blank)
     upgrade(db)
-    assert current(db) == "0006"
+    assert current(db) == "0007"
     with db.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
         if not db.postgres:
@@ -56,9 +56,11 @@ def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
             # SQLAlchemy's reflection of SQLite reads ON DELETE only from table-level clauses; the
             # database itself has it, as PRAGMA foreign_key_list shows.
             keys = {row[3]: row[3:7] for row in connection.exec_driver_sql("PRAGMA foreign_key_list(jobs)")}
-            assert keys["upload_id"] == ("upload_id", "id", "NO ACTION", "SET NULL")
+            inline = ("upload_id", "copied_from")
+            for name in inline:
+                assert keys[name] == (name, "id", "NO ACTION", "SET NULL")
             differences = [d for d in differences if d[0] not in ("add_fk", "remove_fk")
-                           or [c.name for c in d[1].columns] != ["upload_id"]]
+                           or [c.name for c in d[1].columns] not in [[name] for name in inline]]
     assert differences == []
 
 
@@ -130,3 +132,92 @@ def test_0003_moves_what_the_earlier_layout_stored(blank: Settings, tmp_path: Pa
     split_job(blank, queued, dispatcher)
     assert queries.job(queued).status == "succeeded"
     assert b"".join(queries.output(queued)) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes()
+
+
+def _job_at_0006(connection: Any, game: str, name: str, chunk_size: int, unsolved: int | None = None) -> int:
+    """A succeeded job as the code of 0006 stored it: chunks with their inputs, judge lines (joined
+    without a last newline), results (a JSON row a case) and packed traces, and an index row per case."""
+    from array import array
+
+    engine = engines.get(game)
+    data = (JUDGE_DATA / game / f"{name}.in").read_bytes()
+    cases = list(engine.parse(io.BytesIO(data), []))
+    pack = zstandard.ZstdCompressor(level=1).compress
+    codes = {"win": 1, "loss": 2, "draw": 3, "ready": 4, "not-ready": 5}
+    now = "2026-12-01 10:00:00"
+    job_id = _insert(connection, "jobs", game=game, filename=f"{name}.in", sha256="cd" * 32, size=len(data),
+                     status="succeeded", warnings="[]", chunk_size=chunk_size, total=len(cases), bytes_read=len(data),
+                     done=len(cases), failed_cases=0, cache_hits=0, counts="{}", distribution="{}", solve_hist="[]",
+                     solve_us=0, solve_cpu_us=0, rate=0, check_ids="[]", created_at=now, split_at=now,
+                     finished_at=now)
+    distribution: dict[str, dict[str, int]] = {}
+    for seq, first in enumerate(range(0, len(cases), chunk_size)):
+        batch = cases[first:first + chunk_size]
+        lines, results, traces = [], [], []
+        for case in batch:
+            result, packed = engine.solve_packed(case)
+            if case.index == unsolved:
+                lines.append("")
+                results.append([None, None, None, 0, False, "took longer than its time budget of 60 s"])
+                traces.append(b"")
+            else:
+                lines.append(result.line)
+                results.append([result.outcome, result.number, result.detail, 100 + case.index, False, None])
+                traces.append(packed)
+                by_number = distribution.setdefault(result.outcome, {})
+                by_number[str(result.number)] = by_number.get(str(result.number), 0) + 1
+            connection.execute(text('INSERT INTO cases (job_id, "index", outcome, number, input_hash, solve_us, '
+                                    "cached) VALUES (:j, :i, :o, :n, :h, :s, false)"),
+                               {"j": job_id, "i": case.index, "o": codes.get(results[-1][0] or ""),
+                                "n": results[-1][1], "h": case.index, "s": results[-1][3]})
+        offsets = array("I", [0])
+        for trace in traces:
+            offsets.append(offsets[-1] + len(trace))
+        _insert(connection, "chunks", job_id=job_id, seq=seq, first_index=batch[0].index, count=len(batch),
+                inputs=pack("\n".join(case.text for case in batch).encode()), lines=pack("\n".join(lines).encode()),
+                results=pack(b"\n".join(orjson.dumps(row) for row in results)),
+                traces=pack(array("I", [len(batch)]).tobytes() + offsets.tobytes() + b"".join(traces)),
+                status="done", attempts=1, worker="w:1:2", finished_at=now)
+    counts = {outcome: sum(by_number.values()) for outcome, by_number in distribution.items()}
+    connection.execute(text("UPDATE jobs SET distribution = :d, counts = :c, done = :n WHERE id = :j"),
+                       {"d": orjson.dumps(distribution).decode(), "c": orjson.dumps(counts).decode(),
+                        "n": sum(counts.values()), "j": job_id})
+    return job_id
+
+
+def test_0007_moves_the_case_rows_into_their_chunks(blank: Settings) -> None:
+    """Jobs stored by the code of 0006 read the same after 0007: output, every case with its detail and
+    trace, pages sorted by number, a search for one deck, and a case that was not solved."""
+    from worker.jobs.filters import ResultFilter
+
+    db = Database.of(blank)
+    upgrade(db, "0006")
+    with db.engine.begin() as connection:
+        decks = _job_at_0006(connection, "10-20-30", "sample", 2)
+        hands = _job_at_0006(connection, "mahjong", "many-waits", 5)
+        short = _job_at_0006(connection, "accordion", "sample", 7, unsolved=2)
+    upgrade(db)
+    with db.engine.connect() as connection:
+        assert "cases" not in {name for (name,) in connection.execute(text(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'" if db.postgres
+            else "SELECT name FROM sqlite_master WHERE type = 'table'"))}
+    queries = JobQueries(blank)
+    for job_id, game, name in ((decks, "10-20-30", "sample"), (hands, "mahjong", "many-waits")):
+        assert b"".join(queries.output(job_id)) == (JUDGE_DATA / game / f"{name}.in").with_suffix(".out").read_bytes()
+        engine = engines.get(game)
+        total = queries.job(job_id).total
+        for index in range(1, total + 1):
+            case = queries.case_by_index(job_id, index)
+            solved = engine.solve(Case(index, case.input))
+            assert (case.outcome, case.number, case.detail, case.line) == (
+                solved.outcome, solved.number, solved.detail, solved.line)
+            assert case.trace == solved.trace and case.solve_us == 100 + index and case.worker == "w:1:2"
+        by_number = queries.results(ResultFilter(job_id=job_id, sort="number", per_page=500).checked()).items
+        assert [c.number for c in by_number] == sorted(c.number for c in by_number) and len(by_number) == total
+        deck = queries.case_by_index(job_id, total).input
+        found = queries.results(ResultFilter(game=game, input_text=deck).checked())
+        assert [c.index for c in found.items] == [total]
+    case = queries.case_by_index(short, 2)
+    assert (case.outcome, case.line, case.error) == (None, None, "took longer than its time budget of 60 s")
+    solved = queries.results(ResultFilter(job_id=short, sort="number").checked()).items
+    assert [c.index for c in solved] == [1] and solved[0].outcome == queries.case_by_index(short, 1).outcome

@@ -27,13 +27,13 @@ SORTS = ["index", "-index", "number", "-number", "outcome", "-outcome", "solve_u
 
 
 def _key(sort: str, case: CaseView) -> tuple[Any, ...]:
-    from worker.jobs.outcomes import code
+    from worker import engines
 
     name = sort.lstrip("-")
     if name == "number":
         return (case.number, case.job_id, case.index)
     if name == "outcome":
-        return (code(case.outcome or ""), case.number, case.job_id, case.index)
+        return (engines.get(case.game).outcome_code(case.outcome or ""), case.number, case.job_id, case.index)
     if name == "solve_us":
         return (case.solve_us, case.job_id, case.index)
     return (case.job_id, case.index)
@@ -125,22 +125,33 @@ def test_filters_count_from_the_job_rows(queries: Any, jobs: list[int]) -> None:
         assert sorted(c.id for c in _walk(queries, flt)) == sorted(c.id for c in expected), values
 
 
-def test_a_filter_by_time_is_counted_up_to_a_limit(queries: Any, jobs: list[int]) -> None:
+def test_a_filter_by_time_is_counted_exactly_and_one_by_input_up_to_a_limit(queries: Any, jobs: list[int]) -> None:
+    """The chunks stored within a filter's times are counted from their facets, exactly; the cases of one
+    input are found one by one (through the chunks' filters), and counted up to ``COUNT_LIMIT``."""
     from datetime import timedelta
 
     from worker.jobs import results
 
+    everything = _walk(queries, ResultFilter(per_page=500).checked())
     since = queries.job(jobs[0]).created_at - timedelta(minutes=1)
     page = queries.results(ResultFilter(since=since).checked())
     assert page.total == ALL and page.total_exact
-    limited = ResultFilter(since=since).checked()
+    wins = queries.results(ResultFilter(since=since, outcome="win", number_min=2).checked())
+    assert (wins.total, wins.total_exact) == (
+        sum(c.outcome == "win" and c.number >= 2 for c in everything), True)
+    first = everything[0]
+    repeated = [c for c in everything if c.input == first.input and c.game == first.game]
+    flt = ResultFilter(game=first.game, input_text=first.input).checked()
+    page = queries.results(flt)
+    assert (page.total, page.total_exact) == (len(repeated), True)
+    assert sorted(c.id for c in _walk(queries, flt)) == sorted(c.id for c in repeated)
     original = results.COUNT_LIMIT
-    results.COUNT_LIMIT = 100
+    results.COUNT_LIMIT = 0
     try:
-        page = queries.results(limited)
+        page = queries.results(flt)
     finally:
         results.COUNT_LIMIT = original
-    assert (page.total, page.total_exact) == (100, False)
+    assert (page.total, page.total_exact) == (0, False)
 
 
 def test_page_numbers_reach_the_first_results_only(queries: Any, jobs: list[int]) -> None:

@@ -10,7 +10,7 @@ from worker.config import Settings
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.jobs.views import JobView
-from worker.store.chunks import Solved, StoredResult, pack_results, unpack_chunk
+from worker.store.chunks import pack_traces, read_chunks
 from worker.store.database import Database
 from worker.store.models import Chunk, Upload
 from worker.store.uploads import store_stream
@@ -38,9 +38,6 @@ def replace_trace(settings: Settings, job_id: int, index: int, packed: bytes) ->
     with Database.of(settings).session() as session:
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job_id, Chunk.first_index <= index)
                                 .order_by(Chunk.first_index.desc()).limit(1)).one()
-        data = unpack_chunk(chunk.inputs, chunk.lines, chunk.results, chunk.traces)
+        data = read_chunks(session, [chunk.id], traces=True)[chunk.id]
         k = index - chunk.first_index
-        chunk.traces = pack_results([
-            Solved(r.outcome, r.number, r.detail, line, r.solve_us, r.cached, r.error,
-                   packed if place == k else data.trace(place))
-            for place, (r, line) in enumerate(zip(map(StoredResult._make, data.rows), data.lines, strict=True))])[2]
+        chunk.traces = pack_traces([packed if place == k else data.trace(place) or b"" for place in range(chunk.count)])

@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA, ROOT
 from worker.config import Settings
 from worker.store.database import Database
 from worker.store.migrate import upgrade
@@ -38,6 +40,15 @@ from worker.testing.servers import ServiceMissing, create_postgres_database, dro
 
 #: Cases per chunk in the tests: small, so that even a judge file's sample spans several chunks.
 TEST_CHUNK_SIZE = 7
+#: What the tests' settings change: small chunks; and no copying of a file solved before, since tests
+#: send the same judge files again and again to watch them solved (the tests of copying turn it on).
+TEST_SETTINGS = {"chunk_size": TEST_CHUNK_SIZE, "result_cache": False}
+
+# Hypothesis judges by the clock unless told not to: a deadline for each example (200 ms) and a health
+# check failing data that is slow to generate, both of which a busy machine trips. How fast the code is
+# is bench/'s to say, side by side; here only what it does.
+hypothesis_settings.register_profile("dealer", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("dealer")
 
 
 def services_required() -> bool:
@@ -66,6 +77,17 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         return (yield)
     except ServiceMissing as error:
         missing(str(error))
+
+
+#: The folders of tests/ whose tests start real processes (a service's web and workers, Chromium, private
+#: servers, ``dealer serve``): marked ``live``, they run apart from the rest (see the Makefile's test).
+LIVE_FOLDERS = ("browser", "faults", "integration")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    parts = Path(str(item.path)).resolve().relative_to(ROOT).parts
+    if parts[0] == "tests" and len(parts) > 2 and parts[1] in LIVE_FOLDERS:
+        item.add_marker(pytest.mark.live)
 
 
 @pytest.hookimpl(trylast=True)
@@ -109,13 +131,13 @@ def postgres_url() -> Iterator[str]:
     upgrade(Database.of(Settings.from_env({"DEALER_DATABASE_URL": url})))
     yield url
     Database.close_all()
-    drop_postgres_database(url)
+    drop_postgres_database(url, wait=False)
 
 
 def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
     """Settings on the session's PostgreSQL database, emptied first."""
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data",
-                                 **{"chunk_size": TEST_CHUNK_SIZE, **overrides})
+                                 **{**TEST_SETTINGS, **overrides})
     with Database.of(settings).engine.begin() as connection:
         tables = ", ".join(table.name for table in Base.metadata.sorted_tables)
         connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
@@ -139,7 +161,7 @@ def _migrated_sqlite() -> bytes:
 
 def sqlite_settings(tmp_path: Path, **overrides: Any) -> Settings:
     """Embedded settings in a fresh data folder, schema migrated (a copy of a migrated database)."""
-    settings = Settings.from_env({}, data_dir=tmp_path / "data", **{"chunk_size": TEST_CHUNK_SIZE, **overrides})
+    settings = Settings.from_env({}, data_dir=tmp_path / "data", **{**TEST_SETTINGS, **overrides})
     path = Path(settings.database_url.split("///", 1)[1])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(_migrated_sqlite())
@@ -165,13 +187,13 @@ def module_settings(request: pytest.FixtureRequest,
         return
     url = create_postgres_database()
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=folder / "data",
-                                 chunk_size=TEST_CHUNK_SIZE)
+                                 **TEST_SETTINGS)
     try:
         upgrade(Database.of(settings))
         yield settings
     finally:
         Database.of(settings).engine.dispose()
-        drop_postgres_database(url)
+        drop_postgres_database(url, wait=False)
 
 
 def _contents(settings: Settings) -> dict[str, str]:

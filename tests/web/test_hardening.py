@@ -18,7 +18,7 @@ from tests.support.http import post_file as upload
 from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA, ROOT, judge
 from worker.store.database import Database
-from worker.store.models import CaseRow, Job
+from worker.store.models import Chunk, Job
 
 SCRIPT_NAME = "<script>alert('x')</script><img src=x onerror=alert(1)>.in"
 HANDS = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes()
@@ -181,7 +181,7 @@ def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, sett
                                                                 three_jobs: dict[str, Any], value: str) -> None:
     job_id = three_jobs["mahjong"]["id"]
     with Database.of(settings).session(write=False) as session:
-        before = (session.scalar(select(func.count()).select_from(CaseRow)),
+        before = (session.scalar(select(func.count()).select_from(Chunk)),
                   session.scalar(select(func.count()).select_from(Job)))
     for name in ("game", "outcome", "number_min", "number_max", "job_id", "since", "until", "sort", "page",
                  "per_page", "input"):
@@ -201,7 +201,7 @@ def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, sett
         response = client.get("/api/jobs", query_string={name: value})
         assert response.status_code in (200, 400), (name, response.status_code)
     with Database.of(settings).session(write=False) as session:
-        after = (session.scalar(select(func.count()).select_from(CaseRow)),
+        after = (session.scalar(select(func.count()).select_from(Chunk)),
                  session.scalar(select(func.count()).select_from(Job)))
     assert after == before
 

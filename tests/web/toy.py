@@ -47,7 +47,7 @@ class Coins(Engine):
     outcomes = ("win", "loss")
     terminator = "#"
     trace_version = 1
-    typical_solve_us = 5
+    case_bytes = 10
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         pieces = read_pieces(stream)

@@ -250,14 +250,15 @@ class Engine(ABC):
     detail_label: ClassVar[str]
     #: How the case page shows ``Result.detail``: ``{}`` stands for its values joined by spaces.
     detail_text: ClassVar[str] = "`{}`"
-    #: Every value ``Result.outcome`` can take, in the order the UI lists them.
+    #: Every value ``Result.outcome`` can take, in the order the UI lists them. Stored cases keep an
+    #: outcome as its place here (:meth:`outcome_code`): a game adds outcomes at the end, never reorders.
     outcomes: ClassVar[tuple[str, ...]]
     #: The line that ends a judge file (``"0"`` or ``"#"``).
     terminator: ClassVar[str]
     trace_version: ClassVar[int]
-    #: About how long ``solve_packed`` takes for one random case, in microseconds, on a
-    #: 2-core machine of 2026: sizes the service's chunks until it has timings of its own.
-    typical_solve_us: ClassVar[int]
+    #: About how many bytes a case takes in a judge file written as the problem writes it: the
+    #: service sizes a job's chunks from its upload's size (``worker.jobs.sizing``).
+    case_bytes: ClassVar[int]
     #: The game's own reader, from a line of the file on (a :data:`ReaderFrom`, as a staticmethod):
     #: where its native core hands a file over (:meth:`read_inputs`). ``None`` for a game without
     #: a native core.

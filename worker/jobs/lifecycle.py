@@ -29,6 +29,9 @@ from sqlalchemy import (
     Row,
     bindparam,
     delete,
+    func,
+    insert,
+    literal,
     select,
     update,
 )
@@ -36,7 +39,8 @@ from sqlalchemy.orm import Session
 
 from worker import engines
 from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
-from worker.store.models import CaseRow, Chunk, Job, UTCDateTime, utcnow
+from worker.store.chunks import Blobs, first_unsolved
+from worker.store.models import Chunk, Job, UTCDateTime, utcnow
 
 #: ``FOR NO KEY UPDATE``: a plain ``FOR UPDATE`` would wait for the ``KEY SHARE`` lock that
 #: inserting a case (its foreign key) takes on the job row, so two solve tasks each
@@ -105,6 +109,62 @@ def end_split(session: Session, job: Job, total: int, warnings: list[dict[str, A
     return finish_if_complete(session, job)
 
 
+def earlier_results(session: Session, job: Job, traces: bool) -> int | None:
+    """An earlier job of the same file (same game and SHA-256) whose stored results the new ``job`` may
+    copy instead of solving: one that succeeded, with every case's trace when traces are kept."""
+    for old in session.scalars(select(Job.id).where(
+            Job.sha256 == job.sha256, Job.game == job.game, Job.status == JobStatus.SUCCEEDED, Job.id != job.id)
+            .order_by(Job.id.desc()).limit(4)):
+        if not traces or not session.scalar(select(func.count()).select_from(Chunk).where(
+                Chunk.job_id == old, Chunk.traces.is_(None), Chunk.count > 0)):
+            return old
+    return None
+
+
+def copy_results(session: Session, job: Job, old: Job, seqs: tuple[int, int], lease_seconds: float) -> int:
+    """Copy the stored chunks ``seqs`` (first, last) of an earlier job of the same file into ``job``, which
+    is splitting (locked by the caller); the cases copied. The database copies the blobs itself."""
+    if job.status != JobStatus.SPLITTING:
+        return 0
+    now = utcnow()
+    kept = (Chunk.seq, Chunk.first_index, Chunk.count, Chunk.facets, Chunk.bloom, Chunk.errors, Chunk.facts,
+            Chunk.inputs, Chunk.lines, Chunk.traces)
+    copied = session.execute(
+        insert(Chunk).from_select(
+            ["job_id", "status", "attempts", "dispatched_at", "finished_at", *(c.key for c in kept)],
+            select(literal(job.id), literal(ChunkStatus.DONE.value), literal(0), literal(now, UTCDateTime()),
+                   literal(now, UTCDateTime()), *kept)
+            .where(Chunk.job_id == old.id, Chunk.status == ChunkStatus.DONE, Chunk.seq.between(*seqs)))
+        .returning(Chunk.count)).scalars().all()
+    job.lease_until = now + timedelta(seconds=lease_seconds)
+    job.total, job.done = old.total, job.done + sum(copied)
+    job.bytes_read = round(job.size * job.done / old.total) if old.total else 0
+    job.progress_at = now
+    return sum(copied)
+
+
+def end_copy(job: Job, old: Job) -> bool:
+    """A job whose every case was copied from an earlier job of the same file succeeds with its figures;
+    whether it did (``False``: the job stopped meanwhile, or the earlier one did not hold them all)."""
+    if job.status != JobStatus.SPLITTING or job.done != old.done:
+        return False
+    now = utcnow()
+    job.status, job.copied_from = JobStatus.SUCCEEDED, old.id
+    job.total, job.bytes_read, job.warnings = old.total, job.size, list(old.warnings)
+    job.counts, job.distribution = dict(old.counts), {o: dict(n) for o, n in old.distribution.items()}
+    job.cache_hits = job.done
+    job.split_at = job.finished_at = job.progress_at = now
+    job.lease_until, job.splitter = None, None
+    return True
+
+
+def drop_chunks(session: Session, job: Job) -> None:
+    """Forget the chunks a splitting job copied from an earlier one that went away meanwhile: it is split
+    from its upload instead."""
+    session.execute(delete(Chunk).where(Chunk.job_id == job.id))
+    job.done = job.total = job.bytes_read = 0
+
+
 def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
     """Give a new job (a rerun) the chunks of a job that was split, ready to solve: the new job
     skips its split. Returns the new chunks' ids."""
@@ -128,7 +188,6 @@ def fail(session: Session, job_id: int, reason: str) -> bool:
     job = lock_job_with_chunks(session, job_id)
     if job is None or job.status not in ACTIVE:
         return False
-    session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
     session.execute(delete(Chunk).where(Chunk.job_id == job_id))
     job.status = JobStatus.FAILED
     job.error = reason
@@ -172,7 +231,7 @@ def _ending(connection: Connection, job_id: int, game: str, failed: int, total: 
     """The status a complete job ends in, and why when it failed."""
     if not failed:
         return JobStatus.SUCCEEDED, None
-    first = connection.execute(_FIRST_UNSOLVED, {"p_job": job_id}).scalar()
+    first = first_unsolved(connection, job_id)
     unit = engines.get(game).unit
     return JobStatus.FAILED, (
         f"{failed:,} of {total:,} {unit}s could not be solved within their time budget (the first is {unit} "
@@ -188,7 +247,8 @@ def resend_split(session: Session, job_id: int, now: datetime) -> None:
 
 
 def claim_chunk(connection: Connection, chunk_id: int, worker: str, lease_until: datetime) -> Row[Any] | None:
-    """Take a chunk to solve: ``(job_id, first_index, inputs)``, or ``None`` when it is done, cancelled or gone.
+    """Take a chunk to solve: ``(job_id, first_index, inputs, game, status)`` (its job's game and status), or
+    ``None`` when it is done, cancelled or gone.
 
     A running chunk can be claimed again: its message was delivered again, after its
     worker died or was cut off (the first to store it wins, see :func:`finish_chunk`).
@@ -200,19 +260,12 @@ def cancel_chunk(connection: Connection, chunk_id: int) -> None:
     connection.execute(_CANCEL_CHUNK, {"p_chunk": chunk_id})
 
 
-def finish_chunk(connection: Connection, chunk_id: int, now: datetime, worker: str,
-                 blobs: tuple[bytes, bytes, bytes | None]) -> bool:
-    """Mark a claimed chunk done with its results (``lines``, ``results``, ``traces`` blobs);
-    ``False`` when another delivery of it was stored first."""
-    lines, results, traces = blobs
+def finish_chunk(connection: Connection, chunk_id: int, now: datetime, worker: str, blobs: Blobs) -> bool:
+    """Mark a claimed chunk done with its results (:func:`worker.store.chunks.pack`); ``False`` when
+    another delivery of it was stored first."""
     return bool(connection.execute(_FINISH_CHUNK, {
-        "p_chunk": chunk_id, "p_now": now, "p_worker": worker, "p_lines": lines, "p_results": results,
-        "p_traces": traces}).rowcount)
-
-
-def job_state(connection: Connection, job_id: int) -> Row[Any] | None:
-    """``(game, status)`` of a job, or ``None``."""
-    return connection.execute(_JOB_STATE, {"p_job": job_id}).one_or_none()
+        "p_chunk": chunk_id, "p_now": now, "p_worker": worker, **{f"p_{name}": value for name, value in
+                                                                   blobs._asdict().items()}}).rowcount)
 
 
 @dataclass
@@ -317,15 +370,20 @@ _CLAIM = (update(Chunk)
           .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS), Chunk.inputs.is_not(None))
           .values(status=ChunkStatus.RUNNING, attempts=Chunk.attempts + 1, worker=bindparam("p_me"),
                   lease_until=bindparam("p_lease", type_=UTCDateTime()))
-          .returning(Chunk.job_id, Chunk.first_index, Chunk.inputs))
-_JOB_STATE = select(Job.game, Job.status).where(Job.id == bindparam("p_job"))
+          # The job's game and status in the same round trip: the claim is on every chunk's path.
+          .returning(Chunk.job_id, Chunk.first_index, Chunk.inputs,
+                     select(Job.game).where(Job.id == Chunk.job_id).scalar_subquery().label("game"),
+                     select(Job.status).where(Job.id == Chunk.job_id).scalar_subquery().label("status")))
 _CANCEL_CHUNK = update(Chunk).where(Chunk.id == bindparam("p_chunk")).values(status=ChunkStatus.CANCELLED)
 _FINISH_CHUNK = (update(Chunk)
                  .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS))
                  .values(status=ChunkStatus.DONE, lease_until=None, worker=bindparam("p_worker"),
                          lines=bindparam("p_lines", type_=LargeBinary),
-                         results=bindparam("p_results", type_=LargeBinary),
+                         facts=bindparam("p_facts", type_=LargeBinary),
                          traces=bindparam("p_traces", type_=LargeBinary),
+                         facets=bindparam("p_facets", type_=LargeBinary),
+                         bloom=bindparam("p_bloom", type_=LargeBinary),
+                         errors=bindparam("p_errors", type_=JSON),
                          finished_at=bindparam("p_now", type_=UTCDateTime())))
 _LOCK_PROGRESS = (select(Job.status, Job.game, Job.total, Job.done, Job.failed_cases, Job.counts, Job.distribution,
                          Job.solve_hist, Job.slowest_us, Job.slowest_index, Job.rate, Job.progress_at)
@@ -342,9 +400,6 @@ _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     rate=bindparam("p_rate", type_=Float), progress_at=bindparam("p_now", type_=UTCDateTime()))
 _FINISH = update(Job).where(Job.id == bindparam("p_job")).values(
     status=bindparam("p_status"), error=bindparam("p_error"), finished_at=bindparam("p_now", type_=UTCDateTime()))
-_FIRST_UNSOLVED = (select(CaseRow.index).where(CaseRow.job_id == bindparam("p_job"), CaseRow.outcome.is_(None))
-                   .order_by(CaseRow.index).limit(1))
-
 
 def new_chunk(job_id: int, seq: int, first_index: int, count: int, inputs: bytes, now: datetime) -> Chunk:
     """A chunk of a job's cases as the split stores it: pending, about to be sent out."""

@@ -139,6 +139,7 @@ class JobQueries:
         self.db = Database.of(settings)
         self.worker_timeout = timedelta(seconds=settings.worker_timeout)
         self._chunks = _ChunkCache()
+        self._facets = results.FacetCache()
 
     def _job(self, session: Session, job_id: int) -> Job:
         job = session.get(Job, job_id)
@@ -177,7 +178,7 @@ class JobQueries:
     def results(self, flt: ResultFilter) -> CasePage:
         """A page of cases matching a filter (one job's results, or the history across jobs)."""
         with self.db.session(write=False) as session:
-            found = results.search(session, flt, flt.after, flt.before, flt.last)
+            found = results.search(session, flt, flt.after, flt.before, flt.last, self._facets)
             items = self._case_views(session, found.rows)
         paged = not (flt.after or flt.before or flt.last)
         return CasePage(items=items, total=found.total, total_exact=found.exact, per_page=flt.per_page,
@@ -225,26 +226,27 @@ class JobQueries:
         (newest job first when the sort is descending), read chunk by chunk; for other sorts,
         page by page."""
         if flt.sort not in results.TIME_SORTS:
-            for rows in _batched(results.iter_rows(lambda: self.db.session(write=False), flt), 2000):
+            for rows in _batched(results.iter_rows(lambda: self.db.session(write=False), flt, self._facets), 2000):
                 with self.db.session(write=False) as session:
                     views = self._case_views(session, rows)
                 yield from ExportBatch.of_views(views)
             return
         with self.db.session(write=False) as session:
-            search = results.ResultSearch(session, flt)
+            search = results.ResultSearch(session, flt, self._facets)
             jobs = results.candidate_jobs(session, flt, search)
         for job in sorted(jobs, key=lambda job: job.id, reverse=flt.descending):
             yield from self._job_results(job, flt)
 
     def _job_results(self, job: Job, flt: ResultFilter) -> Iterator[ExportBatch]:
-        wanted = _matcher(flt)
+        wanted = _matcher(flt, engines.get(job.game))
+        engine, cached = engines.get(job.game), job.copied_from is not None
         for chunk, data in stored_cases(self.db, job.id, flt.descending, flt.since, flt.until):
-            indexes = list(range(chunk.first_index, chunk.first_index + chunk.count))
-            inputs, rows, lines = data.inputs, data.rows, data.lines
-            if wanted is not None:
-                keep = [k for k in range(chunk.count) if wanted(inputs[k], rows[k])]
-                indexes = [indexes[k] for k in keep]
-                inputs, rows, lines = [inputs[k] for k in keep], [rows[k] for k in keep], [lines[k] for k in keep]
+            first = chunk.first_index
+            keep = range(chunk.count) if wanted is None else [k for k in range(chunk.count) if wanted(data, k)]
+            indexes = [first + k for k in keep]
+            inputs, lines = [data.inputs[k] for k in keep], [data.lines[k] for k in keep]
+            rows = [[*result[:4], cached, result[4]] for k in keep
+                    if (result := stored_result(engine, data, k, first + k))]
             if flt.descending:
                 indexes, inputs, rows, lines = indexes[::-1], inputs[::-1], rows[::-1], lines[::-1]
             yield ExportBatch(job.id, job.game, chunk.worker, chunk.finished_at, indexes, inputs, rows, lines)
@@ -432,23 +434,38 @@ def _last_minute(points: dict[datetime, int], since: datetime) -> int:
     return sum(cases for at, cases in points.items() if at >= since)
 
 
+def stored_result(engine: engines.Engine, data: ChunkData, k: int, index: int) -> list[Any]:
+    """A stored case's result as the views and exports show it: ``[outcome, number, detail, solve_us,
+    error]`` (outcome, number and detail ``None`` for a case not solved). The detail is read back from
+    the judge line (and the extra the chunk keeps beside it: ``Engine.line_fields``)."""
+    facts = data.facts
+    if facts is None:
+        return [None, None, None, 0, None]
+    code = facts.codes[k]
+    if not code:
+        return [None, None, None, facts.solve_us[k], data.error(k)]
+    line = data.lines[k]
+    fields = engine.line_fields(index, line, facts.extras[k])
+    detail = fields[2] if fields is not None else engine.parse_line(index, line, facts.extras[k])[2]
+    return [engine.outcomes[code - 1], facts.numbers[k], detail, facts.solve_us[k], None]
+
+
 def _case_view(place: _Place) -> CaseView:
     job, chunk, data, k = place.job, place.chunk, place.data, place.k
-    result = data.result(k)
     index = chunk.first_index + k
+    outcome, number, detail, solve_us, error = stored_result(engines.get(job.game), data, k, index)
     return CaseView(
         id=case_id(job.id, index), job_id=job.id, index=index, game=job.game, input=data.inputs[k],
-        outcome=result.outcome if result else None, number=result.number if result else None,
-        detail=result.detail if result else None, line=(data.lines[k] or None) if data.lines else None,
-        error=result.error if result else None, cached=bool(result and result.cached),
-        solve_us=result.solve_us if result else 0, worker=chunk.worker, solved_at=chunk.finished_at)
+        outcome=outcome, number=number, detail=detail, line=(data.lines[k] or None) if data.lines else None,
+        error=error, cached=job.copied_from is not None, solve_us=solve_us, worker=chunk.worker,
+        solved_at=chunk.finished_at)
 
 
 @dataclass(frozen=True, slots=True)
 class ExportBatch:
     """Exported cases, column by column: a chunk's worth of one job (as an export in file order
-    reads them), or one case at a time for other sorts. ``results`` rows are in
-    :class:`worker.store.chunks.StoredResult`'s order; an empty line is a case not solved."""
+    reads them), or one case at a time for other sorts. ``results`` rows are ``[outcome, number,
+    detail, solve_us, cached, error]``; an empty line is a case not solved."""
 
     job_id: int
     game: str
@@ -467,18 +484,20 @@ class ExportBatch:
                       [view.line or ""])
 
 
-def _matcher(flt: ResultFilter) -> Any:
-    """A test of one stored case (its input and result row) against the filter's conditions on what
-    it is and came to, or ``None`` when there are none."""
+def _matcher(flt: ResultFilter, engine: engines.Engine) -> Any:
+    """A test of one stored case (a decompressed chunk and its place in it) against the filter's
+    conditions on what it is and came to, or ``None`` when there are none."""
     if flt.canonical is None and flt.outcome is None and flt.number_min is None and flt.number_max is None:
         return None
+    code = engine.outcome_code(flt.outcome) if flt.outcome in engine.outcomes else -1
 
-    def wanted(text: str, row: list[Any]) -> bool:
-        outcome, number = row[0], row[1]
-        if flt.canonical is not None and text != flt.canonical:
+    def wanted(data: ChunkData, k: int) -> bool:
+        facts = data.facts
+        if facts is None or (flt.canonical is not None and data.inputs[k] != flt.canonical):
             return False
-        if flt.outcome is not None and outcome != flt.outcome:
+        if flt.outcome is not None and facts.codes[k] != code:
             return False
+        number = facts.numbers[k] if facts.codes[k] else None
         if flt.number_min is not None and (number is None or number < flt.number_min):
             return False
         if flt.number_max is not None and (number is None or number > flt.number_max):

@@ -1,46 +1,59 @@
-"""Finding results fast at any size: keyset pages over the case index rows, one job at a time.
+"""Finding results fast at any size: pages found from the chunks' facets, read from their facts.
+
+A job's cases are stored a chunk at a time (:mod:`worker.store.chunks`). Beside its blobs a
+chunk keeps its *facets* — how many of its cases came to each (outcome, number) and to each
+(outcome, solve time) — and its *facts*: every case's outcome code, number and solve time, as
+arrays. No row is kept per case, so nothing is counted or scanned row by row: a job's facets
+say which of its chunks hold matches of a filter, in the order a sort wants them, and only
+those chunks' facts are read (one or two for a page in file order, one per value for a page
+sorted by a rare value). Facets of a finished job never change; they are read once per job
+state and kept (:class:`FacetIndex`).
 
 A page never skips rows with OFFSET: it starts after (or before) a *cursor*, the case
-``"<job>:<index>"`` it continues from, whose sort key is read back from its row. Within
-a job every sort has an index: ``(job_id, index)``, ``(job_id, outcome, number, index)``
-(sorting by number runs one range per outcome and merges them) and ``(job_id, solve_us,
-index)``. Across jobs (the history) the jobs are walked newest first, each one's page
-taken from those indexes, and a job whose counts say it has no match is not read at all.
+``"<job>:<index>"`` it continues from, whose sort key is read back from its chunk's facts.
+Across jobs (the history) the jobs are walked newest first, each one's page found as above,
+and a job whose counts say it has no match is not read at all.
 
-Counts come from the job rows (counts by outcome and number are kept per job as its
-chunks are stored), exact for filters on outcome and number; for other filters they are
-counted up to :data:`COUNT_LIMIT` and reported as "at least".
+Counts come from the job rows (counts by outcome and number are kept per job as its chunks
+are stored), or from the facets of the chunks stored within a filter's times, exact either
+way; a search by input is counted up to :data:`COUNT_LIMIT` and reported as "at least".
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import and_, false, func, or_, select, tuple_, union_all
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from worker import engines
+from worker.engines.base import case_hash
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import ResultFilter
-from worker.jobs.outcomes import code
-from worker.store.codecs import input_hash
-from worker.store.models import MAX_INT, CaseRow, Chunk, Job
+from worker.store import chunks as stored
+from worker.store.chunks import Facts, Summary
+from worker.store.models import MAX_INT, Job
 
-#: Filtered results are counted up to this many when their number cannot be told from the job rows.
+#: Searches by input are counted up to this many.
 COUNT_LIMIT = 10_000
-#: Jobs a history page sorted by something other than time may merge (each is one query).
+#: Jobs a history page sorted by something other than time may merge.
 MAX_MERGED_JOBS = 200
+#: Chunks whose facts a page reads in one query, ahead of need.
+PREFETCH = 16
 
 #: Sorts that follow the order the cases were stored in: job by job, each in file order.
 TIME_SORTS = ("index", "solved_at", "job_id")
-#: A case index row as pages read it: (job_id, index, outcome code, number, solve_us, cached).
+#: A case as pages find it: (job_id, index, outcome code, number, solve_us, cached); the code and
+#: number are ``None`` for a case that was not solved.
 Row = tuple[int, int, int | None, int | None, int, bool]
-_COLUMNS = (CaseRow.job_id, CaseRow.index, CaseRow.outcome, CaseRow.number, CaseRow.solve_us, CaseRow.cached)
 
 
 @dataclass(frozen=True)
@@ -79,63 +92,104 @@ def cursor_of(row: Row) -> str:
     return f"{row[0]}:{row[1]}"
 
 
-def _key(sort: str, row: Row) -> tuple[Any, ...]:
-    """A row's position in ``sort`` order within its job."""
+def sort_key(sort: str, row: Row) -> tuple[Any, ...]:
+    """A row's position in ``sort`` order within its job (an unsolved case sorts first by value).
+
+    >>> sort_key("number", (1, 7, 2, 66, 40, False)), sort_key("outcome", (1, 7, None, None, 0, False))
+    ((66, 7), (-1, -1, 7))
+    """
+    code = -1 if row[2] is None else row[2]
+    number = -1 if row[3] is None else row[3]
     if sort == "number":
-        return (row[3], row[1])
+        return (number, row[1])
     if sort == "outcome":
-        return (row[2], row[3], row[1])
+        return (code, number, row[1])
     if sort == "solve_us":
         return (row[4], row[1])
     return (row[1],)
 
 
-def _key_columns(sort: str) -> tuple[Any, ...]:
-    if sort == "number":
-        return (CaseRow.number, CaseRow.index)
-    if sort == "outcome":
-        return (CaseRow.outcome, CaseRow.number, CaseRow.index)
-    if sort == "solve_us":
-        return (CaseRow.solve_us, CaseRow.index)
-    return (CaseRow.index,)
+class FacetIndex:
+    """A job's chunks as the pages find them: their facets in file order, and for each sort by value
+    the values in order with the chunks that hold each (built once per job state)."""
+
+    def __init__(self, summaries: Sequence[Summary]) -> None:
+        self.chunks = list(summaries)
+        self.starts = [chunk.first_index for chunk in self.chunks]
+        self._by: dict[str, tuple[list[Any], dict[Any, list[tuple[int, int]]]]] = {}
+        self._lock = threading.Lock()
+
+    def holding(self, index: int) -> int:
+        """The position of the chunk holding case ``index`` (or of the last one starting before it)."""
+        return bisect_right(self.starts, index) - 1
+
+    def values(self, sort: str) -> tuple[list[Any], dict[Any, list[tuple[int, int]]]]:
+        """For a sort by value: every value (number, (code, number) or solve time) in ascending order,
+        and the chunks holding cases of each as ``(position, outcome code)``, in file order."""
+        with self._lock:
+            if sort not in self._by:
+                found: dict[Any, list[tuple[int, int]]] = {}
+                for position, chunk in enumerate(self.chunks):
+                    for entry in _entries(sort, chunk):
+                        found.setdefault(_value(sort, entry), []).append((position, entry[0]))
+                self._by[sort] = (sorted(found), found)
+            return self._by[sort]
+
+
+def _entries(sort: str, chunk: Summary) -> Sequence[tuple[int, int, int]]:
+    """A chunk's facet entries a sort reads: ``(code, number or solve time, cases)``."""
+    return chunk.times if sort == "solve_us" else chunk.numbers
+
+
+def _value(sort: str, entry: tuple[int, int, int]) -> Any:
+    return (entry[0], entry[1]) if sort == "outcome" else entry[1]
+
+
+class FacetCache:
+    """Jobs' facet indexes, kept by (job, cases answered): a job whose count has not moved has the same
+    stored chunks (a chunk's facets never change), and one that moved is read again."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[int, int, Any], FacetIndex] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def index(self, session: Session, job: Job) -> FacetIndex:
+        key = (job.id, job.done + job.failed_cases, job.created_at)  # SQLite may give a deleted job's id again
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        found = FacetIndex(stored.summaries(session, job.id))
+        with self._lock:
+            self._items[key] = found
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return found
 
 
 class ResultSearch:
-    """One search (a filter) over the case index rows, read in one session."""
+    """One search (a filter) over the stored chunks, read in one session."""
 
-    def __init__(self, session: Session, flt: ResultFilter) -> None:
+    def __init__(self, session: Session, flt: ResultFilter, facets: FacetCache | None = None) -> None:
         self.session = session
         self.flt = flt
+        self.facets = facets or FacetCache()
         self.codes = self._codes()
-        self.hash = input_hash(flt.game, flt.canonical) if flt.canonical is not None and flt.game else None
+        self.hash = case_hash(flt.canonical) if flt.canonical is not None else None
+        self._facts: dict[int, Facts] = {}
 
-    # --- which outcomes and numbers may match, from the job rows ---
+    # --- what may match ---
 
-    def _codes(self) -> list[int]:
+    def _codes(self) -> dict[str, frozenset[int]] | None:
+        """The outcome codes a case of each game may have to match (``None``: any, unsolved cases too)."""
         flt = self.flt
-        if flt.outcome is not None:
-            return [code(flt.outcome)]
-        games = [flt.game] if flt.game else engines.names()
-        return sorted({code(o) for g in games for o in engines.get(g).outcomes})
-
-    def matches_in(self, job: Job) -> int:
-        """How many of the job's solved cases match the filter's outcome and numbers (from its counts)."""
-        flt = self.flt
-        total = 0
-        for outcome, by_number in job.distribution.items():
-            if flt.outcome is not None and outcome != flt.outcome:
-                continue
-            for number, count in by_number.items():
-                n = int(number)
-                if (flt.number_min is None or n >= flt.number_min) and (flt.number_max is None or n <= flt.number_max):
-                    total += count
-        return total
-
-    @property
-    def counted_from_jobs(self) -> bool:
-        """Whether the job rows tell exactly how many cases match (no filter on time or input)."""
-        flt = self.flt
-        return flt.since is None and flt.until is None and self.hash is None
+        if flt.outcome is None:
+            return None if not self.solved_only else {
+                game: frozenset(range(1, len(engines.get(game).outcomes) + 1)) for game in engines.names()}
+        return {game: frozenset({engines.get(game).outcome_code(flt.outcome)})
+                if flt.outcome in engines.get(game).outcomes else frozenset() for game in engines.names()}
 
     @property
     def solved_only(self) -> bool:
@@ -144,66 +198,136 @@ class ResultSearch:
         return (flt.outcome is not None or flt.number_min is not None or flt.number_max is not None
                 or flt.sort in ("number", "outcome"))
 
-    # --- one job's rows ---
+    @property
+    def counted_from_jobs(self) -> bool:
+        """Whether the job rows tell exactly how many cases match (no filter on time or input)."""
+        return self.flt.since is None and self.flt.until is None and self.hash is None
 
-    def _where(self, job: Job) -> list[Any]:
+    def _in_range(self, number: int) -> bool:
         flt = self.flt
-        conditions: list[Any] = [CaseRow.job_id == job.id]
-        if flt.outcome is not None:
-            conditions.append(CaseRow.outcome == self.codes[0])
-        elif self.solved_only:
-            conditions.append(CaseRow.outcome.is_not(None))
-        if flt.number_min is not None:
-            conditions.append(CaseRow.number >= flt.number_min)
-        if flt.number_max is not None:
-            conditions.append(CaseRow.number <= flt.number_max)
+        return (flt.number_min is None or number >= flt.number_min) and (flt.number_max is None or number <= flt.number_max)
+
+    def matches_in(self, job: Job) -> int:
+        """How many of the job's solved cases match the filter's outcome and numbers (from its counts)."""
+        flt = self.flt
+        return sum(count for outcome, by_number in job.distribution.items()
+                   if flt.outcome is None or outcome == flt.outcome
+                   for number, count in by_number.items() if self._in_range(int(number)))
+
+    def _chunk_matches(self, game: str, chunk: Summary) -> int:
+        """Cases of a stored chunk that match the filter's outcome and numbers, from its facets."""
+        if self.codes is None and self.flt.number_min is None and self.flt.number_max is None:
+            return chunk.count
+        codes = self.codes[game] if self.codes is not None else None
+        return sum(count for code, number, count in chunk.numbers
+                   if (codes is None or code in codes) and self._in_range(number))
+
+    def _in_time(self, chunk: Summary) -> bool:
+        flt = self.flt
+        when = chunk.finished_at
+        return when is not None and (flt.since is None or when >= flt.since) and (flt.until is None or when < flt.until)
+
+    def _wanted(self, game: str) -> Callable[[Facts, int], bool]:
+        """A test of one stored case (a chunk's facts and its place in them) against the filter."""
+        codes = self.codes[game] if self.codes is not None else None
+        low, high = self.flt.number_min, self.flt.number_max
+
+        def wanted(facts: Facts, k: int) -> bool:
+            code = facts.codes[k]
+            if codes is not None and code not in codes:
+                return False
+            if low is None and high is None:
+                return True
+            return code != 0 and (low is None or facts.numbers[k] >= low) and (high is None or facts.numbers[k] <= high)
+
+        return wanted
+
+    # --- one job's chunks ---
+
+    def _chunks(self, job: Job) -> tuple[FacetIndex, list[int]]:
+        """The job's facet index and the positions of its chunks that may hold matches, in file order."""
+        index = self.facets.index(self.session, job)
+        timed = self.flt.since is not None or self.flt.until is not None
+        positions = [p for p, chunk in enumerate(index.chunks)
+                     if (not timed or self._in_time(chunk)) and self._chunk_matches(job.game, chunk)]
         if self.hash is not None:
-            conditions.append(CaseRow.input_hash == self.hash)
-        if flt.since is not None or flt.until is not None:
-            conditions.append(self._solved_between(job))
-        return conditions
+            places = stored.may_hold(self.session, [index.chunks[p] for p in positions], self.hash)
+            positions = [positions[at] for at in places]
+        return index, positions
 
-    def _solved_between(self, job: Job) -> Any:
-        """The cases of ``job`` whose chunk was stored within the filter's times, as index ranges."""
-        flt = self.flt
-        query = select(Chunk.first_index, Chunk.count).where(Chunk.job_id == job.id, Chunk.finished_at.is_not(None))
-        if flt.since is not None:
-            query = query.where(Chunk.finished_at >= flt.since)
-        if flt.until is not None:
-            query = query.where(Chunk.finished_at < flt.until)
-        ranges: list[list[int]] = []
-        for first, count in self.session.execute(query.order_by(Chunk.first_index)):
-            if ranges and ranges[-1][1] == first:
-                ranges[-1][1] = first + count
-            else:
-                ranges.append([first, first + count])
-        if not ranges:
-            return false()
-        return or_(*(and_(CaseRow.index >= a, CaseRow.index < b) for a, b in ranges))
+    def facts(self, chunks: Sequence[Summary]) -> list[Facts]:
+        """The facts of these chunks, each read once per search (those not read yet in one query)."""
+        missing = [chunk.id for chunk in chunks if chunk.id not in self._facts]
+        if missing:
+            self._facts.update(stored.facts(self.session, missing, with_inputs=self.hash is not None))
+        return [self._facts[chunk.id] for chunk in chunks]
 
     def job_page(self, job: Job, bound: Bound | None, limit: int, descending: bool) -> list[Row]:
         """Up to ``limit`` of ``job``'s matching rows in the filter's sort order, past ``bound``."""
-        sort = self.flt.sort
-        columns = _key_columns(sort)
-        conditions = self._where(job)
-        if bound is not None:
-            key = tuple_(*columns[: len(bound.values)])
-            value = tuple_(*bound.values)
-            if descending:
-                conditions.append(key <= value if bound.inclusive else key < value)
-            else:
-                conditions.append(key >= value if bound.inclusive else key > value)
-        order = [c.desc() if descending else c.asc() for c in columns]
-        if sort == "number" and self.flt.outcome is None:
-            # One ordered range of (job, outcome, number, index) per outcome, merged.
-            parts = [select(*_COLUMNS).where(*conditions, CaseRow.outcome == code).order_by(*order).limit(limit)
-                     .subquery().select() for code in self.codes]
-            merged = union_all(*parts).subquery()
-            query = select(*merged.c).order_by(*[merged.c[c.key].desc() if descending else merged.c[c.key].asc()
-                                                 for c in columns])
-        else:
-            query = select(*_COLUMNS).where(*conditions).order_by(*order)
-        return [tuple(row) for row in self.session.execute(query.limit(limit))]  # type: ignore[misc]
+        index, positions = self._chunks(job)
+        if not positions or limit <= 0:
+            return []
+        sort = self.flt.sort if self.flt.sort not in TIME_SORTS else "index"
+        past = _past(sort, bound, descending)
+        wanted = self._wanted(job.game)
+        cached = bool(job.copied_from)
+        if self.hash is not None or sort == "index":
+            return self._in_file_order(job, index, positions, sort, past, wanted, cached, limit, descending)
+        return self._by_value(job, index, set(positions), sort, past, wanted, cached, limit, descending)
+
+    def _in_file_order(self, job: Job, index: FacetIndex, positions: list[int], sort: str,
+                       past: Callable[[Row], bool], wanted: Callable[[Facts, int], bool], cached: bool, limit: int,
+                       descending: bool) -> list[Row]:
+        """Rows chunk by chunk in file order (a search by input finds few: they are sorted after)."""
+        rows: list[Row] = []
+        order = positions[::-1] if descending else positions
+        if self.hash is None:
+            order = _from_bound(index, order, past, descending)
+        for at in range(0, len(order), PREFETCH):
+            group = [index.chunks[p] for p in order[at : at + PREFETCH]]
+            for chunk, facts in zip(group, self.facts(group), strict=True):
+                ks = range(chunk.count - 1, -1, -1) if descending else range(chunk.count)
+                for k in ks:
+                    if not wanted(facts, k) or (self.hash is not None and facts.inputs is not None
+                                                and facts.inputs[k] != self.flt.canonical):
+                        continue
+                    row = _row(job.id, chunk, facts, k, cached)
+                    if past(row):
+                        rows.append(row)
+                        if len(rows) >= limit and self.hash is None:
+                            return rows
+        if self.hash is not None:
+            rows.sort(key=lambda row: sort_key(sort, row), reverse=descending)
+        return rows[:limit]
+
+    def _by_value(self, job: Job, index: FacetIndex, positions: set[int], sort: str, past: Callable[[Row], bool],
+                  wanted: Callable[[Facts, int], bool], cached: bool, limit: int, descending: bool) -> list[Row]:
+        """Rows value by value (each value's chunks in file order), from the bound's value on."""
+        values, holding = index.values(sort)
+        codes = self.codes[job.game] if self.codes is not None else None
+        if sort == "number":
+            values = [v for v in values if self._in_range(v)]
+        elif sort == "outcome":
+            values = [v for v in values if (codes is None or v[0] in codes) and self._in_range(v[1])]
+        ordered = values[::-1] if descending else values
+        start = _first_value(ordered, past, sort, descending)
+        rows: list[Row] = []
+        plan = ((value, p) for value in islice(ordered, start, None)
+                for p in _chunks_of(holding[value], positions, codes, descending))
+        while len(rows) < limit:
+            batch = list(islice(plan, PREFETCH))
+            if not batch:
+                break
+            self.facts([index.chunks[p] for _, p in batch])
+            for value, p in batch:
+                chunk = index.chunks[p]
+                facts = self._facts[chunk.id]
+                found = [row for k in _places(sort, facts, value, descending)
+                         if wanted(facts, k) and past(row := _row(job.id, chunk, facts, k, cached))]
+                rows += found
+                if len(rows) >= limit:
+                    break
+        return rows[:limit]
 
     def count(self, jobs: list[Job]) -> tuple[int, bool]:
         """``(matches, exact)`` over these jobs."""
@@ -211,20 +335,114 @@ class ResultSearch:
             if self.solved_only:
                 return sum(self.matches_in(job) for job in jobs), True
             return sum(job.done + job.failed_cases for job in jobs), True
+        if self.hash is None:  # a filter by time: the facets of the chunks stored then
+            total = 0
+            for job in jobs:
+                index, positions = self._chunks(job)
+                total += sum(self._chunk_matches(job.game, index.chunks[p]) for p in positions)
+            return total, True
         found = 0
         for job in jobs:
-            rest = COUNT_LIMIT + 1 - found
-            if rest <= 0:
+            found += len(self.job_page(job, None, COUNT_LIMIT + 1 - found, False))
+            if found > COUNT_LIMIT:
                 break
-            inner = select(CaseRow.index).where(*self._where(job)).limit(rest).subquery()
-            found += self.session.scalar(select(func.count()).select_from(inner)) or 0
         return min(found, COUNT_LIMIT), found <= COUNT_LIMIT
 
 
+def _chunks_of(holding: list[tuple[int, int]], positions: set[int], codes: frozenset[int] | None,
+               descending: bool) -> list[int]:
+    """The positions of a value's chunks that may hold a match, each once, in walk order."""
+    found = list(dict.fromkeys(p for p, code in holding if p in positions and (codes is None or code in codes)))
+    return found[::-1] if descending else found
+
+
+def _row(job_id: int, chunk: Summary, facts: Facts, k: int, cached: bool) -> Row:
+    code = facts.codes[k]
+    return (job_id, chunk.first_index + k, code or None, facts.numbers[k] if code else None, facts.solve_us[k],
+            cached)
+
+
+def _past(sort: str, bound: Bound | None, descending: bool) -> Callable[[Row], bool]:
+    """Whether a row comes after ``bound`` in the walk's direction."""
+    if bound is None:
+        return lambda row: True
+    size, values = len(bound.values), bound.values
+    if descending:
+        if bound.inclusive:
+            return lambda row: sort_key(sort, row)[:size] <= values
+        return lambda row: sort_key(sort, row)[:size] < values
+    if bound.inclusive:
+        return lambda row: sort_key(sort, row)[:size] >= values
+    return lambda row: sort_key(sort, row)[:size] > values
+
+
+def _from_bound(index: FacetIndex, order: list[int], past: Callable[[Row], bool], descending: bool) -> list[int]:
+    """``order`` (chunk positions in file order, or reversed) from the first chunk that may hold a row past
+    the bound: the chunk whose last (first, walking back) case is past it."""
+    def last_past(p: int) -> bool:
+        chunk = index.chunks[p]
+        edge = chunk.first_index if descending else chunk.first_index + chunk.count - 1
+        return past((0, edge, None, None, 0, False))
+
+    low, high = 0, len(order)
+    while low < high:  # positions past the bound come last, in walk order
+        middle = (low + high) // 2
+        if last_past(order[middle]):
+            high = middle
+        else:
+            low = middle + 1
+    return order[low:]
+
+
+def _first_value(ordered: list[Any], past: Callable[[Row], bool], sort: str, descending: bool) -> int:
+    """Where in ``ordered`` values the walk starts: the first value some row of which may be past the
+    bound (a row of that value with the extreme index)."""
+    edge = 0 if descending else MAX_INT
+
+    def probe(value: Any) -> Row:
+        if sort == "outcome":
+            return (0, edge, value[0], value[1], 0, False)
+        if sort == "number":
+            return (0, edge, 1, value, 0, False)
+        return (0, edge, 1, 0, value, False)
+
+    low, high = 0, len(ordered)
+    while low < high:
+        middle = (low + high) // 2
+        if past(probe(ordered[middle])):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _places(sort: str, facts: Facts, value: Any, descending: bool) -> list[int]:
+    """The places in a chunk of the cases with ``value``, in file order (reversed when descending)."""
+    if sort == "outcome":
+        code, number = value
+        places = [k for k in _all(facts.numbers, number) if facts.codes[k] == code]
+    elif sort == "number":
+        places = [k for k in _all(facts.numbers, value) if facts.codes[k]]
+    else:
+        places = list(_all(facts.solve_us, value))
+    return places[::-1] if descending else places
+
+
+def _all(values: Any, value: int) -> Iterator[int]:
+    """Every place of ``value`` in an array, found by ``index`` (a scan in C)."""
+    at = -1
+    try:
+        while True:
+            at = values.index(value, at + 1)
+            yield at
+    except ValueError:
+        return
+
+
 def search(session: Session, flt: ResultFilter, after: str | None = None, before: str | None = None,
-           last: bool = False) -> Found:
+           last: bool = False, facets: FacetCache | None = None) -> Found:
     """A page of results matching ``flt``: the first (or the ``last``), or the one after/before a cursor."""
-    finder = ResultSearch(session, flt)
+    finder = ResultSearch(session, flt, facets)
     jobs = candidate_jobs(session, flt, finder)
     total, exact = finder.count(jobs)
     if flt.sort not in TIME_SORTS and len(jobs) > MAX_MERGED_JOBS:
@@ -234,7 +452,7 @@ def search(session: Session, flt: ResultFilter, after: str | None = None, before
     cursor = parse_cursor(before or after) if (before or after) else None
     descending = flt.descending != backwards
     skip = (flt.page - 1) * flt.per_page
-    rows = _walk(session, finder, jobs, cursor, skip + flt.per_page + 1, descending)[skip:]
+    rows = _walk(finder, jobs, cursor, skip + flt.per_page + 1, descending)[skip:]
     more = len(rows) > flt.per_page
     rows = rows[: flt.per_page]
     if backwards:
@@ -264,27 +482,34 @@ def candidate_jobs(session: Session, flt: ResultFilter, finder: ResultSearch) ->
         jobs = list(session.scalars(query.where(Job.done + Job.failed_cases > 0)))
     if finder.solved_only:
         jobs = [job for job in jobs if finder.matches_in(job)]
+    if flt.canonical is not None:
+        jobs = [job for job in jobs if job.game == flt.game]
     return sorted(jobs, key=lambda job: job.id)
 
 
-def _walk(session: Session, finder: ResultSearch, jobs: list[Job], cursor: tuple[int, int] | None, limit: int,
+def _cursor_row(finder: ResultSearch, cursor: tuple[int, int]) -> Row:
+    job = finder.session.get(Job, cursor[0])
+    if job is not None:
+        index = finder.facets.index(finder.session, job)
+        at = index.holding(cursor[1])
+        if at >= 0 and cursor[1] < index.chunks[at].first_index + index.chunks[at].count:
+            chunk = index.chunks[at]
+            return _row(job.id, chunk, finder.facts([chunk])[0], cursor[1] - chunk.first_index, bool(job.copied_from))
+    raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
+
+
+def _walk(finder: ResultSearch, jobs: list[Job], cursor: tuple[int, int] | None, limit: int,
           descending: bool) -> list[Row]:
     """Up to ``limit`` rows past ``cursor`` in the search's order (``descending`` as walked)."""
-    after: Row | None = None
-    if cursor is not None:
-        found = session.execute(select(*_COLUMNS).where(CaseRow.job_id == cursor[0],
-                                                        CaseRow.index == cursor[1])).one_or_none()
-        if found is None:
-            raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
-        after = tuple(found)  # type: ignore[assignment]
-    sort = finder.flt.sort
-    if sort in TIME_SORTS or len(jobs) == 1:
+    after = _cursor_row(finder, cursor) if cursor is not None else None
+    sort = finder.flt.sort if finder.flt.sort not in TIME_SORTS else "index"
+    if sort == "index" or len(jobs) == 1:
         # Job by job (by id, as the jobs were made): every row of a job comes before the next job's.
         rows: list[Row] = []
         for job in sorted(jobs, key=lambda job: job.id, reverse=descending):
             if after is not None and (job.id > after[0] if descending else job.id < after[0]):
                 continue  # before the cursor's job
-            bound = Bound(_key(sort, after)) if after is not None and job.id == after[0] else None
+            bound = Bound(sort_key(sort, after)) if after is not None and job.id == after[0] else None
             rows += finder.job_page(job, bound, limit - len(rows), descending)
             if len(rows) >= limit:
                 break
@@ -298,14 +523,14 @@ def _merge(finder: ResultSearch, jobs: list[Job], after: Row | None, limit: int,
     sort = finder.flt.sort
 
     def place(row: Row) -> tuple[Any, ...]:
-        key = _key(sort, row)
+        key = sort_key(sort, row)
         return (*key[:-1], row[0], key[-1])
 
     pages = []
     for job in jobs:
         bound = None
         if after is not None:
-            key = _key(sort, after)
+            key = sort_key(sort, after)
             if job.id == after[0]:
                 bound = Bound(key)
             else:  # the same value comes after the cursor's in a job further on in the walk
@@ -315,15 +540,17 @@ def _merge(finder: ResultSearch, jobs: list[Job], after: Row | None, limit: int,
 
 
 def iter_rows(sessions: Callable[[], AbstractContextManager[Session]], flt: ResultFilter,
-              page_rows: int = 5000) -> Iterator[Row]:
+              facets: FacetCache | None = None, page_rows: int = 5000) -> Iterator[Row]:
     """Every matching row in the search's order (for exports), page by page, each page read in a
     session of its own from ``sessions``."""
     flt = replace(flt, per_page=page_rows)
     cursor: str | None = None
+    facets = facets or FacetCache()
     while True:
         with sessions() as session:
-            found = search(session, flt, cursor, None)
+            found = search(session, flt, cursor, None, facets=facets)
         yield from found.rows
         if found.next is None:
             return
         cursor = found.next
+

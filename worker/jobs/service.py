@@ -25,9 +25,9 @@ from worker.jobs.queries import job_view
 from worker.jobs.sizing import chunk_size
 from worker.jobs.views import JobView
 from worker.states import FINISHED, UNFINISHED
-from worker.store.codecs import input_hash
+from worker.store.codecs import lock_key
 from worker.store.database import Database
-from worker.store.models import CaseRow, Check, Job, Upload, utcnow
+from worker.store.models import Check, Job, Upload, utcnow
 from worker.store.uploads import StoredUpload, head, hold, release
 
 
@@ -69,7 +69,7 @@ class JobService:
                 raise Conflict("the upload was removed meanwhile; send the file again")
             job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
                                     sha256=upload.sha256, size=upload.size,
-                                    chunk_size=chunk_size(self.settings, session, game), client=client,
+                                    chunk_size=chunk_size(self.settings, game, upload.size), client=client,
                                     rerun_of=rerun_of)
             session.add(job)
             session.flush()
@@ -91,7 +91,7 @@ class JobService:
         if client is None:
             return
         if locked and self.db.postgres:  # SQLite writers are serialised already
-            session.execute(select(func.pg_advisory_xact_lock(input_hash("client", client))))
+            session.execute(select(func.pg_advisory_xact_lock(lock_key("client", client))))
         limit = self.settings.max_active_jobs_per_client
         if limit:
             active = session.scalar(select(func.count()).select_from(Job).where(
@@ -143,12 +143,16 @@ class JobService:
                                     size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id)
             session.add(job)
             session.flush()
-            try:
-                chunks = lifecycle.copy_chunks(session, old, job)
-            except ValueError as error:
-                raise Conflict(f"the upload of job {job_id} is no longer stored, and {error}") from None
+            chunks: list[int] = []
+            # A file solved before: the job's split copies the earlier job's results, as any new job's would.
+            if not (self.settings.result_cache
+                    and lifecycle.earlier_results(session, job, self.settings.store_traces)):
+                try:
+                    chunks = lifecycle.copy_chunks(session, old, job)
+                except ValueError as error:
+                    raise Conflict(f"the upload of job {job_id} is no longer stored, and {error}") from None
             view = job_view(job)
-        send_quietly(lambda: self.dispatcher.solve(chunks))
+        send_quietly(lambda: self.dispatcher.solve(chunks) if chunks else self.dispatcher.split(view.id))
         return view
 
     def delete(self, job_id: int) -> None:
@@ -160,7 +164,6 @@ class JobService:
             upload_id = job.upload_id
             outputs = session.scalars(select(Check.upload_id).where(Check.job_id == job_id,
                                                                     Check.upload_id.is_not(None))).all()
-            session.execute(delete(CaseRow).where(CaseRow.job_id == job_id))
             session.delete(job)  # its checks go with it (ON DELETE CASCADE)
         for upload in {upload_id, *outputs}:
             release(self.db, upload)

@@ -1,40 +1,37 @@
-"""How many cases go into one solve task."""
+"""How many cases go into one solve task: sized for the whole trip, not for the solving alone.
+
+A chunk costs a few milliseconds whatever its size (its message, two transactions, its row and
+the job's figures) and its cases a few microseconds each to solve and store; and the pages move
+a chunk at a time. So a job is cut into about :data:`CHUNKS_PER_JOB` chunks — its progress moves
+in steps of about one per cent, and the tasks' own cost stays a small part of the job's — within
+:data:`CHUNK_BOUNDS`: a small file is one chunk (solved in one step), and a huge one's chunks stay
+small enough to keep a worker's memory and a cancel's delay small. The split starts with smaller
+chunks still (``worker.jobs.split.chunk_sizes``), so that the first results show at once.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+import math
 
 from worker import engines
 from worker.config import Settings
-from worker.states import JobStatus
-from worker.store.models import Job
 
-#: What a solve task aims to spend solving, and the bounds of its size in cases. A task's own cost
-#: (its message, two transactions, the job's figures) is a few milliseconds of CPU across the
-#: worker and the database: at 150 ms of solving it is a small part, and a cancel still takes
-#: effect within a second.
-CHUNK_TARGET_US = 150_000
-CHUNK_BOUNDS = (100, 20_000)
+CHUNKS_PER_JOB = 100
+CHUNK_BOUNDS = (250, 10_000)
 
 
-def chunk_size(settings: Settings, session: Session, game: str) -> int:
-    """Cases per solve task for a new job: ``DEALER_CHUNK_SIZE`` when set, else as many as
-    take about :data:`CHUNK_TARGET_US` to solve, by the game's last finished job (or the
-    engine's typical time before it has one): about 1,500 decks, 12,500 mahjong hands.
+def chunk_size(settings: Settings, game: str, size: int) -> int:
+    """Cases per solve task for a new job of ``game`` whose upload is ``size`` bytes:
+    ``DEALER_CHUNK_SIZE`` when set, else the file's cases (estimated from the bytes a case of the
+    game takes, ``Engine.case_bytes``) over :data:`CHUNKS_PER_JOB`, within :data:`CHUNK_BOUNDS`.
 
-    The pace is the CPU time the solving loops took, not the time on the clock: a
-    machine busy with other work when the last job ran must not make chunks tiny.
+    >>> from worker.config import Settings
+    >>> settings = Settings.from_env({})
+    >>> [chunk_size(settings, "10-20-30", decks * 120) for decks in (3, 200_000, 1_000_000, 10_000_000)]
+    [250, 2000, 10000, 10000]
     """
     if settings.chunk_size:
         return settings.chunk_size
-    per_case: float = engines.get(game).typical_solve_us
-    last = session.execute(
-        select(Job.solve_cpu_us, Job.done - Job.cache_hits)
-        .where(Job.game == game, Job.status == JobStatus.SUCCEEDED, Job.done - Job.cache_hits >= 1000,
-               Job.solve_cpu_us > 0)
-        .order_by(Job.id.desc()).limit(1)).first()
-    if last is not None:
-        per_case = last[0] / last[1]
+    cases = size / engines.get(game).case_bytes
     low, high = CHUNK_BOUNDS
-    return max(low, min(high, round(CHUNK_TARGET_US / max(per_case, 1.0))))
+    return max(low, min(high, math.ceil(cases / CHUNKS_PER_JOB)))

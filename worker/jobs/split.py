@@ -23,11 +23,13 @@ from worker.jobs.reading import LineLimitReader, other_game_hint, parse_guarded,
 from worker.states import JobStatus
 from worker.store.chunks import pack_inputs
 from worker.store.database import Database
-from worker.store.models import Chunk, utcnow
+from worker.store.models import Chunk, Job, utcnow
 from worker.store.uploads import UploadReader, head, release
 
 #: The split commits (and dispatches) its chunks this many at a time, after the first few.
 CHUNKS_PER_COMMIT = 8
+#: Chunks of an earlier job of the same file copied per transaction.
+CHUNKS_PER_COPY = 16
 #: The first chunks (smaller: see :func:`chunk_sizes`), each sent out as soon as it is read.
 RAMP = 4
 #: The smallest chunk of the ramp (a job of small chunks has no ramp).
@@ -47,7 +49,14 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
         if job is None or not lifecycle.begin_split(job, settings.lease_seconds, process_name()):
             return None
         game, upload_id, size = job.game, job.upload_id, job.chunk_size
+        earlier = lifecycle.earlier_results(session, job, settings.store_traces) if settings.result_cache else None
         stored = session.scalar(select(func.coalesce(func.max(Chunk.seq), -1)).where(Chunk.job_id == job_id))
+    if earlier is not None:
+        copied = _copy(db, settings, job_id, earlier, stored)
+        if copied is not False:
+            release(db, upload_id)
+            return copied
+        stored = -1
 
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
@@ -97,6 +106,32 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
             status = JobStatus(job.status)
     release(db, upload_id)
     return status
+
+
+def _copy(db: Database, settings: Settings, job_id: int, earlier: int, stored: int) -> JobStatus | None | bool:
+    """Copy the results of an earlier job of the same file, :data:`CHUNKS_PER_COPY` chunks a transaction
+    (so that an embedded database's other writers wait for none long); ``succeeded``, ``None`` when the
+    job stopped meanwhile, ``False`` when the earlier job went away meanwhile (what was copied is
+    dropped: the job is split from its upload instead)."""
+    with db.session(write=False) as session:
+        last = session.scalar(select(func.coalesce(func.max(Chunk.seq), -1)).where(Chunk.job_id == earlier))
+    for first in range(stored + 1, last + 1, CHUNKS_PER_COPY):
+        with db.session() as session:
+            job, old = lifecycle.lock_job(session, job_id), session.get(Job, earlier)
+            if job is None or job.status != JobStatus.SPLITTING:
+                return None
+            if old is None:
+                lifecycle.drop_chunks(session, job)
+                return False
+            lifecycle.copy_results(session, job, old, (first, first + CHUNKS_PER_COPY - 1), settings.lease_seconds)
+    with db.session() as session:
+        job, old = lifecycle.lock_job(session, job_id), session.get(Job, earlier)
+        if job is None or job.status != JobStatus.SPLITTING:
+            return None
+        if old is None or not lifecycle.end_copy(job, old):
+            lifecycle.drop_chunks(session, job)
+            return False
+    return JobStatus.SUCCEEDED
 
 
 def chunk_sizes(size: int) -> Iterator[int]:

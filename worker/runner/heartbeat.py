@@ -7,6 +7,7 @@ import logging
 import os
 import threading
 import time
+from pathlib import Path
 
 from sqlalchemy import delete, update
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -45,6 +46,8 @@ class Heartbeat(threading.Thread):
         while not self.stopping.is_set():
             try:
                 self.beat()
+                if self.settings.heartbeat_file:
+                    Path(self.settings.heartbeat_file).touch()
                 if time.monotonic() >= next_prune:
                     next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
                     with self.db.session() as session:

@@ -1,45 +1,56 @@
-"""A chunk's cases as stored: compressed blobs per chunk instead of wide rows per case, and every read
-of them. This is the one module that knows how a chunk's blobs are laid out; the rest of the code asks
-it for inputs, judge lines, results and traces.
+"""A chunk's cases as stored, and every read of them: the one module that knows a chunk's blobs.
+
+No row is kept per case. A chunk keeps its cases in a few compressed blobs, and beside them
+what finds its cases without reading them:
 
 - ``inputs``: the cases' canonical inputs, one per line (the split stores it);
-- ``lines``: the judge lines, one per case, joined by newlines (empty for a case not
+- ``lines``: the judge lines, each ending in a newline (a newline alone for a case not
   solved), so that a job's judge output is its chunks' blobs decompressed in order;
-- ``results``: each case's result as JSON ``[outcome, number, detail, solve_us, cached, error]``,
-  one per line, so that a page of results parses only its own cases' (chunks stored before
-  2026-12 hold one JSON array of them, read alike);
-- ``traces``: each case's packed trace (``Engine.solve_packed``), with their offsets.
+- ``facts``: every case's outcome code, number, extra and solve time, as arrays
+  (:class:`Facts`; the codes and extras are the engines': ``Engine.outcome_code``,
+  ``Engine.extra_of``);
+- ``traces``: each case's packed trace (``Engine.solve_packed``), with their offsets;
+- ``facets`` (:class:`Summary`): how many of its cases came to each (outcome code, number)
+  and to each (outcome code, solve time): what a page of results, sorted or filtered, reads
+  first to know which chunks hold its cases (``worker.jobs.results``);
+- ``bloom``: a filter of its inputs' hashes (:mod:`worker.store.bloom`), so that a search
+  for one deck reads one block of each chunk, not the chunk;
+- ``errors``: why a case was not solved, for the few that were not.
 
-Compressing a chunk's values together costs less than compressing each, and compresses
-better (a 10-20-30 trace shares most of its bytes with its neighbours').
+A chunk's values compressed together cost less than each alone and compress better (a
+10-20-30 trace shares most of its bytes with its neighbours'); what a case costs the
+database is its bytes, not a row and its index entries.
 
->>> blobs = pack_results([Solved("win", 66, [], "Win : 66", 120, False, None, b"\\x01ab")])
->>> chunk = unpack_chunk(pack_inputs(["1 2"]), *blobs)
->>> chunk.inputs, chunk.lines, chunk.result(0).number, chunk.trace(0)
-(['1 2'], ['Win : 66'], 66, b'\\x01ab')
->>> older = ChunkData(["1 2"], ["Win : 66"], b'[["win",66,[],120,false,null]]', None)  # one JSON array
->>> older.result(0).number, older.rows[0][0]
-(66, 'win')
->>> ChunkData(["1 2"], ["Win : 66"], b"", b"not zstd").trace(0)
-Traceback (most recent call last):
-...
-worker.store.chunks.DamagedChunk: the stored traces of this case's chunk are damaged
+>>> from array import array
+>>> solved = Solved(2, b"Win : 66\\n\\n", array("I", [0, 3, 3]), b"abc", b"\\x01\\x00", array("i", [66, 0]),
+...                 array("i", [0, 0]), array("I", [12, 0]), array("Q", [7, 8]), {1: "too long"})
+>>> blobs = pack(solved)
+>>> chunk = unpack(pack_inputs(["1 2", "3 4"]), blobs.lines, blobs.facts, blobs.traces, blobs.errors, 2)
+>>> chunk.inputs, chunk.lines, chunk.facts.codes, list(chunk.facts.numbers), chunk.trace(0), chunk.error(1)
+(['1 2', '3 4'], ['Win : 66', ''], b'\\x01\\x00', [66, 0], b'abc', 'too long')
+>>> summary = Summary.of(1, 10, 2, None, blobs.facets)
+>>> summary.numbers, summary.times
+([(1, 66, 1)], [(0, 0, 1), (1, 12, 1)])
 """
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
 import orjson
 import zstandard
-from sqlalchemy import Connection, Row, bindparam, func, select
+from sqlalchemy import BigInteger, Connection, Integer, Row, cast, func, literal, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from worker.states import ChunkStatus
+from worker.store import bloom
 from worker.store.codecs import compress, decompress
 from worker.store.database import Database
 from worker.store.models import Chunk
@@ -49,6 +60,8 @@ from worker.store.models import Chunk
 CHUNKS_PER_READ = 32
 #: A set of cases whose indexes lie further apart than this on average finds each case's chunk by itself.
 SPARSE_SPAN = 64
+#: The arrays are kept little-endian, whatever the machine that wrote them.
+_SWAP = sys.byteorder == "big"
 
 
 class DamagedChunk(ValueError):
@@ -71,84 +84,172 @@ def unpack_inputs(blob: bytes) -> list[str]:
     return decompress(blob).decode().split("\n")
 
 
+def inputs_text(blob: bytes) -> bytes:
+    """A chunk's canonical inputs joined by newlines, as the engines take a chunk to solve."""
+    return decompress(blob)
+
+
 class Solved(NamedTuple):
-    """One case's result as a solve task hands it to the store (a tuple: made once per case)."""
+    """A chunk's cases as a solve hands them to the store: the engine's buffers (``ChunkSolution``)
+    and why each case not solved was not. Case ``k`` is the chunk's ``k``-th, from 0."""
 
-    outcome: str | None
-    number: int | None
-    detail: list[Any] | None
-    line: str | None
-    solve_us: int
-    cached: bool
-    error: str | None
-    #: The packed trace (``Engine.solve_packed``); ``None`` when traces are not stored.
-    trace: bytes | None
-
-
-def pack_results(cases: Sequence[Solved]) -> tuple[bytes, bytes, bytes | None]:
-    """``(lines, results, traces)`` blobs of a chunk's cases, in order (``traces`` is ``None``
-    when no case has one)."""
-    lines = compress("\n".join(case.line or "" for case in cases).encode())
-    dumps = orjson.dumps
-    results = compress(b"\n".join(dumps((c.outcome, c.number, c.detail, c.solve_us, c.cached, c.error))
-                                   for c in cases))
-    traces = [case.trace or b"" for case in cases]
-    if not any(traces):
-        return lines, results, None
-    offsets = array("I", [0] * (len(traces) + 1))
-    for k, trace in enumerate(traces):
-        offsets[k + 1] = offsets[k] + len(trace)
-    return lines, results, compress(array("I", [len(traces)]).tobytes() + offsets.tobytes() + b"".join(traces))
+    count: int
+    #: Each case's judge line ending in a newline (a newline alone for a case not solved).
+    lines: bytes
+    #: ``count + 1`` offsets of each case's packed trace in ``traces``; ``None`` when traces are not kept.
+    offsets: array[int] | None
+    traces: bytes | None
+    #: A byte a case: its outcome's code, 0 for a case not solved.
+    codes: bytes
+    numbers: array[int]
+    extras: array[int]
+    solve_us: array[int]
+    #: Each input's 64-bit hash, for the chunk's filter.
+    hashes: array[int]
+    #: Why a case was not solved, by its place.
+    errors: dict[int, str] | None
 
 
-# --- a chunk, decompressed -------------------------------------------------------------------------
+class Tally(NamedTuple):
+    """A chunk's cases counted: its facets, and what its job's figures add up (counted once for both)."""
+
+    #: Solved cases by (outcome code, number).
+    by_number: Counter[tuple[int, int]]
+    #: Every case by (outcome code, solve time in µs); code 0: not solved.
+    by_time: Counter[tuple[int, int]]
+
+    @classmethod
+    def of(cls, codes: bytes, numbers: Sequence[int], solve_us: Sequence[int]) -> Tally:
+        by_number = Counter(zip(codes, numbers))
+        for key in [key for key in by_number if not key[0]]:
+            del by_number[key]
+        return cls(by_number, Counter(zip(codes, solve_us)))
 
 
-class StoredResult(NamedTuple):
-    """One case's result as its chunk keeps it (the solve's :class:`Solved` without its line and trace)."""
+class Blobs(NamedTuple):
+    """What a solved chunk adds to its row (``facets`` and ``bloom`` are stored as they are)."""
 
-    outcome: str | None
-    number: int | None
-    detail: list[Any] | None
-    solve_us: int
-    cached: bool
-    error: str | None
+    lines: bytes
+    facts: bytes
+    traces: bytes | None
+    facets: bytes
+    bloom: bytes
+    errors: dict[str, str] | None
+
+
+def pack(solved: Solved, tally: Tally | None = None) -> Blobs:
+    """A solved chunk as its row keeps it (``tally``: its cases counted, when the caller has them)."""
+    tally = tally or Tally.of(solved.codes, solved.numbers, solved.solve_us)
+    facts = [array("i", solved.numbers), array("i", solved.extras), array("I", solved.solve_us)]
+    if _SWAP:
+        for values in facts:
+            values.byteswap()
+    traces = None
+    if solved.traces is not None and solved.offsets is not None:
+        traces = _traces_blob(solved.count, solved.offsets, solved.traces)
+    return Blobs(lines=compress(solved.lines),
+                 facts=compress(solved.codes + b"".join(values.tobytes() for values in facts)),
+                 traces=traces, facets=facets_of(tally),
+                 bloom=bloom.build(solved.hashes),
+                 errors={str(k): why for k, why in solved.errors.items()} if solved.errors else None)
+
+
+def pack_traces(traces: Sequence[bytes]) -> bytes:
+    """The ``traces`` blob of a chunk's cases' packed traces, in order."""
+    offsets = array("I", [0])
+    for trace in traces:
+        offsets.append(offsets[-1] + len(trace))
+    return _traces_blob(len(traces), offsets, b"".join(traces))
+
+
+def _traces_blob(count: int, offsets: Sequence[int], data: bytes) -> bytes:
+    head = array("I", [count, *offsets])
+    if _SWAP:
+        head.byteswap()
+    return compress(head.tobytes() + data)
+
+
+def facets_of(tally: Tally) -> bytes:
+    """A chunk's facets: its solved cases counted by (code, number), and all its cases by (code, solve time).
+
+    >>> facets_of(Tally.of(b"\\x01\\x01\\x00", [66, 66, 0], [5, 7, 0]))
+    b'{"n":[[1,66,2]],"t":[[0,0,1],[1,5,1],[1,7,1]]}'
+    """
+    return orjson.dumps({"n": sorted((code, number, count) for (code, number), count in tally.by_number.items()),
+                         "t": sorted((code, us, count) for (code, us), count in tally.by_time.items())})
+
+
+# --- a chunk, read back -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """A chunk's cases as pages sort and filter them: arrays, case ``k`` at ``k`` (and its inputs
+    when a search by input read them)."""
+
+    codes: bytes
+    numbers: array[int]
+    extras: array[int]
+    solve_us: array[int]
+    inputs: list[str] | None = None
+
+    @classmethod
+    def of(cls, blob: bytes, count: int, inputs: list[str] | None = None) -> Facts:
+        try:
+            raw = decompress(blob)
+        except zstandard.ZstdError:
+            raise DamagedChunk("the stored results of this case's chunk are damaged") from None
+        if len(raw) != 13 * count:
+            raise DamagedChunk("the stored results of this case's chunk are damaged")
+        arrays = [array(kind, raw[start : start + 4 * count]) for kind, start in
+                  (("i", count), ("i", 5 * count), ("I", 9 * count))]
+        if _SWAP:
+            for values in arrays:
+                values.byteswap()
+        return cls(raw[:count], *arrays, inputs=inputs)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A stored chunk as a page finds it: where it is, when it was stored, and its facets."""
+
+    id: int
+    first_index: int
+    count: int
+    finished_at: datetime | None
+    #: Its solved cases by (outcome code, number): ``(code, number, cases)``, in order.
+    numbers: list[tuple[int, int, int]]
+    #: Its cases by (outcome code, solve time in µs): ``(code, µs, cases)``, in order (code 0: not solved).
+    times: list[tuple[int, int, int]]
+
+    @classmethod
+    def of(cls, ident: int, first_index: int, count: int, finished_at: datetime | None, facets: bytes | None
+           ) -> Summary:
+        data = orjson.loads(facets) if facets else {"n": [], "t": [[0, 0, count]]}
+        return cls(ident, first_index, count, finished_at, [tuple(e) for e in data["n"]],  # type: ignore[misc]
+                   [tuple(e) for e in data["t"]])  # type: ignore[misc]
 
 
 class ChunkData:
-    """A stored chunk, decompressed: its inputs, judge lines and results (``rows``, each a list in
-    :class:`StoredResult`'s order), and its traces on demand (they are most of its bytes, and a page
-    of results needs none). The results are parsed as asked for: all of them for an export, one
-    case's alone for a page (a page sorted by number takes one case from each of fifty chunks)."""
+    """A stored chunk, decompressed: its inputs, judge lines and facts, its errors and its traces on
+    demand (the traces are most of its bytes, and a page of results needs none)."""
 
-    __slots__ = ("inputs", "lines", "_results", "_rows", "_each", "_traces", "_raw")
+    __slots__ = ("inputs", "lines", "facts", "_errors", "_traces", "_raw")
 
-    def __init__(self, inputs: list[str], lines: list[str], results: bytes, traces: bytes | None) -> None:
+    def __init__(self, inputs: list[str], lines: list[str], facts: Facts | None, traces: bytes | None,
+                 errors: dict[str, str] | None) -> None:
         self.inputs = inputs
+        #: Each case's judge line (``""`` for a case not solved); empty while the chunk is not solved.
         self.lines = lines
-        self._results = results  # decompressed: JSON rows, one a line (or one array of them)
-        self._rows: list[list[Any]] | None = None
-        self._each: list[bytes] | None = None
+        #: ``None`` while the chunk is not solved.
+        self.facts = facts
+        self._errors = errors
         self._traces = traces
         self._raw: bytes | None = None  # the traces decompressed, once one is asked for
 
-    @property
-    def rows(self) -> list[list[Any]]:
-        """Every case's result, in order (empty while the chunk is not solved)."""
-        if self._rows is None:
-            raw = self._results
-            one_array = raw[:2] in (b"[[", b"[]")
-            self._rows = orjson.loads(raw if one_array else b"[" + raw.replace(b"\n", b",") + b"]") if raw else []
-        return self._rows
-
-    def result(self, k: int) -> StoredResult | None:
-        """The result of the chunk's ``k``-th case, or ``None`` while the chunk is not solved."""
-        if self._rows is None and self._results[:2] not in (b"[[", b"[]"):
-            each = self._each = self._each if self._each is not None else \
-                (self._results.split(b"\n") if self._results else [])
-            return StoredResult(*orjson.loads(each[k])) if k < len(each) else None
-        rows = self.rows
-        return StoredResult(*rows[k]) if k < len(rows) else None
+    def error(self, k: int) -> str | None:
+        """Why the chunk's ``k``-th case was not solved (``None`` for one that was)."""
+        return self._errors.get(str(k)) if self._errors else None
 
     def trace(self, k: int) -> bytes | None:
         """The packed trace of the chunk's ``k``-th case (from 0), or ``None``.
@@ -159,29 +260,34 @@ class ChunkData:
             return None
         try:
             raw = self._raw = self._raw if self._raw is not None else decompress(self._traces)
-            count = array("I", raw[:4])[0]
-            offsets = array("I", raw[4 + 4 * k : 12 + 4 * k]) if 0 <= k < count else None
+            count = array("I", raw[:4])
+            if _SWAP:
+                count.byteswap()
+            offsets = array("I", raw[4 + 4 * k : 12 + 4 * k]) if 0 <= k < count[0] else None
         except (zstandard.ZstdError, IndexError, ValueError):
             raise DamagedChunk("the stored traces of this case's chunk are damaged") from None
         if offsets is None:
             return None
-        start = 8 + 4 * count
+        if _SWAP:
+            offsets.byteswap()
+        start = 8 + 4 * count[0]
         return raw[start + offsets[0] : start + offsets[1]] or None
 
 
-def unpack_chunk(inputs: bytes, lines: bytes | None, results: bytes | None, traces: bytes | None) -> ChunkData:
-    """A chunk's stored blobs, decompressed (``lines``/``results`` are ``None`` for a chunk not solved)."""
+def unpack(inputs: bytes, lines: bytes | None, facts: bytes | None, traces: bytes | None,
+           errors: dict[str, str] | None, count: int) -> ChunkData:
+    """A chunk's stored blobs, decompressed (``lines``/``facts`` are ``None`` for a chunk not solved)."""
     texts = unpack_inputs(inputs)
-    if lines is None or results is None:
-        return ChunkData(texts, [], b"", None)
-    return ChunkData(texts, decompress(lines).decode().split("\n"), decompress(results), traces)
+    if lines is None or facts is None:
+        return ChunkData(texts, [], None, None, None)
+    return ChunkData(texts, decompress(lines).decode().split("\n")[:count], Facts.of(facts, count), traces, errors)
 
 
 def _output_piece(lines_blob: bytes) -> bytes:
-    """A chunk's part of the judge output: its lines, each with its newline, unsolved cases left out."""
+    """A chunk's part of the judge output: its lines, unsolved cases left out."""
     text = decompress(lines_blob)
-    if text and b"\n\n" not in text and not text.startswith(b"\n") and not text.endswith(b"\n"):
-        return text + b"\n"  # every case solved, as nearly always: no need to look at each line
+    if b"\n\n" not in text and not text.startswith(b"\n"):
+        return text  # every case solved, as nearly always: no need to look at each line
     return b"".join(line + b"\n" for line in text.split(b"\n") if line)
 
 
@@ -194,9 +300,8 @@ def chunks_holding(db: Session | Connection, job_id: int, indexes: Sequence[int]
     ``first_index``, ``count`` and ``columns``, in one query.
 
     Close indexes (a page in file order) take the chunks over their range; indexes spread
-    over the whole job (a page sorted by number, the cached results of another job) take each
-    one's own chunk through the ``(job_id, first_index)`` index, where the range would list
-    thousands of chunks.
+    over the whole job take each one's own chunk through the ``(job_id, first_index)`` index,
+    where the range would list thousands of chunks.
     """
     low, high = min(indexes), max(indexes)
     if high - low <= SPARSE_SPAN * len(indexes):
@@ -217,19 +322,48 @@ def chunks_holding(db: Session | Connection, job_id: int, indexes: Sequence[int]
     return found
 
 
-def read_chunk(connection: Connection, chunk_id: int) -> ChunkData:
-    """One stored chunk, decompressed, traces included (a statement built once: the solve path's result
-    cache reads a few per chunk it solves)."""
-    row = connection.execute(_CHUNK_BLOBS, {"p_chunk": chunk_id}).one()
-    return unpack_chunk(row.inputs, row.lines, row.results, row.traces)
-
-
 def read_chunks(session: Session, ids: Iterable[int], traces: bool = False) -> dict[int, ChunkData]:
     """Chunks by id, decompressed, in one query; with their traces only when asked (they are most of a
     chunk's bytes, and a page of results shows none)."""
-    columns = [Chunk.id, Chunk.inputs, Chunk.lines, Chunk.results, *([Chunk.traces] if traces else [])]
-    return {row.id: unpack_chunk(row.inputs, row.lines, row.results, row.traces if traces else None)
+    columns = [Chunk.id, Chunk.count, Chunk.inputs, Chunk.lines, Chunk.facts, Chunk.errors,
+               *([Chunk.traces] if traces else [])]
+    return {row.id: unpack(row.inputs, row.lines, row.facts, row.traces if traces else None, row.errors, row.count)
             for row in session.execute(select(*columns).where(Chunk.id.in_(list(ids))))}
+
+
+def summaries(session: Session, job_id: int) -> list[Summary]:
+    """A job's stored chunks with their facets, in file order."""
+    rows = session.execute(select(Chunk.id, Chunk.first_index, Chunk.count, Chunk.finished_at, Chunk.facets)
+                           .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)
+                           .order_by(Chunk.first_index))
+    return [Summary.of(*row) for row in rows]
+
+
+def facts(session: Session, ids: Sequence[int], with_inputs: bool = False) -> dict[int, Facts]:
+    """The facts of these stored chunks (and their inputs, for a search by input), in one query."""
+    columns = [Chunk.id, Chunk.count, Chunk.facts, *([Chunk.inputs] if with_inputs else [])]
+    return {row.id: Facts.of(row.facts, row.count, unpack_inputs(row.inputs) if with_inputs else None)
+            for row in session.execute(select(*columns).where(Chunk.id.in_(list(ids))))}
+
+
+def may_hold(session: Session, chunks: Sequence[Summary], h: int) -> list[int]:
+    """The places in ``chunks`` of those whose filter may hold the input of hash ``h``: one block of each
+    read, its place computed by the database (``bloom.key``), so that a search reads 64 bytes a chunk."""
+    if not chunks:
+        return []
+    # Whole numbers throughout: SQLAlchemy's "/" would divide as decimals, and PostgreSQL's substr takes
+    # an integer place.
+    blocks = func.length(Chunk.bloom).op("/")(bloom.BLOCK_BYTES)
+    start = cast(literal(bloom.key(h), BigInteger).op("%")(blocks) * bloom.BLOCK_BYTES + 1, Integer)
+    block = func.substr(Chunk.bloom, start, bloom.BLOCK_BYTES)
+    place = {chunk.id: at for at, chunk in enumerate(chunks)}
+    found = []
+    for start in range(0, len(chunks), 1000):
+        ids = [chunk.id for chunk in chunks[start : start + 1000]]
+        for ident, bits in session.execute(select(Chunk.id, block).where(Chunk.id.in_(ids), Chunk.bloom.is_not(None))):
+            if bloom.holds(bytes(bits), h):
+                found.append(place[ident])
+    return sorted(found)
 
 
 def judge_lines(session: Session, job_id: int, indexes: Sequence[int]) -> dict[int, str]:
@@ -256,7 +390,7 @@ def judge_blocks(db: Database, job_id: int, per_read: int = 64) -> Iterator[tupl
     """A job's judge lines in file order, a chunk at a time: ``(its lines joined by LF, how many)``, read
     ``per_read`` chunks per transaction (what a check judges an output against)."""
     for chunk in _done_chunks(db, job_id, (Chunk.lines,), per_read=per_read):
-        yield decompress(chunk.lines), chunk.count
+        yield decompress(chunk.lines)[:-1], chunk.count
 
 
 def stored_cases(db: Database, job_id: int, descending: bool = False, since: datetime | None = None,
@@ -265,8 +399,29 @@ def stored_cases(db: Database, job_id: int, descending: bool = False, since: dat
     ``[since, until)`` when given: each row (``first_index``, ``count``, ``worker``, ``finished_at``)
     with its cases decompressed, traces left out (what an export writes)."""
     for chunk in _done_chunks(db, job_id, (Chunk.worker, Chunk.finished_at, Chunk.inputs, Chunk.lines,
-                                           Chunk.results), descending, since, until):
-        yield chunk, unpack_chunk(chunk.inputs, chunk.lines, chunk.results, None)
+                                           Chunk.facts, Chunk.errors), descending, since, until):
+        yield chunk, unpack(chunk.inputs, chunk.lines, chunk.facts, None, chunk.errors, chunk.count)
+
+
+def first_unsolved(connection: Connection, job_id: int) -> int | None:
+    """The index of a job's first case that was not solved (the chunks keep why), or ``None``."""
+    row = connection.execute(select(Chunk.first_index, Chunk.errors).where(
+        Chunk.job_id == job_id, Chunk.errors.is_not(None)).order_by(Chunk.first_index).limit(1)).first()
+    return row.first_index + min(int(k) for k in row.errors) if row is not None and row.errors else None
+
+
+def coverage(session: Session, job_id: int) -> tuple[int, int]:
+    """``(cases stored, distinct cases stored)`` of a job: equal when no case is stored twice (each
+    stored chunk's cases counted, and the distinct ones by their chunks' ranges)."""
+    ranges = session.execute(select(Chunk.first_index, Chunk.count).where(
+        Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE).order_by(Chunk.first_index)).all()
+    stored = sum(count for _, count in ranges)
+    distinct, reach = 0, 0
+    for first, count in ranges:
+        end = first + count
+        distinct += max(0, end - max(first, reach))
+        reach = max(reach, end)
+    return stored, distinct
 
 
 def _done_chunks(db: Database, job_id: int, columns: tuple[InstrumentedAttribute[Any], ...],
@@ -291,6 +446,3 @@ def _done_chunks(db: Database, job_id: int, columns: tuple[InstrumentedAttribute
         if len(chunks) < per_read:
             return
         after = chunks[-1].first_index
-
-
-_CHUNK_BLOBS = select(Chunk.inputs, Chunk.lines, Chunk.results, Chunk.traces).where(Chunk.id == bindparam("p_chunk"))

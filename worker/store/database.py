@@ -100,8 +100,11 @@ def _create(url: str, idle_timeout: float) -> Engine:
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args = {
-        # A worker cut off mid-transaction must not keep the job row locked for hours.
-        "options": f"-c idle_in_transaction_session_timeout={int(idle_timeout * 1000)}",
+        # A worker cut off mid-transaction must not keep the job row locked for hours: whether its session
+        # waits for its next command (idle in transaction) or is sending it an answer no one acknowledges
+        # (a chunk's inputs: the session stays active, its locks held until the kernel gives up, minutes on).
+        "options": f"-c idle_in_transaction_session_timeout={int(idle_timeout * 1000)} "
+                   f"-c tcp_user_timeout={int(idle_timeout * 1000)}",
         # Notice a server that vanished (pulled cable) in seconds, not in the kernel's two hours.
         "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
         "connect_timeout": 10,

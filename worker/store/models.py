@@ -1,9 +1,9 @@
-"""The tables: uploads, jobs, the chunks a job is split into, an index row per case, and workers.
+"""The tables: uploads, jobs, the chunks a job is split into, checks, and workers.
 
 A job's upload is parsed once by the split task into chunks (each holds its cases'
-canonical inputs, compressed); a solve task stores one chunk's results in it, and its
-cases' index rows, in a single transaction, so a chunk is either wholly stored or not
-at all.
+canonical inputs, compressed); a solve task stores one chunk's results in it, in one
+transaction with the job's progress, so a chunk is either wholly stored or not at all.
+No row is kept per case: a chunk's cases are found from its facets (:mod:`worker.store.chunks`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
-    SmallInteger,
     String,
     Text,
     UniqueConstraint,
@@ -111,6 +110,7 @@ class Job(Base):
     done: Mapped[int] = mapped_column(Integer, default=0)
     #: Cases that could not be solved (time budget); they count towards finishing.
     failed_cases: Mapped[int] = mapped_column(Integer, default=0)
+    #: Cases copied from an earlier job of the same file (all of them, or none).
     cache_hits: Mapped[int] = mapped_column(Integer, default=0)
     #: Solved cases by outcome name, e.g. {"<outcome>": 45, ...}.
     counts: Mapped[dict[str, Any]] = mapped_column(default=dict)
@@ -130,6 +130,8 @@ class Job(Base):
     #: The process splitting the job (``host:worker:pid``): its heartbeat says whether it still is.
     splitter: Mapped[str | None] = mapped_column(String(255))
     rerun_of: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
+    #: The earlier job of the same file whose stored results this one copied instead of solving.
+    copied_from: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
     client: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     started_at: Mapped[datetime | None] = mapped_column()
@@ -149,8 +151,9 @@ class Job(Base):
 class Chunk(Base):
     """A run of a job's cases, handed out as one solve task, and where their results are kept.
 
-    What a case is and what it came to (input, result, judge line, trace) is stored here,
-    compressed per chunk (:mod:`worker.store.chunks`); the ``cases`` rows only index them.
+    What a case is and what it came to (input, outcome, number, judge line, trace) is stored
+    here, compressed per chunk, with what finds the chunk's cases without reading them: its
+    facets and the filter of its inputs (:mod:`worker.store.chunks` knows the layouts).
     """
 
     __tablename__ = "chunks"
@@ -161,12 +164,18 @@ class Chunk(Base):
     seq: Mapped[int] = mapped_column(Integer)
     first_index: Mapped[int] = mapped_column(Integer)
     count: Mapped[int] = mapped_column(Integer)
+    #: Once done: how many of its cases came to each (outcome, number) and each (outcome, solve time).
+    facets: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: Once done: a Bloom filter of its inputs' hashes (``worker.store.bloom``).
+    bloom: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: Once done, when some case was not solved: why, by its place in the chunk.
+    errors: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    #: Once done: zstd of each case's outcome code, number, extra and solve time, as arrays.
+    facts: Mapped[bytes | None] = mapped_column(LargeBinary)
     #: zstd of the cases' canonical inputs, one per line.
     inputs: Mapped[bytes | None] = mapped_column(LargeBinary)
-    #: Once done: zstd of the judge lines (one per case, empty for a case not solved).
+    #: Once done: zstd of the judge lines, each ending in a newline (a newline alone for a case not solved).
     lines: Mapped[bytes | None] = mapped_column(LargeBinary)
-    #: Once done: zstd of each case's result as JSON (outcome, number, detail, solve time, cached, error).
-    results: Mapped[bytes | None] = mapped_column(LargeBinary)
     #: Once done: zstd of each case's packed trace (``Engine.solve_packed``) with their offsets.
     traces: Mapped[bytes | None] = mapped_column(LargeBinary)
     status: Mapped[str] = mapped_column(String(16), default=ChunkStatus.PENDING, index=True)
@@ -178,37 +187,6 @@ class Chunk(Base):
     finished_at: Mapped[datetime | None] = mapped_column(index=True)
 
     job: Mapped[Job] = relationship(back_populates="chunks")
-
-
-class CaseRow(Base):
-    """One case of a job, as an index row: what queries filter and sort by, nothing more.
-
-    ``(job_id, index)`` is the key, so storing a chunk twice adds nothing. The case itself
-    (input, judge line, detail, trace) lives in its chunk; its id in the API is
-    :func:`case_id`. No foreign key: checking one per row cost the database more than the
-    row (the job's code removes its cases itself). Every index costs each stored case a
-    write; these are the ones pages and the result cache read.
-    """
-
-    __tablename__ = "cases"
-    __table_args__ = (
-        Index("ix_cases_job_outcome_number", "job_id", "outcome", "number", "index"),
-        Index("ix_cases_job_solve_us", "job_id", "solve_us", "index"),
-        Index("ix_cases_input_hash", "input_hash"),
-        # On SQLite the key is the table itself, not a second tree beside a rowid one.
-        {"sqlite_with_rowid": False},
-    )
-
-    job_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    index: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    #: The outcome's small code (the jobs' floor defines them: ``worker.jobs.outcomes``); ``None`` for a case
-    #: that was not solved.
-    outcome: Mapped[int | None] = mapped_column(SmallInteger)
-    number: Mapped[int | None] = mapped_column(Integer)
-    #: A 63-bit hash of (game, canonical input): finds the same deck in any job.
-    input_hash: Mapped[int] = mapped_column(BigInteger)
-    solve_us: Mapped[int] = mapped_column(Integer, default=0)
-    cached: Mapped[bool] = mapped_column(default=False)
 
 
 #: How a case's (job, index) make its id in the API: job 3's case 42 is case 3000000042.

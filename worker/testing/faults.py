@@ -1,5 +1,6 @@
 """Fault scenarios, each run against a live service and measured: shared by tests/faults/
-(which assert on the report) and bench/faults.py (which prints it)."""
+(which assert on the report, on recovery timings shortened through Settings) and bench/faults.py
+(which prints it, with the shipped defaults)."""
 
 from __future__ import annotations
 
@@ -19,14 +20,17 @@ from sqlalchemy import func, select
 from worker import engines
 from worker.solving import solve_file
 from worker.states import ChunkStatus
-from worker.store.models import CaseRow, Chunk, Upload
+from worker.store.chunks import coverage
+from worker.store.models import Chunk, Upload
 from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService, live_service
 from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis, ServiceMissing
 
-#: Every scenario runs with the shipped defaults (``worker/config.py``); a fault may cost its job this
-#: much time at most, over a clean run of a file of the same size in the same service.
+#: With the shipped defaults (``worker/config.py``), a fault may cost its job this much time at most,
+#: over a clean run of a file of the same size in the same service (bench/faults.py).
 RECOVERY_TARGET_SECONDS = 30.0
+#: How long the database stays down in :func:`postgres_restarted`.
+OUTAGE_SECONDS = 3.0
 
 
 @dataclass
@@ -95,9 +99,7 @@ def measure(live: LiveService, scenario: str, started: Started, expected: bytes,
     end = time.monotonic()
     recovered = end - fault_at
     with live.db.session(write=False) as session:
-        stored = session.scalar(select(func.count()).select_from(CaseRow).where(CaseRow.job_id == job_id)) or 0
-        distinct = session.scalar(select(func.count(func.distinct(CaseRow.index))).where(
-            CaseRow.job_id == job_id)) or 0
+        stored, distinct = coverage(session, job_id)
     identical = job["status"] == "succeeded" and live.output(job_id) == expected
     return Report(scenario, decks, int(stored), int(stored - distinct), identical, recovered, job["status"], note,
                   total_seconds=end - started.at)
@@ -123,8 +125,11 @@ def private_servers() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
 
 
 @contextmanager
-def production(tmp: Path, postgres: PrivatePostgres, redis: PrivateRedis, workers: int = 1) -> Iterator[LiveService]:
-    with live_service("production", tmp, workers=workers, database_url=postgres.url, broker_url=redis.url) as live:
+def production(tmp: Path, postgres: PrivatePostgres, redis: PrivateRedis, workers: int = 1,
+               **env: str) -> Iterator[LiveService]:
+    """A live service on the private servers (``env``: more of its settings, ``DEALER_…``)."""
+    with live_service("production", tmp, workers=workers, database_url=postgres.url, broker_url=redis.url,
+                      **env) as live:
         yield live
 
 
@@ -181,7 +186,7 @@ def worker_elsewhere(live: LiveService, net: NetworkNamespace, postgres: Private
 
 def worker_killed(live: LiveService, path: Path, expected: bytes, decks: int) -> Report:
     started = start_job(live, path)
-    worker = live.workers[0]
+    worker = next(worker for worker in live.workers if worker.poll() is None)
     os.killpg(worker.pid, signal.SIGKILL)  # the main process and its pool, mid-task
     worker.wait()
     fault_at = time.monotonic()
@@ -200,12 +205,17 @@ def postgres_restarted(live: LiveService, postgres: PrivatePostgres, path: Path,
     started = start_job(live, path)
     postgres.stop()
     fault_at = time.monotonic()
-    time.sleep(1)
-    status, body = raw_get(live, f"/api/jobs/{started.job_id}")
+    # The web answers for the database's absence as soon as it finds it gone (its pooled connections
+    # first fail), within the outage; then the database is down for the rest of it.
+    while True:
+        status, body = raw_get(live, f"/api/jobs/{started.job_id}")
+        if status == 503 or time.monotonic() - fault_at >= OUTAGE_SECONDS:
+            break
+        time.sleep(0.1)
     note = f"web said {status} meanwhile"
     if status != 503 or b"database unavailable" not in body:
         note += f" (expected 503 'database unavailable', got {body[:100]!r})"
-    time.sleep(2)
+    time.sleep(max(0.0, fault_at + OUTAGE_SECONDS - time.monotonic()))
     postgres.start()
     report = measure(live, "postgresql restarted mid-job", started, expected, decks, fault_at, note)
     return report if status == 503 else replace(report, status=f"web answered {status} while the database was down")
@@ -263,7 +273,7 @@ def worker_cut_off(live: LiveService, net: NetworkNamespace, postgres: PrivatePo
         fault_at = time.monotonic()
         report = measure(live, "worker cut off from the network", started, expected, decks, fault_at)
         net.mend()
-        time.sleep(8)  # the cut-off worker reconnects and tries its late writes
+        _after_the_late_writes(live, path.parent)
         late = measure(live, "worker cut off from the network", started, expected, decks, fault_at)
         report.stored, report.duplicates = late.stored, late.duplicates
         report.note = "late writes after reconnecting added nothing"
@@ -271,6 +281,22 @@ def worker_cut_off(live: LiveService, net: NetworkNamespace, postgres: PrivatePo
     finally:
         os.killpg(remote.pid, signal.SIGKILL)
         remote.wait()
+
+
+def _after_the_late_writes(live: LiveService, folder: Path) -> None:
+    """Wait until the cut-off worker, back on the network, has tried its late writes: its only process
+    has then solved a job that no other could take (the local worker held still), which it does only
+    once the task it held when it was cut off has ended."""
+    after = random_judge_file(folder / "after-mending.in", "10-20-30", 20, 4242)
+    local = live.workers[0].pid
+    os.killpg(local, signal.SIGSTOP)
+    try:
+        job = live.wait(int(live.submit(after, "10-20-30")["id"]), timeout=300)
+    finally:
+        os.killpg(local, signal.SIGCONT)
+    if job["status"] != "succeeded":
+        raise RuntimeError(f"the job sent after mending the network ended {job['status']}: "
+                           f"{job.get('error')}")
 
 
 def _process_tree(pid: int) -> set[int]:

@@ -128,22 +128,21 @@ class LiveService:
                          for p in sorted(self.data_dir.glob("*.log")))
 
     def stop(self) -> None:
-        for proc in [*self.workers, *([self.web] if self.web else [])]:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        # A Celery worker's warm shutdown takes seconds even when idle (on the embedded broker it often
-        # ran out the 15 s the web gets below), so the workers are killed with their pools after a
-        # moment, as ``dealer serve`` kills its own: nothing a test looks at is lost (tasks are
-        # acknowledged late, and the service's data is thrown away with it).
+        # Nothing a test looks at is lost by a kill: the service's data is thrown away with it. The web is
+        # killed at once (stopped gracefully, it lingers seconds over the browsers' kept-alive
+        # connections); a Celery worker's warm shutdown takes seconds even when idle, so the workers are
+        # killed with their pools after a moment, as ``dealer serve`` kills its own (tasks are
+        # acknowledged late).
+        if self.web and self.web.poll() is None:
+            os.killpg(self.web.pid, signal.SIGKILL)
+        for worker in self.workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
         deadline = time.monotonic() + WORKER_STOP_SECONDS
         for worker in self.workers:
             stop_worker(worker, deadline)
         if self.web:
-            try:
-                self.web.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.web.pid, signal.SIGKILL)
-                self.web.wait()
+            self.web.wait()
 
 
 @contextmanager
@@ -165,13 +164,11 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
             database = create_postgres_database()
         broker = broker_url or (claimed := fresh_redis_url())
         env.update(DEALER_DATABASE_URL=database_url or database or "", DEALER_BROKER_URL=broker)
-        subprocess.run([*DEALER, "db", "upgrade"], env=env, check=True, capture_output=True)
     live = LiveService(mode, f"http://127.0.0.1:{free_port()}", env, data_dir, concurrency)
-    if mode == "embedded":
-        # Each process brings an embedded database up to date as it starts: made here first, so that
-        # the web and the workers, started together below, do not both create it at once.
-        upgrade(live.db)
-        live.db.engine.dispose()
+    # What `dealer db upgrade` does, here (a process of its own cost seconds on a busy machine); and first,
+    # so that the web and the workers, started together below, do not both create an embedded one at once.
+    upgrade(live.db)
+    live.db.engine.dispose()
     try:
         # Started together (each takes a second or two to import and start), then waited for.
         live.start_web(wait=False)
@@ -184,6 +181,6 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
     finally:
         live.stop()
         if database:
-            drop_postgres_database(database)
+            drop_postgres_database(database, wait=False)
         if claimed:
             release_redis(claimed)

@@ -6,7 +6,6 @@ import random
 from collections.abc import Iterator
 from typing import IO, Any
 
-import orjson
 
 from worker.engines import native
 from worker.engines.base import Case, Engine, Reading, Result, read_natively
@@ -52,7 +51,7 @@ class TenTwentyThirty(Engine):
     outcomes = OUTCOMES
     terminator = TERMINATOR
     trace_version = 2
-    typical_solve_us = 100
+    case_bytes = 120
     reader = staticmethod(read_decks)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:

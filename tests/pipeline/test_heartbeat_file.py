@@ -1,0 +1,52 @@
+"""A worker's heartbeat touches ``DEALER_HEARTBEAT_FILE`` each time it reached the database: the
+compose file's health check of a worker is that file's age."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from worker.config import Settings
+from worker.runner.heartbeat import Heartbeat
+
+
+def beating(settings: Settings, dispatcher: Any, until: Any) -> None:
+    """Run a heartbeat every 10 ms until ``until()`` is true (at most 30 s), then stop it."""
+    beat = Heartbeat(replace(settings, heartbeat_seconds=0.01), dispatcher, 1)
+    beat.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not until() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        beat.stop()
+        beat.join(10)
+
+
+def test_each_beat_that_reached_the_database_touches_the_file(settings: Settings, dispatcher: Any,
+                                                              tmp_path: Path) -> None:
+    path = tmp_path / "heartbeat"
+    touched: list[int] = []
+
+    def touched_twice() -> bool:
+        if path.exists() and path.stat().st_mtime_ns not in touched:
+            touched.append(path.stat().st_mtime_ns)
+        return len(touched) >= 2
+
+    beating(replace(settings, heartbeat_file=str(path)), dispatcher, touched_twice)
+    assert len(touched) >= 2
+
+
+def test_a_beat_that_did_not_reach_the_database_leaves_the_file_alone(
+        settings: Settings, dispatcher: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "heartbeat"
+    away = replace(settings, heartbeat_file=str(path), database_url="postgresql+psycopg://dealer@127.0.0.1:1/dealer")
+    with caplog.at_level(logging.ERROR, logger="dealer.worker"):
+        beating(away, dispatcher, lambda: caplog.text.count("heartbeat failed") >= 2)
+    assert caplog.text.count("heartbeat failed") >= 2
+    assert not path.exists()
