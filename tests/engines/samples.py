@@ -94,6 +94,73 @@ def parse(engine: Engine, data: bytes) -> tuple[list[Case], list[Diagnostic]]:
     return list(engine.parse(io.BytesIO(data), warnings)), warnings
 
 
+#: How a reading ended: ``None`` at the end of the file, else its error's message, line and column.
+Ending = tuple[str, int | None, int | None] | None
+#: A block size of ``read_inputs``: most cases, most bytes.
+Size = tuple[int, int]
+
+
+def parsed_inputs(engine: Engine, stream: IO[bytes]) -> tuple[list[bytes], Ending, list[str]]:
+    """What ``read_inputs`` must give, from ``parse``: each case's text and newline, how the
+    reading ended, and the warnings."""
+    warnings: list[Diagnostic] = []
+    texts: list[bytes] = []
+    ending: Ending = None
+    try:
+        for case in engine.parse(stream, warnings):
+            texts.append(case.text.encode() + b"\n")
+    except InputError as error:
+        ending = (error.message, error.line, error.column)
+    return texts, ending, [str(warning) for warning in warnings]
+
+
+def inputs_in_blocks(engine: Engine, stream: IO[bytes], sizes: Iterable[Size],
+                     size: int) -> tuple[list[tuple[bytes, int, Size]], Ending, list[str]]:
+    """``read_inputs`` of a stream of ``size`` bytes, taking blocks of ``sizes`` in turn (the last
+    one again and again): each block with the size asked, how the reading ended, the warnings.
+    Checks on the way what the reader says of itself: the cases given, and bytes read that
+    only grow, to at most the stream's size."""
+    warnings: list[Diagnostic] = []
+    reader = engine.read_inputs(stream, warnings)
+    asked = iter(sizes)
+    wanted = next(asked)
+    blocks: list[tuple[bytes, int, Size]] = []
+    ending: Ending = None
+    read = given = 0
+    try:
+        while True:
+            texts, count = reader.take(*wanted)
+            given += count
+            assert reader.cases == given and read <= reader.bytes_read <= size
+            read = reader.bytes_read
+            if not count:
+                assert texts == b"" and reader.take() == (b"", 0) and list(reader) == []
+                break
+            blocks.append((texts, count, wanted))
+            wanted = next(asked, wanted)
+    except InputError as error:
+        ending = (error.message, error.line, error.column)
+        assert reader.take() == (b"", 0)  # (raised once, as a generator would)
+    return blocks, ending, [str(warning) for warning in warnings]
+
+
+def assert_inputs(engine: Engine, data: bytes, sizes: Iterable[Size]) -> list[tuple[bytes, int, Size]]:
+    """``read_inputs`` of ``data`` gives ``parse``'s texts, in blocks cut as asked, then its error
+    or its end, and its warnings: the blocks."""
+    texts, ending, warnings = parsed_inputs(engine, io.BytesIO(data))
+    blocks, our_ending, our_warnings = inputs_in_blocks(engine, io.BytesIO(data), sizes, len(data))
+    assert (our_ending, our_warnings) == (ending, warnings)
+    assert b"".join(block for block, _, _ in blocks) == b"".join(texts)
+    at = 0
+    for k, (block, count, (most, room)) in enumerate(blocks):
+        assert count == block.count(b"\n") and 1 <= count <= most
+        assert len(block) <= room or count == 1, (k, count, len(block), room)
+        at += count
+        if k + 1 < len(blocks) and count < most:  # a short block but for the last: the next case is too long for it
+            assert len(block) + len(texts[at]) > room, (k, count, len(block), room)
+    return blocks
+
+
 def error(engine: Engine, data: bytes) -> InputError:
     """The error that reading ``data`` raises."""
     with pytest.raises(InputError) as caught:

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engines.samples import CASES, SAMPLE, error, parse, stream
+from tests.engines.samples import CASES, SAMPLE, assert_inputs, error, inputs_in_blocks, parse, stream
 from tests.support.paths import judge_files
 from worker import engines
 from worker.engines import UnknownGame
@@ -327,25 +327,42 @@ def read_all(engine: Engine, data: bytes) -> None:
         engine.solve(case, trace=False)
 
 
+def large_file(game: str) -> Iterator[bytes]:
+    """A file of about 50 MB, made as it is read: 15,000 cases between long runs of blanks."""
+    rng = random.Random(5)
+    block = b"\n".join(engine_of(game).generate(rng).encode() for _ in range(100)) + b"\n"
+    for _ in range(150):
+        yield block
+        yield b" " * 300_000 + b"\n"
+    yield file_of(game, end="{t}\n")
+
+
 @games
 def test_parsing_a_large_file_takes_little_memory(game: str) -> None:
     engine = engine_of(game)
-
-    def parts() -> Iterator[bytes]:  # about 50 MB: cases between long runs of blanks
-        rng = random.Random(5)
-        block = b"\n".join(engine.generate(rng).encode() for _ in range(100)) + b"\n"
-        for _ in range(150):
-            yield block
-            yield b" " * 300_000 + b"\n"
-        yield file_of(game, end="{t}\n")
-
     tracemalloc.start()
     try:
-        count = sum(1 for _ in engine.parse(stream(parts()), []))
+        count = sum(1 for _ in engine.parse(stream(large_file(game)), []))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert count == 15_000
+    assert peak < 5 * 1024 * 1024, f"peak {peak} bytes"
+
+
+@games
+def test_reading_a_large_file_as_blocks_of_inputs_takes_little_memory(game: str) -> None:
+    """``read_inputs`` holds no more than a block of texts and a block of the file: the split
+    reads a file of a million cases with it."""
+    engine = engine_of(game)
+    tracemalloc.start()
+    try:
+        blocks = engine.read_inputs(stream(large_file(game)), [], max_cases=2000)
+        counts = [count for _, count in blocks]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert counts == [2000] * 7 + [1000] and blocks.cases == 15_000
     assert peak < 5 * 1024 * 1024, f"peak {peak} bytes"
 
 
@@ -435,3 +452,60 @@ def test_bytes_that_are_not_text_and_tokens_too_long(game: str) -> None:
 @games
 def test_the_warnings_list_is_optional(game: str) -> None:
     assert [c.text for c in engine_of(game).parse(io.BytesIO(SAMPLE[game].encode()))] == [SAMPLE[game]]
+
+
+#: Files that end in every way the tests above read them: ``{s}`` is the sample case, ``{t}`` the terminator.
+_ENDINGS = ["{s}\n{t}", "{s}\r\n{t}\r\n", "{s}\n\n  {t}\n\n", "{s}\n{t}\n{s}\n{t}\n", "{s}\n{t} junk 5\nmore",
+            "{s}\n{t}" + " " * 70_000 + "x\n", "{s}\n{t}\n" + "\n" * 5 + " " * 70_000 + "x", "{s}\n{t}\n\xff\xfe",
+            "{s}\n{t}\n\x00 binary", "{s}", "{s}\n\n  \n", "", "\n", " " * 100_000, "\n  {t}\n", "{t}\n{s}\n",
+            "{s}\n1 \xff", "{s}\n\x00", "{s}\n" + "9" * 100, "{s}\n{s}\n{s}\n{t}\n"]
+
+
+@games
+@pytest.mark.parametrize("ending", _ENDINGS)
+def test_blocks_of_inputs_end_as_the_cases_do(game: str, ending: str) -> None:
+    """``read_inputs`` reads every ending of a file as ``parse`` does: the same texts, then the
+    same warnings, or the same error (message, line and column) after the same cases."""
+    engine = engine_of(game)
+    data = ending.format(s=SAMPLE[game], t=engine.terminator).encode("latin-1")
+    for most in (1, 2, 1000):
+        assert_inputs(engine, data, [(most, 1 << 20)])
+
+
+@games
+def test_blocks_of_inputs_say_how_far_they_read(game: str) -> None:
+    """``cases`` counts the cases given; ``bytes_read`` goes up to the file's size, and while the
+    native core reads a file written plainly it stops at the end of the block's last case."""
+    engine = engine_of(game)
+    rng = random.Random(26)
+    lines = [" ".join(engine.generate(rng).split()) for _ in range(400)]
+    data = ("\n".join(lines) + "\n" + engine.terminator + "\n").encode()
+    blocks = engine.read_inputs(io.BytesIO(data), max_cases=150)
+    seen = []
+    for texts, count in blocks:
+        seen.append((count, blocks.cases, blocks.bytes_read))
+    assert [(count, cases) for count, cases, _ in seen] == [(150, 150), (150, 300), (100, 400)]
+    assert seen[-1][2] == len(data)
+    if engine.core is not None:
+        assert [read for _, _, read in seen[:2]] == [sum(len(line) + 1 for line in lines[:n]) for n in (150, 300)]
+    taken, ending, warnings = inputs_in_blocks(engine, io.BytesIO(data), [(7, 1 << 20)], len(data))
+    assert (sum(count for _, count, _ in taken), ending, warnings) == (400, None, [])
+
+
+@games
+def test_blocks_of_inputs_are_as_large_as_asked(game: str) -> None:
+    """Iterating gives blocks of ``max_cases`` (which may change between blocks) and ``max_bytes``;
+    ``take`` a block of the size asked; a block holds at least one case."""
+    engine = engine_of(game)
+    data = file_of(game, *[SAMPLE[game]] * 10)
+    size = len(SAMPLE[game]) + 1
+    blocks = engine.read_inputs(io.BytesIO(data), max_cases=4)
+    assert next(blocks) == ((SAMPLE[game] + "\n").encode() * 4, 4)
+    blocks.max_cases, blocks.max_bytes = 10, 2 * size
+    assert next(blocks)[1] == 2
+    assert blocks.take(1) == ((SAMPLE[game] + "\n").encode(), 1)
+    assert blocks.take(5, 1) == ((SAMPLE[game] + "\n").encode(), 1)
+    assert [count for _, count in blocks] == [2]
+    assert blocks.take() == (b"", 0) and blocks.cases == 10
+    with pytest.raises(ValueError, match="a block holds at least one case, not 0"):
+        engine.read_inputs(io.BytesIO(data)).take(0)

@@ -1,7 +1,10 @@
 """The native core against the pure-Python engines, its oracle: the same results, judge
 lines and traces (packed byte for byte) on every judge file and on 100,000 random cases
 per game, one case at a time, a batch (``solve_batch``) and a stored chunk (``solve_chunk``)
-at a time; native traces that replay, and no crash on any text.
+at a time; native traces that replay, and no crash on any text. And the same reading of
+judge files: as cases (``parse``) and as blocks of canonical inputs (``read_inputs``), with the
+same errors and warnings, on judge files, large random files, the malformed-file corpus and
+files Hypothesis writes.
 
 Both cores are imported explicitly (``native.compiled``, whatever ``DEALER_PURE_PYTHON``
 says), so one run tests both. Where no core is built the tests fail if a C compiler is
@@ -10,6 +13,7 @@ at hand (the install should have built it) and skip otherwise.
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import math
@@ -21,21 +25,33 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engines.samples import CASES, canonical_hand, parse
+from tests.engines.samples import CASES, Size, assert_inputs, canonical_hand, parse
 from tests.support.paths import ROOT, judge_files
 from worker.engines import native
 from worker.engines.accordion import CARDS
 from worker.engines.accordion.engine import AccordionEngine
-from worker.engines.base import (NOT_SOLVED, Case, ChunkSolution, Diagnostic, Engine, Entry, InputError,
-                                 Result, case_hash)
+from worker.engines.base import (
+    MAX_BYTES,
+    MAX_CASES,
+    NOT_SOLVED,
+    Case,
+    ChunkSolution,
+    Diagnostic,
+    Engine,
+    Entry,
+    InputError,
+    Result,
+    case_hash,
+)
 from worker.engines.mahjong.engine import MahjongEngine
 from worker.engines.ten_twenty_thirty.engine import TenTwentyThirty
 from worker.testing.live import DEALER
@@ -578,3 +594,194 @@ def test_without_a_compiler_the_install_goes_on_and_says_so(tmp_path: Path) -> N
     assert said[0].endswith("the pure-Python engines will solve")
     (wheel,) = tmp_path.glob("dealer-*.whl")
     assert ".so" not in str(zipfile.ZipFile(wheel).namelist())
+
+
+# ----------------------------------------------------------------------------- a judge file as blocks of inputs
+
+#: Block sizes (most cases, most bytes) taken in turn: one case at a time, a few, the split's ramp
+#: of chunks, the default, and bounds in bytes (tighter than one case, a few cases, many).
+SIZES: list[list[Size]] = [[(1, MAX_BYTES)], [(2, MAX_BYTES)], [(7, MAX_BYTES)], [(1000, MAX_BYTES)],
+                           [(MAX_CASES, MAX_BYTES)], [(31, MAX_BYTES), (62, MAX_BYTES), (125, MAX_BYTES), (250, 10**9)],
+                           [(MAX_CASES, 1)], [(MAX_CASES, 500)], [(5, 400), (3, 10**9), (9, 100)],
+                           [(MAX_CASES, 70_000)]]
+
+
+def _sizes(rng: random.Random) -> list[Size]:
+    return [(rng.choice([1, 2, 3, 8, 50, 333]), rng.choice([10**9, 1, 160, 1000, 20_000])) for _ in range(20)]
+
+
+def _both_read_inputs_alike(game: str, data: bytes, sizes: list[Size]) -> None:
+    """Both cores give parse's texts, error and warnings, in the same blocks."""
+    pure, fast = cores(game)
+    assert assert_inputs(fast, data, sizes) == assert_inputs(pure, data, sizes)
+
+
+@games
+def test_inputs_of_every_judge_file_are_its_texts_in_blocks_of_any_size(game: str) -> None:
+    rng = random.Random(22)
+    for path in judge_files(game):
+        for sizes in [*SIZES, _sizes(rng)]:
+            _both_read_inputs_alike(game, path.read_bytes(), sizes)
+
+
+@games
+def test_inputs_of_large_random_files_on_both_cores(game: str) -> None:
+    """Files of many 64 KiB blocks of random cases, written as judge files write them (and one
+    case a line, and all on one line after a while), with and without a terminator."""
+    pure, _ = cores(game)
+    rng = random.Random(23)
+    cases = [pure.generate(rng) for _ in range(6000)]
+    bodies = ["\n".join(cases), "\n".join(" ".join(case.split()) for case in cases),
+              "\n".join(cases[:3000]) + "\n" + " ".join(cases[3000:3100]).replace("\n", " ")]
+    for body in bodies:
+        for end in (f"\n{pure.terminator}\n", "\n", f"\n{pure.terminator}\nafter\n"):
+            for sizes in ([(2000, MAX_BYTES)], [(31, MAX_BYTES), (62, MAX_BYTES), (5000, MAX_BYTES)],
+                          [(MAX_CASES, 1 << 16)], _sizes(rng)):
+                _both_read_inputs_alike(game, (body + end).encode(), sizes)
+
+
+#: Where the malformed files are (tests/badinput/corpus: a directory a game, and one for all).
+CORPUS = ROOT / "tests" / "badinput" / "corpus"
+
+
+@games
+def test_inputs_of_every_malformed_file_fail_as_parse_does(game: str) -> None:
+    """The corpus of malformed files: the same cases, then the same error (message, line and
+    column) or warnings, on both cores and for any block size."""
+    rng = random.Random(24)
+    paths = sorted((CORPUS / game).iterdir()) + sorted((CORPUS / "any").iterdir())
+    assert len(paths) > 15
+    for path in paths:
+        for sizes in [[(1, MAX_BYTES)], [(3, MAX_BYTES)], [(MAX_CASES, MAX_BYTES)], _sizes(rng)]:
+            _both_read_inputs_alike(game, path.read_bytes(), sizes)
+
+
+#: What may follow the cases of a file (as ``_TAILS``), and a repeated terminator and a missing one.
+_ENDS = [*_TAILS, "{t}\n{t}\n", "{t}\r\n\r\n{t}", "\x00", "\n\xc3(\n", "9" * 65 + "\n"]
+
+
+@games
+@FUZZ
+@given(data=st.data())
+def test_inputs_of_any_file_are_its_texts_on_both_cores(game: str, data: st.DataObject) -> None:
+    """Cases in any layout (whitespace of every kind, CRLF, a case over several lines or several
+    on one), then any ending (none, a terminator, twice, text after it, NUL bytes, bytes that are
+    no UTF-8, tokens too long), a few bytes changed: any block sizes give parse's texts and error."""
+    pure, _ = cores(game)
+    cases = data.draw(st.lists(CASES[game], max_size=12))
+    tokens = " ".join(cases).split()
+    widths = data.draw(st.lists(st.integers(1, 60), min_size=1, max_size=4))
+    lines: list[str] = []
+    at = 0
+    while at < len(tokens):
+        width = widths[len(lines) % len(widths)]
+        lines.append(data.draw(st.sampled_from([" ", "  ", "\t", " \r", "\x0b", "\x0c"])).join(tokens[at : at + width]))
+        at += width
+    newline = data.draw(st.sampled_from(["\n", "\r\n", "\n\n", "\n  \n"]))
+    text = newline.join(lines) + newline + data.draw(st.sampled_from(_ENDS)).format(t=pure.terminator)
+    body = bytearray(text.encode("utf-8", "surrogateescape"))
+    for _ in range(data.draw(st.integers(0, 2))):
+        if body:
+            where = data.draw(st.integers(0, len(body) - 1))
+            body[where : where + data.draw(st.integers(0, 3))] = data.draw(st.binary(max_size=3))
+    sizes = data.draw(st.lists(st.tuples(st.integers(1, 5), st.sampled_from([1, 150, 400, MAX_BYTES])), min_size=1,
+                               max_size=6))
+    _both_read_inputs_alike(game, bytes(body), sizes)
+
+
+@games
+@FUZZ
+@given(data=st.binary(max_size=300), most=st.integers(1, 3))
+def test_inputs_of_any_bytes_are_parses_on_both_cores(game: str, data: bytes, most: int) -> None:
+    _both_read_inputs_alike(game, data, [(most, MAX_BYTES)])
+
+
+class _Failing(io.BytesIO):
+    """A stream that fails once ``limit`` bytes were read from it."""
+
+    def __init__(self, data: bytes, limit: int, error: Exception) -> None:
+        super().__init__(data)
+        self.limit, self.error = limit, error
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self.tell() >= self.limit:
+            raise self.error
+        return super().read(size)
+
+
+@games
+@pytest.mark.parametrize("error", [OSError(5, "Input/output error"), InputError("the line is too long", 900)])
+def test_a_stream_that_fails_fails_the_reading_after_the_cases_before(game: str, error: Exception) -> None:
+    """What the stream raises (a read that fails, a line too long for the split's reader) comes
+    after the cases read before it, as from parse."""
+    pure, _ = cores(game)
+    rng = random.Random(25)
+    data = ("\n".join(pure.generate(rng) for _ in range(2000)) + "\n").encode()
+    for engine in cores(game):
+        cases, raised = _until_failure(iter(engine.parse(_Failing(data, len(data) * 2 // 3, error))))
+        assert cases
+        for most in (1, 7, 500, MAX_CASES):
+            reader = engine.read_inputs(_Failing(data, len(data) * 2 // 3, error))
+            blocks, our_error = _until_failure(iter(functools.partial(reader.take, most), (b"", 0)))
+            assert b"".join(texts for texts, _ in blocks) == b"".join(case.text.encode() + b"\n" for case in cases)
+            assert (type(our_error), str(our_error)) == (type(raised), str(raised))
+
+
+def _until_failure(items: Iterator[Any]) -> tuple[list[Any], Exception]:
+    """The items before the first error, and the error."""
+    read = []
+    with pytest.raises(Exception) as raised:
+        for item in items:
+            read.append(item)  # noqa: PERF402 - one at a time: those before the error are kept
+    return read, raised.value
+
+
+@games
+def test_the_native_reader_writes_judge_files_whole_into_a_block(game: str) -> None:
+    """Cases written as judge files write them never leave the native reader: it writes their
+    texts to the end of the file; a full block stops it at the end of a stretch of lines, and
+    it goes on from there."""
+    pure, fast = cores(game)
+    rng = random.Random(11)
+    data = ("\n".join(pure.generate(rng) for _ in range(500)) + "\n").encode()
+    texts = [case.text.encode() + b"\n" for case in parse(pure, data)[0]]
+    assert fast.core is not None
+    block = fast.core.InputBlock()
+    block.start(MAX_CASES, MAX_BYTES)
+    assert fast.core.read_inputs(data, 0, True, 1, 0, block) == (len(data), data.count(b"\n") + 1, 500, False)
+    assert not block.full and block.cut() == (b"".join(texts), 500)
+    at, line, count, taken = 0, 1, 0, []
+    while count < 500:
+        block.start(3, MAX_BYTES)
+        at, line, count, stopped = fast.core.read_inputs(data, at, True, line, count, block)
+        assert not stopped and block.full == (count < 500) and data[at - 1 : at] == b"\n"
+        taken.append(block.cut())
+    assert [count for _, count in taken] == [3] * 166 + [2] and b"".join(t for t, _ in taken) == b"".join(texts)
+
+
+@given(steps=st.lists(st.one_of(st.tuples(st.integers(1, 4), st.integers(0, 40)),
+                                st.binary(max_size=12).filter(lambda b: b"\n" not in b), st.none()), max_size=30))
+@FUZZ
+def test_the_native_block_cuts_as_the_python_one(steps: list[tuple[int, int] | bytes | None]) -> None:
+    """``out.Block``, which the native core fills, and the pure-Python engines' buffer take the
+    same cases into a block and leave the same ones for the next."""
+    cores("mahjong")
+    from worker.engines.base import _Texts
+    from worker.engines.out import Block
+
+    ours, theirs = Block(), _Texts()
+    for buffer in (ours, theirs):
+        buffer.start(1, 0)
+    for step in steps:  # a block's start, a case's text, or its cut
+        if isinstance(step, tuple):
+            ours.start(*step)
+            theirs.start(*step)
+        elif isinstance(step, bytes):
+            ours.add(step)
+            theirs.add(step)
+        else:
+            assert ours.cut() == theirs.cut()
+        assert (ours.full, ours.taken) == (theirs.full, theirs.taken)
+    for buffer in (ours, theirs):
+        with pytest.raises(ValueError, match="a block holds at least one case, not 0"):
+            buffer.start(0, 10)

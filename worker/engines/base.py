@@ -1,7 +1,8 @@
 """What every engine shares: cases, results, diagnostics, the streaming reader and the
 reading protocol.
 
-An engine turns a judge file into :class:`Case` values (``parse``), solves one case
+An engine turns a judge file into :class:`Case` values (``parse``), or into blocks of their
+canonical texts with no object per case (``read_inputs``, :class:`InputBlocks`), solves one case
 into a :class:`Result` (``solve``) and re-checks a stored trace (``replay``). Traces
 are stored as bytes (``solve_packed``, ``unpack_trace``) and served as JSON-ready
 dicts; a stored chunk of cases is solved in one call into a few buffers
@@ -37,6 +38,9 @@ import orjson
 MAX_TOKEN = 64
 
 CHUNK_SIZE = 1 << 16
+#: The most cases, and bytes, in a block of :meth:`Engine.read_inputs` unless the caller says.
+MAX_CASES = 10_000
+MAX_BYTES = 1 << 20
 
 _TOKEN = re.compile(rb"\S+")
 
@@ -255,6 +259,10 @@ class Engine(ABC):
     #: About how many bytes a case takes in a judge file written as the problem writes it: the
     #: service sizes a job's chunks from its upload's size (``worker.jobs.sizing``).
     case_bytes: ClassVar[int]
+    #: The game's own reader, from a line of the file on (a :data:`ReaderFrom`, as a staticmethod):
+    #: where its native core hands a file over (:meth:`read_inputs`). ``None`` for a game without
+    #: a native core.
+    reader: ClassVar[Callable[..., Iterator[Case]] | None] = None
 
     def __init__(self, core: ModuleType | None = None) -> None:
         #: The game's compiled solving core (:mod:`worker.engines.native`), or ``None`` to
@@ -273,6 +281,23 @@ class Engine(ABC):
         warnings (missing terminator, text after it) to ``warnings``.
         """
         return self.read(stream, Reading(self.terminator, self.unit, warnings))
+
+    def read_inputs(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None,
+                    max_cases: int = MAX_CASES, max_bytes: int = MAX_BYTES) -> InputBlocks:
+        """A judge file read from a binary stream as blocks of canonical inputs, in constant
+        memory: :meth:`parse`'s cases, errors and warnings, with no object per case.
+
+        A block is ``(texts, count)``: the canonical texts of ``count`` consecutive cases, each
+        followed by ``\\n``. Iterating gives blocks of ``max_cases`` cases, and
+        :meth:`InputBlocks.take` a block of the size asked for; see :class:`InputBlocks`.
+
+        >>> from worker.engines import get
+        >>> hands = b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n" * 3 + b"0\\n"
+        >>> blocks = get("mahjong").read_inputs(io.BytesIO(hands), max_cases=2)
+        >>> [count for texts, count in blocks], blocks.cases, blocks.bytes_read
+        ([2, 1], 3, 119)
+        """
+        return InputBlocks(self, stream, Reading(self.terminator, self.unit, warnings), max_cases, max_bytes)
 
     @abstractmethod
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
@@ -622,6 +647,169 @@ class _Rejoined:
             head, self.head = self.head, b""
             return head
         return self.stream.read(size)
+
+
+class InputBlocks:
+    """A judge file read as blocks of canonical inputs (:meth:`Engine.read_inputs`): an iterator
+    of ``(texts, count)``, ``texts`` being the canonical texts of ``count`` consecutive cases,
+    each followed by ``\\n`` (``b"".join(case.text.encode() + b"\\n" for case in cases)`` of
+    :meth:`Engine.parse`'s cases).
+
+    :meth:`take` gives the next block of at most the cases and bytes asked for; iterating takes
+    blocks of the sizes given to :meth:`Engine.read_inputs`. A block holds as many cases as
+    asked, but for the last block of the file, the block just before an error, and a block the
+    next case would take past its bytes (a block holds at least one case, whatever its size).
+    The cases read before an error come in blocks first, then the error is raised: the same
+    error, warnings and cases as :meth:`Engine.parse`'s. The file has been read to its end, and
+    every warning given, once :meth:`take` gives ``(b"", 0)`` (iterating then stops).
+
+    ``cases`` counts the cases given so far (a block's first case is ``cases - count + 1``)
+    and ``bytes_read`` the bytes of the stream used (see there).
+
+    The native core reads plain lines in C, writing each case's text into one buffer
+    (:class:`worker.engines.out.Block`); from the first line that is not plain the game's own
+    reader (:attr:`Engine.reader`) reads the file on, as in :func:`read_natively`, and its cases
+    go into the buffer as text. On the pure-Python engines the blocks are :meth:`Engine.parse`'s
+    cases.
+    """
+
+    def __init__(self, engine: Engine, stream: IO[bytes], reading: Reading, max_cases: int, max_bytes: int) -> None:
+        self.max_cases, self.max_bytes = max_cases, max_bytes
+        #: The cases given in blocks so far.
+        self.cases = 0
+        self._stream = _Counted(stream)
+        self._reading = reading
+        self._native: Callable[..., tuple[int, int, int, bool]] | None = (
+            getattr(engine.core, "read_inputs", None) if engine.reader is not None else None)
+        self._rest = engine.reader
+        # What reads in Python: the game's reader after the native core handed over; on the
+        # pure-Python engines, parse's.
+        self._cases: Iterator[Case] | None = None
+        self._buffer: Any = _Texts()
+        if self._native is None:
+            self._cases = engine.read(cast(IO[bytes], self._stream), reading)
+        else:
+            self._buffer = cast(ModuleType, engine.core).InputBlock()
+        self._data, self._at, self._final, self._line, self._count = b"", 0, False, 1, 0
+        self._done = False  # the reading ended: at the end of the file, or at an error
+        self._error: Exception | None = None  # an error that comes after the cases in the buffer
+
+    @property
+    def bytes_read(self) -> int:
+        """The bytes of the stream used so far: to the end of the last case read, while the native
+        core reads; past the core's hand-over to the game's own reader, and on the pure-Python
+        engines, what was read from the stream (at most a block of 64 KiB ahead of the cases)."""
+        if self._cases is None:
+            return self._stream.taken - len(self._data) + self._at
+        return self._stream.taken
+
+    def __iter__(self) -> InputBlocks:
+        return self
+
+    def __next__(self) -> tuple[bytes, int]:
+        block = self.take()
+        if not block[1]:
+            raise StopIteration
+        return block
+
+    def take(self, max_cases: int | None = None, max_bytes: int | None = None) -> tuple[bytes, int]:
+        """The next block: the texts of at most ``max_cases`` cases (at least one) and, unless
+        its first case alone is longer, ``max_bytes`` bytes (the iterator's sizes when not
+        given); ``(b"", 0)`` once the file is read. Raises what :meth:`Engine.parse` raises, once
+        the cases before it are given."""
+        buffer = self._buffer
+        buffer.start(self.max_cases if max_cases is None else max_cases,
+                     self.max_bytes if max_bytes is None else max_bytes)
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        while not buffer.full and not self._done:
+            try:
+                if self._cases is None:
+                    self._read_natively(buffer)
+                else:
+                    buffer.add(next(self._cases).text.encode())
+            except StopIteration:
+                self._done = True
+            except Exception as error:  # raised in its place: after the cases before it
+                self._done = True
+                if not buffer.taken:
+                    raise
+                self._error = error
+        texts, count = buffer.cut()
+        self.cases += count
+        return texts, count
+
+    def _read_natively(self, block: Any) -> None:
+        """One step of the native core (see :func:`read_natively`): it reads into ``block`` from
+        where it stopped; then, unless it filled the block, more of the file, the end of the file,
+        or the hand-over to the game's own reader."""
+        assert self._native is not None
+        at, self._line, self._count, stopped = self._native(self._data, self._at, self._final, self._line,
+                                                            self._count, block)
+        if stopped:
+            rest = _Rejoined(self._data[at:], cast(IO[bytes], self._stream))
+            self._data, self._at = b"", 0
+            assert self._rest is not None
+            self._cases = self._rest(cast(IO[bytes], rest), self._reading, self._line, self._count)
+        elif block.full:
+            self._at = at
+        elif self._final:
+            self._reading.unended(self._count, empty=not self._stream.taken)
+            raise StopIteration
+        else:
+            chunk = self._stream.read(CHUNK_SIZE)
+            self._data = self._data[at:] + chunk if at < len(self._data) else chunk
+            self._at, self._final = 0, not chunk
+
+
+class _Texts:
+    """:class:`worker.engines.out.Block` in Python (the pure-Python engines' buffer): the texts
+    written, each with its newline; a block takes at most ``want`` of them and, but for its
+    first, none ending past ``room`` bytes; the rest starts the next block."""
+
+    def __init__(self) -> None:
+        self.texts: list[bytes] = []
+        self.size = self.want = self.room = self.taken = 0
+        self.full = False
+
+    def start(self, want: int, room: int) -> None:
+        if want < 1:
+            raise ValueError(f"a block holds at least one case, not {want}")
+        left, self.texts, self.size = self.texts, [], 0
+        self.want, self.room, self.taken, self.full = want, room, 0, False
+        for text in left:
+            self._put(text)
+
+    def add(self, text: bytes) -> None:
+        self._put(text + b"\n")
+
+    def _put(self, text: bytes) -> None:
+        self.texts.append(text)
+        self.size += len(text)
+        if not self.full:
+            if self.size <= self.room or not self.taken:
+                self.taken += 1
+                self.full = self.taken == self.want
+            else:
+                self.full = True
+
+    def cut(self) -> tuple[bytes, int]:
+        block, self.texts = b"".join(self.texts[: self.taken]), self.texts[self.taken :]
+        count, self.taken, self.full = self.taken, 0, True
+        return block, count
+
+
+class _Counted:
+    """A binary stream that counts the bytes read from it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream, self.taken = stream, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.taken += len(data)
+        return data
 
 
 def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1) -> Iterator[tuple[int, int, bytes]]:

@@ -33,11 +33,22 @@ cdef extern from *:
         clock_gettime(CLOCK_MONOTONIC, &now);
         return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
     }
+    static inline int dealer_lowest(uint64_t word) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_ctzll(word);
+    #else
+        int bit = 0;
+        while (!(word >> bit & 1)) bit++;
+        return bit;
+    #endif
+    }
     """
     # Eight bytes from ``p`` as a little-endian word, whatever this machine's order (case_hash).
     unsigned long long load64 "dealer_load64" (const char* p) noexcept nogil
     # CLOCK_MONOTONIC in nanoseconds: Python's time.monotonic() on the same clock.
     long long now_ns "dealer_now_ns" () noexcept nogil
+    # The place of the lowest bit set in ``word`` (not 0).
+    int lowest "dealer_lowest" (unsigned long long word) noexcept nogil
 
 
 cdef class Out:
@@ -68,6 +79,17 @@ cdef tuple chunk(CaseSolver solve, bytes inputs, long long first, bint traced, o
 
 # A case as the native readers make it (see new_case in out.py).
 cdef object new_case(long long index, str text, long long line, long long column)
+
+# A block of canonical inputs being filled (``Engine.read_inputs``, see Block in out.py): the
+# texts of its cases, each ending in a newline, in the buffer. The block takes at most ``want``
+# cases and, but for its first, none ending past ``room`` bytes; what is written after those
+# (a native reader writes a stretch of lines whole) starts the next block.
+cdef class Block(Out):
+    cdef Py_ssize_t want
+    cdef Py_ssize_t room
+    cdef readonly Py_ssize_t taken  # the cases the block takes so far
+    cdef Py_ssize_t mark  # the buffer's size after them
+    cdef readonly bint full  # it takes no more
 
 
 cdef inline bint is_space(char c) noexcept:
@@ -107,3 +129,16 @@ cdef inline int put_int(Out out, long long value) except -1:
         n -= 1
         digits[n] = 45  # -
     return put(out, digits + n, 24 - n)
+
+
+cdef inline void took(Block block, Py_ssize_t end) noexcept:
+    """A case written, ending at ``end`` of the buffer: whether its block takes it."""
+    if block.full:
+        return
+    if end <= block.room or block.taken == 0:
+        block.taken += 1
+        block.mark = end
+        block.full = block.taken == block.want
+    else:
+        block.full = True
+

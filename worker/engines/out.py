@@ -31,7 +31,7 @@ from cython.cimports.cpython.unicode import (PyUnicode_AsUTF8AndSize, PyUnicode_
                                              PyUnicode_DecodeUTF8)
 from cython.cimports.libc.limits import LLONG_MAX, UINT_MAX
 from cython.cimports.libc.stdlib import free, realloc
-from cython.cimports.libc.string import memchr, memcpy, memset
+from cython.cimports.libc.string import memchr, memcpy, memmove, memset
 
 import array
 
@@ -263,3 +263,50 @@ def new_case(index: cython.longlong, text: str, line: cython.longlong, column: c
     PyObject_GenericSetAttr(case, "line", line)
     PyObject_GenericSetAttr(case, "column", column)
     return case
+
+
+@cython.cclass
+class Block(Out):
+    """A judge file's canonical inputs, a block of consecutive cases at a time
+    (:class:`worker.engines.base.InputBlocks` on the native core): each core's ``read_inputs``
+    writes the texts of the cases it reads into it, past what it holds, and tells it of each
+    (``took`` in out.pxd); Python writes the cases its readers find (:meth:`add`). Each text is
+    followed by a newline.
+
+    A block takes at most ``want`` cases and, but for its first, no case ending past ``room``
+    bytes: :meth:`start` sets them. Once it takes no more (``full``) a reader stops at the end of
+    its stretch of lines; whatever was written after the cases the block takes is kept, and
+    starts the next block (:meth:`cut`).
+    """
+
+    def start(self, want: cython.Py_ssize_t, room: cython.Py_ssize_t) -> None:
+        """Begin a block of at most ``want`` cases (at least one) and ``room`` bytes, with the cases
+        the last one left (measured again, a line end at a time)."""
+        if want < 1:
+            raise ValueError(f"a block holds at least one case, not {want}")
+        self.want, self.room, self.taken, self.mark, self.full = want, room, 0, 0, False
+        at: cython.Py_ssize_t = 0
+        newline: cython.p_const_char
+        while at < self.size and not self.full:
+            newline = cython.cast(cython.p_const_char, memchr(self.data + at, 10, self.size - at))
+            at = newline - self.data + 1
+            took(self, at)
+
+    def add(self, text: bytes) -> None:
+        """One case's canonical text, found in Python (UTF-8)."""
+        size: cython.Py_ssize_t = len(text)
+        at: cython.p_char = reserve(self, size + 1)  # (never NULL, which reserve of 0 bytes may be)
+        memcpy(at, cython.cast(cython.p_const_char, text), size)
+        at[size] = 10
+        self.size += size + 1
+        took(self, self.size)
+
+    def cut(self) -> tuple:
+        """The block: the texts of the cases it takes, each ending in a newline, and how many.
+        What was written after them stays, to start the next block."""
+        block: bytes = PyBytes_FromStringAndSize(self.data, self.mark)
+        count: cython.Py_ssize_t = self.taken
+        memmove(self.data, self.data + self.mark, self.size - self.mark)
+        self.size -= self.mark
+        self.taken, self.mark, self.full = 0, 0, True
+        return block, count

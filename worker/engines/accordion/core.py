@@ -13,6 +13,8 @@ This module is compiled only (it declares C arrays); without a compiler the engi
 :mod:`.play` (see :mod:`worker.engines.native`).
 """
 
+from typing import Optional
+
 import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.list import PyList_New, PyList_SET_ITEM
@@ -20,7 +22,8 @@ from cython.cimports.cpython.long import PyLong_FromLong
 from cython.cimports.cpython.ref import Py_INCREF
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import Out, batch, chunk, is_space, new_case, put, put_int, reserve
+from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, new_case, put, put_int,
+                                                reserve, took)
 
 from worker.engines.accordion.trace import PILES
 
@@ -387,8 +390,46 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
 #: the native reader takes; beyond them :func:`.read.read_decks` reads on.
 _LONGEST = cython.declare(cython.Py_ssize_t, 1024)
 _MOST = cython.declare(cython.int, 8)
-_text = cython.declare(cython.char[160][8])  # each deck of a stretch: its canonical text (C char[8][160])
-_where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
+# The texts of a stretch's decks, one after another, each ending in a space (156 bytes), and
+# room for one more line: here, or, for :func:`read_inputs`, in its block past what it holds.
+_STRETCH = cython.declare(cython.int, 9 * 156)
+_stretch = cython.declare(cython.char[1404])
+_where = cython.declare(cython.longlong[2][8])  # the line and column of each deck's first card
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, seen: cython.longlong,
+                deck: cython.p_longlong, copy: cython.p_char) -> cython.int:
+    """How many cards the ``size`` bytes at ``s`` hold, when they are written plainly (cards
+    between single spaces, nothing before the first or after the last), none of them in ``seen``
+    (a mask of cards) nor twice, and no more than a deck, with ``seen`` and them in ``deck``; 0
+    for any other line. The line is copied to ``copy`` on the way (whatever it holds: at most
+    155 bytes)."""
+    if size > 155 or size % 3 != 2:
+        return 0
+    cards: cython.int = cython.cast(cython.int, size + 1) // 3
+    k: cython.int
+    card: cython.int
+    bad: cython.int = 0
+    mask: cython.longlong = seen
+    twice: cython.longlong = 0
+    bit: cython.longlong
+    for k in range(cards):
+        card = _RANK4[cython.cast(cython.uchar, s[3 * k])] | _SUIT[cython.cast(cython.uchar, s[3 * k + 1])]
+        bad |= card  # (negative for a byte that is no rank or suit)
+        bit = cython.cast(cython.longlong, 1) << (card & 63)
+        twice |= mask & bit
+        mask |= bit
+        copy[3 * k] = s[3 * k]
+        copy[3 * k + 1] = s[3 * k + 1]
+        copy[3 * k + 2] = 32
+        if k < cards - 1:
+            bad |= -(s[3 * k + 2] != 32)
+    if bad < 0 or twice:
+        return 0
+    deck[0] = mask
+    return cards
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
@@ -400,10 +441,31 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     the first that is not is left whole to :func:`.read.read_decks` (the terminator, an
     error, a deck ending in mid-line for too long, a line longer than any judge file's).
     """
+    cases: list = []
+    return (cases, *_read_from(data, 0, final, line, count, cases, None))
+
+
+#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
+#: declares it, imports base: base cannot import it).
+InputBlock = Block
+
+
+def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+                count: cython.longlong, block: Block) -> tuple:
+    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    in ``data``, writing each deck's canonical text into ``block`` until it is full."""
+    return _read_from(data, at, final, line, count, None, block)
+
+
+@cython.cfunc
+def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+               count: cython.longlong, cases: Optional[list], block: Optional[Block]) -> tuple:
+    """Both readers: the decks of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
+    into ``block`` (a reader has one of them); then where the next stretch starts, its line, the
+    count of decks and whether the reading stopped at a stretch left to Python."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
-    at: cython.Py_ssize_t = 0  # where the line being read starts
-    start: cython.Py_ssize_t = 0  # where the stretch starts
+    start: cython.Py_ssize_t = at  # where the stretch starts
     start_line: cython.longlong = line
     stop: cython.Py_ssize_t
     j: cython.Py_ssize_t
@@ -412,36 +474,53 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     suit: cython.int
     decks: cython.int = 0  # complete decks in the stretch
     cards: cython.int = 0  # cards of the deck being read
-    seen: cython.longlong = 0
+    seen: cython.longlong = 0  # the cards of the deck being read, a bit each
+    with_line: cython.longlong = 0
+    plain: cython.int
+    texts: cython.p_char = _stretch  # the stretch's texts: deck k's at 156 * k
+    at_card: cython.p_char
     k: cython.int
-    cases: list = []
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
         stop = size if newline == cython.NULL else newline - s
         if stop - at > _LONGEST:
-            return cases, start, start_line, count, True
+            return start, start_line, count, True
         if newline == cython.NULL and not final:
             break  # the line goes on in the next block
+        if decks == 0 and cards == 0 and block is not None:
+            texts = reserve(block, _STRETCH)
+        at_card = texts + 156 * decks + 3 * cards
+        plain = _plain_line(s + at, stop - at, seen, cython.address(with_line), at_card)
         j = at
-        while True:
+        if plain and cards + plain <= 52:  # a plain line inside a deck, as judge files write them: taken whole
+            j = stop
+            if cards == 0:
+                if decks == _MOST:
+                    return start, start_line, count, True
+                _where[decks][0], _where[decks][1] = line, 1
+            cards += plain
+            seen = with_line
+            if cards == 52:
+                cards, seen = 0, 0
+                decks += 1
+        while j < stop:  # (any other line card by card)
             while j < stop and is_space(s[j]):
                 j += 1
             if j == stop:
                 break
             if stop - j < 2 or (stop - j > 2 and not is_space(s[j + 2])):
-                return cases, start, start_line, count, True
+                return start, start_line, count, True
             rank = _RANK4[cython.cast(cython.uchar, s[j])]
             suit = _SUIT[cython.cast(cython.uchar, s[j + 1])]
             if rank < 0 or suit < 0 or seen >> (rank + suit) & 1:
-                return cases, start, start_line, count, True
+                return start, start_line, count, True
             if cards == 0:
                 if decks == _MOST:
-                    return cases, start, start_line, count, True
+                    return start, start_line, count, True
                 _where[decks][0], _where[decks][1] = line, j - at + 1
             seen |= cython.cast(cython.longlong, 1) << (rank + suit)
-            _text[decks][3 * cards] = s[j]
-            _text[decks][3 * cards + 1] = s[j + 1]
-            _text[decks][3 * cards + 2] = 32
+            at_card = texts + 156 * decks + 3 * cards
+            at_card[0], at_card[1], at_card[2] = s[j], s[j + 1], 32
             cards += 1
             if cards == 52:
                 cards, seen = 0, 0
@@ -452,10 +531,18 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
         if cards == 0:  # the stretch ends here
             for k in range(decks):
                 count += 1
-                cases.append(new_case(count, PyUnicode_DecodeASCII(_text[k], 155, cython.NULL),
-                                   _where[k][0], _where[k][1]))
+                if block is None:
+                    cases.append(new_case(count, PyUnicode_DecodeASCII(texts + 156 * k, 155, cython.NULL),
+                                       _where[k][0], _where[k][1]))
+                else:
+                    texts[156 * k + 155] = 10
+                    took(block, block.size + 156 * (k + 1))
+            if block is not None:
+                block.size += 156 * decks
             decks = 0
             start, start_line = min(at, size), line
+            if block is not None and block.full:
+                break
     if final and (decks or cards):  # a deck cut short by the end of the file
-        return cases, start, start_line, count, True
-    return cases, start, start_line, count, False
+        return start, start_line, count, True
+    return start, start_line, count, False

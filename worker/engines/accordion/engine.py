@@ -44,6 +44,7 @@ class AccordionEngine(Engine):
     terminator = TERMINATOR
     trace_version = 2
     case_bytes = 156
+    reader = staticmethod(read_decks)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         if self.core is None:

@@ -13,12 +13,14 @@ This module is compiled only (it declares C arrays); without a compiler the engi
 :mod:`.solve` (see :mod:`worker.engines.native`).
 """
 
+from typing import Optional
+
 import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import (Out, batch, chunk, is_space, new_case, prefetch, put, put_int,
-                                                reserve)
+from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
+from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, load64, lowest, new_case,
+                                                prefetch, put, put_int, reserve, took)
 
 from worker.engines.base import Case, Result, plain
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -53,6 +55,7 @@ _name_bytes = cython.declare(cython.char[272])  # eight bytes a kind
 _name_size = cython.declare(cython.int[34])
 _POW5 = cython.declare(cython.int[10])
 _counts = cython.declare(cython.int[34])
+_present = cython.declare(cython.ulonglong, 0)  # the kinds a hand read holds, a bit each
 _waits = cython.declare(cython.int[34])
 _keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
 _text = cython.declare(cython.char[128])
@@ -94,9 +97,31 @@ def _setup_names() -> cython.void:
         _name_size[j] = len(name)
         for k in range(len(name)):
             _name_bytes[8 * j + k] = name[k]
+        _name_word[j] = int.from_bytes(name, "little")
+        _name_mask[j] = (1 << 8 * len(name)) - 1
+        key: cython.int = _key(name[0], name[1])
+        if _tile_of[key]:
+            raise ValueError(f"{_NAMES[j]} and {_NAMES[_tile_of[key] - 1]} start alike for the native reader")
+        _tile_of[key] = j + 1
     _POW5[0] = 1
     for j in range(1, 10):
         _POW5[j] = 5 * _POW5[j - 1]
+
+
+# A tile as the native reader finds it in a plain line (:func:`_plain_hand`): by its first two
+# bytes (:func:`_key`), its kind + 1 (0: no tile starts so), and by kind its name as a
+# little-endian word and the mask of the name's bytes in it.
+_tile_of = cython.declare(cython.uchar[1024])
+_name_word = cython.declare(cython.ulonglong[34])
+_name_mask = cython.declare(cython.ulonglong[34])
+
+
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _key(first: cython.int, second: cython.int) -> cython.int:
+    """Where a tile starting with these two bytes is in ``_tile_of``."""
+    return (first & 31) << 5 | (second & 31)
 
 
 _setup_names()
@@ -397,10 +422,56 @@ def _judge_line(index: cython.longlong, count: cython.int) -> str:
 
 @cython.cfunc
 @cython.exceptval(check=False)
+def _plain_hand(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cython.Py_ssize_t) -> cython.bint:
+    """Read one line into ``_counts`` and ``_present`` when it is a hand written plainly, as
+    judge files write them: 13 tiles between single spaces, nothing before the first or after
+    the last, at most four of a kind. Else (false) :func:`_hand_line` reads it. ``readable``
+    bytes from ``s`` on can be read.
+
+    The spaces are found first, so that the tiles are then looked up each on its own, not one
+    after the other."""
+    global _present
+    ends = cython.declare(cython.int[16])  # where each tile ends
+    spaces: cython.int = 0
+    i: cython.int
+    begin: cython.int = 0
+    kind: cython.int
+    over: cython.int = 0
+    if size > 77:  # (13 tiles of at most 5 bytes)
+        return False
+    for i in range(size):
+        ends[spaces & 15] = i
+        spaces += s[i] == 32
+    if spaces != 12:
+        return False
+    ends[12] = size
+    memset(_counts, 0, cython.sizeof(_counts))
+    _present = 0
+    for i in range(13):
+        if ends[i] - begin < 2:
+            return False
+        kind = _tile_of[_key(s[begin], s[begin + 1])] - 1
+        if kind < 0 or _name_size[kind] != ends[i] - begin:
+            return False
+        if begin + 8 <= readable:
+            if (load64(s + begin) ^ _name_word[kind]) & _name_mask[kind]:
+                return False
+        elif memcmp(s + begin, _name_bytes + 8 * kind, _name_size[kind]):
+            return False
+        _counts[kind] += 1
+        over |= _counts[kind] > 4
+        _present |= cython.cast(cython.ulonglong, 1) << kind
+        begin = ends[i] + 1
+    return not over
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
 def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
     """Read one line into ``_counts``: the column of its first tile when it is a plain
     hand (13 known tiles between spaces or tabs, at most four of a kind), 0 when it is
     blank, -1 for anything else (the reader of :mod:`.read` says what)."""
+    global _present
     at: cython.Py_ssize_t = 0
     start: cython.Py_ssize_t
     first: cython.int = 0
@@ -409,6 +480,7 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
     j: cython.int
     for j in range(34):
         _counts[j] = 0
+    _present = 0
     while True:
         while at < size and is_space(s[at]):
             at += 1
@@ -423,6 +495,7 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
         if not tiles:
             first = start + 1
         _counts[kind] += 1
+        _present |= cython.cast(cython.ulonglong, 1) << kind
         tiles += 1
     if tiles == 0:
         return 0
@@ -431,19 +504,27 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
 
 @cython.cfunc
 def _hand_text() -> str:
-    """The canonical text of the hand in ``_counts``: its tiles in the judge order."""
+    """The canonical text of the hand read: its tiles in the judge order."""
+    return PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL)
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _write_hand(into: cython.p_char) -> cython.int:
+    """Write the canonical text of the hand read (``_counts`` of the kinds in ``_present``),
+    each tile followed by a space, at ``into`` (with eight bytes of room after it): its length."""
     at: cython.int = 0
-    j: cython.int
-    k: cython.int
+    kinds: cython.ulonglong = _present
+    kind: cython.int
     c: cython.int
-    for j in range(34):
-        for c in range(_counts[j]):
-            for k in range(_name_size[j]):
-                _text[at] = _name_bytes[8 * j + k]
-                at += 1
-            _text[at] = 32
+    while kinds:
+        kind = lowest(kinds)
+        kinds &= kinds - 1
+        for c in range(_counts[kind]):
+            at = _name_at(into, at, kind)
+            into[at] = 32
             at += 1
-    return PyUnicode_DecodeASCII(_text, at - 1, cython.NULL)
+    return at
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
@@ -451,29 +532,60 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     whole lines of ``data`` (and of its last line too when it ends the file) while each is
     a plain hand or blank. It stops at the first other line: the terminator, an error, a
     line longer than any plain one."""
+    cases: list = []
+    return (cases, *_read_from(data, 0, final, line, count, cases, None))
+
+
+#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
+#: declares it, imports base: base cannot import it).
+InputBlock = Block
+
+
+def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+                count: cython.longlong, block: Block) -> tuple:
+    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    in ``data``, writing each hand's canonical text into ``block`` until it is full."""
+    return _read_from(data, at, final, line, count, None, block)
+
+
+@cython.cfunc
+def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+               count: cython.longlong, cases: Optional[list], block: Optional[Block]) -> tuple:
+    """Both readers: the hands of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
+    into ``block`` (a reader has one of them); then where the next line starts, its number, the
+    count of hands and whether the reading stopped at a line left to Python."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
-    at: cython.Py_ssize_t = 0
     stop: cython.Py_ssize_t
     newline: cython.p_const_char
     column: cython.int
-    cases: list = []
+    into: cython.p_char
+    written: cython.int
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
         stop = size if newline == cython.NULL else newline - s
         if stop - at > _LONGEST:
-            return cases, at, line, count, True
+            return at, line, count, True
         if newline == cython.NULL and not final:
             break  # the line goes on in the next block
-        column = _hand_line(s + at, stop - at)
+        column = 1 if _plain_hand(s + at, stop - at, size - at) else _hand_line(s + at, stop - at)
         if column < 0:
-            return cases, at, line, count, True
-        if column:
-            count += 1
-            cases.append(new_case(count, _hand_text(), line, column))
+            return at, line, count, True
         line += 1
         at = stop + 1
-    return cases, min(at, size), line, count, False
+        if column:
+            count += 1
+            if block is None:
+                cases.append(new_case(count, _hand_text(), line - 1, column))
+            else:
+                into = reserve(block, 128)
+                written = _write_hand(into)
+                into[written - 1] = 10
+                block.size += written
+                took(block, block.size)
+                if block.full:
+                    break
+    return min(at, size), line, count, False
 
 
 # --------------------------------------------------------------------- proofs for traces

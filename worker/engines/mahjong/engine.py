@@ -32,6 +32,7 @@ class MahjongEngine(Engine):
     terminator = TERMINATOR
     trace_version = 1
     case_bytes = 41
+    reader = staticmethod(read_hands)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         if self.core is None:

@@ -15,11 +15,14 @@ This module is compiled only (it declares C arrays and pointers); without a comp
 engine runs :mod:`.play` (see :mod:`worker.engines.native`).
 """
 
+from typing import Optional
+
 import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import Out, batch, chunk, is_space, new_case, put, put_int, reserve
+from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, new_case, put, put_int,
+                                                reserve, took)
 
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
@@ -531,9 +534,76 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
 #: the native reader takes; beyond them :func:`.read.read_decks` reads on.
 _LONGEST = cython.declare(cython.Py_ssize_t, 1024)
 _MOST = cython.declare(cython.int, 8)
-_deck_text = cython.declare(cython.char[160][8])  # each deck of a stretch: its canonical text (C char[8][160])
-_deck_size = cython.declare(cython.int[8])  # the text's length
+# The texts of a stretch's decks, one after another, each ending in a space (at most 52 cards of
+# at most three bytes with it), and room for one more line: here, or, for :func:`read_inputs`,
+# in its block past what it holds.
+_STRETCH = cython.declare(cython.int, 9 * 156)
+_stretch = cython.declare(cython.char[1404])
+_deck_end = cython.declare(cython.int[8])  # where each deck's text ends, after its space
 _where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
+# A deck's cards add up to one word (as in :mod:`.read`): a base-64 digit a card value, the count
+# of its cards, so that one comparison with ``_STANDARD`` checks all ten counts.
+_STANDARD = cython.declare(cython.ulonglong, sum(4 * 64 ** (v - 1) for v in range(1, 10)) + 16 * 64**9)
+# A plain line (:func:`_plain_line`) is read a byte at a time with no branch: by byte, its
+# weight, the digit of its value ("1" counts a 1; the "0" after it turns that into a 10), in the
+# low 60 bits, and its class (0 another byte, 1 a space, 2 "0", 3 "1", 4 "2".."9") in the top 3;
+# and by two classes in a row (8 * the first + the second), whether they may not follow each other.
+_BYTE = cython.declare(cython.ulonglong[256])
+_BAD = cython.declare(cython.uchar[40])
+_WEIGHTS = cython.declare(cython.ulonglong, (1 << 60) - 1)
+
+
+@cython.cfunc
+def _setup_reader() -> cython.void:
+    c: cython.int
+    a: cython.int
+    b: cython.int
+    for c in range(256):
+        _BYTE[c] = 0
+    _BYTE[32] = cython.cast(cython.ulonglong, 1) << 61
+    _BYTE[48] = (cython.cast(cython.ulonglong, 2) << 61) + (cython.cast(cython.ulonglong, 1) << 54) - 1
+    _BYTE[49] = (cython.cast(cython.ulonglong, 3) << 61) + 1
+    for c in range(50, 58):
+        _BYTE[c] = (cython.cast(cython.ulonglong, 4) << 61) + (cython.cast(cython.ulonglong, 1) << (6 * (c - 49)))
+    for a in range(5):
+        for b in range(5):
+            # A card ("1", "2".."9", or "1" then "0") after a space, and a space after a card.
+            _BAD[8 * a + b] = not (a == 1 and b >= 3 or a >= 2 and b == 1 or a == 3 and b == 2)
+
+
+_setup_reader()
+
+
+@cython.cfunc
+@cython.exceptval(check=False)
+def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, weight: cython.p_ulonglong,
+                copy: cython.p_char) -> cython.int:
+    """How many cards the ``size`` bytes at ``s`` hold, when they are written plainly (values
+    1..10 between single spaces, nothing before the first or after the last) and are no more
+    than a deck, their weights in ``weight``; 0 for any other line. The line is copied to
+    ``copy`` on the way (whatever it holds: at most 155 bytes)."""
+    previous: cython.uint = 1  # (the line's start counts as a space)
+    bad: cython.uint = 0
+    total: cython.ulonglong = 0
+    entry: cython.ulonglong
+    i: cython.Py_ssize_t
+    cards: cython.int = 0
+    if size > 155:  # (more than 52 cards: and then no digit of the weights could overflow)
+        return 0
+    for i in range(size):
+        copy[i] = s[i]
+        entry = _BYTE[cython.cast(cython.uchar, s[i])]
+        total += entry
+        bad |= _BAD[8 * previous + (entry >> 61)]
+        previous = entry >> 61
+    if bad or previous == 1:  # (a line ending in a space, or empty)
+        return 0
+    total &= _WEIGHTS
+    weight[0] = total
+    while total:
+        cards += total & 63
+        total >>= 6
+    return cards
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
@@ -546,10 +616,31 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     :func:`.read.read_decks` (the terminator, an error, a deck ending in mid-line for too
     long, a line longer than any judge file's).
     """
+    cases: list = []
+    return (cases, *_read_from(data, 0, final, line, count, cases, None))
+
+
+#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
+#: declares it, imports base: base cannot import it).
+InputBlock = Block
+
+
+def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+                count: cython.longlong, block: Block) -> tuple:
+    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    in ``data``, writing each deck's canonical text into ``block`` until it is full."""
+    return _read_from(data, at, final, line, count, None, block)
+
+
+@cython.cfunc
+def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+               count: cython.longlong, cases: Optional[list], block: Optional[Block]) -> tuple:
+    """Both readers: the decks of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
+    into ``block`` (a reader has one of them); then where the next stretch starts, its line, the
+    count of decks and whether the reading stopped at a stretch left to Python."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
-    at: cython.Py_ssize_t = 0  # where the line being read starts
-    start: cython.Py_ssize_t = 0  # where the stretch starts
+    start: cython.Py_ssize_t = at  # where the stretch starts
     start_line: cython.longlong = line
     stop: cython.Py_ssize_t
     j: cython.Py_ssize_t
@@ -558,19 +649,42 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     width: cython.int
     decks: cython.int = 0  # complete decks in the stretch
     cards: cython.int = 0  # cards of the deck being read
-    counts = cython.declare(cython.int[11])
+    weight: cython.ulonglong = 0  # their weights (see _STANDARD)
+    line_weight: cython.ulonglong = 0
+    plain: cython.int
+    texts: cython.p_char = _stretch  # the stretch's texts
+    written: cython.int = 0  # their bytes
     k: cython.int
-    t: cython.int
-    cases: list = []
+    first: cython.int
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
         stop = size if newline == cython.NULL else newline - s
         if stop - at > _LONGEST:
-            return cases, start, start_line, count, True
+            return start, start_line, count, True
         if newline == cython.NULL and not final:
             break  # the line goes on in the next block
+        if written == 0 and block is not None:
+            texts = reserve(block, _STRETCH)
+        plain = _plain_line(s + at, stop - at, cython.address(line_weight), texts + written)
         j = at
-        while True:
+        if plain and cards + plain <= 52:  # a plain line inside a deck, as judge files write them: taken whole
+            j = stop
+            if cards == 0:
+                if decks == _MOST:
+                    return start, start_line, count, True
+                _where[decks][0], _where[decks][1] = line, 1
+                weight = 0
+            written += stop - at + 1  # (the line is there)
+            texts[written - 1] = 32
+            weight += line_weight
+            cards += plain
+            if cards == 52:
+                if weight != _STANDARD:
+                    return start, start_line, count, True
+                _deck_end[decks] = written
+                cards = 0
+                decks += 1
+        while j < stop:  # (any other line card by card)
             while j < stop and is_space(s[j]):
                 j += 1
             if j == stop:
@@ -580,37 +694,44 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
             elif s[j] == 49 and j + 1 < stop and s[j + 1] == 48 and (j + 2 == stop or is_space(s[j + 2])):
                 value, width = 10, 2
             else:
-                return cases, start, start_line, count, True
+                return start, start_line, count, True
             if cards == 0:
                 if decks == _MOST:
-                    return cases, start, start_line, count, True
+                    return start, start_line, count, True
                 _where[decks][0], _where[decks][1] = line, j - at + 1
-                _deck_size[decks] = 0
-                for k in range(11):
-                    counts[k] = 0
-            counts[value] += 1
-            if counts[value] > (16 if value == 10 else 4):  # not a standard deck
-                return cases, start, start_line, count, True
-            t = _deck_size[decks]
-            _deck_text[decks][t] = s[j]
-            if width == 2:
-                _deck_text[decks][t + 1] = 48
-            _deck_text[decks][t + width] = 32
-            _deck_size[decks] = t + width + 1
+                weight = 0
+            weight += cython.cast(cython.ulonglong, 1) << (6 * (value - 1))
+            texts[written] = s[j]
+            texts[written + 1] = 48  # (a space overwrites it after a 1..9)
+            texts[written + width] = 32
+            written += width + 1
             cards += 1
             if cards == 52:
+                if weight != _STANDARD:  # not a standard deck
+                    return start, start_line, count, True
+                _deck_end[decks] = written
                 cards = 0
                 decks += 1
             j += width
         line += 1
         at = stop + 1
         if cards == 0:  # the stretch ends here
+            first = 0
             for k in range(decks):
                 count += 1
-                cases.append(new_case(count, PyUnicode_DecodeASCII(_deck_text[k], _deck_size[k] - 1, cython.NULL),
-                                   _where[k][0], _where[k][1]))
-            decks = 0
+                if block is None:
+                    cases.append(new_case(count, PyUnicode_DecodeASCII(texts + first, _deck_end[k] - first - 1,
+                                                                       cython.NULL), _where[k][0], _where[k][1]))
+                else:
+                    texts[_deck_end[k] - 1] = 10
+                    took(block, block.size + _deck_end[k])
+                first = _deck_end[k]
+            if block is not None:
+                block.size += written
+            decks = written = 0
             start, start_line = min(at, size), line
+            if block is not None and block.full:
+                break
     if final and (decks or cards):  # a deck cut short by the end of the file
-        return cases, start, start_line, count, True
-    return cases, start, start_line, count, False
+        return start, start_line, count, True
+    return start, start_line, count, False

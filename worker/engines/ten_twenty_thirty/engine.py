@@ -52,6 +52,7 @@ class TenTwentyThirty(Engine):
     terminator = TERMINATOR
     trace_version = 2
     case_bytes = 120
+    reader = staticmethod(read_decks)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         if self.core is None:
