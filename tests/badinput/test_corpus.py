@@ -177,11 +177,13 @@ def test_a_parser_crash_fails_the_job_with_a_reason(client: Any, monkeypatch: py
     """Whatever a reader raises besides its own InputError, the job fails; it is not retried for ever."""
     engine = engines.get("mahjong")
 
-    def broken(stream: Any, warnings: Any = None) -> Any:
-        yield from ()
-        raise ZeroDivisionError("a bug")
+    class Broken:
+        cases = bytes_read = 0
 
-    monkeypatch.setattr(engine, "parse", broken)
+        def take(self, *sizes: Any) -> Any:
+            raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(engine, "read_inputs", lambda *args, **kwargs: Broken())  # what the split reads with
     job = finished(client, post(client, (JUDGE_DATA / "mahjong" / "sample.in").read_bytes(), "mahjong"))
     assert job["status"] == "failed"
     assert job["error"] == ("the mahjong reader failed on this file (ZeroDivisionError); this is a bug in "

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from worker import engines
-from worker.engines.base import Case, Diagnostic, Engine, InputError
+from worker.engines.base import Case, Diagnostic, Engine, InputBlocks, InputError
 from worker.jobs.intake import with_article
 from worker.units import format_size
 
@@ -82,6 +82,20 @@ class LineLimitReader:
 
     def _fail(self, line: int) -> None:
         raise InputError(f"the line is longer than the limit of {format_size(self.limit)}", line)
+
+
+def take_guarded(engine: Engine, blocks: InputBlocks, cases: int) -> tuple[bytes, int]:
+    """The next block of at most ``cases`` cases of a judge file read by ``engine.read_inputs``, with the
+    same guard as :func:`parse_guarded`: an error other than :class:`InputError` or :class:`OSError`
+    (a bug in a reader) becomes an :class:`InputError` that says so."""
+    try:
+        return blocks.take(cases)
+    except (InputError, OSError):
+        raise
+    except Exception as error:  # noqa: BLE001 - see parse_guarded
+        log.exception("the %s reader failed", engine.slug)
+        raise InputError(f"the {engine.slug} reader failed on this file ({type(error).__name__}); "
+                         "this is a bug in Dealer: please report it with the file") from error
 
 
 def parse_guarded(engine: Engine, stream: IO[bytes], warnings: list[Diagnostic]) -> Iterator[Case]:

@@ -10,24 +10,27 @@ once.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from worker import engines
 from worker.config import Settings
-from worker.engines.base import Case, Diagnostic, InputError
+from worker.engines.base import Diagnostic, InputError
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, process_name
-from worker.jobs.reading import LineLimitReader, other_game_hint, parse_guarded, readable
+from worker.jobs.reading import LineLimitReader, other_game_hint, readable, take_guarded
 from worker.states import JobStatus
-from worker.store.chunks import pack_inputs
+from worker.store.chunks import pack_input_texts
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, utcnow
 from worker.store.uploads import UploadReader, head, release
 
 #: The split commits (and dispatches) its chunks this many at a time, after the first few.
 CHUNKS_PER_COMMIT = 8
+#: A chunk's inputs are cut by its count of cases alone (the limit per line bounds a case's bytes).
+MAX_CHUNK_BYTES = 1 << 40
 #: Chunks of an earlier job of the same file copied per transaction.
 CHUNKS_PER_COPY = 16
 #: The first chunks (smaller: see :func:`chunk_sizes`), each sent out as soon as it is read.
@@ -60,7 +63,7 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
 
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
-    pending: list[list[Case]] = []
+    pending: list[Block] = []
     total = seq = 0
     limit = settings.max_cases_per_job
     sizes = chunk_sizes(size)
@@ -69,28 +72,28 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
             raise FileNotFoundError("the upload is no longer stored")
         with UploadReader(db, upload_id) as raw:
             stream = LineLimitReader(raw, settings.max_line_bytes) if settings.max_line_bytes else raw
-            batch: list[Case] = []
-            wanted = next(sizes)
-            for case in parse_guarded(engine, stream, warnings):
-                total += 1
+            # The file is read as blocks of canonical inputs, a chunk's a block: no object a case.
+            blocks = engine.read_inputs(stream, warnings, max_bytes=MAX_CHUNK_BYTES)
+            while True:
+                wanted = next(sizes)
+                # One case past the limit is enough to know the file is over it.
+                texts, count = take_guarded(engine, blocks, min(wanted, limit + 1 - total) if limit else wanted)
+                if not count:
+                    break
+                total = blocks.cases
                 if limit and total > limit:
                     return _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
                                                    "per job)")
-                batch.append(case)
-                if len(batch) == wanted:
-                    if seq > stored:
-                        pending.append(batch)
-                    seq, batch, wanted = seq + 1, [], next(sizes)
-                    # The first chunks go out at once (the first results show in a blink); later
-                    # ones a few at a time, which costs fewer transactions.
-                    if len(pending) >= (1 if seq <= RAMP else CHUNKS_PER_COMMIT):
-                        if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total,
-                                             raw.position, dispatcher):
-                            return None
-                        pending = []
-            if batch and seq > stored:
-                pending.append(batch)
+                if seq > stored:
+                    pending.append(Block(total - count + 1, count, texts))
                 seq += 1
+                # The first chunks go out at once (the first results show in a blink); later
+                # ones a few at a time, which costs fewer transactions.
+                if len(pending) >= (1 if seq <= RAMP else CHUNKS_PER_COMMIT):
+                    if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total,
+                                         blocks.bytes_read, dispatcher):
+                        return None
+                    pending = []
     except InputError as error:
         return _fail(settings, job_id,
                      readable(str(error)) + (_other_game_hint(db, game, upload_id) if not total else ""))
@@ -157,7 +160,16 @@ def _other_game_hint(db: Database, game: str, upload_id: int | None) -> str:
         return ""
 
 
-def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int, batches: list[list[Case]],
+class Block(NamedTuple):
+    """A chunk's cases as the split reads them: the first's index, how many, their texts (each followed
+    by a newline)."""
+
+    first: int
+    count: int
+    texts: bytes
+
+
+def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int, batches: list[Block],
                   total: int, bytes_read: int, dispatcher: Dispatcher) -> bool:
     """Commit a run of chunks (numbered from ``first_seq``) with how far the split has read, renew
     its lease, then dispatch them. ``False``: the job is gone or stopped."""
@@ -167,9 +179,9 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
             if job is None or not lifecycle.renew_split(job, settings.lease_seconds, total, bytes_read):
                 return False
             now = utcnow()
-            chunks = [lifecycle.new_chunk(job_id, first_seq + k, cases[0].index, len(cases),
-                                          pack_inputs(case.text for case in cases), now)
-                      for k, cases in enumerate(batches)]
+            chunks = [lifecycle.new_chunk(job_id, first_seq + k, block.first, block.count,
+                                          pack_input_texts(block.texts), now)
+                      for k, block in enumerate(batches)]
             session.add_all(chunks)
             session.flush()
             ids = [chunk.id for chunk in chunks]

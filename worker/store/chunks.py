@@ -76,6 +76,16 @@ def pack_inputs(texts: Iterable[str]) -> bytes:
     return compress("\n".join(texts).encode())
 
 
+def pack_input_texts(texts: bytes) -> bytes:
+    """A chunk's canonical inputs as the split reads them (each followed by a newline), compressed as
+    :func:`pack_inputs` stores them.
+
+    >>> pack_input_texts(b"1 2 3\\n4 5 6\\n") == pack_inputs(["1 2 3", "4 5 6"])
+    True
+    """
+    return compress(memoryview(texts)[:-1])
+
+
 def unpack_inputs(blob: bytes) -> list[str]:
     """
     >>> unpack_inputs(pack_inputs(["1 2 3", "4 5 6"]))
