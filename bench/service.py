@@ -165,10 +165,11 @@ def _snapshot(live: LiveService, found: Servers) -> dict[str, float]:
             "celery": sum(own_cpu(w.pid) for w in live.workers), "database": database, "broker": broker}
 
 
-def through_service(live: LiveService, found: Servers, path: Path) -> tuple[float, bytes, Account, dict[str, object]]:
+def through_service(live: LiveService, found: Servers, path: Path, game: str = "10-20-30"
+                    ) -> tuple[float, bytes, Account, dict[str, object]]:
     before = _snapshot(live, found)
     start = time.perf_counter()
-    job = live.submit(path, "10-20-30")
+    job = live.submit(path, game)
     job = live.wait(job["id"], timeout=3600)
     elapsed = time.perf_counter() - start
     after = _snapshot(live, found)
@@ -256,6 +257,9 @@ def main() -> int:
     parser.add_argument("--modes", nargs="*", default=["production", "embedded"])
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--skip-pure", action="store_true", help="no pure-Python baseline (it takes minutes)")
+    parser.add_argument("--cache-games", nargs="*", default=["accordion", "mahjong"],
+                        help="games whose files are also sent twice: solved, then copied")
+    parser.add_argument("--cache-cases", type=int, default=100_000)
     args = parser.parse_args()
 
     path = judge_file("10-20-30", args.decks, 246)
@@ -304,6 +308,13 @@ def _measure(live: LiveService, found: Servers, mode: str, path: Path, expected:
     failures += again > elapsed or output != expected
     print(f"{label} the same file again: {again:6.2f} s ({again / elapsed:.2f}x the first run; "
           f"{copied['cache_hits']:,} decks copied)  {'ok' if again <= elapsed and output == expected else 'MISSED'}")
+    for game in args.cache_games:
+        other = judge_file(game, args.cache_cases, 127)
+        first, _, _, _ = through_service(live, found, other, game)
+        second, _, _, copied = through_service(live, found, other, game)
+        failures += second > first
+        print(f"{label} {args.cache_cases:,} {engines.get(game).unit}s of {game}: solved {first:5.2f} s, the same file "
+              f"again (copied) {second:5.2f} s = {second / first:.2f}x  {'ok' if second <= first else 'MISSED'}")
     if mode == "production":
         latency = first_result_latency(live)
         failures += latency >= 1
