@@ -399,27 +399,34 @@ def worker_killed(stack: Stack) -> None:
 
 @scenario(f"--scale worker=4 mid-job of {3 * BIG_JOB_DECKS:,} decks: the new workers take chunks")
 def scale_up(stack: Stack) -> None:
-    before = stack.hostnames("worker")
-    try:
-        # Three times the decks: the new containers take a while to start on a busy machine.
-        with big_job(stack, seed=2, decks=3 * BIG_JOB_DECKS):
+    before = stack.containers("worker")
+    with big_job(stack, seed=2, decks=3 * BIG_JOB_DECKS) as job_id:
+        # Once the split has sent every chunk, the first workers are frozen (docker pause): from then
+        # on only the new ones can answer a case, so the job moving at all proves they take chunks,
+        # however fast the machine solves (a race with the job's end proved nothing on a fast one).
+        job = stack.api.wait(job_id, until=lambda job: job["total_known"])
+        check(job["done"] < job["total"], f"job {job_id} finished before the scale-up: give it more decks")
+        run(["docker", "pause", *before])
+        try:
+            frozen = stack.api.job(job_id)["done"]
+            log(f"  the first workers paused at {frozen:,} of {job['total']:,} decks")
             stack.workers = 4
-            log(f"  up --scale worker=4: {stack.up():.1f} s")
-            new = stack.hostnames("worker") - before
+            # No --wait: a paused container reports no health. The new workers' own start is awaited
+            # below, by the job moving.
+            start = time.monotonic()
+            stack.compose("up", "-d", "--no-recreate", "--scale", "worker=4", "worker")
+            new = stack.hostnames("worker") - set(run(["docker", "inspect", "-f", "{{.Config.Hostname}}",
+                                                        *before]).decode().split())
             check(len(new) == 2, f"{len(new)} new worker containers")
-        deadline = time.monotonic() + 15  # a worker adds the tasks it ran to its row every 2 s
-        while True:
-            processed = {worker["name"].split(":")[0]: worker["processed"]
-                         for worker in stack.api.get("/api/overview")["workers"]}
-            idle = [host for host in new if not processed.get(host)]
-            if not idle or time.monotonic() > deadline:
-                break
-            time.sleep(1)
-        log("  tasks run per worker: " + ", ".join(f"{host[:12]}{' (new)' if host in new else ''} {count}"
-                                                  for host, count in sorted(processed.items())))
-        check(not idle, f"the new workers {idle} ran no task")
-    finally:
-        stack.workers = 2
+            # More than the paused processes could have had in flight (2 workers of 2 processes).
+            moved = 4 * job["chunk_size"]
+            job = stack.api.wait(job_id, until=lambda job: job["done"] >= min(frozen + moved, job["total"]),
+                                 timeout=300)
+            log(f"  the new workers solved {job['done'] - frozen:,} decks in {time.monotonic() - start:.1f} s "
+                f"while the first ones were paused")
+        finally:
+            run(["docker", "unpause", *before])
+            stack.workers = 2
     log(f"  up --scale worker=2: {stack.up():.1f} s")
 
 
