@@ -399,33 +399,33 @@ def worker_killed(stack: Stack) -> None:
 
 @scenario(f"--scale worker=4 mid-job of {3 * BIG_JOB_DECKS:,} decks: the new workers take chunks")
 def scale_up(stack: Stack) -> None:
-    before = stack.containers("worker")
+    first = stack.containers("worker")
+    before = stack.hostnames("worker")
     with big_job(stack, seed=2, decks=3 * BIG_JOB_DECKS) as job_id:
-        # Once the split has sent every chunk, the first workers are frozen (docker pause): from then
-        # on only the new ones can answer a case, so the job moving at all proves they take chunks,
-        # however fast the machine solves (a race with the job's end proved nothing on a fast one).
+        # Once the split has sent every chunk, the first workers' main processes are stopped (SIGSTOP):
+        # they hand out no more tasks, so past what their pool processes had in hand only the new
+        # workers can move the job, however fast the machine solves (a race with the job's end
+        # proved nothing on a fast one). `docker pause` would do the same, but Compose refuses to
+        # scale a service with a paused container.
         job = stack.api.wait(job_id, until=lambda job: job["total_known"])
-        check(job["done"] < job["total"], f"job {job_id} finished before the scale-up: give it more decks")
-        run(["docker", "pause", *before])
+        in_hand = 4 * job["chunk_size"]  # 2 workers of 2 pool processes, a chunk each
+        check(job["total"] - job["done"] > in_hand + job["chunk_size"],
+              f"job {job_id} had {job['total'] - job['done']:,} decks left at the scale-up: give it more decks")
+        run(["docker", "kill", "--signal", "SIGSTOP", *first])
         try:
             frozen = stack.api.job(job_id)["done"]
-            log(f"  the first workers paused at {frozen:,} of {job['total']:,} decks")
+            log(f"  the first workers stopped (SIGSTOP) at {frozen:,} of {job['total']:,} decks")
             stack.workers = 4
-            # No --wait: a paused container reports no health. The new workers' own start is awaited
-            # below, by the job moving.
             start = time.monotonic()
-            stack.compose("up", "-d", "--no-recreate", "--scale", "worker=4", "worker")
-            new = stack.hostnames("worker") - set(run(["docker", "inspect", "-f", "{{.Config.Hostname}}",
-                                                        *before]).decode().split())
+            # No --wait: the stopped workers' health checks fail; the new ones are awaited by the job moving.
+            stack.compose("up", "-d", "--no-recreate", "--no-deps", "--scale", "worker=4", "worker")
+            new = stack.hostnames("worker") - before
             check(len(new) == 2, f"{len(new)} new worker containers")
-            # More than the paused processes could have had in flight (2 workers of 2 processes).
-            moved = 4 * job["chunk_size"]
-            job = stack.api.wait(job_id, until=lambda job: job["done"] >= min(frozen + moved, job["total"]),
-                                 timeout=300)
-            log(f"  the new workers solved {job['done'] - frozen:,} decks in {time.monotonic() - start:.1f} s "
-                f"while the first ones were paused")
+            job = stack.api.wait(job_id, until=lambda job: job["done"] > frozen + in_hand, timeout=300)
+            log(f"  {job['done'] - frozen:,} decks solved in {time.monotonic() - start:.1f} s with the first "
+                f"workers stopped: the new workers take chunks")
         finally:
-            run(["docker", "unpause", *before])
+            run(["docker", "kill", "--signal", "SIGCONT", *first])
             stack.workers = 2
     log(f"  up --scale worker=2: {stack.up():.1f} s")
 
