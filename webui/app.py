@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     app.config["DEBUG"] = get_debug_flag()
     if settings.proxy_hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
-                                x_proto=settings.proxy_hops)
+                                x_proto=settings.proxy_hops, x_host=settings.proxy_hops)
     engines.use_native_core(not settings.pure_python)
     jobs = JobService(settings, dispatcher)
     app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(settings),
