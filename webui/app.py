@@ -6,11 +6,13 @@ from typing import Any
 
 from flask import Flask, Request, g
 from flask.helpers import get_debug_flag
+from werkzeug.exceptions import ClientDisconnected, RequestTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webui import api, auth, checks, errors, live, openapi, ops, pages, results
 from webui.context import Dealer, dealer, settings
 from webui.converters import CaseIdConverter, IdConverter
+from webui.pacing import late, too_slow_message
 from worker import engines
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
@@ -34,6 +36,14 @@ class StreamingRequest(Request):
         writer = UploadWriter(dealer().service.db, settings().max_upload_bytes)
         g.setdefault("upload_writers", []).append(writer)
         return writer
+
+    def _load_form_data(self) -> None:
+        try:
+            super()._load_form_data()
+        except ClientDisconnected:
+            if late(self.environ):  # the server cut the client off for its pace (webui.pacing): say so
+                raise RequestTimeout(too_slow_message()) from None
+            raise
 
 
 def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None,
