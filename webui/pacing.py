@@ -6,7 +6,8 @@ request's body to its end, and 16 uploads sending a byte a second once held ever
 ``dealer web``, with no timeout. Here, as Apache's ``mod_reqtimeout`` does it (``body=20,MinRate=500``):
 
 - every read of a request, its head and its body, must come by a deadline that starts at
-  :data:`GRACE_SECONDS` and grows a second for every :data:`MIN_RATE` bytes received; a client
+  :data:`GRACE_SECONDS` and grows a second for every :data:`MIN_RATE` bytes received, but never
+  lies more than :data:`MOST_AHEAD_SECONDS` ahead (a fast start buys no stall of hours); a client
   slower than that is answered ``408`` (:class:`PacedWorker`, :func:`late`) and its thread freed;
 - at most :data:`BODIES` requests of a process read a body at once (:class:`BodyLimit`), fewer than
   its :data:`THREADS`: the rest are answered ``503`` with ``Retry-After`` at once, before their body
@@ -35,6 +36,8 @@ BODIES = 48
 #: Seconds a request has before its pace counts, and the least bytes a second it must then keep to.
 GRACE_SECONDS = 20.0
 MIN_RATE = 500
+#: The longest a request may send nothing, however much it sent before.
+MOST_AHEAD_SECONDS = 60.0
 #: What a client refused for too many bodies at once is told to wait.
 RETRY_SECONDS = 5
 
@@ -82,7 +85,7 @@ class PacedSocket:
 
     def _received(self, count: int) -> None:
         if self.deadline is not None:
-            self.deadline += count / MIN_RATE
+            self.deadline = min(self.deadline + count / MIN_RATE, time.monotonic() + MOST_AHEAD_SECONDS)
 
     def _too_slow(self) -> ConnectionResetError:
         self.late = True
