@@ -8,7 +8,7 @@ from flask import Flask, Request, g
 from flask.helpers import get_debug_flag
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webui import api, auth, checks, errors, live, openapi, ops, pages, results
+from webui import api, auth, checks, errors, generate, live, openapi, ops, pages, results
 from webui.context import Dealer, dealer, settings
 from webui.converters import CaseIdConverter, IdConverter
 from worker import engines
@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
 
     auth.install(app, settings)
     for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
-                      checks.check_pages):
+                      checks.check_pages, generate.generate):
         app.register_blueprint(blueprint)
     errors.register(app)
 
