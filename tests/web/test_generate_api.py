@@ -17,6 +17,7 @@ from tests.support.jobs import stored_uploads
 from tests.web.test_access import CI, bearer, csrf_of, job_count, keyed_app, login
 from worker.cli import main
 from worker.config import Settings
+from worker.jobs import generated
 
 
 def dealer(*arguments: str) -> bytes:
@@ -179,3 +180,34 @@ def test_with_keys_the_form_needs_a_login_and_its_csrf_token(settings: Settings,
     assert client.post("/generate", data=form).status_code == 403
     token = csrf_of(client.get("/upload").get_data(as_text=True))
     assert client.post("/generate", data={**form, "csrf_token": token}).status_code == 303
+
+
+# --- the time budget, on a clock the test moves ----------------------------------------------
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    now = [100.0]
+    monkeypatch.setattr(generated.time, "monotonic", lambda: now[0])
+    return now
+
+
+def test_the_budget_refuses_once_the_cases_made_say_the_whole_would_take_twice_as_long(clock: list[float]) -> None:
+    progress = generated.budget(10)
+    assert progress is not None
+    clock[0] += 1.9  # too early to judge: within the first fifth of the budget
+    progress(10, 10_000)
+    clock[0] += 0.2
+    progress(2_000, 10_000)  # 2.1 s for a fifth: the whole in about 10.5 s
+    with pytest.raises(generated.TooLong, match=r"^10,000 cases would take about 21 s to make$"):
+        progress(1_000, 10_000)  # 2.1 s for a tenth: about 21 s, over twice the budget
+
+
+def test_the_budget_refuses_past_its_seconds_but_never_a_finished_file(clock: list[float]) -> None:
+    progress = generated.budget(10)
+    assert progress is not None
+    clock[0] += 10.5
+    progress(10_000, 10_000)
+    with pytest.raises(generated.TooLong, match=r"^9,999 of 10,000 cases were made in 10 s$"):
+        progress(9_999, 10_000)
+    assert generated.budget(0) is None

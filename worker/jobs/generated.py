@@ -88,12 +88,12 @@ def generated_job(service: JobService, asked: Request, client: str | None = None
     service.check_client(client)  # before the work: a refused client makes no file
     writer = UploadWriter(service.db, settings.max_upload_bytes)
     try:
-        generate(made, writer, progress=_budget(settings.generate_seconds))
+        generate(made, writer, progress=budget(settings.generate_seconds))
         stored = writer.commit()
     except TooLong as error:
         writer.discard()
         raise Invalid(f"cases: {error} on this service (at most {settings.generate_seconds:g} s a request): ask for "
-                      f"fewer cases or a commoner mix, or make the file with `dealer generate` and upload it") from None
+                      f"fewer cases or a commoner mix, or make the file with dealer generate and upload it") from None
     except GenerateError as error:  # the search found no new case for a bucket
         writer.discard()
         raise Invalid(f"mix: {error.message}") from None
@@ -107,7 +107,7 @@ def generated_job(service: JobService, asked: Request, client: str | None = None
         raise
 
 
-def _budget(seconds: float) -> Progress | None:
+def budget(seconds: float) -> Progress | None:
     """The progress callback that stops a file past ``seconds`` (0: never), or sooner when what is made
     so far says the whole would take more than twice as long."""
     if not seconds:
