@@ -19,7 +19,7 @@ from webui.params import present, whole_number
 from webui.spec import BAD_REQUEST, TOO_MANY, Operations, error, json_body, ref
 from worker import engines
 from worker.generating import MAX_CASES
-from worker.jobs.errors import Invalid, ServiceError
+from worker.jobs.errors import Invalid, ServiceError, TooLarge
 from worker.jobs.generated import Request, generated_job
 from worker.jobs.views import JobView
 
@@ -30,6 +30,8 @@ operations = Operations(generate)
 MAX_SEED = 2**64 - 1
 #: The longest mix or layout text taken (the longest sensible one is far shorter).
 MAX_TEXT = 1000
+#: The largest body taken (it is read whole; what it holds fits in far less).
+MAX_BODY = 64 << 10
 
 REQUEST_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["game", "cases"], "additionalProperties": False, "properties": {
@@ -63,8 +65,12 @@ REQUEST_SCHEMA: dict[str, Any] = {
                             "400": error("What is asked cannot be made: the message names the field (game, cases, "
                                          "seed, mix, layout, honours) and says why, or the file would take too long "
                                          "to make within the request."),
-                            "413": error("The file would be over the upload limit."), "429": TOO_MANY})
+                            "413": error("The file would be over the upload limit (DEALER_MAX_UPLOAD_BYTES), or the "
+                                         "request's body is over 64 KiB."), "429": TOO_MANY})
 def generate_job() -> Any:
+    if (request.content_length or 0) > MAX_BODY:
+        raise TooLarge(f"the body is larger than {MAX_BODY >> 10} KiB: a request to generate is a few fields")
+    request.max_content_length = MAX_BODY  # a body sent without its length is cut there too
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise Invalid('the body must be a JSON object, e.g. {"game": "10-20-30", "cases": 1000}')

@@ -107,6 +107,14 @@ def test_a_body_that_is_no_json_object_is_a_400(client: Any, body: str) -> None:
     assert response.status_code == 400 and response.get_json()["error"].startswith("the body must be a JSON object")
 
 
+def test_a_body_larger_than_a_request_needs_is_refused_unread(client: Any, settings: Settings) -> None:
+    body = '{"game": "10-20-30", "cases": 10, "mix": "' + "win=1," * 20_000 + 'loss=1"}'
+    response = client.post("/api/generate", data=body, content_type="application/json")
+    assert response.status_code == 413
+    assert response.get_json() == {"error": "the body is larger than 64 KiB: a request to generate is a few fields"}
+    assert stored_uploads(settings) == [] and job_count(settings) == 0
+
+
 def test_cases_are_bounded_by_the_per_job_limit_of_the_settings(settings: Settings) -> None:
     client = small_app(settings, max_cases_per_job=50)
     response = client.post("/api/generate", json={"game": "mahjong", "cases": 51})
