@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from tests.support.inline import InlineDispatcher
 from tests.support.jobs import stored_uploads
+from tests.web.test_a_new_game import coins  # noqa: F401 - the toy game's fixture
 from tests.web.test_access import CI, bearer, csrf_of, job_count, keyed_app, login
 from worker.cli import main
 from worker.config import Settings
@@ -99,6 +100,11 @@ def test_what_cannot_be_made_is_a_400_naming_the_field_and_nothing_is_stored(
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(message)
     assert stored_uploads(settings) == [] and job_count(settings) == 0
+
+
+def test_a_game_the_engines_solve_but_no_generator_makes_is_a_400_naming_it(client: Any, coins: Any) -> None:
+    response = client.post("/api/generate", json={"game": "coins", "cases": 3})
+    assert response.status_code == 400 and response.get_json() == {"error": "game: no generator makes coins files yet"}
 
 
 @pytest.mark.parametrize("body", ["[1, 2]", "not json", '"a string"'])
