@@ -9,7 +9,7 @@ from flask.helpers import get_debug_flag
 from werkzeug.exceptions import ClientDisconnected, RequestTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webui import api, auth, checks, errors, live, openapi, ops, pages, results
+from webui import api, auth, checks, errors, generate, live, openapi, ops, pages, results
 from webui.context import Dealer, dealer, settings
 from webui.converters import CaseIdConverter, IdConverter
 from webui.pacing import late, too_slow_message
@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
 
     auth.install(app, settings)
     for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
-                      checks.check_pages):
+                      checks.check_pages, generate.generate):
         app.register_blueprint(blueprint)
     errors.register(app)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, jsonify
 
-from webui import api, checks, ops, results
+from webui import api, checks, generate, ops, results
 from webui.auth import enabled
 from webui.spec import Operations, assemble, json_body, schemas
 
@@ -22,7 +22,7 @@ openapi = Blueprint("openapi", __name__)
 operations = Operations(openapi)
 
 #: Every blueprint's declarations, in the order the document lists their paths.
-DECLARED = (api.operations, results.operations, checks.operations, operations, ops.operations)
+DECLARED = (api.operations, generate.operations, results.operations, checks.operations, operations, ops.operations)
 
 INFO = {"title": "Dealer", "version": "1",
         "description": "Solves judge files of UVa 246 (10-20-30), 127 (Accordian Patience) and 11210 "

@@ -71,6 +71,9 @@ class Settings:
     max_active_jobs_per_client: int = 20
     #: Jobs one client may create (upload or re-run) in any minute.
     max_jobs_per_minute_per_client: int = 30
+    #: Seconds a generated file (``POST /api/generate``) may take to make within its request; one that
+    #: would take longer is refused (``worker.jobs.generated``).
+    generate_seconds: float = 30.0
 
     # --- access (see webui/auth.py) ---
     #: Comma-separated API keys, each ``token`` or ``name:token``; empty leaves the service open.

@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from worker.engines.accordion.cards import CARDS
 from worker.engines.mahjong.tiles import HAND_SIZE, HONOURS, KIND, MAX_COPIES, TILES
 from worker.generating.deal import shuffles, swaps
+from worker.generating.errors import GenerateError
 from worker.generating.prng import Rng
 
 #: A 10-20-30 deck: four of each value 1..9 and sixteen 10s.
@@ -225,4 +226,7 @@ def maker(game: str, honours: bool = True) -> Maker:
     """The maker of ``game`` (a slug of :mod:`worker.engines`)."""
     if game == "mahjong":
         return MahjongMaker(honours)
-    return {"10-20-30": TenTwentyThirtyMaker, "accordion": AccordionMaker}[game]()
+    makers: dict[str, type[Maker]] = {"10-20-30": TenTwentyThirtyMaker, "accordion": AccordionMaker}
+    if game not in makers:  # a game the engines solve, that no maker draws yet
+        raise GenerateError(f"no generator makes {game} files yet", "game")
+    return makers[game]()
