@@ -84,17 +84,23 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
     remaining = max(expected - answered, 0)
     running = job.status in ACTIVE
     stalled = running and job.progress_at is not None and now - job.progress_at > STALLED_AFTER
-    rate = (current_rate(job.rate, job.progress_at, job.started_at, now) if running
+    # While it runs, the rate and the time left are as of the last chunk stored, the time left counting
+    # down from there: between two chunks nothing new is known, and a rate aged by the wait would make the
+    # time left climb until the next chunk drops it again (a sawtooth). It can only rise when a chunk
+    # brings a slower pace or a larger estimate of the file: the noise of the figures themselves.
+    rate = (current_rate(job.rate, job.progress_at, job.started_at, job.progress_at or now) if running
             else answered / elapsed if elapsed > 0 else 0.0)
+    since = (now - job.progress_at).total_seconds() if job.progress_at else 0.0
     return JobView(
         id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256, status=job.status,
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
-        total=job.total, total_known=job.split_at is not None, bytes_read=job.bytes_read, done=job.done,
+        total=job.total, total_known=job.split_at is not None, expected=expected, bytes_read=job.bytes_read,
+        done=job.done,
         failed_cases=job.failed_cases, cache_hits=job.cache_hits,
         counts={o: job.counts.get(o, 0) for o in engines.get(job.game).outcomes},
         progress=1.0 if job.status == JobStatus.SUCCEEDED else min(1.0, answered / expected) if expected else 0.0,
         rate=round(rate, 1),
-        eta_seconds=None if not running or stalled or rate <= 0 else round(remaining / rate, 1),
+        eta_seconds=None if not running or stalled or rate <= 0 else round(max(remaining / rate - since, 0.0), 1),
         stalled=stalled,
         elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of,
         checks=list(job.check_ids or []),

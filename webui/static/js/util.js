@@ -137,18 +137,24 @@ export function localiseTimes(root = document) {
 export const FINISHED = ["succeeded", "failed", "cancelled"];
 export const isFinished = (status) => FINISHED.includes(status);
 
-/** The text under a job's progress bar (the same as the server's progress_text macro). */
-export function progressText(job) {
-  if (job.status === "queued") return "waiting for a worker";
-  if (job.status === "splitting") {
-    return `reading the file: ${size(job.bytes_read)} of ${size(job.size)} · ${count(job.done)} solved of ${count(job.total)} read`;
-  }
-  const handled = job.done + job.failed_cases;
-  if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
-  let text = `${count(handled)} / ${count(job.total)}`;
-  if (job.rate) text += ` · ${count(job.rate)} cases/s`;
+/** The pace and the time left of a running job, as the progress text ends. */
+function pace(job) {
+  let text = job.rate ? ` · ${count(job.rate)} cases/s` : "";
   if (job.stalled) text += " · stalled: nothing solved for a while";
   else if (job.eta_seconds !== null && job.eta_seconds !== undefined) text += ` · ${seconds(job.eta_seconds)} left`;
+  return text;
+}
+
+/** The text under a job's progress bar (the same as the server's progress_text macro). */
+export function progressText(job) {
+  const handled = job.done + job.failed_cases;
+  if (job.status === "queued") return "waiting for a worker";
+  if (job.status === "splitting") {
+    const read = job.size ? Math.trunc((100 * job.bytes_read) / job.size) : 0;
+    return `${count(handled)} / about ${count(job.expected)} · file ${read}% read${pace(job)}`;
+  }
+  if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
+  let text = `${count(handled)} / ${count(job.total)}${pace(job)}`;
   if (job.status === "succeeded") text += ` · in ${seconds(job.elapsed_seconds)}`;
   if (job.status === "cancelled") text += " · cancelled";
   return text;
@@ -163,16 +169,15 @@ export function applySizes(root = document) {
   for (const el of $$("[data-grow]", root)) el.style.flexGrow = el.dataset.grow;
 }
 
-/** Update a progress block rendered by the progress() macro (while the file is read, the figure is the
- * share of its bytes read: the share of the cases is only an estimate then). */
+/** Update a progress block rendered by the progress() macro: one measure, the share of the cases answered
+ * (while the file is read, of those it is expected to hold), for the bar, its figure and its value. */
 export function fillProgress(root, job) {
   const pct = Math.round(job.progress * 1000) / 10;
   root.className = root.className.replace(/status-\S+/, `status-${job.status}`);
   const bar = $("[data-f=bar]", root);
   bar.setAttribute("aria-valuenow", pct);
   bar.firstElementChild.style.width = `${pct}%`;
-  $("[data-f=pct]", root).textContent = job.status === "splitting"
-    ? `${job.size ? Math.trunc((100 * job.bytes_read) / job.size) : 0}% read` : `${Math.trunc(pct)}%`;
+  $("[data-f=pct]", root).textContent = `${Math.trunc(pct)}%`;
   const text = $("[data-f=progress-text]", root);
   text.textContent = text.title = progressText(job);
   const more = $("[data-f=more]", root);
