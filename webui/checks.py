@@ -56,6 +56,16 @@ def receive_check(job_id: int) -> CheckView:
         raise
 
 
+@check_pages.app_template_filter("verdict_label")
+def verdict_label(name: str) -> str:
+    """A verdict, or a check's status, as every page writes it: "Wrong answer", "Pending".
+
+    >>> verdict_label("wrong_answer"), verdict_label("pending")
+    ('Wrong answer', 'Pending')
+    """
+    return VERDICT_LABELS.get(name) or name.replace("_", " ").capitalize()
+
+
 @check_pages.app_template_global("checks_of")
 def checks_of(job_id: int) -> list[dict[str, Any]]:
     """A job's checks, for its page."""

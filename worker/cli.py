@@ -7,6 +7,7 @@ their function, so that ``dealer solve`` starts as fast as Python allows.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -212,14 +213,27 @@ def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -
             asked.append(time.monotonic())
             worker.send_signal(signal.SIGTERM)
 
+    status: int | None = None  # how gunicorn's arbiter ended, when it did
     try:
         WebServer(settings, host, port, graceful_seconds=SERVE_GRACE_SECONDS, on_stop=ask_worker_to_stop).run()
+        status = 0
+    except SystemExit as leaving:
+        status = leaving.code if isinstance(leaving.code, int) else 0 if leaving.code is None else 1
+        raise
     finally:
         # Gunicorn's web worker is a fork of this process and leaves through here too: it must leave
         # the Celery worker alone.
         if os.getpid() == me:
             ask_worker_to_stop()
             stop_worker(worker, (asked[0] if asked else time.monotonic()) + WORKER_GRACE_SECONDS)
+            if status is not None:
+                # Everything this process started is gone and the database has what was done: leave
+                # without Python's teardown of the web app's modules, which took seconds of a Ctrl-C on
+                # a loaded machine.
+                logging.shutdown()
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(status)
 
 
 #: What ``dealer serve`` gives the web process to leave when it stops: its open requests, then Python's own

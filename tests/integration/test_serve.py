@@ -78,7 +78,9 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
         # gunicorn's web process, Celery's worker and its two processes.
         family = until(lambda: _descendants(serve.pid), lambda found: len(found) >= 4, "all of its processes")
         # The harder case: a job in hand, and a page's live stream open (it would last 30 s).
-        Client(url).submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")
+        client = Client(url)
+        client.wait(client.submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")["id"])
+        client.submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")
         stream = socket.create_connection(("127.0.0.1", port), timeout=10)
         stream.sendall(b"GET /events/dashboard HTTP/1.1\r\nHost: dealer\r\n\r\n")
         assert stream.recv(64).startswith(b"HTTP/1.1 200"), "the live stream did not open"
@@ -114,3 +116,9 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
     until(lambda: [pid for pid in family if _alive(pid)], lambda left: not left,
           "every process dealer serve started to end", 10)
     assert "ERROR" not in text and "Traceback" not in text, f"after {took:.1f} s: {text[-2000:]}"
+    # A quiet terminal: no line per task (the job above ran some), no warning of kombu's or Celery's, and
+    # which core solves said once, at the start.
+    for noise in (" received", "succeeded in", "No hostname was supplied", "SecurityWarning", "superuser"):
+        assert noise not in text, f"{noise!r} in what dealer serve printed: {text[-3000:]}"
+    cores = [line for line in text.splitlines() if line.startswith("dealer: native core")]
+    assert len(cores) == 1, text[-3000:]

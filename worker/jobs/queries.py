@@ -7,6 +7,8 @@ those cases, the judge output and exports from the chunks in order.
 
 from __future__ import annotations
 
+import math
+
 import re
 import threading
 from collections import OrderedDict
@@ -54,7 +56,16 @@ from worker.store.chunks import (
     stored_cases,
 )
 from worker.store.database import Database
-from worker.store.models import Chunk, Job, ThroughputRow, WorkerRow, case_id, split_case_id, utcnow
+from worker.store.models import (
+    SOLVE_BUCKETS_US,
+    Chunk,
+    Job,
+    ThroughputRow,
+    WorkerRow,
+    case_id,
+    split_case_id,
+    utcnow,
+)
 
 #: The longest file name filter (a stored name is at most as long).
 MAX_FILENAME_FILTER = 255
@@ -73,6 +84,25 @@ def remaining_cases(job: Job) -> int:
     """Cases of a job not answered yet (never below none: while the file is read, the cases solved can run
     ahead of those counted read)."""
     return max(expected_cases(job) - job.done - job.failed_cases, 0)
+
+
+def percentile_bound(histogram: list[int], share: float) -> int | None:
+    """The solve time within which ``share`` of the cases counted in ``histogram`` (one count per bucket of
+    ``SOLVE_BUCKETS_US``, then the rest) were solved: the upper edge of the bucket that holds that
+    percentile (``None`` when nothing is counted, or it lies past the last edge).
+
+    >>> percentile_bound([990, 9, 1] + [0] * 12, 0.99), percentile_bound([980, 15, 5] + [0] * 12, 0.99)
+    (50, 100)
+    """
+    total = sum(histogram)
+    if total <= 0:
+        return None
+    wanted, seen = math.ceil(share * total), 0
+    for edge, count in zip(SOLVE_BUCKETS_US, histogram, strict=False):
+        seen += count
+        if seen >= wanted:
+            return edge
+    return None
 
 
 def job_view(job: Job, now: datetime | None = None) -> JobView:
@@ -321,7 +351,8 @@ class JobQueries:
             split_seconds=between(job.started_at, job.split_at), elapsed_seconds=view.elapsed_seconds,
             rate=view.rate, solved=solved, cached=job.cache_hits, solve_us_total=job.solve_us,
             solve_us_mean=round(job.solve_us / solved, 1) if solved > 0 else None,
-            solve_us_max=job.slowest_us, slowest_case=slowest)
+            solve_us_max=job.slowest_us, solve_us_p99=percentile_bound(job.solve_hist, 0.99),
+            slowest_case=slowest)
 
     # --- the service ---
 

@@ -195,6 +195,9 @@ class TimingsView(View):
     solve_us_total: int = doc("Microseconds of solving in all.")
     solve_us_mean: float | None = doc("Mean microseconds per solved case.")
     solve_us_max: int | None = doc("The slowest case's microseconds.")
+    solve_us_p99: int | None = doc("Microseconds within which 99 % of the solved cases were solved: the upper "
+                                   "edge of the solve-time bucket that holds the 99th percentile; null when none "
+                                   "was solved or it lies past the last bucket.")
     slowest_case: SlowestCase | None = doc("The slowest case.")
 
 

@@ -95,9 +95,23 @@ export function micros(value) {
   return `${(value / 1e6).toFixed(2)} s`;
 }
 
-const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+// Every page shows times in one zone, UTC, as the server renders them (pages.py's "when"), before and after
+// its scripts run: a time never changes its zone, or its form, under the reader's eyes.
+const pad = (n) => String(n).padStart(2, "0");
+const parts = (iso) => {
+  const t = new Date(Date.parse(iso));
+  return { y: t.getUTCFullYear(), mo: pad(t.getUTCMonth() + 1), d: pad(t.getUTCDate()),
+    clock: `${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}` };
+};
 
-/** "12 s ago", "5 min ago", or the local date and time for anything older than a day. */
+/** An ISO time as "2026-11-30 14:05:09 UTC". */
+export function utcTime(iso) {
+  if (!iso) return "–";
+  const p = parts(iso);
+  return `${p.y}-${p.mo}-${p.d} ${p.clock} UTC`;
+}
+
+/** "12 s ago", "5 min ago", or the time (UTC) for anything older than a day. */
 export function ago(iso, now = Date.now()) {
   if (!iso) return "–";
   const then = Date.parse(iso);
@@ -106,31 +120,27 @@ export function ago(iso, now = Date.now()) {
   if (secs < 60) return `${secs} s ago`;
   if (secs < 3600) return `${Math.floor(secs / 60)} min ago`;
   if (secs < 86400) return `${Math.floor(secs / 3600)} h ago`;
-  return TIME.format(new Date(then));
+  return utcTime(iso);
 }
 
-export const localTime = (iso) => (iso ? TIME.format(new Date(Date.parse(iso))) : "–");
-
-const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
-const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
-const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: "short" });
-
-/** A time in few characters for a table column: the clock today, the day and clock this year, else the date. */
+/** A time (UTC) in few characters for a table column: the clock today, the day and clock this year, else the date. */
 export function compactTime(iso, now = new Date()) {
   if (!iso) return "–";
-  const then = new Date(Date.parse(iso));
-  if (then.toDateString() === now.toDateString()) return CLOCK.format(then);
-  if (then.getFullYear() === now.getFullYear()) return `${DAY.format(then)} ${CLOCK.format(then)}`;
-  return DATE.format(then);
+  const p = parts(iso);
+  const today = parts(now.toISOString());
+  if (p.y === today.y && p.mo === today.mo && p.d === today.d) return p.clock;
+  if (p.y === today.y) return `${p.mo}-${p.d} ${p.clock.slice(0, 5)}`;
+  return `${p.y}-${p.mo}-${p.d}`;
 }
 
-/** Show every <time data-ago> relative to now and every other <time> in local time. */
+/** Show every <time data-ago> relative to now (its title the time itself); every other <time> keeps the
+ * server's text, which is already the page's one form. */
 export function localiseTimes(root = document) {
   for (const el of $$("time[datetime]", root)) {
     const iso = el.getAttribute("datetime");
     if (!iso || iso === "None") continue;
-    el.title = localTime(iso);
-    el.textContent = el.hasAttribute("data-ago") || el.dataset.f === "created" ? ago(iso) : localTime(iso);
+    el.title = utcTime(iso);
+    el.textContent = el.hasAttribute("data-ago") || el.dataset.f === "created" ? ago(iso) : utcTime(iso);
   }
 }
 
