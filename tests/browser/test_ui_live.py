@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import SCREENSHOTS
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA, failing
 from tests.support.waiting import until
 from webui import live as live_streams
 from worker.jobs.queries import STALLED_AFTER
@@ -349,9 +349,10 @@ def test_dashboard_filters_stay_in_the_url_and_act_on_the_selected_jobs(browser:
 def test_a_long_error_is_cut_in_the_list_and_shown_whole_on_demand(browser: Any, live: LiveService,
                                                                   tmp_path: Path) -> None:
     bad = tmp_path / "a-file-whose-error-is-long.in"
-    bad.write_bytes((JUDGE_DATA / "mahjong" / "sample.in").read_bytes())
-    job = live.wait(live.submit(bad, "10-20-30")["id"])
-    assert job["status"] == "failed" and job["error"].endswith("(this looks like a mahjong file, not a 10-20-30 file)")
+    data, line = failing("mahjong")  # a bad line past the file's start: a failed job (a bad start is refused)
+    bad.write_bytes(data)
+    job = live.wait(live.submit(bad, "mahjong")["id"])
+    assert job["status"] == "failed" and job["error"].startswith(f'line {line}, column 1: unknown tile "X" (tiles are')
     JOBS["failed"] = job["id"]
     page = tab(browser, live)
     page.goto("/")
