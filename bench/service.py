@@ -28,6 +28,7 @@ import contextlib
 import os
 import random
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -266,6 +267,8 @@ def main() -> int:
                         help="games whose files are also sent twice: solved, then copied")
     parser.add_argument("--cache-cases", type=int, default=100_000)
     args = parser.parse_args()
+    # A plain `kill` must still stop the private servers and live processes (their finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     path = judge_file("10-20-30", args.decks, 246)
     local, local_cpu, expected = solve_locally(path)

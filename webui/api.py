@@ -18,6 +18,7 @@ from webui.spec import (
     BAD_REQUEST,
     FLAG,
     NOT_FOUND,
+    TEXT,
     TOO_MANY,
     Operations,
     error,
@@ -51,7 +52,7 @@ JOB_CREATED = {"201": json_body(JOB, "The new job."), "400": BAD_REQUEST}
     query("status", "Only jobs in this status.", {"type": "string", "enum": [s.value for s in JobStatus]}),
     query("game", "Only jobs of this game.", {"type": "string", "enum": engines.names()}),
     query("filename", "Only jobs whose file name contains this text (any case).",
-          {"type": "string", "maxLength": MAX_FILENAME_FILTER}),
+          {**TEXT, "maxLength": MAX_FILENAME_FILTER}),
     *paging_parameters(JOBS_PER_PAGE)],
     responses={"200": json_body(ref(JobPage), "A page of jobs."), "400": BAD_REQUEST})
 def list_jobs() -> Any:

@@ -6,11 +6,13 @@ from typing import Any
 
 from flask import Flask, Request, g
 from flask.helpers import get_debug_flag
+from werkzeug.exceptions import ClientDisconnected, RequestTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webui import api, auth, checks, errors, live, openapi, ops, pages, results
 from webui.context import Dealer, dealer, settings
 from webui.converters import CaseIdConverter, IdConverter
+from webui.pacing import late, too_slow_message
 from worker import engines
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
@@ -35,6 +37,14 @@ class StreamingRequest(Request):
         g.setdefault("upload_writers", []).append(writer)
         return writer
 
+    def _load_form_data(self) -> None:
+        try:
+            super()._load_form_data()
+        except ClientDisconnected:
+            if late(self.environ):  # the server cut the client off for its pace (webui.pacing): say so
+                raise RequestTimeout(too_slow_message()) from None
+            raise
+
 
 def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None,
                config: dict[str, Any] | None = None) -> Flask:
@@ -57,7 +67,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     app.config["DEBUG"] = get_debug_flag()
     if settings.proxy_hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
-                                x_proto=settings.proxy_hops)
+                                x_proto=settings.proxy_hops, x_host=settings.proxy_hops)
     engines.use_native_core(not settings.pure_python)
     jobs = JobService(settings, dispatcher)
     app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(settings),

@@ -1,7 +1,8 @@
 """Who may do what: API keys, the pages' login, CSRF tokens and the security headers of every answer.
 
 With no keys configured (``DEALER_API_KEYS`` empty, the default) the service is open to
-everyone, as it always was; only writes that a browser marks as cross-site are refused.
+everyone, as it always was; only writes from another site's page are refused (what the browser
+says of it: ``Sec-Fetch-Site``, else ``Origin``, else ``Referer``; a request with none is a script's).
 
 With keys, every write (upload, cancel, rerun, delete) needs one:
 
@@ -276,8 +277,39 @@ def _wrong_key(buckets: list[str], what: str) -> None:
 
 
 def _cross_site() -> bool:
-    """Whether a browser says this request comes from another site (Fetch Metadata)."""
-    return request.headers.get("Sec-Fetch-Site", "").lower() in ("cross-site", "same-site")
+    """Whether a browser says this request comes from another site: its Fetch Metadata, else (browsers
+    send ``Sec-Fetch-Site`` only to secure or local origins, so not over plain HTTP on a LAN) its
+    ``Origin``, else its ``Referer``, against the host the request was sent to. A request with none of
+    them (a script, curl, ``dealer submit``) is no browser's form."""
+    fetch_site = request.headers.get("Sec-Fetch-Site")
+    if fetch_site is not None:
+        return fetch_site.lower() in ("cross-site", "same-site")
+    sent_from = request.headers.get("Origin") or request.headers.get("Referer")
+    if sent_from is None:
+        return False
+    return _host(sent_from) != _host(request.host_url)
+
+
+def _host(url: str) -> str | None:
+    """The host and port of ``url``, as a request's ``Host`` names them (the default ports left out);
+    ``None`` for what names no host (``Origin: null``, sent by sandboxed frames and for redirects).
+
+    The scheme is not compared: behind a proxy that ends TLS the app may see ``http`` where the browser
+    saw ``https``, and a page of the same host is the service's own either way.
+
+    >>> _host("http://Dealer.example:80/jobs"), _host("https://dealer.example:8443"), _host("null")
+    ('dealer.example', 'dealer.example:8443', None)
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return host if port is None or port == default else f"{host}:{port}"
 
 
 def _guard() -> Any:
@@ -286,7 +318,8 @@ def _guard() -> Any:
     write = request.method not in SAFE_METHODS
     ring = keys()
     if not ring:
-        if write and _cross_site():
+        # A browser adds no Authorization header to a request of another site's page by itself.
+        if write and "Authorization" not in request.headers and _cross_site():
             return _refuse("a write from another site is refused (cross-site request)", 403)
         return None
     header = request.headers.get("Authorization")

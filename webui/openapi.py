@@ -15,6 +15,7 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from webui import api, checks, ops, results
+from webui.auth import enabled
 from webui.spec import Operations, assemble, json_body, schemas
 
 openapi = Blueprint("openapi", __name__)
@@ -41,11 +42,16 @@ SECURITY_SCHEMES = {
 @operations.get("/api/openapi.json", "openapi", "This document", tag="service", access="open", database=False,
                 responses={"200": json_body({"type": "object"}, "The OpenAPI 3.1 document.")})
 def openapi_document() -> Any:
-    return jsonify(document())
+    return jsonify(served())
+
+
+def served() -> dict[str, Any]:
+    """The document as this service is set up: without API keys no operation asks for one."""
+    return document(keyed=enabled())
 
 
 @cache
-def document() -> dict[str, Any]:
-    paths, views = assemble(DECLARED)
+def document(keyed: bool = True) -> dict[str, Any]:
+    paths, views = assemble(DECLARED, keyed)
     return {"openapi": "3.1.0", "info": INFO, "tags": TAGS, "paths": paths,
             "components": {"schemas": schemas(views), "securitySchemes": SECURITY_SCHEMES}}

@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from webui.context import dealer, queries, settings
 from webui.errors import http_status
 from webui.games import any_number_name, any_unit, game_views
-from webui.openapi import document
+from webui.openapi import served
 from webui.params import JOBS_PER_PAGE, job_filters, present, whole_number
 from webui.uploads import receive_upload
 from worker.jobs.errors import ServiceError
@@ -167,7 +167,7 @@ def history() -> str:
 
 @pages.get("/docs")
 def docs() -> str:
-    return render_template("docs.html", page_name="docs", doc=document())
+    return render_template("docs.html", page_name="docs", doc=served())
 
 
 def _game(slug: str) -> dict[str, Any]:

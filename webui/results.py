@@ -15,6 +15,7 @@ from webui.spec import (
     BAD_REQUEST,
     FLAG,
     NOT_FOUND,
+    TEXT,
     Operations,
     error,
     json_body,
@@ -54,12 +55,11 @@ def result_filters(with_game: bool = True, with_job: bool = True, paged: bool = 
         query("number_min", f"Smallest number ({numbers}).", {"type": "integer", "minimum": 0, "maximum": MAX_INT}),
         query("number_max", f"Largest number ({numbers}).", {"type": "integer", "minimum": 0, "maximum": MAX_INT}),
         query("since", "Solved at or after this ISO 8601 date or time (UTC unless it says).",
-              {"type": "string", "format": "date-time"}),
-        query("until", "Solved before this ISO 8601 date or time.", {"type": "string", "format": "date-time"}),
+              {**TEXT, "format": "date-time"}),
+        query("until", "Solved before this ISO 8601 date or time.", {**TEXT, "format": "date-time"}),
         query("input", f"A {any_unit()} written as text: finds the same case in any job, whatever its spacing (without "
                        "game, of the one game it is a case of; a text that is not one of the game's cases, or of "
-                       "no game's or several, is refused with 400, naming the line and column).",
-              {"type": "string", "minLength": 1}),
+                       "no game's or several, is refused with 400, naming the line and column).", TEXT),
         query("sort", "Sort key, descending with a leading '-'.",
               {"type": "string", "default": "index", "enum": [*SORTS, *(f"-{key}" for key in SORTS)]}),
     ]

@@ -11,22 +11,25 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
+from webui.pacing import THREADS, BodyLimit, PacedWorker
 from worker.config import Settings
 
 
 class WebServer(BaseApplication):  # type: ignore[misc]
-    """Gunicorn with threads: uploads stream for minutes while the dashboard keeps polling."""
+    """Gunicorn with threads: uploads stream for minutes while the dashboard keeps polling; slow clients
+    are cut off and bodies read at once are bounded (:mod:`webui.pacing`)."""
 
-    def __init__(self, settings: Settings, host: str, port: int, workers: int = 1, threads: int = 8,
+    def __init__(self, settings: Settings, host: str, port: int, workers: int = 1, threads: int = THREADS,
                  graceful_seconds: int = 5, on_stop: Callable[[], None] | None = None) -> None:
         self.settings = settings
         self.on_stop = on_stop
         self.options = {
             "bind": f"{host}:{port}",
             "workers": workers,
-            "worker_class": "gthread",
+            "worker_class": PacedWorker,
             "threads": threads,
-            "timeout": 0,  # an upload of gigabytes may take longer than any fixed limit
+            # An upload of gigabytes may take longer than any fixed limit: a request is held to a pace instead.
+            "timeout": 0,
             "graceful_timeout": graceful_seconds,
             "accesslog": None,
             "errorlog": "-",
@@ -59,7 +62,9 @@ class WebServer(BaseApplication):  # type: ignore[misc]
     def load(self) -> Any:
         from webui.app import create_app
 
-        return create_app(self.settings)
+        app = create_app(self.settings)
+        app.wsgi_app = BodyLimit(app.wsgi_app)  # type: ignore[method-assign]
+        return app
 
 
 def _end_streams_when_told_to_stop(worker: Any) -> None:
@@ -86,7 +91,6 @@ def _end_streams_when_told_to_stop(worker: Any) -> None:
     # As gunicorn has it: a SIGTERM lets the requests in hand finish, not interrupt their system calls
     # (setting a handler made them interruptible again).
     signal.siginterrupt(signal.SIGTERM, False)
-
 
 
 def _leave() -> None:

@@ -159,6 +159,9 @@ PATH_PARAMETERS = {
     "check_id": path_parameter("check_id", "The check's id."),
 }
 
+#: A text the API reads through :func:`webui.params.given`, which refuses an empty one (or one of spaces only).
+TEXT = {"type": "string", "minLength": 1, "pattern": r"\S"}
+
 #: A yes/no parameter as :func:`webui.params.flag` reads it.
 FLAG = {"type": "string", "enum": ["1", "true", "yes", "0", "false", "no"]}
 
@@ -218,8 +221,9 @@ class Operation:
     #: Whether it reads the database (so may answer 503 when it is down).
     database: bool
 
-    def described(self) -> dict[str, Any]:
-        """The operation as the document has it, with what its access and the database add."""
+    def described(self, keyed: bool = True) -> dict[str, Any]:
+        """The operation as the document has it, with what its access and the database add; ``keyed``:
+        whether the service has API keys (without them no operation asks for any)."""
         responses = dict(self.responses)
         if self.database:
             responses.setdefault("503", UNAVAILABLE)
@@ -236,7 +240,7 @@ class Operation:
             found["parameters"] = self.parameters
         if self.request_body:
             found["requestBody"] = self.request_body
-        found.update(responses=responses, security=SECURITY[self.access])
+        found.update(responses=responses, security=SECURITY[self.access] if keyed else SECURITY["open"])
         return found
 
 
@@ -283,9 +287,10 @@ class Operations:
         return register
 
 
-def assemble(declarations: Iterable[Operations]) -> tuple[dict[str, Any], dict[str, type[View]]]:
+def assemble(declarations: Iterable[Operations], keyed: bool = True) -> tuple[dict[str, Any], dict[str, type[View]]]:
     """The document's ``paths`` from the blueprints' declarations, in the order declared, and the views
-    their answers name. Each path takes its path parameters from :data:`PATH_PARAMETERS`."""
+    their answers name, for a service with API keys or without (``keyed``). Each path takes its path
+    parameters from :data:`PATH_PARAMETERS`."""
     paths: dict[str, Any] = {}
     views: dict[str, type[View]] = {}
     for operations in declarations:
@@ -298,7 +303,7 @@ def assemble(declarations: Iterable[Operations]) -> tuple[dict[str, Any], dict[s
                 paths[operation.path] = {"parameters": [PATH_PARAMETERS[name] for name in names]} if names else {}
             if operation.method in paths[operation.path]:
                 raise LookupError(f"{operation.method.upper()} {operation.path} is declared twice")
-            paths[operation.path][operation.method] = operation.described()
+            paths[operation.path][operation.method] = operation.described(keyed)
     return _plain(paths, views), views
 
 

@@ -87,7 +87,7 @@ class Settings:
     #: each further one doubles the wait, up to ``auth_block_max_seconds`` (0 turns throttling off).
     auth_failures_allowed: int = 5
     auth_block_max_seconds: float = 300.0
-    #: Reverse proxies in front of the web app whose X-Forwarded-For/-Proto are trusted.
+    #: Reverse proxies in front of the web app whose X-Forwarded-For/-Proto/-Host are trusted.
     proxy_hops: int = 0
 
     @property

@@ -18,12 +18,14 @@ from sqlalchemy import Connection, Engine, select, text
 from tests.support.jobs import submit
 from tests.support.paths import JUDGE_DATA
 from tests.support.plugin import postgres_settings
+from tests.support.waiting import until
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.split import split_job
 from worker.store.chunks import Blobs
 from worker.store.database import Database
-from worker.store.models import Chunk, utcnow
+from worker.store.models import Chunk, Job, Upload, utcnow
+from worker.store.uploads import release
 
 
 @pytest.fixture
@@ -82,3 +84,53 @@ def test_cancel_waits_for_a_solve_task_instead_of_deadlocking(solving_job, servi
         solver.commit()
     cancel.join(10)
     assert outcome["job"].status == "cancelled"  # type: ignore[attr-defined]
+
+
+def test_an_upload_is_released_while_its_job_ends_without_a_deadlock(settings: Settings, service, dispatcher,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The split has ended and releases its upload while the last chunk's task ends the job. Ending it
+    writes the job row twice, so PostgreSQL checks its upload key again (``FOR KEY SHARE`` on the upload)
+    with the job row held; the release must therefore not hold the upload while it waits for the job
+    (the lock order: a job, then its upload)."""
+    dispatcher.immediate = False
+    monkeypatch.setattr("worker.jobs.split.release", lambda db, upload_id: None)  # released below, by hand
+    job_id = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion").id
+    split_job(settings, job_id, dispatcher)
+    db = Database.of(settings)
+    with db.session() as session:
+        job = session.get(Job, job_id)
+        assert job is not None and job.status == "solving" and job.upload_id is not None
+        upload_id = job.upload_id
+        last = session.scalars(select(Chunk).where(Chunk.job_id == job_id).order_by(Chunk.id.desc())).first()
+        assert last is not None
+        last_id, last_count = last.id, last.count
+        job.done = job.total - last_count  # every other chunk solved
+    outcome: dict[str, object] = {}
+
+    def release_upload() -> None:
+        try:
+            release(db, upload_id)
+            outcome["released"] = True
+        except Exception as error:  # noqa: BLE001 - the test reports it
+            outcome["released"] = error
+
+    with db.engine.connect() as solver:
+        _stored_half_way(solver, job_id, last_id, 0)
+        assert solver.execute(lifecycle._LOCK_PROGRESS, {"p_job": job_id}).one().status == "solving"
+        releaser = threading.Thread(target=release_upload)
+        releaser.start()
+        until(lambda: _waiting_for_a_lock(solver), bool, "the release to wait for a row lock")
+        status = lifecycle.add_progress(solver, job_id, lifecycle.Progress(solved=last_count), utcnow())
+        solver.commit()
+    releaser.join(30)
+    assert status == "succeeded" and outcome["released"] is True
+    with db.session(write=False) as session:
+        job = session.get(Job, job_id)
+        assert job is not None and job.status == "succeeded" and job.upload_id is None
+        assert session.get(Upload, upload_id) is None
+
+
+def _waiting_for_a_lock(connection: Connection) -> int:
+    """How many other sessions of this database wait for a row lock."""
+    return connection.scalar(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                  "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'")) or 0

@@ -348,6 +348,47 @@ def test_cross_site_writes_are_refused(client: Any, settings: Settings, dispatch
     assert upload(open_client).status_code == 201  # scripts send no such header
 
 
+EVIL = "http://evil.example"
+
+
+@pytest.mark.parametrize("keyed", [False, True], ids=["open", "keys"])
+def test_a_cross_origin_form_over_plain_http_is_refused(settings: Settings, dispatcher: Any, keyed: bool) -> None:
+    """Over plain HTTP to a LAN address a browser sends no Sec-Fetch-Site: its Origin, else its Referer,
+    tells another site's form from the service's own pages."""
+    from webui.app import create_app
+
+    app = (keyed_app(settings, dispatcher) if keyed
+           else create_app(settings, dispatcher, config={"TESTING": True}))
+    client = app.test_client()
+    token = {"X-CSRF-Token": logged_in_token(client)} if keyed else {}
+    before = job_count(settings)
+    for sent in ({"Origin": EVIL}, {"Referer": f"{EVIL}/page"}, {"Origin": "null"},
+                 {"Origin": "http://localhost.evil.example"}, {"Origin": "http://localhost:8080"}):
+        response = upload(client, {**token, **sent})
+        assert response.status_code == 403 and "another site" in response.get_json()["error"], sent
+    job = upload(client, {**token}).get_json()["id"]
+    for action in ("cancel", "rerun"):
+        assert client.post(f"/api/jobs/{job}/{action}", headers={**token, "Origin": EVIL}).status_code == 403
+    assert job_count(settings) == before + 1
+    # The service's own pages (the test client's host is localhost), scripts and keys go on working.
+    for sent in ({"Origin": "http://localhost"}, {"Origin": "http://LOCALHOST:80"},
+                 {"Referer": "http://localhost/upload"}, {}):
+        assert upload(client, {**token, **sent}).status_code == 201, sent
+    script = app.test_client()  # no session: a key, or nothing in open mode
+    assert upload(script, {**bearer(CI), "Origin": EVIL} if keyed else {}).status_code == 201
+    assert script.post(f"/api/jobs/{job}/rerun", headers=bearer(CI) if keyed else {}).status_code == 201
+
+
+def test_behind_a_proxy_the_origin_is_compared_with_the_forwarded_host(settings: Settings, dispatcher: Any) -> None:
+    from webui.app import create_app
+
+    client = create_app(replace(settings, proxy_hops=1), dispatcher, config={"TESTING": True}).test_client()
+    proxied = {"X-Forwarded-Host": "dealer.example", "X-Forwarded-Proto": "https"}
+    assert upload(client, {**proxied, "Origin": "https://dealer.example"}).status_code == 201
+    assert upload(client, {**proxied, "Origin": "http://localhost"}).status_code == 403
+    assert upload(client, {**proxied, "Origin": EVIL}).status_code == 403
+
+
 # --- the session's secret ------------------------------------------------------------------------
 
 

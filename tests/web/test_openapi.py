@@ -126,3 +126,42 @@ def test_the_csv_export_has_the_documented_columns(client: Any, three_jobs: dict
             assert row == {column: "" if shown[column] is None else str(shown[column]) for column in CSV_COLUMNS}
     documented = client.get("/api/openapi.json").get_json()["components"]["schemas"]["Case"]["properties"]
     assert set(header) <= set(documented) and set(header) <= set(CaseView.__dataclass_fields__)
+
+
+def test_every_query_parameter_the_api_refuses_empty_is_documented_as_refused(
+        client: Any, three_jobs: dict[str, Any]) -> None:
+    """``name=`` (or spaces) is refused by the API (``params.given``): the document says so, else a client
+    made from it sends one it allows and gets a 400 (Schemathesis found ``GET /api/jobs?filename=``)."""
+    import jsonschema
+
+    doc = client.get("/api/openapi.json").get_json()
+    job = three_jobs["mahjong"]
+    ids = {"job_id": job["id"], "index": 1, "check_id": 1,
+           "case_id": client.get(f"/api/jobs/{job['id']}/cases").get_json()["items"][0]["id"]}
+    tried = []
+    for path, item in doc["paths"].items():
+        operation = item.get("get")
+        if operation is None:
+            continue
+        for parameter in operation.get("parameters", []):
+            if parameter["in"] != "query":
+                continue
+            for empty in ("", "  "):
+                answer = client.get(path.format(**ids), query_string={parameter["name"]: empty})
+                if answer.status_code == 400:
+                    tried.append(parameter["name"])
+                    allowed = jsonschema.Draft202012Validator(parameter["schema"]).is_valid(empty)
+                    assert not allowed, f"GET {path}?{parameter['name']}={empty!r} is refused, but documented valid"
+    assert {"filename", "input"} <= set(tried)
+    assert client.get("/api/jobs", query_string={"filename": ""}).status_code == 400
+
+
+def test_without_keys_no_operation_asks_for_one(client: Any) -> None:
+    """In open mode (no DEALER_API_KEYS) nothing asks for a key: the document says so (with keys,
+    ``tests/web/test_access.py`` checks that writes declare them)."""
+    doc = client.get("/api/openapi.json").get_json()
+    for path, item in doc["paths"].items():
+        for method, operation in item.items():
+            if method != "parameters":
+                assert operation["security"] == [{}], (path, method)
+    assert client.post("/api/jobs/999999/cancel").status_code == 404  # asked for no key, answered

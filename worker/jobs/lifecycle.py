@@ -5,10 +5,10 @@ in which rows are locked. The split, the solve tasks, the service's commands and
 recovery sweep all call these instead of writing a status themselves.
 
 Lock order: a chunk (or all of a job's chunks) first, then the job row, always with
-``FOR NO KEY UPDATE`` on the job (see :data:`JOB_LOCK`). A solve task takes them in
-that order; so must anyone who changes the chunks of a job that may be solving, or the
-two would wait on each other in a circle (PostgreSQL ends that after a second by
-failing one of them).
+``FOR NO KEY UPDATE`` on the job (see :data:`JOB_LOCK`); then an upload, then checks
+(ARCHITECTURE.md, "Lock order"). A solve task takes them in that order; so must anyone
+who changes the chunks of a job that may be solving, or the two would wait on each other
+in a circle (PostgreSQL ends that after a second by failing one of them).
 """
 
 from __future__ import annotations

@@ -209,8 +209,13 @@ def release(db: Database, upload_id: int | None) -> None:
     if upload_id is None:
         return
     with db.session() as session:
-        # Locked first: a job being made for this upload holds it shared (see ``hold``) until it is
-        # stored, so it is either counted here or finds the upload gone.
+        # The lock order (ARCHITECTURE.md, "Lock order"): the jobs of the upload first, as a job that
+        # ends holds its row and then takes the upload's key (PostgreSQL checks the key of a row its
+        # transaction writes twice). ``FOR NO KEY UPDATE``, the lock the update below takes.
+        session.execute(select(Job.id).where(Job.upload_id == upload_id).order_by(Job.id)
+                        .with_for_update(key_share=True))
+        # Then the upload: a job being made for it holds it shared (see ``hold``) until it is stored, so
+        # it is either counted here or finds the upload gone.
         if session.get(Upload, upload_id, with_for_update=True) is None:
             return
         waiting = session.scalar(select(func.count()).select_from(Job).where(
