@@ -76,11 +76,28 @@ def test_unknown_game_is_refused() -> None:
     assert result.exit_code == 2 and "poker" in result.output
 
 
-def test_games_lists_every_engine() -> None:
+def test_games_lists_every_engine_in_aligned_columns() -> None:
     result = CliRunner().invoke(main, ["games"])
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert [line.split()[0] for line in lines] == engines.names()
+    # Each column starts at the same place on every line: the core, the title, the summary (a sentence).
+    for engine, line in zip(engines.all_engines(), lines, strict=True):
+        assert line.endswith(engine.summary) and engine.summary[:1].isupper() and engine.summary.endswith(".")
+    for cell in ("core_name", "title", "summary"):
+        starts = {line.index(getattr(engine, cell), len(engine.slug)) for engine, line
+                  in zip(engines.all_engines(), lines, strict=True)}
+        assert len(starts) == 1, (cell, result.output)
+
+
+@pytest.mark.parametrize("command", ["solve", "check"])
+def test_a_file_of_another_game_says_which_game_it_looks_like(command: str, tmp_path: Path) -> None:
+    accordion = JUDGE_DATA / "accordion" / "sample.in"
+    args = [command, "10-20-30", str(accordion)] + ([str(accordion.with_suffix(".out"))] if command == "check" else [])
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert result.output.strip().endswith("(this looks like an accordion file, not a 10-20-30 file)"), result.output
+    assert "line 1, column 1: " in result.output
 
 
 def test_bad_input_on_several_processes_still_exits_2(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from webui.params import given, paging, present, whole_number
 from webui.spec import BAD_REQUEST, Operations, error, json_body, query, ref
 from webui.uploads import stored_file
 from worker.checks.compare import VERDICTS, marks
+from worker.checks.queries import FILTERS, NOT_ACCEPTED
 from worker.checks.queries import DEFAULT_CHECK_CASES
 from worker.checks.views import CheckCasePage, CheckView
 from worker.jobs.errors import Invalid
@@ -28,7 +29,9 @@ check_pages = Blueprint("check_pages", __name__)
 CASES_PER_PAGE = 50
 #: What the page calls each verdict.
 VERDICT_LABELS = {"accepted": "Accepted", "presentation_error": "Presentation error", "wrong_answer": "Wrong answer",
-                  "missing": "Missing", "extra": "Extra"}
+                  "missing": "Missing", "extra": "Extra", NOT_ACCEPTED: "Not accepted"}
+#: The check page's filter of every line (without one, it shows those not accepted when there are any).
+ALL_LINES = "all"
 
 NO_JOB = error("No such job.")
 NO_CHECK = error("No such check.")
@@ -51,6 +54,16 @@ def receive_check(job_id: int) -> CheckView:
     except BaseException:
         service().forget_upload(found[0])
         raise
+
+
+@check_pages.app_template_filter("verdict_label")
+def verdict_label(name: str) -> str:
+    """A verdict, or a check's status, as every page writes it: "Wrong answer", "Pending".
+
+    >>> verdict_label("wrong_answer"), verdict_label("pending")
+    ('Wrong answer', 'Pending')
+    """
+    return VERDICT_LABELS.get(name) or name.replace("_", " ").capitalize()
 
 
 @check_pages.app_template_global("checks_of")
@@ -96,7 +109,8 @@ def get_check(check_id: int) -> Any:
 @operations.get("/checks/<id:check_id>/cases", "checkCases",
                 "A check's cases (and extra lines) in the output's order, filterable by verdict", tag="checks",
                 parameters=[
-                    query("verdict", "Only the lines with this verdict.", {"type": "string", "enum": list(VERDICTS)}),
+                    query("verdict", "Only the lines with this verdict (not_accepted: every line that is not "
+                          "accepted).", {"type": "string", "enum": list(FILTERS)}),
                     query("page", "Page number, from 1 (past the last page: no items).",
                           {"type": "integer", "minimum": 1, "maximum": MAX_INT, "default": 1}),
                     query("per_page", f"Items per page (at most {MAX_PER_PAGE}).",
@@ -119,9 +133,15 @@ def add_check(job_id: int) -> Any:
 @check_pages.get("/checks/<id:check_id>")
 def check(check_id: int) -> str:
     args = present(request.args)
-    verdict = args.get("verdict")
     page = whole_number("page", args.get("page", "1"), 1)
     found = check_queries().check(check_id)
+    # The page opens on what the user came for: the lines that are not accepted, when there are any;
+    # every line is one click away ("all").
+    chosen = args.get("verdict")
+    if chosen is None:
+        verdict = NOT_ACCEPTED if found.status == "done" and found.verdict != "accepted" else None
+    else:
+        verdict = None if chosen == ALL_LINES else chosen
     cases = check_queries().check_cases(check_id, verdict, page, CASES_PER_PAGE)
     rows = []
     for item in cases.items:
@@ -132,5 +152,5 @@ def check(check_id: int) -> str:
         rows.append(row)
     job = queries().job(found.job_id)
     return render_template("check.html", page_name="check", check=found.to_dict(), job=job.to_dict(),
-                           cases=cases.to_dict(), rows=rows, verdict=verdict, verdicts=VERDICTS,
+                           cases=cases.to_dict(), rows=rows, verdict=verdict or ALL_LINES, verdicts=VERDICTS,
                            labels=VERDICT_LABELS)

@@ -46,7 +46,7 @@ def result_filters(with_game: bool = True, with_job: bool = True, paged: bool = 
     with those of its pages (cursors and page numbers) when ``paged``."""
     params = []
     if with_game:
-        params.append(query("game", "Only this game (needed to search by input).",
+        params.append(query("game", "Only this game (with input and no game: the one game the input is a case of).",
                             {"type": "string", "enum": engines.names()}))
     numbers = any_number_name()
     params += [
@@ -57,9 +57,9 @@ def result_filters(with_game: bool = True, with_job: bool = True, paged: bool = 
         query("since", "Solved at or after this ISO 8601 date or time (UTC unless it says).",
               {**TEXT, "format": "date-time"}),
         query("until", "Solved before this ISO 8601 date or time.", {**TEXT, "format": "date-time"}),
-        query("input", f"A {any_unit()} written as text: finds the same case in any job, whatever its spacing (needs "
-                       "game; a text that is not one of the game's cases is refused with 400, naming the line and "
-                       "column).", TEXT),
+        query("input", f"A {any_unit()} written as text: finds the same case in any job, whatever its spacing (without "
+                       "game, of the one game it is a case of; a text that is not one of the game's cases, or of "
+                       "no game's or several, is refused with 400, naming the line and column).", TEXT),
         query("sort", "Sort key, descending with a leading '-'.",
               {"type": "string", "default": "index", "enum": [*SORTS, *(f"-{key}" for key in SORTS)]}),
     ]

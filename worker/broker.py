@@ -82,6 +82,12 @@ class _AtomicFilesystemChannel(filesystem.Channel):
 class AtomicFilesystemTransport(filesystem.Transport):
     Channel = _AtomicFilesystemChannel
 
+    @property
+    def default_connection_params(self) -> dict[str, Any]:
+        # A folder has no host: without the virtual transports' default "localhost", kombu does not warn
+        # "No hostname was supplied" in every process that connects.
+        return {"port": self.default_port}
+
 
 class CeleryDispatcher:
     """Sends work to the workers by task name (the sender needs none of the task code)."""

@@ -7,6 +7,7 @@ their function, so that ``dealer solve`` starts as fast as Python allows.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -39,8 +40,11 @@ def games(cores: bool) -> None:
 
         click.echo(summary())
         return
-    for engine in engines.all_engines():
-        click.echo(f"{engine.slug:<10}  {engine.core_name:<6}  {engine.title}: {engine.summary}")
+    rows = [(engine.slug, engine.core_name, engine.title, engine.summary) for engine in engines.all_engines()]
+    # Columns as wide as their widest cell, so that every game's summary starts at the same place.
+    widths = [max(len(row[k]) for row in rows) for k in range(3)]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[3])
 
 
 @main.command()
@@ -54,10 +58,13 @@ def games(cores: bool) -> None:
               help="Show a progress bar on stderr (default: when stderr is a terminal).")
 def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: bool | None) -> None:
     """Solve FILE (- for standard input) locally and print the judge output."""
+    from worker.jobs.intake import HeadKept, explain
     from worker.solving import TRACE_BUFFER, solve_file
 
     _configure_engines()
     engine = engines.get(game)
+    kept = HeadKept(file)  # for the message of a bad file (intake.explain)
+    reading = kept.reading()
     warnings: list[Diagnostic] = []
     if progress is None:
         progress = sys.stderr.isatty()
@@ -70,14 +77,14 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
             if progress:
                 from worker.progress import file_progress
 
-                stream, advance = stack.enter_context(file_progress(file, f"solving {engine.unit}s"))
+                stream, advance = stack.enter_context(file_progress(reading, f"solving {engine.unit}s"))
                 solve_file(engine, stream, out, jobs=jobs, traces=records, warnings=warnings, on_batch=advance)
             else:
-                solve_file(engine, file, out, jobs=jobs, traces=records, warnings=warnings)
+                solve_file(engine, reading, out, jobs=jobs, traces=records, warnings=warnings)
         out.flush()
     except InputError as error:
         out.flush()
-        _fail(f"{file.name}: {error}")
+        _fail(f"{file.name}: {explain(game, error, kept.head)}")
     finally:
         for warning in warnings:
             click.echo(f"dealer: warning: {file.name}: {warning}", err=True)
@@ -96,15 +103,17 @@ def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> Non
     the output is accepted, 1 when it is not, 2 on bad input.
     """
     from worker.checks.compare import OutputError, judge_stream
+    from worker.jobs.intake import HeadKept, explain
 
     _configure_engines()
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
-    lines = (engine.solve(case, False).line for case in engine.parse(input_file, warnings))
+    kept = HeadKept(input_file)
+    lines = (engine.solve(case, False).line for case in engine.parse(kept.reading(), warnings))
     try:
         report = judge_stream(lines, output, keep=max(show, 1))
     except InputError as error:
-        _fail(f"{input_file.name}: {error}")
+        _fail(f"{input_file.name}: {explain(game, error, kept.head)}")
     except OutputError as error:
         _fail(f"{output.name}: {error}")
     finally:
@@ -204,14 +213,27 @@ def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -
             asked.append(time.monotonic())
             worker.send_signal(signal.SIGTERM)
 
+    status: int | None = None  # how gunicorn's arbiter ended, when it did
     try:
         WebServer(settings, host, port, graceful_seconds=SERVE_GRACE_SECONDS, on_stop=ask_worker_to_stop).run()
+        status = 0
+    except SystemExit as leaving:
+        status = leaving.code if isinstance(leaving.code, int) else 0 if leaving.code is None else 1
+        raise
     finally:
         # Gunicorn's web worker is a fork of this process and leaves through here too: it must leave
         # the Celery worker alone.
         if os.getpid() == me:
             ask_worker_to_stop()
             stop_worker(worker, (asked[0] if asked else time.monotonic()) + WORKER_GRACE_SECONDS)
+            if status is not None:
+                # Everything this process started is gone and the database has what was done: leave
+                # without Python's teardown of the web app's modules, which took seconds of a Ctrl-C on
+                # a loaded machine.
+                logging.shutdown()
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(status)
 
 
 #: What ``dealer serve`` gives the web process to leave when it stops: its open requests, then Python's own
@@ -258,10 +280,19 @@ def web(host: str, port: int, workers: int) -> None:
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 def worker(concurrency: int | None, loglevel: str, celery_args: tuple[str, ...]) -> None:
     """A Celery worker (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL); extra arguments go to Celery."""
+    import warnings
+
+    from celery.exceptions import SecurityWarning
+
     from worker.broker import QUEUE
+    from worker.engines.native import summary
     from worker.runner.tasks import create_worker_app
 
+    # Celery warns a worker run as root (as in a container) that a pickled message could run code as root;
+    # this one takes JSON alone (broker.create_celery), so the warning only adds noise to every start.
+    warnings.filterwarnings("ignore", category=SecurityWarning)
     app = create_worker_app(_settings())
+    click.echo(summary(), err=True)  # which core solves, at every start (make run's first lines)
     argv = ["worker", f"--loglevel={loglevel}", "-Q", QUEUE, "-n", "dealer@%h"]
     if concurrency:
         argv.append(f"--concurrency={concurrency}")
@@ -299,8 +330,10 @@ def db_upgrade(revision: str) -> None:
 @click.option("--progress/--no-progress", default=None, help="Progress bars on stderr (default: on a terminal).")
 @click.option("--api-key", envvar="DEALER_API_KEY", default=None, show_envvar=True,
               help="The service's API key, when it has keys (sent as Authorization: Bearer <key>).")
+@click.option("--show", "show_differences", default=5, show_default=True, type=click.IntRange(0, 500),
+              help="With --expected: how many differences to print (as dealer check does).")
 def submit(file: str, game: str | None, url: str, wait: bool, expected: str | None, progress: bool | None,
-           api_key: str | None) -> None:
+           api_key: str | None, show_differences: int) -> None:
     """Upload FILE to a running service and print the job id (with --wait, the judge output, or with
     --expected the check's verdict)."""
     from worker.client import Client, ClientError
@@ -319,8 +352,10 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
                 found = client.wait_check(job["checks"][0])
                 if found["status"] != "done":
                     _fail(f"check {found['id']} {found['status']}: {found.get('error') or ''}".rstrip(": "), status=1)
-                first = found["first_difference"]
-                _print_check(found["verdict"], found["counts"], [first] if first else [])
+                differences = [{"index": d["case"], "line": d["index"], "verdict": d["verdict"],
+                                "expected": d["expected"], "got": d["got"], "column": d["column"]}
+                               for d in client.differences(found["id"], show_differences)] if show_differences else []
+                _print_check(found["verdict"], found["counts"], differences)
                 sys.exit(0 if found["verdict"] == "accepted" else 1)
             for piece in client.output(job["id"]):
                 sys.stdout.write(piece)

@@ -112,6 +112,11 @@ class Client:
     def check_result(self, check_id: int) -> dict[str, Any]:
         return self._json("GET", f"/api/checks/{check_id}")
 
+    def differences(self, check_id: int, count: int) -> list[dict[str, Any]]:
+        """The first ``count`` lines of a check that are not accepted, in the output's order."""
+        page = self._json("GET", f"/api/checks/{check_id}/cases?verdict=not_accepted&per_page={max(count, 1)}")
+        return list(page["items"])[:count]
+
     def wait_check(self, check_id: int, poll: float = 0.25) -> dict[str, Any]:
         """The check once judged (or failed)."""
         while (check := self.check_result(check_id))["status"] == "pending":

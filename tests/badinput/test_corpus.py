@@ -2,7 +2,9 @@
 
 Every file gives either a ``400`` at upload with a clear message (nothing is stored) or a
 failed job whose error names the line and column, and the service takes a good file
-right after. Files that only lack a terminator, or repeat it, are read as the engines
+right after. Which of the two, and the message, do not depend on whether the game was chosen or
+recognised: a file whose start does not read as its game is refused, one that goes wrong further
+on fails its job. Files that only lack a terminator, or repeat it, are read as the engines
 document: the job succeeds with a warning that says so.
 """
 
@@ -25,7 +27,7 @@ from worker.store.models import Job
 
 GAMES = engines.names()
 
-#: (game, file) -> (line, column, a phrase of the message) of the failed job.
+#: (game, file) -> (line, column, a phrase of the message) of the refusal or the failed job.
 FAILS: dict[tuple[str, str], tuple[int, int, str]] = {
     ("10-20-30", "bad-token.in"): (2, 17, '"J" is not a card value (1-10)'),
     ("10-20-30", "signed-number.in"): (1, 33, '"+5" is not a card value (1-10)'),
@@ -102,16 +104,59 @@ def test_every_corpus_file_has_an_expectation() -> None:
     assert all(path.stat().st_size < 16 << 10 for path in CORPUS.rglob("*") if path.is_file())
 
 
-@pytest.mark.parametrize("game, name", sorted(FAILS))
-def test_a_malformed_file_fails_its_job_naming_line_and_column(client: Any, game: str, name: str) -> None:
-    line, column, phrase = FAILS[(game, name)]
-    job = finished(client, post(client, (CORPUS / game / name).read_bytes(), game, name))
-    assert job["status"] == "failed" and job["total"] == 0 and job["done"] == 0
-    assert job["error"].startswith(f"line {line}, column {column}: "), job["error"]
-    assert phrase in job["error"]
-    assert len(job["error"]) < 300
+def taken(client: Any, settings: Any, data: bytes, game: str | None, name: str = "judge.in") -> tuple[str, str]:
+    """How the service takes a bad file: ``("refused", message)`` at upload, with nothing stored, or
+    ``("failed", error)``, a job that failed having stored no case."""
+    before = _jobs(settings)
+    response = post(client, data, game, name)
+    if response.status_code == 400:
+        assert _jobs(settings) == before and stored_uploads(settings) == [], "a refused upload is not kept"
+        return "refused", response.get_json()["error"]
+    job = finished(client, response)
+    assert job["status"] == "failed" and job["done"] == 0, job
     assert client.get(f"/api/jobs/{job['id']}/cases").get_json()["total"] == 0  # nothing half-stored
+    return "failed", job["error"]
+
+
+@pytest.mark.parametrize("game, name", sorted(FAILS))
+def test_a_malformed_file_is_refused_or_fails_naming_line_and_column_chosen_or_recognised(
+        client: Any, settings: Any, game: str, name: str) -> None:
+    line, column, phrase = FAILS[(game, name)]
+    data = (CORPUS / game / name).read_bytes()
+    decision, error = taken(client, settings, data, game, name)
+    assert error.startswith(f"line {line}, column {column}: "), error
+    assert phrase in error and len(error) < 300
+    # The game recognised from the content: the same decision and message; or, where the start of the
+    # file does not say which game it is, a refusal naming the closest game's reader and where it stopped.
+    recognised, message = taken(client, settings, data, None, name)
+    if message.startswith("cannot tell which game"):
+        assert recognised == "refused" and decision == "refused", (error, message)
+    else:
+        assert (recognised, message) == (decision, error)
     assert_healthy(client)
+
+
+def test_a_bad_tile_at_the_very_start_names_the_closest_game_its_line_and_column(client: Any,
+                                                                                settings: Any) -> None:
+    data = b"1X 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\n0\n"
+    decision, message = taken(client, settings, data, None)
+    assert decision == "refused"
+    assert message.startswith('cannot tell which game this file is for: read as a mahjong file (the closest), '
+                              'line 1, column 1: unknown tile "1X"'), message
+    assert taken(client, settings, data, "mahjong") == ("refused", message.split("(the closest), ")[1]
+                                                        .split("; choose one of")[0])
+
+
+def test_an_error_past_the_start_of_the_file_fails_its_job_chosen_or_recognised(client: Any,
+                                                                                 settings: Any) -> None:
+    hand = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes().splitlines(keepends=True)[0]
+    good = hand * (2 * 8192 // len(hand))
+    data = good + hand.replace(b"FA", b"FX", 1) + b"0\n"
+    line = good.count(b"\n") + 1
+    for game in ("mahjong", None):
+        decision, error = taken(client, settings, data, game)
+        assert decision == "failed" and error.startswith(f"line {line}, column "), error
+        assert 'unknown tile "FX"' in error
 
 
 @pytest.mark.parametrize("game, name", sorted(WARNS))
@@ -137,24 +182,24 @@ def test_what_is_no_judge_file_is_refused_at_upload(client: Any, settings: Any, 
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_binary_garbage_without_nul_fails_with_its_position(client: Any, game: str) -> None:
+def test_binary_garbage_without_nul_is_refused_with_its_position(client: Any, settings: Any, game: str) -> None:
     for name, (line, column, phrase) in ANY_FAILS.items():
-        job = finished(client, post(client, (CORPUS / "any" / name).read_bytes(), game, name))
-        assert job["status"] == "failed"
-        assert job["error"].startswith(f"line {line}, column {column}: {phrase}")
+        decision, error = taken(client, settings, (CORPUS / "any" / name).read_bytes(), game, name)
+        assert decision == "refused"
+        assert error.startswith(f"line {line}, column {column}: {phrase}")
     response = post(client, (CORPUS / "any" / "garbage-high-bytes.bin").read_bytes())
     assert response.status_code == 400 and "cannot tell which game" in response.get_json()["error"]
     assert_healthy(client)
 
 
 @pytest.mark.parametrize("game, other", [(g, o) for g in GAMES for o in GAMES if g != o])
-def test_a_file_for_another_game_fails_and_says_which_game_it_looks_like(client: Any, game: str,
-                                                                         other: str) -> None:
+def test_a_file_for_another_game_is_refused_and_says_which_game_it_looks_like(client: Any, settings: Any,
+                                                                              game: str, other: str) -> None:
     data = (JUDGE_DATA / other / "sample.in").read_bytes()
-    job = finished(client, post(client, data, game, f"{other}.in"))
-    assert job["status"] == "failed"
-    assert re.match(r"line \d+, column \d+: ", job["error"]), job["error"]
-    assert job["error"].endswith(f"(this looks like {with_article(other)} file, not {with_article(game)} file)")
+    decision, error = taken(client, settings, data, game, f"{other}.in")
+    assert decision == "refused"
+    assert re.match(r"line \d+, column \d+: ", error), error
+    assert error.endswith(f"(this looks like {with_article(other)} file, not {with_article(game)} file)")
     assert_healthy(client)
 
 
@@ -168,9 +213,12 @@ def test_the_upload_page_shows_a_refusal_without_javascript(client: Any) -> None
 
 
 def test_a_failed_job_shows_its_error_on_its_page(client: Any) -> None:
-    job = finished(client, post(client, (CORPUS / "mahjong" / "bad-token.in").read_bytes(), "mahjong"))
+    hand = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes().splitlines(keepends=True)[0]
+    good = hand * (2 * 8192 // len(hand))
+    job = finished(client, post(client, good + hand.replace(b"FA FA", b"FA 10S") + b"0\n", "mahjong"))
     html = client.get(f"/jobs/{job['id']}").get_data(as_text=True)
-    assert "This job failed" in html and "line 1, column 31: unknown tile &#34;10S&#34;" in html
+    line = good.count(b"\n") + 1
+    assert "This job failed" in html and f"line {line}, column 37: unknown tile &#34;10S&#34;" in html
 
 
 def test_a_parser_crash_fails_the_job_with_a_reason(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,9 +242,9 @@ def test_a_parser_crash_fails_the_job_with_a_reason(client: Any, monkeypatch: py
 
 def test_a_token_of_5000_digits_fails_the_job_either_way(client: Any) -> None:
     """The 10-20-30 reader raises ValueError on it (see test_fuzz.py); the job still fails with a reason."""
-    job = finished(client, post(client, b"2 " + b"1" * 5000 + b"\n0\n", "10-20-30"))
-    assert job["status"] == "failed"
-    assert job["error"].startswith(("line 1, column 3: ", "the 10-20-30 reader failed on this file")), job["error"]
+    response = post(client, b"2 " + b"1" * 5000 + b"\n0\n", "10-20-30")
+    error = (response.get_json()["error"] if response.status_code == 400 else finished(client, response)["error"])
+    assert error.startswith(("line 1, column 3: ", "the 10-20-30 reader failed on this file")), error
     assert_healthy(client)
 
 

@@ -46,10 +46,15 @@ def test_upload_with_an_output_to_check_shows_its_verdict(page: Any, live: LiveS
                       "extra": "0"}
     first = page.locator("#first-difference")
     assert "case 17" in first.inner_text() and "presentation error" in first.inner_text().lower()
+    # It opens on what the user came for, the lines not accepted; every line is one click away.
     rows = page.locator("#check-cases tbody tr")
-    assert rows.count() == 50 and rows.first.get_attribute("data-line") == "1"
+    assert [row.get_attribute("data-line") for row in rows.all()] == ["17", "250", "1999", "2000"]
+    assert page.locator(".verdict-tab[aria-current=true]").inner_text().startswith("Not accepted")
     assert axe_problems(page) == []
     screenshot(page, "check")
+    page.click(".verdict-tab.v-all")
+    page.wait_for_url(re.compile(r"verdict=all"))
+    assert rows.count() == 50 and rows.first.get_attribute("data-line") == "1"
 
     page.click(".verdict-tab.v-wrong_answer")
     page.wait_for_url(re.compile(r"verdict=wrong_answer"))

@@ -259,11 +259,15 @@ def test_history_finds_a_deck_in_every_job(page: Any, live: LiveService, screens
     href = page.get_attribute("#export-csv", "href")
     assert "format=csv" in href and "input=" in href
     screenshot(page, "history")
-    # A bad search says what is wrong, on the page.
+    # With no game chosen, the pasted deck says which game it is.
     page.select_option("#f-game", "")
     page.click("#history-form button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#results-count').textContent === '2 results'")
+    # A bad search says what is wrong, on the page.
+    page.fill("#f-input", "AC")
+    page.click("#history-form button[type=submit]")
     page.wait_for_selector("#results-error:not([hidden])")
-    assert "needs a game" in page.locator("#results-error").inner_text()
+    assert "it is no case of any game" in page.locator("#results-error").inner_text()
 
 
 def test_api_page_error_page_and_a_phone(page: Any, live: LiveService, screenshot: Any) -> None:

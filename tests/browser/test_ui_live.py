@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import SCREENSHOTS
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA, failing
 from tests.support.waiting import until
 from webui import live as live_streams
 from worker.jobs.queries import STALLED_AFTER
@@ -206,31 +206,49 @@ def test_a_big_upload_is_watched_through_its_life_read_solved_stalled_and_done(
     whole = f"{big_file.stat().st_size / 2**20:.1f} MiB"
     assert any(re.search(rf"[\d.]+ MiB of {whole} · [\d.]+ (MiB|KiB)/s", text) for text in sent), sent
 
-    # While the file is read, the upload page says how much of it is (a share of its bytes, not of its
-    # cases), then opens the job page once it is read.
-    with held(live, job_id, lambda job: job["status"] == "splitting" and job["bytes_read"] > 0,
+    # While the file is read, the upload page's one bar says how much of it is (a share of its bytes), then
+    # opens the job page once it is read. The dashboard's bar of the job is one measure, its figure and its
+    # value the share of the cases answered (of those the file is expected to hold); the share of the file
+    # read is named as such in its one sentence, which says "read" once.
+    with held(live, job_id, lambda job: job["status"] == "splitting" and job["bytes_read"] > 0 and job["done"] > 0,
               "the file being read") as job:
-        read = f"{math.floor(job['bytes_read'] / job['size'] * 100)}% read"  # as the page rounds it
-        until(lambda: upload.inner_text("#upload-progress .pct"), lambda shown: shown == read,
-              f"the page to show the API's {read!r}")
+        read = math.floor(job["bytes_read"] / job["size"] * 100)  # as the pages round it
+        until(lambda: upload.inner_text("#upload-progress .pct"), lambda shown: shown == f"{read}% read",
+              f"the page to show the API's {read}% read")
+        row = dashboard.locator(f'tr[data-job="{job_id}"] [data-f=progress]')
+        words = until(lambda: row.locator("[data-f=progress-text]").inner_text(),
+                      lambda shown: f"file {read}% read" in shown, "the dashboard to show the share of the file read")
+        handled = job["done"] + job["failed_cases"]
+        assert words.startswith(f"{handled:,} / about {job['expected']:,} · file {read}% read"), words
+        assert words.count("read") == 1, words
+        share = math.floor(job["progress"] * 100)
+        assert row.locator("[data-f=pct]").inner_text() == f"{share}%"
+        assert float(row.locator("[data-f=bar]").get_attribute("aria-valuenow")) == round(job["progress"] * 1000) / 10
     upload.wait_for_url(f"**/jobs/{job_id}", timeout=120_000)
     page = upload  # the job page now, in the same tab
 
-    # While it solves, the time left the page shows is the work left over the rate it shows, and the
-    # figures are the API's; then, with nothing stored for a while, it says "stalled" and guesses no
-    # time left; the workers view shows the process that holds a chunk, and its heartbeat ageing.
+    # While it solves, the figures are the API's; with nothing stored, the rate stays the one the last chunk
+    # gave and the time left counts down from the work left over it (never climbing: see
+    # tests/pipeline/test_time_left.py); then, with nothing stored for a while, it says "stalled" and guesses
+    # no time left; the workers view shows the process that holds a chunk, and its heartbeat ageing.
     with held(live, job_id, lambda job: job["status"] == "solving" and job["done"] >= job["total"] * 0.75
               and busy_on(live, job_id), "the job solving, a process on it") as job:
-        handled = f"{job['done'] + job['failed_cases']:,} / {job['total']:,} · "
-        text = until(lambda: page.inner_text("#job-progress [data-f=progress-text]"),
-                     lambda shown: shown.startswith(handled), f"the page to show the API's {handled!r}")
-        figures = re.fullmatch(r"([\d,]+) / ([\d,]+) · ([\d,]+) cases/s · (.+) left", text)
-        assert figures, f"no time left shown while solving: {text!r}"
-        done, total, rate = (int(figures[k].replace(",", "")) for k in (1, 2, 3))
-        left = seconds_left(figures[4] + " left")
-        # The page shows the rate to the case a second and the time left to the second (past a minute).
-        expected = (total - done) / rate
-        assert left is not None and abs(left - expected) <= 1.1 + expected / rate, (text, expected)
+        handled = f"{job['done'] + job['failed_cases']:,} / {job['total']:,} · {math.floor(job['rate'] + 0.5):,} cases/s · "
+        lefts: list[float] = []
+
+        def time_left() -> list[float]:
+            text = page.inner_text("#job-progress [data-f=progress-text]")
+            figures = re.fullmatch(r"([\d,]+) / ([\d,]+) · [\d,]+ cases/s · (.+) left", text)
+            if text.startswith(handled) and figures and (left := seconds_left(figures[3] + " left")) is not None:
+                if not lefts or lefts[-1] != left:
+                    lefts.append(left)
+            return lefts
+
+        until(time_left, lambda seen: len(seen) >= 2, f"the page to show the API's {handled!r} and a time left "
+              "that moves")
+        assert lefts == sorted(lefts, reverse=True), f"the time left climbed while nothing was stored: {lefts}"
+        # The page shows the time left to the second (past a minute).
+        assert lefts[0] <= (job["total"] - job["done"] - job["failed_cases"]) / job["rate"] + 1, (lefts, job)
         workers.wait_for_selector(f'[data-f=busy] a[href="/jobs/{job_id}"]', timeout=30_000)
         card = workers.locator(".worker").first
         assert int(card.locator("[data-f=concurrency]").inner_text()) == 2
@@ -331,9 +349,10 @@ def test_dashboard_filters_stay_in_the_url_and_act_on_the_selected_jobs(browser:
 def test_a_long_error_is_cut_in_the_list_and_shown_whole_on_demand(browser: Any, live: LiveService,
                                                                   tmp_path: Path) -> None:
     bad = tmp_path / "a-file-whose-error-is-long.in"
-    bad.write_bytes((JUDGE_DATA / "mahjong" / "sample.in").read_bytes())
-    job = live.wait(live.submit(bad, "10-20-30")["id"])
-    assert job["status"] == "failed" and job["error"].endswith("(this looks like a mahjong file, not a 10-20-30 file)")
+    data, line = failing("mahjong")  # a bad line past the file's start: a failed job (a bad start is refused)
+    bad.write_bytes(data)
+    job = live.wait(live.submit(bad, "mahjong")["id"])
+    assert job["status"] == "failed" and job["error"].startswith(f'line {line}, column 1: unknown tile "X" (tiles are')
     JOBS["failed"] = job["id"]
     page = tab(browser, live)
     page.goto("/")

@@ -48,6 +48,22 @@ def test_submit_with_expected_prints_the_verdict(live: LiveService, tmp_path: Pa
     assert out[2].startswith("case 1,235 (line 1,235): wrong_answer")
 
 
+def test_submit_with_expected_prints_every_difference_as_dealer_check_does(live: LiveService,
+                                                                           tmp_path: Path) -> None:
+    lines = INPUT.with_suffix(".out").read_bytes().split(b"\n")
+    for k in (16, 249, 1998):
+        lines[k] = b"1 pile remaining: 52" if lines[k] != b"1 pile remaining: 52" else b"2 piles remaining: 51 1"
+    wrong = tmp_path / "three-wrong.out"
+    wrong.write_bytes(b"\n".join(lines))
+    done = submit(live, wrong)
+    local = subprocess.run([*DEALER, "check", "accordion", str(INPUT), str(wrong)], capture_output=True, text=True,
+                           timeout=180, check=False)
+    assert done.returncode == local.returncode == 1, (done.stderr, local.stderr)
+    assert done.stdout == local.stdout
+    assert [line.split(" (")[0] for line in done.stdout.splitlines() if line.startswith("case ")] == \
+        ["case 17", "case 250", "case 1,999"]
+
+
 def test_more_checks_of_a_finished_job_go_to_a_worker(live: LiveService, tmp_path: Path) -> None:
     job = live.submit(INPUT, "accordion")
     assert live.wait(job["id"])["status"] == "succeeded"

@@ -1,13 +1,16 @@
 """``dealer serve``: web and worker in one command, which a Ctrl-C stops whole: every process it started
 gone, exit status 0, nothing logged as an error (the web process leaves within its grace, an open live
-stream included, instead of being killed at its end)."""
+stream and an upload half sent included, instead of being killed at its end), and the terminal quiet:
+no line of Celery's per task, no warning of kombu's or Celery's, one line saying which core solves."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -46,6 +49,12 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _receiving(database: Path) -> int:
+    """Uploads the web process is receiving, as the embedded database has them."""
+    with contextlib.closing(sqlite3.connect(database, timeout=10)) as connection:
+        return int(connection.execute("SELECT count(*) FROM uploads WHERE state = 'receiving'").fetchone()[0])
+
+
 def _descendants(pid: int) -> list[int]:
     found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, check=False, text=True)
     children = [int(child) for child in found.stdout.split()]
@@ -60,7 +69,7 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
                               str(tmp_path / "data"), "--concurrency", "2"], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    stream = None
+    stream = upload = None
     try:
         until(lambda: (serve.poll(), _get(url + "/api/overview")),
               lambda seen: seen[0] is not None or (seen[1] or {}).get("workers"),
@@ -69,10 +78,21 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
         # gunicorn's web process, Celery's worker and its two processes.
         family = until(lambda: _descendants(serve.pid), lambda found: len(found) >= 4, "all of its processes")
         # The harder case: a job in hand, and a page's live stream open (it would last 30 s).
-        Client(url).submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")
+        client = Client(url)
+        client.wait(client.submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")["id"])
+        client.submit(str(JUDGE_DATA / "10-20-30" / "random-2000.in"), "10-20-30")
         stream = socket.create_connection(("127.0.0.1", port), timeout=10)
         stream.sendall(b"GET /events/dashboard HTTP/1.1\r\nHost: dealer\r\n\r\n")
         assert stream.recv(64).startswith(b"HTTP/1.1 200"), "the live stream did not open"
+        # And an upload in hand, half sent: its request thread waits for the rest, which never comes (it
+        # held the web process until gunicorn killed it, which gunicorn logs as an error).
+        upload = socket.create_connection(("127.0.0.1", port), timeout=10)
+        boundary = b"dealerboundary"
+        part = (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="half.in"\r\n'
+                b"Content-Type: application/octet-stream\r\n\r\n" + b"1 2 3 4 5 6 7 8 9 10 " * 150_000)
+        upload.sendall(b"POST /api/jobs HTTP/1.1\r\nHost: dealer\r\nContent-Type: multipart/form-data; boundary="
+                       + boundary + b"\r\nContent-Length: " + str(len(part) * 4).encode() + b"\r\n\r\n" + part)
+        until(lambda: _receiving(tmp_path / "data" / "dealer.db"), bool, "the upload to be received")
         started = time.monotonic()
         # What a terminal's Ctrl-C does: SIGINT to the foreground process group, that of dealer serve.
         os.killpg(serve.pid, signal.SIGINT)
@@ -85,6 +105,8 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
     finally:
         if stream is not None:
             stream.close()
+        if upload is not None:
+            upload.close()
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
             serve.wait()
@@ -94,3 +116,9 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
     until(lambda: [pid for pid in family if _alive(pid)], lambda left: not left,
           "every process dealer serve started to end", 10)
     assert "ERROR" not in text and "Traceback" not in text, f"after {took:.1f} s: {text[-2000:]}"
+    # A quiet terminal: no line per task (the job above ran some), no warning of kombu's or Celery's, and
+    # which core solves said once, at the start.
+    for noise in (" received", "succeeded in", "No hostname was supplied", "SecurityWarning", "superuser"):
+        assert noise not in text, f"{noise!r} in what dealer serve printed: {text[-3000:]}"
+    cores = [line for line in text.splitlines() if line.startswith("dealer: native core")]
+    assert len(cores) == 1, text[-3000:]

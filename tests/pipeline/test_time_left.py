@@ -1,7 +1,7 @@
 """A running job's time left, on a fake clock: the work left over the job's recent rate (what its
 stored chunks say, each weighed by its age: ``lifecycle.recent_rate``), so it shrinks as work is done at
-a steady pace, follows a change of pace within seconds, grows while nothing is stored, and gives way to
-"stalled" when nothing has been for a while. The chunks are stored as a worker stores them
+a steady pace, follows a change of pace within seconds, counts down while nothing is stored (it never
+climbs between two chunks), and gives way to "stalled" when nothing has been for a while. The chunks are stored as a worker stores them
 (``lifecycle.add_progress``) and the job is read as the API and the pages read it (``queries.job_view``),
 at the times the test says: no figure here depends on how fast the machine is.
 
@@ -78,8 +78,8 @@ def test_at_a_steady_pace_the_time_left_is_the_work_left_over_the_pace_and_shrin
         run.store(CHUNK, k * EVERY)
         left = TOTAL - run.stored
         # From the first chunk on there is an estimate; once the job has run a few RATE_SECONDS, at any
-        # moment (at a store, or just before the next) it is within the sawtooth the chunks make: each
-        # chunk adds CHUNK / (RATE_SECONDS * PACE) = 10 % to the rate, which then ages until the next.
+        # moment (at a store, or just before the next) it is within a few per cent of the work left over
+        # the pace.
         for offset in (0.0, EVERY / 2, EVERY * 0.98):
             view = run.view(k * EVERY + offset)
             assert view.status == "solving" and not view.stalled, view
@@ -104,22 +104,41 @@ def test_the_time_left_follows_the_recent_pace_not_the_average(settings: Setting
     assert steady_error(view, TOTAL - run.stored) <= 0.1, view
 
 
-def test_the_time_left_grows_while_nothing_is_stored_then_gives_way_to_stalled(settings: Settings) -> None:
+def test_the_time_left_counts_down_while_nothing_is_stored_then_gives_way_to_stalled(settings: Settings) -> None:
     run = Run(settings)
     run.steady(0, 20)
     last = 20.0
     stored = run.view(last)
     waiting = [run.view(last + seconds) for seconds in (1, 5, STALLED_AFTER.total_seconds() - 0.5)]
     assert not any(view.stalled for view in waiting) and stored.eta_seconds is not None
-    etas = [stored.eta_seconds] + [view.eta_seconds for view in waiting]
-    assert all(view.done == stored.done for view in waiting)
-    assert etas == sorted(etas) and len(set(etas)) == len(etas), f"the time left did not grow: {etas}"
+    assert all(view.done == stored.done and view.rate == stored.rate for view in waiting)
+    # Between two chunks nothing new is known: the time left counts down, second for second (never
+    # below none), and the rate stays the one the last chunk gave.
+    for seconds, view in zip((1, 5, STALLED_AFTER.total_seconds() - 0.5), waiting, strict=True):
+        assert view.eta_seconds == round(max(stored.eta_seconds - seconds, 0.0), 1), (seconds, view)
     stalled = run.view(last + STALLED_AFTER.total_seconds() + 0.5)
     assert stalled.stalled and stalled.eta_seconds is None and stalled.status == "solving", stalled
     # Work again: no longer stalled, and a time left again.
     run.store(CHUNK, last + 30)
     moving = run.view(last + 30)
     assert not moving.stalled and moving.eta_seconds is not None and moving.eta_seconds > 0, moving
+
+
+def test_at_a_steady_pace_the_time_left_never_jumps_back_up(settings: Settings) -> None:
+    """Looked at often, at a steady pace in chunks: each figure is at most the one before (less the time
+    between the two) plus the noise of the rate, a few per cent of the time left."""
+    run = Run(settings)
+    shown: list[tuple[float, float]] = []
+    for k in range(1, 81):
+        run.store(CHUNK, k * EVERY)
+        for offset in (0.0, EVERY / 3, 2 * EVERY / 3):
+            at = k * EVERY + offset
+            eta = run.view(at).eta_seconds
+            assert eta is not None
+            shown.append((at, eta))
+    settled = [(at, eta) for at, eta in shown if at >= 3 * RATE_SECONDS]
+    for (before, earlier), (at, later) in zip(settled, settled[1:]):
+        assert later <= earlier - (at - before) + 0.02 * earlier + 0.1, (before, earlier, at, later)
 
 
 def test_while_the_file_is_read_the_work_left_counts_the_cases_not_read_yet(settings: Settings) -> None:

@@ -16,3 +16,10 @@ def judge_files(game: str) -> list[Path]:
 def judge(game: str, name: str) -> Path:
     """One judge file, e.g. ``judge("accordion", "sample")``."""
     return JUDGE_DATA / game / f"{name}.in"
+
+
+def failing(game: str) -> tuple[bytes, int]:
+    """A judge file of ``game`` whose start reads well and whose line ``N`` (returned) is the bad token ``X``:
+    a job of it fails there (a file whose start does not read as its game is refused at upload instead)."""
+    lines = judge(game, "random-2000").read_bytes().splitlines(keepends=True)
+    return b"".join(lines[:-1]) + b"X\n" + lines[-1], len(lines)

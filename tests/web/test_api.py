@@ -11,8 +11,9 @@ import pytest
 
 from tests.support.http import post_file as upload
 from tests.support.jobs import stored_uploads
-from tests.support.paths import JUDGE_DATA, judge
+from tests.support.paths import JUDGE_DATA, failing, judge
 from worker import engines
+from worker.store.models import SOLVE_BUCKETS_US
 
 # --- uploads -------------------------------------------------------------------------------
 
@@ -65,11 +66,14 @@ def bad_deck() -> bytes:
     return (" ".join(deck[:20]) + "\n" + " ".join(deck[20:]) + "\n0\n").encode()
 
 
-def test_a_malformed_file_fails_its_job_with_line_and_column(client: Any) -> None:
-    job = upload(client, bad_deck(), "10-20-30").get_json()
-    job = client.get(f"/api/jobs/{job['id']}").get_json()
+def test_a_malformed_file_is_refused_naming_line_and_column_or_fails_its_job_past_its_start(client: Any) -> None:
+    response = upload(client, bad_deck(), "10-20-30")
+    assert response.status_code == 400
+    assert response.get_json()["error"] == 'line 1, column 33: "11" is not a card value (1-10)'
+    data, line = failing("10-20-30")
+    job = client.get(f"/api/jobs/{upload(client, data, '10-20-30').get_json()['id']}").get_json()
     assert job["status"] == "failed"
-    assert job["error"] == 'line 1, column 33: "11" is not a card value (1-10)'
+    assert job["error"] == f'line {line}, column 1: "X" is not a card value (1-10)'
 
 
 def _small_app(settings: Any, dispatcher: Any, limit: int) -> Any:
@@ -175,7 +179,7 @@ def test_rerun_of_a_split_job_solves_its_chunks_again(client: Any, submit: Any, 
 
 
 def test_rerun_of_a_failed_job_reads_its_upload_again(client: Any, submit: Any, settings: Any) -> None:
-    job = submit(b"QD AD 8H\n#\n", "accordion")
+    job = submit(failing("accordion")[0], "accordion")
     assert job["status"] == "failed" and len(stored_uploads(settings)) == 1  # kept: it was never split
     response = client.post(f"/api/jobs/{job['id']}/rerun")
     assert response.status_code == 201
@@ -186,7 +190,7 @@ def test_rerun_without_the_upload_or_the_cases_is_409(client: Any, submit: Any, 
     from worker.store.database import Database
     from worker.store.models import Upload
 
-    job = submit(b"QD AD 8H\n#\n", "accordion")
+    job = submit(failing("accordion")[0], "accordion")
     with Database.of(settings).session() as session:
         session.query(Upload).delete()
     response = client.post(f"/api/jobs/{job['id']}/rerun")
@@ -289,6 +293,9 @@ def test_timings_describe_the_job(client: Any, submit: Any) -> None:
     assert timings["solve_us_max"] >= timings["solve_us_mean"] > 0
     slowest = timings["slowest_case"]
     assert client.get(f"/api/cases/{slowest['id']}").get_json()["solve_us"] == timings["solve_us_max"]
+    # 99 % of the cases within the edge of a bucket that the slowest case is not past.
+    assert timings["solve_us_p99"] in SOLVE_BUCKETS_US
+    assert timings["solve_us_p99"] <= min(edge for edge in SOLVE_BUCKETS_US if edge >= timings["solve_us_max"])
 
 
 def test_history_searches_across_jobs(client: Any, three_jobs: dict[str, Any], submit: Any) -> None:
@@ -298,6 +305,8 @@ def test_history_searches_across_jobs(client: Any, three_jobs: dict[str, Any], s
     deck = judge("accordion", "sample").read_text().splitlines()[:2]
     found = client.get("/api/results", query_string={"game": "accordion", "input": "\n".join(deck)}).get_json()
     assert sorted(c["job_id"] for c in found["items"]) == sorted([three_jobs["accordion"]["id"], again["id"]])
+    # No game chosen: the deck says which it is.
+    assert client.get("/api/results", query_string={"input": "\n".join(deck)}).get_json()["items"] == found["items"]
     assert client.get("/api/results?game=10-20-30&outcome=draw").get_json()["total"] == 1
     assert client.get(f"/api/results?job_id={again['id']}&sort=-index").get_json()["items"][0]["index"] == 2
     assert client.get("/api/results?since=2000-01-01&until=2000-01-02").get_json()["total"] == 0
@@ -305,7 +314,7 @@ def test_history_searches_across_jobs(client: Any, three_jobs: dict[str, Any], s
 
 
 @pytest.mark.parametrize("query, message", [
-    ("input=AC", "searching by input needs a game"),
+    ("input=AC", "input: it is no case of any game (as 10-20-30: "),
     ("game=mahjong&input=1T 2T", "input: "),
     ("game=go", "unknown game 'go'"),
     ("outcome=sideways", "unknown outcome 'sideways'"),

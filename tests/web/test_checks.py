@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.http import post_file
 from tests.support.jobs import stored_uploads
-from tests.support.paths import judge
+from tests.support.paths import failing, judge
 from tests.web.test_openapi import _validate
 from worker.checks import compare
 
@@ -113,12 +113,13 @@ def test_an_expected_output_that_is_no_text_makes_no_job(client: Any, settings: 
 
 
 def test_a_failed_job_refuses_checks(client: Any, submit: Any, settings: Any) -> None:
-    failed = submit(b"1 2 3 11\n", "10-20-30")
+    data, line = failing("10-20-30")
+    failed = submit(data, "10-20-30")
     assert failed["status"] == "failed"
     before = stored_uploads(settings)
     response = post_check(client, failed["id"], OUT)
     assert response.status_code == 409
-    assert response.get_json()["error"].startswith(f"job {failed['id']} failed (line 1, column 7")
+    assert response.get_json()["error"].startswith(f"job {failed['id']} failed (line {line}, column 1")
     assert "no judge output to check against" in response.get_json()["error"]
     assert client.get(f"/api/jobs/{failed['id']}").get_json()["checks"] == []
     assert stored_uploads(settings) == before
@@ -126,7 +127,7 @@ def test_a_failed_job_refuses_checks(client: Any, submit: Any, settings: Any) ->
 
 def test_a_pending_check_of_a_job_that_then_fails_shows_as_failed(client: Any, dispatcher: Any) -> None:
     dispatcher.immediate = False
-    job = post_file(client, b"1 2 3 4\n5 6 11\n", "10-20-30").get_json()
+    job = post_file(client, failing("10-20-30")[0], "10-20-30").get_json()
     check = post_check(client, job["id"], OUT).get_json()
     dispatcher.drain()
     assert client.get(f"/api/jobs/{job['id']}").get_json()["status"] == "failed"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import judge
+from tests.support.paths import failing, judge
 from worker import engines
 
 
@@ -100,9 +100,10 @@ def test_job_page_shows_progress_counts_charts_and_actions(client: Any, submit: 
 
 
 def test_job_page_shows_the_parser_error(client: Any, submit: Any) -> None:
-    job = submit(b"QD AD 1D\n#\n", "accordion")
+    data, line = failing("accordion")
+    job = submit(data, "accordion")
     html = client.get(f"/jobs/{job['id']}").get_data(as_text=True)
-    assert "This job failed" in html and "line 1, column 7: &#34;1D&#34; is not a card" in html
+    assert "This job failed" in html and f"line {line}, column 1: &#34;X&#34; is not a card" in html
 
 
 def test_case_pages_show_input_result_and_replay(client: Any, three_jobs: dict[str, Any]) -> None:

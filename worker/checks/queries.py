@@ -9,6 +9,8 @@ lines come from the chunks holding the page's cases (:func:`worker.store.chunks.
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import Any
 
 from sqlalchemy import select
@@ -29,6 +31,9 @@ from worker.store.models import Check, CheckPart, Job, case_id
 DEFAULT_CHECK_CASES = 50
 
 _CODES = {name: code.to_bytes(1, "big") for code, name in enumerate(VERDICTS)}
+#: The filter of every line that is not accepted (what the check page opens on when there are any).
+NOT_ACCEPTED = "not_accepted"
+FILTERS = (*VERDICTS, NOT_ACCEPTED)
 
 
 class CheckQueries:
@@ -89,16 +94,25 @@ def _job_checks(session: Session, job_id: int) -> list[CheckView]:
 
 def _verdict(raw: str | None) -> str | None:
     """A verdict filter, or :class:`Invalid` naming the verdicts."""
-    if raw is None or raw in VERDICTS:
+    if raw is None or raw in FILTERS:
         return raw
-    raise Invalid(f"unknown verdict {raw[:40]!r}; expected one of " + ", ".join(VERDICTS))
+    raise Invalid(f"unknown verdict {raw[:40]!r}; expected one of " + ", ".join(FILTERS))
+
+
+def _codes(verdict: str | None) -> frozenset[int] | None:
+    """The verdict codes a filter takes (``None``: every line)."""
+    if verdict is None:
+        return None
+    if verdict == NOT_ACCEPTED:
+        return frozenset(range(len(VERDICTS))) - {ACCEPTED}
+    return frozenset({VERDICTS.index(verdict)})
 
 
 def _check_cases(session: Session, check_id: int, verdict: str | None, page: int, per_page: int) -> CheckCasePage:
     """A page of a check's lines in the output's order, only those with ``verdict`` when given."""
     check, _ = _check(session, check_id)
-    code = VERDICTS.index(verdict) if verdict is not None else None
-    total = sum(int(n) for name, n in check.counts.items() if verdict is None or name == verdict)
+    code = _codes(verdict)
+    total = sum(int(n) for name, n in check.counts.items() if code is None or VERDICTS.index(name) in code)
     rows: list[tuple[int, int, str | None]] = []  # (line, verdict code, got line when kept)
     if check.status == CheckStatus.DONE:
         rows = _page_rows(session, check, code, (page - 1) * per_page, per_page)
@@ -121,14 +135,14 @@ def _check_cases(session: Session, check_id: int, verdict: str | None, page: int
     return CheckCasePage(check_id=check.id, verdict=verdict, page=page, per_page=per_page, total=total, items=items)
 
 
-def _page_rows(session: Session, check: Check, code: int | None, skip: int,
+def _page_rows(session: Session, check: Check, code: frozenset[int] | None, skip: int,
                limit: int) -> list[tuple[int, int, str | None]]:
     parts = session.execute(select(CheckPart.seq, CheckPart.count, CheckPart.counts)
                             .where(CheckPart.check_id == check.id, CheckPart.attempt == check.attempt)
                             .order_by(CheckPart.seq)).all()
     rows: list[tuple[int, int, str | None]] = []
     for part in parts:
-        matching = part.count if code is None else int(part.counts[code])
+        matching = part.count if code is None else sum(int(part.counts[c]) for c in code)
         if skip >= matching:
             skip -= matching
             continue
@@ -142,19 +156,15 @@ def _page_rows(session: Session, check: Check, code: int | None, skip: int,
     return rows
 
 
-def _part_rows(blobs: Any, code: int | None, skip: int, limit: int) -> list[tuple[int, int, str | None]]:
+def _part_rows(blobs: Any, code: frozenset[int] | None, skip: int,
+               limit: int) -> list[tuple[int, int, str | None]]:
     """Up to ``limit`` lines of one part past the first ``skip`` that match."""
     verdicts = decompress(blobs.verdicts)
     if code is None:
         places = list(range(skip, min(skip + limit, len(verdicts))))
     else:
-        places, at, wanted = [], -1, _CODES[VERDICTS[code]]
-        for _ in range(skip + limit):
-            at = verdicts.find(wanted, at + 1)
-            if at < 0:
-                break
-            places.append(at)
-        places = places[skip:]
+        wanted = re.compile(b"[" + b"".join(re.escape(_CODES[VERDICTS[c]]) for c in sorted(code)) + b"]")
+        places = [found.start() for found in itertools.islice(wanted.finditer(verdicts), skip, skip + limit)]
     got: list[str] | None = None
     rows = []
     for k in places:

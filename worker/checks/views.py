@@ -75,6 +75,7 @@ class CheckCaseView(View):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CheckCasePage(Page):
     check_id: int = doc("The check.")
-    verdict: str | None = doc("The verdict asked for; null for every line.", enum=[*VERDICTS, None])
+    verdict: str | None = doc("The verdict asked for (not_accepted: every line that is not accepted); null for "
+                              "every line.", enum=[*VERDICTS, "not_accepted", None])
     page: int = doc("This page's number, from 1.")
     items: list[CheckCaseView] = doc("The cases (and extra lines), in the output's order.")

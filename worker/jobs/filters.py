@@ -65,9 +65,27 @@ class ResultFilter:
         if self.input_text is None:
             return self
         if self.game is None:
-            raise Invalid("searching by input needs a game")
+            return self._with_game_of_input()
         try:
             canonical = engines.get(self.game).canonical(self.input_text)
         except engines.InputError as error:
             raise Invalid(f"input: {error}") from None
         return replace(self, canonical=canonical)
+
+    def _with_game_of_input(self) -> ResultFilter:
+        """With no game chosen, the input says which: the one game it is a case of (else an error saying
+        why: no game's, with each reader's words, or several games')."""
+        assert self.input_text is not None
+        found: dict[str, str] = {}
+        errors: list[str] = []
+        for engine in engines.all_engines():
+            try:
+                found[engine.slug] = engine.canonical(self.input_text)
+            except engines.InputError as error:
+                errors.append(f"as {engine.slug}: {error}")
+        if len(found) == 1:
+            game, canonical = next(iter(found.items()))
+            return replace(self, game=game, canonical=canonical)
+        if found:
+            raise Invalid(f"input: it is a case of {' and of '.join(found)}; choose the game")
+        raise Invalid("input: it is no case of any game (" + "; ".join(errors) + ")")

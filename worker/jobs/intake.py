@@ -1,5 +1,8 @@
-"""Taking an upload in: what is plainly no judge file is refused before a job is made of it, and
-the game is recognised from the content when the client did not name it.
+"""Taking an upload in: what is plainly no judge file is refused before a job is made of it, the
+game is recognised from the content when the client did not name it, and a file whose start does not
+read as its game, chosen or recognised, is refused the same way, with the message the split gives
+(:func:`explain`: line, column, what, and the game the file looks like), which `dealer solve` and
+`dealer check` give too.
 
 >>> sniff_upload(b"\\x1f\\x8b\\x08\\x00rest", 100)
 'this looks like a gzip file; upload the judge file itself, not a compressed copy'
@@ -11,9 +14,10 @@ from __future__ import annotations
 
 import io
 import re
+from typing import IO, Any, cast
 
 from worker import engines
-from worker.engines.base import InputError
+from worker.engines.base import Engine, InputError
 from worker.jobs.errors import Invalid
 
 #: How many bytes of an upload game detection and sniffing look at.
@@ -43,6 +47,8 @@ MAGIC: tuple[tuple[bytes, str, str], ...] = (
     (b"\xfe\xff", "UTF-16 text", "save it as plain ASCII or UTF-8 text"),
 )
 _TAR_MAGIC = (257, b"ustar")
+_LONG_QUOTE = re.compile(r'"([^"]{61,})"')
+_FIRST_TWO = re.compile(rb"^(\s*)\S+(\s+)(\S+)")
 _BOM = b"\xef\xbb\xbf"
 
 def sniff_upload(head: bytes, size: int) -> str | None:
@@ -100,20 +106,95 @@ def check_upload(head: bytes, size: int) -> None:
         raise Invalid(problem)
 
 
-def detect_game(head: bytes) -> str:
-    """The game whose judge files start like ``head``, else :class:`Invalid` saying so, with where the
-    closest game's reader stops.
+def recognise(head: bytes, size: int, game: str | None = None) -> str:
+    """The game of an upload of ``size`` bytes that starts with ``head``: ``game`` when given, else the one
+    its content says; :class:`Invalid` when no game's is, or when the head does not read as that game.
+    Chosen or recognised, a file is refused on the same grounds with the same message; what only the
+    whole file shows (a bad line past the head) makes a job that fails with that message.
 
-    >>> detect_game(b"QD AD 8H 5S 3H 5H QC 9S 3D 2C KD 3C 2S TD 9C 5D 3S KS JD 10C #")
+    >>> recognise(b"QD AD 8H 5S 3H 5H QC 9S 3D 2C KD 3C 2S TD 9C 5D 3S KS JD 10C #", 59)
     Traceback (most recent call last):
     ...
     worker.jobs.errors.Invalid: cannot tell which game this file is for: read as an accordion file (the closest), line 1, column 58: "10C" is not a card (rank A23456789TJQK, suit CDHS); choose one of 10-20-30, accordion, mahjong
+    >>> recognise(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n0\\n", 41, "10-20-30")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    worker.jobs.errors.Invalid: line 1, column 1: ... (this looks like a mahjong file, not a 10-20-30 file)
     """
-    game = engines.detect(head)
     if game is None:
-        raise Invalid("cannot tell which game this file is for" + _closest(head) + "; choose one of "
-                      + ", ".join(engines.names()))
+        game = engines.detect(head)
+        if game is None:
+            raise Invalid("cannot tell which game this file is for" + _closest(head) + "; choose one of "
+                          + ", ".join(engines.names()))
+    error = head_error(engines.get(game), head, whole=size <= len(head))
+    if error is not None:
+        raise Invalid(explain(game, error, head))
     return game
+
+
+def head_error(engine: Engine, head: bytes, whole: bool) -> InputError | None:
+    """The error ``engine``'s reader meets in ``head``, the start of a file (all of it when ``whole``),
+    else ``None``. Of a longer file only an error the cut of the head does not make counts: one that
+    stays where it is when the head is cut a line shorter (where a case is cut off, the reader stops
+    at the cut, and so moves with it)."""
+    if whole:
+        return _error(engine, head)
+    lines = head.splitlines(keepends=True)[:-1]  # the last line may be cut short
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if len(lines) < 2:
+        return None
+    first = _error(engine, b"".join(lines))
+    shorter = lines[:-1]
+    while shorter and not shorter[-1].strip():
+        shorter.pop()
+    if first is None or first.line is None or first.line >= len(shorter):
+        return None
+    second = _error(engine, b"".join(shorter))
+    same = second is not None and (second.line, second.column, str(second)) == (first.line, first.column, str(first))
+    return first if same else None
+
+
+def _error(engine: Engine, data: bytes) -> InputError | None:
+    try:
+        for _ in engine.parse(io.BytesIO(data), []):
+            pass
+    except InputError as error:
+        return error
+    except Exception:  # noqa: BLE001 - a reader's bug: the split makes it a failed job that says so
+        return None
+    return None
+
+
+def explain(game: str, error: InputError, head: bytes) -> str:
+    """The message of ``error``, met reading a file of ``game`` that starts with ``head``: wherever a file
+    is read (an upload, the split, ``dealer solve`` and ``dealer check``), the same.
+
+    >>> explain("10-20-30", InputError("not a card", 1, 1), b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n0\\n")
+    'line 1, column 1: not a card (this looks like a mahjong file, not a 10-20-30 file)'
+    """
+    return readable(str(error)) + other_game_hint(game, head)
+
+
+def other_game_hint(game: str, head: bytes) -> str:
+    """A hint for a file that failed to parse as ``game`` but looks like another game's file, else ``""``.
+
+    >>> other_game_hint("10-20-30", b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n0\\n")
+    ' (this looks like a mahjong file, not a 10-20-30 file)'
+    """
+    other = engines.detect(head)
+    if other is None or other == game:
+        return ""
+    return f" (this looks like {with_article(other)} file, not {with_article(game)} file)"
+
+
+def readable(message: str) -> str:
+    """A parser message with any very long quoted token shortened (a message quotes the bad token).
+
+    >>> readable('line 1, column 7: "' + "1" * 100 + '" is not a card value')
+    'line 1, column 7: "11111111111111111111111111111111…1111111111 (100 characters)" is not a card value'
+    """
+    return _LONG_QUOTE.sub(lambda m: f'"{m[1][:32]}…{m[1][-10:]} ({len(m[1])} characters)"', message)
 
 
 def with_article(name: str) -> str:
@@ -129,20 +210,59 @@ def _closest(head: bytes) -> str:
     """Where the reader of the game that gets furthest into ``head`` stops, as ``: read as a GAME file
     (the closest), line L, column C: what``; ``""`` when every reader stops at once.
 
-    The head is cut at its last whole line, so that a file longer than it is not blamed for ending early."""
+    Readers that stop at the same place are told apart by how far each gets once the head's first token
+    is swapped for the second: a hand of mahjong tiles whose first has a wrong suit stops every reader
+    at its first token, but only mahjong's then reads the hand. The head is cut at its last whole line, so that
+    a file longer than it is not blamed for ending early."""
     cut = head[:head.rfind(b"\n") + 1] if len(head) >= SNIFF_BYTES and b"\n" in head else head
-    best: tuple[tuple[int, int, int], str, str] | None = None
+    rest = _FIRST_TWO.sub(rb"\1\3\2\3", cut, count=1)
+    best: tuple[tuple[tuple[int, int, int], tuple[int, int, int]], str, str] | None = None
     for engine in engines.all_engines():
-        cases = 0
-        try:
-            for _ in engine.parse(io.BytesIO(cut), []):
-                cases += 1
-        except InputError as error:
-            place = (cases, error.line or 0, error.column or 0)
-            if best is None or place > best[0]:
-                best = (place, engine.slug, str(error))
-        except Exception:  # noqa: BLE001 - a reader's bug on a file not its own says nothing of the file
+        place = _place(engine, cut)
+        if place is None:
             continue
-    if best is None or best[0] == (0, 1, 1) or best[0] == (0, 0, 0):
+        error, where = place
+        then = _place(engine, rest)
+        key = (where, then[1] if then is not None else (1 << 30, 0, 0))
+        if best is None or key > best[0]:
+            best = (key, engine.slug, str(error))
+    # Stopped at once, and at once again with the first token swapped: no reader makes anything of it.
+    if best is None or (best[0][0] in ((0, 1, 1), (0, 0, 0)) and best[0][1] in ((0, 1, 1), (0, 0, 0))):
         return ""
     return f": read as {with_article(best[1])} file (the closest), {best[2]}"
+
+
+def _place(engine: Engine, data: bytes) -> tuple[InputError, tuple[int, int, int]] | None:
+    """The error ``engine``'s reader stops at in ``data`` and where (cases read before it, its line and
+    column); ``None`` when it reads it all, or fails by a bug of its own."""
+    cases = 0
+    try:
+        for _ in engine.parse(io.BytesIO(data), []):
+            cases += 1
+    except InputError as error:
+        return error, (cases, error.line or 0, error.column or 0)
+    except Exception:  # noqa: BLE001 - a reader's bug on a file not its own says nothing of the file
+        return None
+    return None
+
+
+class HeadKept:
+    """A binary stream read through, keeping its first :data:`SNIFF_BYTES` (for :func:`explain`, when the
+    stream cannot be read again: standard input). It passes for the stream itself: :meth:`reading` is it
+    as ``IO[bytes]``."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.head = b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if len(self.head) < SNIFF_BYTES:
+            self.head += data[:SNIFF_BYTES - len(self.head)]
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+    def reading(self) -> IO[bytes]:
+        return cast(IO[bytes], self)

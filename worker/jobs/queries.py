@@ -7,6 +7,8 @@ those cases, the judge output and exports from the chunks in order.
 
 from __future__ import annotations
 
+import math
+
 import re
 import threading
 from collections import OrderedDict
@@ -54,7 +56,16 @@ from worker.store.chunks import (
     stored_cases,
 )
 from worker.store.database import Database
-from worker.store.models import Chunk, Job, ThroughputRow, WorkerRow, case_id, split_case_id, utcnow
+from worker.store.models import (
+    SOLVE_BUCKETS_US,
+    Chunk,
+    Job,
+    ThroughputRow,
+    WorkerRow,
+    case_id,
+    split_case_id,
+    utcnow,
+)
 
 #: The longest file name filter (a stored name is at most as long).
 MAX_FILENAME_FILTER = 255
@@ -75,6 +86,25 @@ def remaining_cases(job: Job) -> int:
     return max(expected_cases(job) - job.done - job.failed_cases, 0)
 
 
+def percentile_bound(histogram: list[int], share: float) -> int | None:
+    """The solve time within which ``share`` of the cases counted in ``histogram`` (one count per bucket of
+    ``SOLVE_BUCKETS_US``, then the rest) were solved: the upper edge of the bucket that holds that
+    percentile (``None`` when nothing is counted, or it lies past the last edge).
+
+    >>> percentile_bound([990, 9, 1] + [0] * 12, 0.99), percentile_bound([980, 15, 5] + [0] * 12, 0.99)
+    (50, 100)
+    """
+    total = sum(histogram)
+    if total <= 0:
+        return None
+    wanted, seen = math.ceil(share * total), 0
+    for edge, count in zip(SOLVE_BUCKETS_US, histogram, strict=False):
+        seen += count
+        if seen >= wanted:
+            return edge
+    return None
+
+
 def job_view(job: Job, now: datetime | None = None) -> JobView:
     now = now or utcnow()
     end = job.finished_at or now
@@ -84,17 +114,23 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
     remaining = max(expected - answered, 0)
     running = job.status in ACTIVE
     stalled = running and job.progress_at is not None and now - job.progress_at > STALLED_AFTER
-    rate = (current_rate(job.rate, job.progress_at, job.started_at, now) if running
+    # While it runs, the rate and the time left are as of the last chunk stored, the time left counting
+    # down from there: between two chunks nothing new is known, and a rate aged by the wait would make the
+    # time left climb until the next chunk drops it again (a sawtooth). It can only rise when a chunk
+    # brings a slower pace or a larger estimate of the file: the noise of the figures themselves.
+    rate = (current_rate(job.rate, job.progress_at, job.started_at, job.progress_at or now) if running
             else answered / elapsed if elapsed > 0 else 0.0)
+    since = (now - job.progress_at).total_seconds() if job.progress_at else 0.0
     return JobView(
         id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256, status=job.status,
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
-        total=job.total, total_known=job.split_at is not None, bytes_read=job.bytes_read, done=job.done,
+        total=job.total, total_known=job.split_at is not None, expected=expected, bytes_read=job.bytes_read,
+        done=job.done,
         failed_cases=job.failed_cases, cache_hits=job.cache_hits,
         counts={o: job.counts.get(o, 0) for o in engines.get(job.game).outcomes},
         progress=1.0 if job.status == JobStatus.SUCCEEDED else min(1.0, answered / expected) if expected else 0.0,
         rate=round(rate, 1),
-        eta_seconds=None if not running or stalled or rate <= 0 else round(remaining / rate, 1),
+        eta_seconds=None if not running or stalled or rate <= 0 else round(max(remaining / rate - since, 0.0), 1),
         stalled=stalled,
         elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of,
         checks=list(job.check_ids or []),
@@ -315,7 +351,8 @@ class JobQueries:
             split_seconds=between(job.started_at, job.split_at), elapsed_seconds=view.elapsed_seconds,
             rate=view.rate, solved=solved, cached=job.cache_hits, solve_us_total=job.solve_us,
             solve_us_mean=round(job.solve_us / solved, 1) if solved > 0 else None,
-            solve_us_max=job.slowest_us, slowest_case=slowest)
+            solve_us_max=job.slowest_us, solve_us_p99=percentile_bound(job.solve_hist, 0.99),
+            slowest_case=slowest)
 
     # --- the service ---
 

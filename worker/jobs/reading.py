@@ -1,37 +1,20 @@
 """Reading an upload in the split: the engine's parser, kept within limits and made to fail clearly.
 
 The engines parse judge files; here a line is kept from growing without bound, a bug in a
-parser becomes a reason the job fails with (not a split retried for ever), and messages
-are made readable (a very long quoted token is shortened; a file that looks like another
-game's file says so).
+parser becomes a reason the job fails with (not a split retried for ever). Its messages are
+intake's (``intake.explain``), the same wherever a file is read.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterator
 from typing import IO
 
-from worker import engines
 from worker.engines.base import Case, Diagnostic, Engine, InputBlocks, InputError
-from worker.jobs.intake import with_article
 from worker.units import format_size
 
-_LONG_QUOTE = re.compile(r'"([^"]{61,})"')
 log = logging.getLogger("dealer.worker")
-
-
-def other_game_hint(game: str, head: bytes) -> str:
-    """A hint for a file that failed to parse as ``game`` but looks like another game's file, else ``""``.
-
-    >>> other_game_hint("10-20-30", b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n0\\n")
-    ' (this looks like a mahjong file, not a 10-20-30 file)'
-    """
-    other = engines.detect(head)
-    if other is None or other == game:
-        return ""
-    return f" (this looks like {with_article(other)} file, not {with_article(game)} file)"
 
 
 class LineLimitReader:
@@ -115,12 +98,3 @@ def parse_guarded(engine: Engine, stream: IO[bytes], warnings: list[Diagnostic])
             raise InputError(f"the {engine.slug} reader failed on this file ({type(error).__name__}); "
                              "this is a bug in Dealer: please report it with the file") from error
         yield case
-
-
-def readable(message: str) -> str:
-    """A parser message with any very long quoted token shortened (a message quotes the bad token).
-
-    >>> readable('line 1, column 7: "' + "1" * 100 + '" is not a card value')
-    'line 1, column 7: "11111111111111111111111111111111…1111111111 (100 characters)" is not a card value'
-    """
-    return _LONG_QUOTE.sub(lambda m: f'"{m[1][:32]}…{m[1][-10:]} ({len(m[1])} characters)"', message)

@@ -20,7 +20,7 @@ from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, send_quietly
 from worker.jobs.errors import Conflict, NotFound, TooManyJobs
-from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, detect_game
+from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, recognise
 from worker.jobs.queries import job_view
 from worker.jobs.sizing import chunk_size
 from worker.jobs.views import JobView
@@ -60,7 +60,7 @@ class JobService:
             engines.check(game)
         start = head(self.db, upload.id, SNIFF_BYTES)
         check_upload(start, upload.size)
-        game = game or detect_game(start)
+        game = recognise(start, upload.size, game)
         if attachment is not None:
             attachment.refuse()
         with self.db.session() as session:

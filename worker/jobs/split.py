@@ -20,7 +20,8 @@ from worker.config import Settings
 from worker.engines.base import Diagnostic, InputError
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, process_name
-from worker.jobs.reading import LineLimitReader, other_game_hint, readable, take_guarded
+from worker.jobs.intake import SNIFF_BYTES, explain
+from worker.jobs.reading import LineLimitReader, take_guarded
 from worker.states import JobStatus
 from worker.store.chunks import pack_input_texts
 from worker.store.database import Database
@@ -95,8 +96,7 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
                         return None
                     pending = []
     except InputError as error:
-        return _fail(settings, job_id,
-                     readable(str(error)) + (_other_game_hint(db, game, upload_id) if not total else ""))
+        return _fail(settings, job_id, explain(game, error, _head(db, upload_id)))
     except OSError as error:
         return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}")
     if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.size, dispatcher):
@@ -152,12 +152,12 @@ def chunk_sizes(size: int) -> Iterator[int]:
         yield size
 
 
-def _other_game_hint(db: Database, game: str, upload_id: int | None) -> str:
-    """For a file that fails before its first case: say so when it looks like another game's file."""
+def _head(db: Database, upload_id: int | None) -> bytes:
+    """The start of a job's file, which the message of a reading error needs (``intake.explain``)."""
     try:
-        return other_game_hint(game, head(db, upload_id)) if upload_id is not None else ""
+        return head(db, upload_id, SNIFF_BYTES) if upload_id is not None else b""
     except OSError:
-        return ""
+        return b""
 
 
 class Block(NamedTuple):

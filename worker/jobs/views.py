@@ -75,6 +75,8 @@ class JobView(View):
                                          "text after it).")
     total: int = doc("Cases in the file: those read so far while the split runs, all of them once total_known.")
     total_known: bool = doc("Whether the split has read the whole file (total is final).")
+    expected: int = doc("The cases the file holds: its total once read, estimated from the bytes read until "
+                        "then (what progress is a share of).")
     bytes_read: int = doc("Bytes of the upload the split has read (size once it is done).")
     done: int = doc("Cases solved so far (including those copied from an earlier job of the same file).")
     failed_cases: int = doc("Cases that could not be solved within their time budget.")
@@ -82,10 +84,12 @@ class JobView(View):
     counts: dict[str, int] = doc("Solved cases by outcome, in the game's order of outcomes.")
     progress: float = doc("The share of the cases answered, 0 to 1 (while the file is read, of the cases the "
                           "whole file is expected to hold).", minimum=0, maximum=1)
-    rate: float = doc("Cases answered per second lately: the last seconds weigh most (a case answered 5 s ago "
-                      "weighs 1/e of one answered now); over the whole run once the job has ended.")
-    eta_seconds: float | None = doc("Seconds the job is expected to take still, at its recent rate; null when it "
-                                    "is not running or stalled.")
+    rate: float = doc("Cases answered per second lately, as of the last chunk stored: the last seconds weigh "
+                      "most (a case answered 5 s before weighs 1/e of one answered then); over the whole run "
+                      "once the job has ended.")
+    eta_seconds: float | None = doc("Seconds the job is expected to take still: the work left over the rate when "
+                                    "the last chunk was stored, counting down since; null when it is not running "
+                                    "or stalled.")
     stalled: bool = doc("Whether a running job has answered no case for a while (15 s): its time left is "
                         "then unknown.")
     elapsed_seconds: float = doc("Seconds since the job started (to its end once finished).")
@@ -191,6 +195,9 @@ class TimingsView(View):
     solve_us_total: int = doc("Microseconds of solving in all.")
     solve_us_mean: float | None = doc("Mean microseconds per solved case.")
     solve_us_max: int | None = doc("The slowest case's microseconds.")
+    solve_us_p99: int | None = doc("Microseconds within which 99 % of the solved cases were solved: the upper "
+                                   "edge of the solve-time bucket that holds the 99th percentile; null when none "
+                                   "was solved or it lies past the last bucket.")
     slowest_case: SlowestCase | None = doc("The slowest case.")
 
 

@@ -8,10 +8,12 @@ down retries with back-off instead of failing the job.
 from __future__ import annotations
 
 import gc
+import logging
 from typing import Any
 
 from celery import Celery
 from celery.signals import (
+    after_setup_logger,
     task_postrun,
     worker_process_init,
     worker_process_shutdown,
@@ -25,6 +27,8 @@ from worker.config import Settings
 from worker.runner.heartbeat import RETRYABLE, Heartbeat, TaskCounter
 from worker.store.database import Database
 
+#: Celery's loggers of every task received ("Task … received") and done ("Task … succeeded in …").
+TASK_LOGGERS = ("celery.worker.strategy", "celery.app.trace")
 _RETRY: dict[str, Any] = {"autoretry_for": RETRYABLE, "retry_backoff": 1, "retry_backoff_max": 30,
                           "retry_jitter": True, "max_retries": 100}
 
@@ -74,6 +78,15 @@ def create_worker_app(settings: Settings) -> Celery:
         concurrency = getattr(getattr(sender, "controller", None), "concurrency", None) or 1
         heartbeat.append(Heartbeat(settings, dispatcher, int(concurrency)))
         heartbeat[-1].start()
+
+    @after_setup_logger.connect(weak=False)
+    def quiet_tasks(logger: Any = None, loglevel: int | str | None = None, **_: Any) -> None:
+        # A line per task received and per task done (hundreds a job) only at DEBUG: at INFO the
+        # terminal says what the worker does as a whole, and a task that fails still says so.
+        level = logging.getLevelName(loglevel) if isinstance(loglevel, str) else loglevel
+        if not isinstance(level, int) or level > logging.DEBUG:
+            for name in TASK_LOGGERS:
+                logging.getLogger(name).setLevel(logging.WARNING)
 
     @worker_shutdown.connect(weak=False)
     def stop_heartbeat(**_: Any) -> None:

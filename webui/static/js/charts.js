@@ -154,7 +154,8 @@ export function hasRareOutcome(dist) {
   return Object.values(dist.counts).some((n) => n > 0 && n < total / 10);
 }
 
-const CLOCK = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+// Times in UTC, as everywhere on the pages (util.utcTime).
+const CLOCK = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "UTC" });
 const PALETTE = ["var(--c-running)", "var(--c-win)", "var(--c-draw)", "var(--c-ready)", "var(--accent)", "var(--c-failed)"];
 
 /**

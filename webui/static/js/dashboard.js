@@ -92,9 +92,11 @@ document.addEventListener("dealer:overview", ({ detail: o }) => {
   set("queued-cases", count(o.queued_cases));
   set("chunks", count(o.pending_chunks));
   set("depth", o.queue_depth === null ? "unreachable" : count(o.queue_depth));
-  set("succeeded", count(o.jobs_by_status.succeeded));
-  set("failed", o.jobs_by_status.failed);
-  set("cancelled", o.jobs_by_status.cancelled);
+  const by = o.jobs_by_status;
+  set("finished", count(by.succeeded + by.failed + by.cancelled));  // the big figure counts every ending
+  set("succeeded", count(by.succeeded));
+  set("failed", count(by.failed));
+  set("cancelled", count(by.cancelled));
 });
 
 // --- filters: a choice applies at once; the URL keeps them ---------------------------------------

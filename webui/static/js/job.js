@@ -73,7 +73,13 @@ function showTimings(t) {
   // Nothing solved yet is no speed of zero, and a mean of nothing is no mean.
   set("rate", t.rate > 0 ? count(t.rate) : "–");
   set("solve_us_mean", micros(t.solve_us_mean));
-  set("solve_us_max", micros(t.solve_us_max));
+  set("solve_us_p99", micros(t.solve_us_p99));
+  const slowest = $("[data-t=slowest]");
+  if (slowest && t.slowest_case) {
+    const slow = t.slowest_case;
+    slowest.replaceChildren(h("a", { href: `/jobs/${jobId}/cases/${slow.index}` }, `Case ${count(slow.index)}`),
+      ` · ${micros(slow.solve_us)}`);
+  }
   set("cached", count(job.cache_hits));
   set("failed_cases", count(job.failed_cases));
 }

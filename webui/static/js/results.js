@@ -1,7 +1,7 @@
 // A results table fed by a JSON endpoint (a job's cases or the history search):
 // sortable columns, pages, and the filters the page hands it.
 
-import { api, compactTime, count, h, localTime, micros, outcomeLabel, query } from "./util.js";
+import { api, compactTime, count, h, micros, outcomeLabel, query, utcTime } from "./util.js";
 
 const COLUMNS = {
   job_id: { label: "Job", sort: "job_id", cell: (r) => h("a", { href: `/jobs/${r.job_id}` }, `#${r.job_id}`) },
@@ -12,7 +12,7 @@ const COLUMNS = {
   outcome: { label: "Outcome", sort: "outcome", cell: (r) => (r.outcome ? h("span", { class: `badge outcome o-${r.outcome}` }, outcomeLabel(r.outcome)) : "–") },
   number: { label: "Number", sort: "number", num: true, cell: (r) => (r.number ?? "–") },
   solve_us: { label: "Solve time", sort: "solve_us", num: true, cell: (r) => (r.cached ? h("span", { class: "muted", title: "answered from the result cache" }, "cached") : micros(r.solve_us)) },
-  solved_at: { label: "Solved", sort: "solved_at", cls: "time-cell", cell: (r) => h("time", { datetime: r.solved_at, title: localTime(r.solved_at) }, compactTime(r.solved_at)) },
+  solved_at: { label: "Solved", sort: "solved_at", cls: "time-cell", cell: (r) => h("time", { datetime: r.solved_at, title: utcTime(r.solved_at) }, compactTime(r.solved_at)) },
 };
 
 const PER_PAGE = 25;

@@ -68,7 +68,8 @@ function showRead(job) {
   bar.setAttribute("aria-valuenow", pct.toFixed(1));
   bar.firstElementChild.style.width = `${pct}%`;
   progress.querySelector(".pct").textContent = `${Math.floor(pct)}% read`;
-  progress.querySelector(".upload-text").textContent = `${size(job.bytes_read)} of ${size(job.size)} read`;
+  progress.querySelector(".upload-text").textContent = `reading the file: ${size(job.bytes_read)} of `
+    + `${size(job.size)} · ${count(job.total)} ${job.total === 1 ? "case" : "cases"} so far`;
 }
 
 cancel.addEventListener("click", () => { if (xhr) xhr.abort(); });
@@ -107,9 +108,9 @@ form.addEventListener("submit", async (event) => {
         if (ms > 3000) info.firstChild.textContent = `Uploaded as job #${job.id}. Waiting for a worker to read it… `;
         return;
       }
+      // One bar, one sentence: the bar's text says how far the reading is; this line only names the job.
       showRead(waiting);
-      info.firstChild.textContent = `Uploaded as job #${job.id}. Reading the file: ${size(waiting.bytes_read)} of `
-        + `${size(waiting.size)}, ${count(waiting.total)} ${waiting.total === 1 ? "case" : "cases"} so far… `;
+      info.firstChild.textContent = `Uploaded as job #${job.id} (${waiting.game}). `;
     });
   } catch (error) {
     setBusy(false);

@@ -95,9 +95,23 @@ export function micros(value) {
   return `${(value / 1e6).toFixed(2)} s`;
 }
 
-const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+// Every page shows times in one zone, UTC, as the server renders them (pages.py's "when"), before and after
+// its scripts run: a time never changes its zone, or its form, under the reader's eyes.
+const pad = (n) => String(n).padStart(2, "0");
+const parts = (iso) => {
+  const t = new Date(Date.parse(iso));
+  return { y: t.getUTCFullYear(), mo: pad(t.getUTCMonth() + 1), d: pad(t.getUTCDate()),
+    clock: `${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}` };
+};
 
-/** "12 s ago", "5 min ago", or the local date and time for anything older than a day. */
+/** An ISO time as "2026-11-30 14:05:09 UTC". */
+export function utcTime(iso) {
+  if (!iso) return "–";
+  const p = parts(iso);
+  return `${p.y}-${p.mo}-${p.d} ${p.clock} UTC`;
+}
+
+/** "12 s ago", "5 min ago", or the time (UTC) for anything older than a day. */
 export function ago(iso, now = Date.now()) {
   if (!iso) return "–";
   const then = Date.parse(iso);
@@ -106,49 +120,51 @@ export function ago(iso, now = Date.now()) {
   if (secs < 60) return `${secs} s ago`;
   if (secs < 3600) return `${Math.floor(secs / 60)} min ago`;
   if (secs < 86400) return `${Math.floor(secs / 3600)} h ago`;
-  return TIME.format(new Date(then));
+  return utcTime(iso);
 }
 
-export const localTime = (iso) => (iso ? TIME.format(new Date(Date.parse(iso))) : "–");
-
-const CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
-const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
-const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: "short" });
-
-/** A time in few characters for a table column: the clock today, the day and clock this year, else the date. */
+/** A time (UTC) in few characters for a table column: the clock today, the day and clock this year, else the date. */
 export function compactTime(iso, now = new Date()) {
   if (!iso) return "–";
-  const then = new Date(Date.parse(iso));
-  if (then.toDateString() === now.toDateString()) return CLOCK.format(then);
-  if (then.getFullYear() === now.getFullYear()) return `${DAY.format(then)} ${CLOCK.format(then)}`;
-  return DATE.format(then);
+  const p = parts(iso);
+  const today = parts(now.toISOString());
+  if (p.y === today.y && p.mo === today.mo && p.d === today.d) return p.clock;
+  if (p.y === today.y) return `${p.mo}-${p.d} ${p.clock.slice(0, 5)}`;
+  return `${p.y}-${p.mo}-${p.d}`;
 }
 
-/** Show every <time data-ago> relative to now and every other <time> in local time. */
+/** Show every <time data-ago> relative to now (its title the time itself); every other <time> keeps the
+ * server's text, which is already the page's one form. */
 export function localiseTimes(root = document) {
   for (const el of $$("time[datetime]", root)) {
     const iso = el.getAttribute("datetime");
     if (!iso || iso === "None") continue;
-    el.title = localTime(iso);
-    el.textContent = el.hasAttribute("data-ago") || el.dataset.f === "created" ? ago(iso) : localTime(iso);
+    el.title = utcTime(iso);
+    el.textContent = el.hasAttribute("data-ago") || el.dataset.f === "created" ? ago(iso) : utcTime(iso);
   }
 }
 
 export const FINISHED = ["succeeded", "failed", "cancelled"];
 export const isFinished = (status) => FINISHED.includes(status);
 
-/** The text under a job's progress bar (the same as the server's progress_text macro). */
-export function progressText(job) {
-  if (job.status === "queued") return "waiting for a worker";
-  if (job.status === "splitting") {
-    return `reading the file: ${size(job.bytes_read)} of ${size(job.size)} · ${count(job.done)} solved of ${count(job.total)} read`;
-  }
-  const handled = job.done + job.failed_cases;
-  if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
-  let text = `${count(handled)} / ${count(job.total)}`;
-  if (job.rate) text += ` · ${count(job.rate)} cases/s`;
+/** The pace and the time left of a running job, as the progress text ends. */
+function pace(job) {
+  let text = job.rate ? ` · ${count(job.rate)} cases/s` : "";
   if (job.stalled) text += " · stalled: nothing solved for a while";
   else if (job.eta_seconds !== null && job.eta_seconds !== undefined) text += ` · ${seconds(job.eta_seconds)} left`;
+  return text;
+}
+
+/** The text under a job's progress bar (the same as the server's progress_text macro). */
+export function progressText(job) {
+  const handled = job.done + job.failed_cases;
+  if (job.status === "queued") return "waiting for a worker";
+  if (job.status === "splitting") {
+    const read = job.size ? Math.trunc((100 * job.bytes_read) / job.size) : 0;
+    return `${count(handled)} / about ${count(job.expected)} · file ${read}% read${pace(job)}`;
+  }
+  if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
+  let text = `${count(handled)} / ${count(job.total)}${pace(job)}`;
   if (job.status === "succeeded") text += ` · in ${seconds(job.elapsed_seconds)}`;
   if (job.status === "cancelled") text += " · cancelled";
   return text;
@@ -163,16 +179,15 @@ export function applySizes(root = document) {
   for (const el of $$("[data-grow]", root)) el.style.flexGrow = el.dataset.grow;
 }
 
-/** Update a progress block rendered by the progress() macro (while the file is read, the figure is the
- * share of its bytes read: the share of the cases is only an estimate then). */
+/** Update a progress block rendered by the progress() macro: one measure, the share of the cases answered
+ * (while the file is read, of those it is expected to hold), for the bar, its figure and its value. */
 export function fillProgress(root, job) {
   const pct = Math.round(job.progress * 1000) / 10;
   root.className = root.className.replace(/status-\S+/, `status-${job.status}`);
   const bar = $("[data-f=bar]", root);
   bar.setAttribute("aria-valuenow", pct);
   bar.firstElementChild.style.width = `${pct}%`;
-  $("[data-f=pct]", root).textContent = job.status === "splitting"
-    ? `${job.size ? Math.trunc((100 * job.bytes_read) / job.size) : 0}% read` : `${Math.trunc(pct)}%`;
+  $("[data-f=pct]", root).textContent = `${Math.trunc(pct)}%`;
   const text = $("[data-f=progress-text]", root);
   text.textContent = text.title = progressText(job);
   const more = $("[data-f=more]", root);

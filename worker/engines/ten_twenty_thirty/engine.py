@@ -41,7 +41,7 @@ class TenTwentyThirty(Engine):
 
     slug = "10-20-30"
     title = "10-20-30 (UVa 246)"
-    summary = "deal onto seven piles, pick up threes summing to 10, 20 or 30: win, loss or draw"
+    summary = "Deal onto seven piles, pick up threes summing to 10, 20 or 30: win, loss or draw."
     unit = UNIT
     number_name = "deals"
     input_help = "52 card values 1–10 per deck, any spacing; a `0` ends the file."
