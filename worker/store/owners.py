@@ -51,6 +51,11 @@ class Viewer:
     def anonymous(cls, public: bool) -> Viewer:
         return cls(None, admin=False, public=public)
 
+    @property
+    def sees_all(self) -> bool:
+        """Whether it sees every row: figures of the whole service (the broker's queue) are then its to see."""
+        return self.admin or self.public
+
     def reads(self, owner: Any) -> ColumnElement[bool]:
         """The condition on an ``owner`` column under which this viewer may see a row."""
         return true() if self.admin or self.public else self._own(owner)
