@@ -9,8 +9,8 @@ from flask.helpers import get_debug_flag
 from werkzeug.exceptions import ClientDisconnected, RequestTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from webui import api, auth, checks, errors, generate, live, openapi, ops, pages, results
-from webui.context import Dealer, dealer, settings
+from webui import api, auth, checks, errors, generate, keys, live, openapi, ops, pages, results
+from webui.context import Dealer, dealer, settings, viewer
 from webui.converters import CaseIdConverter, IdConverter
 from webui.pacing import late, too_slow_message
 from worker import engines
@@ -33,7 +33,7 @@ class StreamingRequest(Request):
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
-        writer = UploadWriter(dealer().service.db, settings().max_upload_bytes)
+        writer = UploadWriter(dealer().service.db, settings().max_upload_bytes, owner=viewer().name)
         g.setdefault("upload_writers", []).append(writer)
         return writer
 
@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
 
     auth.install(app, settings)
     for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
-                      checks.check_pages, generate.generate):
+                      checks.check_pages, generate.generate, keys.key_pages):
         app.register_blueprint(blueprint)
     errors.register(app)
 

@@ -19,7 +19,7 @@ from worker import engines
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, send_quietly
-from worker.jobs.errors import Conflict, NotFound, TooManyJobs
+from worker.jobs.errors import Conflict, Forbidden, NotFound, TooManyJobs
 from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, recognise
 from worker.jobs.queries import job_view
 from worker.jobs.sizing import chunk_size
@@ -28,6 +28,7 @@ from worker.states import FINISHED, UNFINISHED
 from worker.store.codecs import lock_key
 from worker.store.database import Database
 from worker.store.models import Check, Job, Upload, utcnow
+from worker.store.owners import EVERYTHING, Viewer
 from worker.store.uploads import StoredUpload, head, hold, release
 
 
@@ -43,10 +44,28 @@ class Attachment(Protocol):
 
 
 class JobService:
-    def __init__(self, settings: Settings, dispatcher: Dispatcher) -> None:
+    """The commands, made for ``viewer``: a new job is its own; it cancels, re-runs, deletes and checks
+    only the jobs it manages (:mod:`worker.store.owners`): another's is not found, or forbidden when
+    the viewer may read it (public reads)."""
+
+    def __init__(self, settings: Settings, dispatcher: Dispatcher, viewer: Viewer = EVERYTHING) -> None:
         self.settings = settings
         self.dispatcher = dispatcher
         self.db = Database.of(settings)
+        self.viewer = viewer
+
+    def seen_by(self, viewer: Viewer) -> JobService:
+        found = object.__new__(JobService)
+        found.settings, found.dispatcher, found.db, found.viewer = self.settings, self.dispatcher, self.db, viewer
+        return found
+
+    def may_manage(self, job: Job | None, job_id: int) -> None:
+        """Refuse ``job`` (read as ``job_id``) unless the viewer manages it: not found when it may not even
+        see it, so that an id says nothing of another's jobs."""
+        if job is None or not self.viewer.may_read(job.owner):
+            raise NotFound(f"no job {job_id}")
+        if not self.viewer.may_manage(job.owner):
+            raise Forbidden(f"job {job_id} is {job.owner or 'nobody'}'s: only its owner or an admin may change it")
 
     def create_job(self, upload: StoredUpload, filename: str, game: str | None = None,
                    client: str | None = None, rerun_of: int | None = None,
@@ -70,7 +89,7 @@ class JobService:
             job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
                                     sha256=upload.sha256, size=upload.size,
                                     chunk_size=chunk_size(self.settings, game, upload.size), client=client,
-                                    rerun_of=rerun_of)
+                                    rerun_of=rerun_of, owner=self.viewer.name)
             session.add(job)
             session.flush()
             if attachment is not None:
@@ -123,8 +142,8 @@ class JobService:
         again from the first job's chunks (its cases, read once already)."""
         with self.db.session(write=False) as session:
             job = session.get(Job, job_id)
-            if job is None:
-                raise NotFound(f"no job {job_id}")
+            self.may_manage(job, job_id)
+            assert job is not None
             if job.upload_id is not None:
                 upload = StoredUpload(job.upload_id, job.sha256, job.size)
                 filename, game = job.filename, job.game
@@ -140,7 +159,8 @@ class JobService:
             old = session.get(Job, job_id)
             assert old is not None
             job = lifecycle.new_job(game=old.game, filename=old.filename, upload_id=None, sha256=old.sha256,
-                                    size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id)
+                                    size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id,
+                                    owner=self.viewer.name)
             session.add(job)
             session.flush()
             chunks: list[int] = []
@@ -179,6 +199,6 @@ class JobService:
     def _locked(self, session: Session, job_id: int) -> Job:
         """The job with its chunks locked, in the lifecycle's lock order (to change them)."""
         job = lifecycle.lock_job_with_chunks(session, job_id)
-        if job is None:
-            raise NotFound(f"no job {job_id}")
+        self.may_manage(job, job_id)
+        assert job is not None
         return job

@@ -55,9 +55,11 @@ def _receiver() -> str:
 class UploadWriter:
     """A writable file object for one upload (Werkzeug writes form files into it)."""
 
-    def __init__(self, db: Database, limit: int) -> None:
+    def __init__(self, db: Database, limit: int, owner: str | None = None) -> None:
         self.db = db
         self.limit = limit
+        #: Who sends it (the upload's ``owner``): counted from its first block, refused or not.
+        self.owner = owner
         self.size = 0
         self.committed = False
         self.upload_id: int | None = None
@@ -84,7 +86,7 @@ class UploadWriter:
         # One short transaction per block: an upload of minutes holds no lock the workers wait for.
         with self.db.session() as session:
             if self.upload_id is None:
-                upload = Upload(state=UploadState.RECEIVING, receiver=_receiver())
+                upload = Upload(state=UploadState.RECEIVING, receiver=_receiver(), owner=self.owner)
                 session.add(upload)
                 session.flush()
                 self.upload_id = upload.id
@@ -106,7 +108,8 @@ class UploadWriter:
         """Werkzeug closes form files when the request ends; the upload is kept until commit or discard."""
 
     def commit(self) -> StoredUpload:
-        """The whole upload, stored (an identical one already stored is used instead)."""
+        """The whole upload, stored (an identical one of the same owner already stored is used instead:
+        each owner's uploads are its own, for what it keeps to count)."""
         if self._buffer or self.upload_id is None:
             self._put(bytes(self._buffer))
             self._buffer.clear()
@@ -114,7 +117,8 @@ class UploadWriter:
         digest = self._hash.hexdigest()
         with self.db.session() as session:
             same = session.scalar(select(Upload.id).where(Upload.sha256 == digest, Upload.state == UploadState.STORED,
-                                                          Upload.size == self.size).limit(1))
+                                                          Upload.size == self.size,
+                                                          Upload.owner.is_not_distinct_from(self.owner)).limit(1))
             if same is not None:
                 session.execute(delete(Upload).where(Upload.id == self.upload_id))
                 self.upload_id = same
