@@ -26,7 +26,7 @@ from webui.spec import (
     query,
     ref,
 )
-from webui.uploads import receive_upload
+from webui.uploads import judge_file, program_output, receive_upload, takes_files
 from worker import engines
 from worker.jobs.queries import MAX_FILENAME_FILTER
 from worker.states import JobStatus
@@ -74,6 +74,7 @@ def list_jobs() -> Any:
         "cannot be told; or a parameter is not valid."),
         "413": error("The file is over the upload limit (the message says the limit)."), "429": TOO_MANY,
         "415": error("The expected output is no text (the message says the line and column).")})
+@takes_files(file=judge_file, expected=program_output)
 def create_job() -> Any:
     job = receive_upload()
     return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}

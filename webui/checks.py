@@ -11,7 +11,7 @@ from flask import Blueprint, g, jsonify, redirect, render_template, request, url
 from webui.context import check_queries, checks, queries, service
 from webui.params import given, paging, present, whole_number
 from webui.spec import BAD_REQUEST, Operations, error, json_body, query, ref
-from webui.uploads import stored_file
+from webui.uploads import program_output, stored_file, takes_files
 from worker.checks.compare import VERDICTS, marks
 from worker.checks.queries import DEFAULT_CHECK_CASES
 from worker.checks.views import CheckCasePage, CheckView
@@ -82,6 +82,7 @@ def job_checks(job_id: int) -> Any:
                                   "(the message says which line)."),
                      "415": error("The output is no text: compressed, binary, a NUL byte, not UTF-8 (the message "
                                   "says the line and column).")})
+@takes_files(file=program_output)
 def create_check(job_id: int) -> Any:
     check = receive_check(job_id)
     return jsonify(check.to_dict()), 201, {"Location": f"/api/checks/{check.id}"}
@@ -110,6 +111,7 @@ def check_cases(check_id: int) -> Any:
 
 
 @check_pages.post("/jobs/<id:job_id>/checks")
+@takes_files(file=program_output)
 def add_check(job_id: int) -> Any:
     """The job page's form (without JavaScript too): on to the new check's page."""
     check = receive_check(job_id)

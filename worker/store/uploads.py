@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -64,6 +65,9 @@ class UploadWriter:
         self._hash = hashlib.sha256()
         self._buffer = bytearray()
         self._blocks = 0
+        #: Called once with the file's first block (``BLOCK_BYTES``, or the whole file when shorter: then
+        #: with ``True``) before anything of it is stored: it raises to refuse the file.
+        self.inspect: Callable[[bytes, bool], None] | None = None
 
     def write(self, data: bytes) -> int:
         self.size += len(data)
@@ -71,6 +75,8 @@ class UploadWriter:
             raise UploadTooLarge(self.limit)
         self._hash.update(data)
         self._buffer += data
+        if self.inspect is not None and len(self._buffer) >= BLOCK_BYTES:
+            self._inspect(False)
         while len(self._buffer) >= BLOCK_BYTES:
             self._put(bytes(self._buffer[:BLOCK_BYTES]))
             del self._buffer[:BLOCK_BYTES]
@@ -105,8 +111,15 @@ class UploadWriter:
     def close(self) -> None:
         """Werkzeug closes form files when the request ends; the upload is kept until commit or discard."""
 
+    def _inspect(self, final: bool) -> None:
+        inspect, self.inspect = self.inspect, None
+        assert inspect is not None
+        inspect(bytes(self._buffer[:BLOCK_BYTES]), final)
+
     def commit(self) -> StoredUpload:
         """The whole upload, stored (an identical one already stored is used instead)."""
+        if self.inspect is not None:
+            self._inspect(True)
         if self._buffer or self.upload_id is None:
             self._put(bytes(self._buffer))
             self._buffer.clear()
