@@ -51,7 +51,7 @@ class CheckService:
         with self.db.session() as session:
             # The lock every transaction that ends a job takes: the job cannot end unseen meanwhile.
             job = job_lifecycle.lock_job(session, job_id)
-            if job is None:
+            if job is None or job.deleted_at is not None:
                 raise NotFound(f"no job {job_id}")
             if job.status in NO_OUTPUT:
                 why = f" ({job.error})" if job.error else ""

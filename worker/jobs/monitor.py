@@ -59,11 +59,12 @@ def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
     most each bound of :data:`SOLVE_BUCKETS_US`, cumulatively, as Prometheus histograms want.
     """
     with queries.db.session(write=False) as session:
-        by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
+        by_status = dict(session.execute(select(Job.status, func.count()).where(Job.deleted_at.is_(None))
+                                         .group_by(Job.status)).all())
         solved: Counter[tuple[str, str]] = Counter()
         histograms: dict[str, dict[str, Any]] = {}
         for game, counts, hist, solve_us in session.execute(
-                select(Job.game, Job.counts, Job.solve_hist, Job.solve_us)):
+                select(Job.game, Job.counts, Job.solve_hist, Job.solve_us).where(Job.deleted_at.is_(None))):
             solved.update({(game, outcome): n for outcome, n in counts.items()})
             if hist:
                 figures = histograms.setdefault(game, {"count": 0, "sum_us": 0,

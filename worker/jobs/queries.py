@@ -143,7 +143,7 @@ class JobQueries:
 
     def _job(self, session: Session, job_id: int) -> Job:
         job = session.get(Job, job_id)
-        if job is None:
+        if job is None or job.deleted_at is not None:
             raise NotFound(f"no job {job_id}")
         return job
 
@@ -155,7 +155,7 @@ class JobQueries:
              game: str | None = None, filename: str | None = None) -> JobPage:
         per_page = max(1, min(per_page, MAX_PER_PAGE))
         page = max(1, page)
-        query = select(Job)
+        query = select(Job).where(Job.deleted_at.is_(None))
         if status is not None:
             if status not in [s.value for s in JobStatus]:
                 raise Invalid(f"unknown status {status!r}; expected one of " + ", ".join(s.value for s in JobStatus))
@@ -199,7 +199,7 @@ class JobQueries:
         places: dict[tuple[int, int], _Place] = {}
         for job_id, indexes in by_job.items():
             job = session.get(Job, job_id)
-            if job is None:
+            if job is None or job.deleted_at is not None:
                 continue
             found = chunks_holding(session, job_id, indexes, Chunk.worker, Chunk.finished_at)
             data = self._chunk_data(session, {chunk.id: chunk.finished_at for chunk in found.values()}, traces)
@@ -324,7 +324,8 @@ class JobQueries:
         now = utcnow()
         with self.db.session(write=False) as session:
             workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - self.worker_timeout)).all()
-            by_status = dict(session.execute(select(Job.status, func.count()).group_by(Job.status)).all())
+            by_status = dict(session.execute(select(Job.status, func.count()).where(Job.deleted_at.is_(None))
+                                             .group_by(Job.status)).all())
             # Each job's own remainder, never below nothing: while a file is read, the cases solved
             # run ahead of those counted read, and its whole total is only an estimate.
             queued_cases = sum(remaining_cases(job) for job in session.scalars(

@@ -466,10 +466,10 @@ def search(session: Session, flt: ResultFilter, after: str | None = None, before
 
 def candidate_jobs(session: Session, flt: ResultFilter, finder: ResultSearch) -> list[Job]:
     """The jobs that may hold matches, in the order a page walks them (by id, as the sort wants)."""
-    query = select(Job)
+    query = select(Job).where(Job.deleted_at.is_(None))
     if flt.job_id is not None:
         job = session.get(Job, flt.job_id)
-        if job is None:
+        if job is None or job.deleted_at is not None:
             raise NotFound(f"no job {flt.job_id}")
         jobs = [job]
     else:
@@ -489,7 +489,7 @@ def candidate_jobs(session: Session, flt: ResultFilter, finder: ResultSearch) ->
 
 def _cursor_row(finder: ResultSearch, cursor: tuple[int, int]) -> Row:
     job = finder.session.get(Job, cursor[0])
-    if job is not None:
+    if job is not None and job.deleted_at is None:
         index = finder.facets.index(finder.session, job)
         at = index.holding(cursor[1])
         if at >= 0 and cursor[1] < index.chunks[at].first_index + index.chunks[at].count:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Protocol
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from worker import engines
@@ -27,8 +27,8 @@ from worker.jobs.views import JobView
 from worker.states import FINISHED, UNFINISHED
 from worker.store.codecs import lock_key
 from worker.store.database import Database
-from worker.store.models import Check, Job, Upload, utcnow
-from worker.store.uploads import StoredUpload, head, hold, release
+from worker.store.models import Check, Job, utcnow
+from worker.store.uploads import StoredUpload, drop, head, hold, release
 
 
 class Attachment(Protocol):
@@ -40,6 +40,16 @@ class Attachment(Protocol):
 
     def attach(self, session: Session, job: Job) -> None:
         """Store it with ``job``, new in ``session``."""
+
+
+def mark_deleted(session: Session, job: Job) -> set[int | None]:
+    """Delete a finished job (locked with its chunks) for every read (:func:`lifecycle.mark_deleted`); the
+    uploads it held (its file, its checks' outputs), for the caller to release once this commits."""
+    outputs = session.scalars(select(Check.upload_id).where(Check.job_id == job.id, Check.upload_id.is_not(None))).all()
+    session.execute(update(Check).where(Check.job_id == job.id).values(upload_id=None))
+    upload_id = job.upload_id
+    lifecycle.mark_deleted(job)
+    return {upload_id, *outputs}
 
 
 class JobService:
@@ -123,7 +133,7 @@ class JobService:
         again from the first job's chunks (its cases, read once already)."""
         with self.db.session(write=False) as session:
             job = session.get(Job, job_id)
-            if job is None:
+            if job is None or job.deleted_at is not None:
                 raise NotFound(f"no job {job_id}")
             if job.upload_id is not None:
                 upload = StoredUpload(job.upload_id, job.sha256, job.size)
@@ -156,16 +166,14 @@ class JobService:
         return view
 
     def delete(self, job_id: int) -> None:
-        """Delete a finished job, its cases, and its upload unless another job still needs it."""
+        """Delete a finished job, its cases and checks, and its upload unless another job still needs it: gone
+        at once for every read, its rows removed in the background (:mod:`worker.store.purge`)."""
         with self.db.session() as session:
             job = self._locked(session, job_id)
             if job.status not in FINISHED:
                 raise Conflict(f"job {job_id} is still {job.status}; cancel it first")
-            upload_id = job.upload_id
-            outputs = session.scalars(select(Check.upload_id).where(Check.job_id == job_id,
-                                                                    Check.upload_id.is_not(None))).all()
-            session.delete(job)  # its checks go with it (ON DELETE CASCADE)
-        for upload in {upload_id, *outputs}:
+            uploads = mark_deleted(session, job)
+        for upload in uploads:
             release(self.db, upload)
 
     def forget_upload(self, upload: StoredUpload) -> None:
@@ -174,11 +182,11 @@ class JobService:
             used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_id == upload.id))
             used = used or session.scalar(select(func.count()).select_from(Check).where(Check.upload_id == upload.id))
             if not used:
-                session.execute(delete(Upload).where(Upload.id == upload.id))
+                drop(session, upload.id)
 
     def _locked(self, session: Session, job_id: int) -> Job:
         """The job with its chunks locked, in the lifecycle's lock order (to change them)."""
         job = lifecycle.lock_job_with_chunks(session, job_id)
-        if job is None:
+        if job is None or job.deleted_at is not None:
             raise NotFound(f"no job {job_id}")
         return job

@@ -143,6 +143,9 @@ class Job(Base):
     progress_at: Mapped[datetime | None] = mapped_column()
     #: The ids of the job's checks (``checks``), oldest first: kept here so that a job's view needs no query.
     check_ids: Mapped[list[Any]] = mapped_column(default=list)
+    #: When it was deleted: from then on no read shows it, and the purge (``worker/store/purge.py``)
+    #: removes its checks, chunks and row in small batches.
+    deleted_at: Mapped[datetime | None] = mapped_column(index=True)
 
     chunks: Mapped[list[Chunk]] = relationship(back_populates="job", cascade="all, delete-orphan",
                                                passive_deletes=True)

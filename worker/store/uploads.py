@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import IO
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from worker.states import CheckStatus, UploadState
@@ -129,7 +129,7 @@ class UploadWriter:
             same = session.scalar(select(Upload.id).where(Upload.sha256 == digest, Upload.state == UploadState.STORED,
                                                           Upload.size == self.size).limit(1))
             if same is not None:
-                session.execute(delete(Upload).where(Upload.id == self.upload_id))
+                drop(session, self.upload_id)  # its blocks go in the background
                 self.upload_id = same
             else:
                 session.execute(update(Upload).where(Upload.id == self.upload_id).values(
@@ -140,7 +140,7 @@ class UploadWriter:
     def discard(self) -> None:
         if self.upload_id is not None:
             with self.db.session() as session:
-                session.execute(delete(Upload).where(Upload.id == self.upload_id))
+                drop(session, self.upload_id)
             self.upload_id = None
 
 
@@ -233,7 +233,14 @@ def release(db: Database, upload_id: int | None) -> None:
             Check.upload_id == upload_id, Check.status == CheckStatus.PENDING)) or 0
         if not waiting:
             session.execute(update(Job).where(Job.upload_id == upload_id).values(upload_id=None))
-            session.execute(delete(Upload).where(Upload.id == upload_id))
+            drop(session, upload_id)
+
+
+def drop(session: Session, upload_id: int) -> None:
+    """Delete an upload for every reader at once; the purge removes its blocks a few at a time
+    (:mod:`worker.store.purge`)."""
+    session.execute(update(Upload).where(Upload.id == upload_id).values(state=UploadState.DELETING,
+                                                                          sha256=None))
 
 
 def discard_stale(db: Database) -> int:
@@ -255,7 +262,8 @@ def discard_stale(db: Database) -> int:
             removed.append(upload_id)
     if removed:
         with db.session() as session:
-            session.execute(delete(Upload).where(Upload.id.in_(removed), Upload.state == UploadState.RECEIVING))
+            session.execute(update(Upload).where(Upload.id.in_(removed), Upload.state == UploadState.RECEIVING)
+                            .values(state=UploadState.DELETING))
     return len(removed)
 
 
