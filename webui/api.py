@@ -39,6 +39,7 @@ from worker.jobs.views import (
     TimingsView,
     WorkersView,
 )
+from worker.store.models import OWNER_LENGTH
 
 api = Blueprint("api", __name__, url_prefix="/api")
 operations = Operations(api)
@@ -52,6 +53,8 @@ JOB_CREATED = {"201": json_body(JOB, "The new job."), "400": BAD_REQUEST}
     query("game", "Only jobs of this game.", {"type": "string", "enum": engines.names()}),
     query("filename", "Only jobs whose file name contains this text (any case).",
           {"type": "string", "maxLength": MAX_FILENAME_FILTER}),
+    query("owner", "Only jobs made with the API key of this name (of those the key may see: an admin's filter).",
+          {"type": "string", "maxLength": OWNER_LENGTH}),
     *paging_parameters(JOBS_PER_PAGE)],
     responses={"200": json_body(ref(JobPage), "A page of jobs."), "400": BAD_REQUEST})
 def list_jobs() -> Any:

@@ -10,8 +10,8 @@ from werkzeug.formparser import FormDataParser, MultiPartParser
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.sansio.multipart import File
 
-from webui import api, auth, checks, errors, live, openapi, ops, pages, results
-from webui.context import Dealer, dealer, settings
+from webui import api, auth, checks, errors, keys, live, openapi, ops, pages, results
+from webui.context import Dealer, dealer, service, settings, viewer
 from webui.converters import CaseIdConverter, IdConverter
 from webui.uploads import inspection
 from worker import engines
@@ -59,7 +59,8 @@ class StreamingRequest(Request):
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
-        writer = UploadWriter(dealer().service.db, settings().max_upload_bytes)
+        writer = UploadWriter(dealer().service.db, settings().max_upload_bytes, owner=viewer().name)
+        writer.quota = service().upload_quota()
         g.setdefault("upload_writers", []).append(writer)
         return writer
 
@@ -97,7 +98,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
 
     auth.install(app, settings)
     for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
-                      checks.check_pages):
+                      checks.check_pages, keys.key_pages):
         app.register_blueprint(blueprint)
     errors.register(app)
 

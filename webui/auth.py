@@ -1,9 +1,13 @@
 """Who may do what: API keys, the pages' login, CSRF tokens and the security headers of every answer.
 
-With no keys configured (``DEALER_API_KEYS`` empty, the default) the service is open to
+Keys are kept in the database (:mod:`worker.store.keys`: ``dealer keys add|list|revoke``, or the
+admin's ``/keys`` page), and ``DEALER_API_KEYS`` seeds them at start-up (``name:token`` is an
+admin, ``name:token:user`` a user). With no active key (the default) the service is open to
 everyone, as it always was; only writes that a browser marks as cross-site are refused.
 
-With keys, every write (upload, cancel, rerun, delete) needs one:
+With keys, every request is made by a viewer (:class:`worker.store.owners.Viewer`, put in ``g``
+for :mod:`webui.context`): an admin sees and manages everything; a user what it made. Every write
+(upload, cancel, rerun, delete, check) needs a key:
 
 - scripts send ``Authorization: Bearer <key>`` (``dealer submit`` sends ``DEALER_API_KEY``);
   a missing or wrong key is a ``401`` with ``WWW-Authenticate``;
@@ -13,14 +17,16 @@ With keys, every write (upload, cancel, rerun, delete) needs one:
   or the ``X-CSRF-Token`` header (``403`` otherwise). Bearer requests need no CSRF token:
   a browser never adds that header by itself.
 
-Reads stay open unless ``DEALER_PUBLIC_READS=false``. Keys are kept only as SHA-256
-digests, compared in constant time, and never logged or stored: a job row names its
-client by the key's name (``key:ci``), never by the key.
+Reads stay open to everyone unless ``DEALER_PUBLIC_READS=false``; then a user sees only what
+it made (another's job is a ``404``, as if it did not exist). Keys are kept only as SHA-256
+digests, looked up by digest, and never logged or stored: a job row names its owner and
+client by the key's name (``alice``, ``key:alice``), never by the key.
 
-Guessing is throttled (:mod:`worker.store.throttle`): wrong keys are counted per client
-address and per key prefix, and after ``DEALER_AUTH_FAILURES_ALLOWED`` of them a bucket must
-wait (``429`` with ``Retry-After``). Sessions are kept by the server
-(:mod:`worker.store.sessions`): logging out ends every copy of the cookie; a session lasts
+Guessing is throttled (:mod:`worker.store.throttle`), without ever refusing a right key: a key
+is checked first, and only wrong keys are counted, per client address; after
+``DEALER_AUTH_FAILURES_ALLOWED`` of them that address's wrong keys are answered ``429`` (with
+``Retry-After``) for a while. Sessions are kept by the server (:mod:`worker.store.sessions`):
+logging out, or revoking the key, ends every copy of the cookie; a session lasts
 ``DEALER_SESSION_HOURS``.
 """
 
@@ -34,7 +40,6 @@ import os
 import re
 import secrets
 import tempfile
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -53,10 +58,15 @@ from flask import (
     url_for,
 )
 
+from sqlalchemy.exc import InterfaceError, OperationalError
+
 from webui.context import settings as current_settings
+from webui.context import viewer
 from webui.errors import error_response, wants_json
 from worker.config import Settings
 from worker.store.database import Database
+from worker.store.keys import NAME, Identity, Keys, Role, Seed, digest_of
+from worker.store.owners import EVERYTHING, Viewer
 from worker.store.sessions import Sessions
 from worker.store.throttle import Throttle
 
@@ -66,13 +76,13 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 MIN_KEY_LENGTH = 16
-#: How much of a wrong key names its bucket: guesses that share a prefix are throttled together.
-PREFIX_LENGTH = 6
 #: Reachable without a key even when reads are private: logging in, assets, the load balancer's check.
 OPEN_ENDPOINTS = frozenset({"auth.login", "auth.logout", "static", "ops.healthz", "openapi.openapi_document"})
+#: Answered without asking the keys (which live in the database): the assets, and the load balancer's
+#: check, which must say what is down when the database is (it shows no job).
+UNGUARDED = frozenset({"static", "ops.healthz"})
 #: Pages that are only of use to someone who may write: asking for one means "log me in".
 WRITE_PAGES = frozenset({"pages.upload"})
-_NAME = re.compile(r"[A-Za-z0-9_.@-]{1,40}")
 _TOKEN = re.compile(r"[\x21-\x7e]+")
 
 CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -93,74 +103,57 @@ auth = Blueprint("auth", __name__)
 # --- keys ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Key:
-    name: str
-    digest: bytes  # SHA-256 of the token: the token itself is not kept
-
-    def __repr__(self) -> str:
-        return f"Key({self.name!r})"
-
-
 class KeyRing:
-    """The configured API keys, parsed from ``DEALER_API_KEYS``.
+    """The keys of ``DEALER_API_KEYS`` (``name:token`` an admin, ``name:token:user`` a user, a bare
+    ``token`` an admin named by its digest), as seeds for the keys table.
 
-    >>> ring = KeyRing.parse("ci:0123456789abcdef-ci, 0123456789abcdef-bare")
-    >>> [key.name for key in ring.keys], ring.check("0123456789abcdef-ci"), ring.check("nope")
-    (['ci', 'key-37555b'], 'ci', None)
+    >>> ring = KeyRing.parse("ci:0123456789abcdef-ci, bob:0123456789abcdef-bob:user, 0123456789abcdef-bare")
+    >>> [(seed.name, str(seed.role)) for seed in ring.seeds]
+    [('ci', 'admin'), ('bob', 'user'), ('key-37555b', 'admin')]
     >>> bool(KeyRing.parse(""))
     False
     """
 
-    def __init__(self, keys: list[Key]) -> None:
-        self.keys = keys
-        self._by_name = {key.name: key for key in keys}
+    def __init__(self, seeds: list[Seed]) -> None:
+        self.seeds = seeds
 
     @classmethod
     def parse(cls, raw: str) -> KeyRing:
-        keys: list[Key] = []
+        seeds: list[Seed] = []
         for number, entry in enumerate((e.strip() for e in raw.split(",")), start=1):
             if not entry:
                 continue
             name, colon, token = entry.partition(":")
             if not colon:
                 name, token = "", entry
+            role = Role.ADMIN
+            rest, _, last = token.rpartition(":")
+            if rest and last in (Role.ADMIN, Role.USER):
+                token, role = rest, Role(last)
             name, token = name.strip(), token.strip()
             where = f"DEALER_API_KEYS: key {name!r}" if name else f"DEALER_API_KEYS: key number {number}"
-            if colon and not _NAME.fullmatch(name):
+            if colon and not NAME.fullmatch(name):
                 raise ValueError(f"DEALER_API_KEYS: key number {number} has a name that is not 1-40 letters, "
-                                 "digits or _.@- (write keys as name:token or token)")
+                                 "digits or _.@- (write keys as name:token, name:token:user or token)")
             if not _TOKEN.fullmatch(token):
                 raise ValueError(f"{where} must be printable ASCII without spaces or commas")
             if len(token) < MIN_KEY_LENGTH:
                 raise ValueError(f"{where} is shorter than {MIN_KEY_LENGTH} characters; make one with "
-                                 "python -c 'import secrets; print(secrets.token_urlsafe(32))'")
-            digest = hashlib.sha256(token.encode()).digest()
-            name = name or f"key-{digest.hex()[:6]}"
-            if any(key.name == name for key in keys):
+                                 "dealer keys add NAME, or python -c 'import secrets; print(secrets.token_urlsafe(32))'")
+            digest = digest_of(token)
+            name = name or f"key-{digest[:6]}"
+            if any(seed.name == name for seed in seeds):
                 raise ValueError(f"DEALER_API_KEYS: two keys are named {name!r}")
-            keys.append(Key(name, digest))
-        return cls(keys)
+            seeds.append(Seed(name, role, digest))
+        return cls(seeds)
 
     def __bool__(self) -> bool:
-        return bool(self.keys)
-
-    def check(self, token: str) -> str | None:
-        """The name of the key ``token`` is, else ``None``; the time taken does not depend on which."""
-        candidate = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-        found = None
-        for key in self.keys:  # no early exit: every key is compared every time
-            if hmac.compare_digest(candidate, key.digest):
-                found = key.name
-        return found
-
-    def get(self, name: str) -> Key | None:
-        return self._by_name.get(name)
+        return bool(self.seeds)
 
 
-def keys() -> KeyRing:
-    ring: KeyRing = current_app.extensions["dealer_keys"]
-    return ring
+def keys() -> Keys:
+    found: Keys = current_app.extensions["dealer_keys"]
+    return found
 
 
 def throttle() -> Throttle:
@@ -174,7 +167,9 @@ def sessions() -> Sessions:
 
 
 def enabled() -> bool:
-    return bool(keys())
+    """Whether some key is active (else the service is open): asked of the database, so that a key made
+    or revoked takes effect without a restart."""
+    return keys().any_active()
 
 
 # --- the session's secret ---------------------------------------------------------------------
@@ -214,10 +209,10 @@ def load_secret_key(settings: Settings) -> str:
     return secret
 
 
-def _fingerprint(key: Key) -> str:
-    """What a session keeps of its key: changes when the key does, and tells nothing about it."""
+def _fingerprint(digest: str) -> str:
+    """What a session keeps of its key (the key's digest): changes when the key does, and tells nothing about it."""
     secret = str(current_app.secret_key).encode()
-    return hmac.new(secret, b"dealer-session\0" + key.digest, hashlib.sha256).hexdigest()[:32]
+    return hmac.new(secret, b"dealer-session\0" + bytes.fromhex(digest), hashlib.sha256).hexdigest()[:32]
 
 
 # --- the request guard ------------------------------------------------------------------------
@@ -225,7 +220,13 @@ def _fingerprint(key: Key) -> str:
 
 def principal() -> str | None:
     """The name of the key this request comes with (bearer or session), else ``None``."""
-    return g.get("principal")
+    identity: Identity | None = g.get("identity")
+    return identity.name if identity is not None else None
+
+
+def is_admin() -> bool:
+    """Whether this request may manage everything: an admin's key, or the open service."""
+    return viewer().admin
 
 
 def client_id() -> str | None:
@@ -238,29 +239,38 @@ def can_write() -> bool:
     return not enabled() or principal() is not None
 
 
-def _session_principal(ring: KeyRing) -> str | None:
+def _session_identity() -> Identity | None:
     name, stored, sid = session.get("key"), session.get("kv"), session.get("sid")
     if not (isinstance(name, str) and isinstance(stored, str) and isinstance(sid, str)):
         return None
-    key = ring.get(name)
-    if key is None or not hmac.compare_digest(stored.encode(), _fingerprint(key).encode()):
-        return None  # the key was removed or changed since the login
-    return name if sessions().alive(sid, name) else None
+    found = keys().active(name)
+    if found is None or not hmac.compare_digest(stored.encode(), _fingerprint(found[1]).encode()):
+        return None  # the key was revoked or changed since the login
+    return found[0] if sessions().alive(sid, name) else None
 
 
-def _buckets(token: str) -> list[str]:
-    """Whom a wrong ``token`` counts against: the client's address and the token's prefix."""
-    prefix = hashlib.sha256(token[:PREFIX_LENGTH].encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return [f"addr:{request.remote_addr}", f"prefix:{prefix}"]
+def _viewer(identity: Identity | None) -> Viewer:
+    public = current_settings().public_reads
+    if identity is None:
+        return Viewer.anonymous(public)
+    if identity.role == Role.ADMIN:
+        return Viewer.administrator(identity.name)
+    return Viewer.user(identity.name, public)
 
 
-def _blocked(buckets: list[str]) -> Any:
-    """A 429 while any of ``buckets`` must wait, else ``None``."""
+def _bucket() -> list[str]:
+    """Whom a wrong key counts against: the client's address (never a right key: it is checked first)."""
+    return [f"addr:{request.remote_addr}"]
+
+
+def _wrong(buckets: list[str], what: str) -> tuple[str, dict[str, str]] | None:
+    """Count a wrong key; while its client must wait, what it is told (429) instead of "not valid"."""
     wait = throttle().wait(buckets)
-    if wait <= 0:
-        return None
-    message, headers = _too_many(wait)
-    return _refuse(message, 429, headers)
+    if wait > 0:
+        return _too_many(wait)
+    blocked = throttle().failed(buckets)
+    log.warning("%s from %s%s", what, request.remote_addr, f": blocked for {blocked:.0f} s" if blocked else "")
+    return None
 
 
 def _too_many(wait: float) -> tuple[str, dict[str, str]]:
@@ -269,43 +279,45 @@ def _too_many(wait: float) -> tuple[str, dict[str, str]]:
     return f"too many wrong keys: try again in {seconds} s", {"Retry-After": str(seconds)}
 
 
-def _wrong_key(buckets: list[str], what: str) -> None:
-    blocked = throttle().failed(buckets)
-    log.warning("%s from %s%s", what, request.remote_addr,
-                f": blocked for {blocked:.0f} s" if blocked else "")
-
-
 def _cross_site() -> bool:
     """Whether a browser says this request comes from another site (Fetch Metadata)."""
     return request.headers.get("Sec-Fetch-Site", "").lower() in ("cross-site", "same-site")
 
 
 def _guard() -> Any:
-    g.principal = None
+    g.identity = None
     g.bearer = False
+    g.viewer = EVERYTHING
+    if request.endpoint in UNGUARDED:
+        return None
     write = request.method not in SAFE_METHODS
-    ring = keys()
-    if not ring:
+    if (seeds := current_app.extensions.get("dealer_seeds")) is not None:
+        keys().seed(seeds)
+        del current_app.extensions["dealer_seeds"]
+    if not enabled():
         if write and _cross_site():
             return _refuse("a write from another site is refused (cross-site request)", 403)
         return None
+    g.viewer = _viewer(None)
+    if not current_app.secret_key:  # the first key was made while this process ran
+        current_app.secret_key = load_secret_key(current_settings())
     header = request.headers.get("Authorization")
     if header is not None:
         scheme, _, token = header.strip().partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return _unauthorized("the Authorization header must be 'Bearer <key>'", invalid=True)
-        buckets = _buckets(token.strip())
-        if (refused := _blocked(buckets)) is not None:
-            return refused
-        name = ring.check(token.strip())
-        if name is None:
-            _wrong_key(buckets, "a wrong API key")
+        identity = keys().check(token.strip())
+        if identity is None:
+            waiting = _wrong(_bucket(), "a wrong API key")
+            if waiting is not None:
+                return _refuse(waiting[0], 429, waiting[1])
             return _unauthorized("the API key is not valid", invalid=True)
-        g.principal, g.bearer = name, True
+        g.identity, g.bearer = identity, True
     else:
-        g.principal = _session_principal(ring)
+        g.identity = _session_identity()
+    g.viewer = _viewer(g.identity)
     endpoint = request.endpoint or ""
-    if endpoint not in OPEN_ENDPOINTS and g.principal is None and (
+    if endpoint not in OPEN_ENDPOINTS and g.identity is None and (
             write or not current_settings().public_reads or endpoint in WRITE_PAGES):
         return _unauthorized("this needs an API key: send the header 'Authorization: Bearer <key>', "
                              "or log in on the pages")
@@ -376,7 +388,7 @@ def _security_headers(response: Response) -> Response:
 
 
 def _template_globals() -> dict[str, Any]:
-    return {"auth_enabled": enabled(), "user": principal(), "can_write": can_write(),
+    return {"auth_enabled": enabled(), "user": principal(), "can_write": can_write(), "is_admin": is_admin(),
             "csrf_token": csrf_token}
 
 
@@ -393,23 +405,22 @@ def login() -> Any:
             return redirect(target)
         return render_template("login.html", page_name="login", error=None, next=target)
     token = (request.form.get("key") or "").strip()
-    buckets = _buckets(token)
-    wait = throttle().wait(buckets)
-    if wait > 0:
-        error, headers = _too_many(wait)
-        return render_template("login.html", page_name="login", error=error, next=target), 429, headers
-    key = keys().check(token)
-    if key is None:
-        _wrong_key(buckets, "a login with a wrong key")
+    identity = keys().check(token) if token else None
+    if identity is None:
+        waiting = _wrong(_bucket(), "a login with a wrong key")
+        if waiting is not None:
+            error, headers = waiting
+            return render_template("login.html", page_name="login", error=error, next=target), 429, headers
         page = render_template("login.html", page_name="login", error="that key is not valid", next=target)
         return page, 401
-    known = keys().get(key)
-    assert known is not None
+    found = keys().active(identity.name)
+    if found is None:  # revoked this very moment
+        return render_template("login.html", page_name="login", error="that key is not valid", next=target), 401
     _end_session()
     session.permanent = True
-    session["key"] = key
-    session["kv"] = _fingerprint(known)
-    session["sid"] = sessions().start(key)
+    session["key"] = identity.name
+    session["kv"] = _fingerprint(found[1])
+    session["sid"] = sessions().start(identity.name)
     session["csrf"] = secrets.token_urlsafe(32)
     return redirect(target, code=303)
 
@@ -429,13 +440,20 @@ def _end_session() -> None:
 
 
 def install(app: Flask, settings: Settings) -> None:
-    """Set up keys, sessions, the guard and the headers on ``app`` (from :func:`webui.create_app`)."""
-    ring = KeyRing.parse(settings.api_keys)
-    app.extensions["dealer_keys"] = ring
+    """Set up keys (``DEALER_API_KEYS`` seeded into the table), sessions, the guard and the headers on
+    ``app`` (from :func:`webui.create_app`)."""
     db = Database.of(settings)
+    store = Keys(db)
+    seeds = KeyRing.parse(settings.api_keys).seeds  # a bad list stops the start, saying what is wrong
+    try:
+        store.seed(seeds)
+    except (OperationalError, InterfaceError):  # the database is down: seeded by the first request
+        log.warning("could not seed DEALER_API_KEYS at start: the database is unavailable")
+        app.extensions["dealer_seeds"] = seeds
+    app.extensions["dealer_keys"] = store
     app.extensions["dealer_throttle"] = Throttle(db, settings.auth_failures_allowed, settings.auth_block_max_seconds)
     app.extensions["dealer_sessions"] = Sessions(db, settings.session_hours)
-    if ring:
+    if seeds or "dealer_seeds" not in app.extensions and store.any_active():
         app.secret_key = load_secret_key(settings)
     app.config.update(
         SESSION_COOKIE_NAME="dealer_session",

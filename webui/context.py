@@ -1,4 +1,5 @@
-"""What a request handler reaches of the app: the job and check services, their queries, the settings.
+"""What a request handler reaches of the app: the job and check services, their queries, the settings,
+each service and query acting for the request's viewer.
 
 The app factory puts them in ``app.extensions``; blueprints import these accessors
 instead of the package.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flask import current_app
+from flask import current_app, g
 
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
@@ -16,6 +17,10 @@ from worker.config import Settings
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
+from worker.store.owners import Viewer
+
+#: Who a request is until the guard (:mod:`webui.auth`) has said: nobody, who sees nothing.
+NOBODY = Viewer.anonymous(public=False)
 
 
 @dataclass(frozen=True)
@@ -33,20 +38,27 @@ def dealer() -> Dealer:
     return found
 
 
+def viewer() -> Viewer:
+    """Who makes this request (set by the guard of :mod:`webui.auth`): every service and query below is
+    handed it, and shows and changes only what it may (:mod:`worker.store.owners`)."""
+    found: Viewer = g.get("viewer", NOBODY)
+    return found
+
+
 def service() -> JobService:
-    return dealer().service
+    return dealer().service.seen_by(viewer())
 
 
 def queries() -> JobQueries:
-    return dealer().queries
+    return dealer().queries.seen_by(viewer())
 
 
 def checks() -> CheckService:
-    return dealer().checks
+    return dealer().checks.seen_by(viewer())
 
 
 def check_queries() -> CheckQueries:
-    return dealer().check_queries
+    return dealer().check_queries.seen_by(viewer())
 
 
 def settings() -> Settings:

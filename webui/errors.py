@@ -12,12 +12,21 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from webui.context import settings
 from worker.engines import UnknownGame
-from worker.jobs.errors import Conflict, Invalid, NotFound, ServiceError, TooLarge, TooManyJobs, Unsupported
+from worker.jobs.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    ServiceError,
+    TooLarge,
+    TooManyJobs,
+    Unsupported,
+)
 from worker.store.uploads import UploadTooLarge
 from worker.units import format_size
 
 #: The HTTP status of each kind of refusal (the service knows nothing of HTTP).
-STATUS_OF: dict[type[ServiceError], int] = {Invalid: 400, NotFound: 404, Conflict: 409, TooLarge: 413,
+STATUS_OF: dict[type[ServiceError], int] = {Invalid: 400, Forbidden: 403, NotFound: 404, Conflict: 409, TooLarge: 413,
                                             Unsupported: 415, TooManyJobs: 429}
 
 

@@ -45,7 +45,7 @@ def exposition(data: Metrics) -> Iterator[str]:
     """The service's figures in Prometheus' text format (one ``# HELP``/``# TYPE`` pair per family).
 
     >>> text = "".join(exposition(Metrics(jobs_by_status={"queued": 1}, cases_solved=[], workers=0,
-    ...     solve_histograms={}, pending_chunks=0, queue_depth=None)))
+    ...     solve_histograms={}, pending_chunks=0, queue_depth=None, broker_up=False)))
     >>> 'dealer_jobs{status="queued"} 1' in text, "dealer_broker_up 0" in text
     (True, True)
     """
@@ -61,7 +61,7 @@ def exposition(data: Metrics) -> Iterator[str]:
                        [({}, data.pending_chunks)])
     depth = data.queue_depth
     yield from _family("dealer_broker_up", "gauge", "Whether the broker answered (1) or not (0).",
-                       [({}, 0 if depth is None else 1)])
+                       [({}, int(data.broker_up))])
     if depth is not None:
         yield from _family("dealer_queue_depth", "gauge", "Messages waiting in the broker's queue.",
                            [({}, depth)])

@@ -81,7 +81,7 @@ def paging(args: Mapping[str, str], default_per_page: int = DEFAULT_PER_PAGE) ->
 #: Jobs per page of the dashboard, its event stream and ``GET /api/jobs`` when the client does not say.
 JOBS_PER_PAGE = 20
 #: The filters of a list of jobs (the dashboard, its event stream and ``GET /api/jobs``).
-JOB_FILTERS = ("status", "game", "filename")
+JOB_FILTERS = ("status", "game", "filename", "owner")
 
 
 def job_filters(args: Mapping[str, str]) -> dict[str, str]:

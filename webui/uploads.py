@@ -51,6 +51,7 @@ def inspection(field: str) -> Inspection | None:
 def receive_upload() -> JobView:
     """Create a job from the request's ``file`` (streamed into the database) and optional ``game``."""
     service().check_client(client_id())  # before the body is read: a refused client's file is not stored
+    service().check_quota(new_job=True)
     upload = request.files.get("file")
     # Werkzeug's form parser swallows the writer's UploadTooLarge (a ValueError) and drops the
     # field, so an upload over the limit would look like no upload at all: ask the writers.

@@ -287,6 +287,58 @@ def db_upgrade(revision: str) -> None:
     click.echo(f"database at {revision}", err=True)
 
 
+@main.group()
+def keys() -> None:
+    """API keys: who may use the service, and as what (admin or user). Changes take effect at once."""
+
+
+def _keys() -> Any:
+    from worker.store.database import Database
+    from worker.store.keys import Keys
+
+    return Keys(Database.of(_settings()))
+
+
+@keys.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(["user", "admin"]), default="user", show_default=True,
+              help="admin sees and manages everything; user only what it made.")
+def keys_add(name: str, role: str) -> None:
+    """Make a key named NAME and print its token, once: only its digest is kept."""
+    from worker.store.keys import KeyRefused
+
+    try:
+        token = _keys().add(name, role)
+    except KeyRefused as error:
+        _fail(str(error))
+    click.echo(token)
+    click.echo(f"key {name!r} ({role}) made: give it its token above; it is not shown again", err=True)
+
+
+@keys.command("list")
+def keys_list() -> None:
+    """Every key: name, role, where it came from, when made, last used, and revoked."""
+
+    def when(moment: Any) -> str:
+        return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+    rows = [("NAME", "ROLE", "ORIGIN", "CREATED", "USED", "REVOKED")]
+    rows += [(k.name, k.role, k.origin, when(k.created_at), when(k.used_at), when(k.revoked_at))
+             for k in _keys().list()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+@keys.command("revoke")
+@click.argument("name")
+def keys_revoke(name: str) -> None:
+    """Revoke the key NAME: its requests and its pages' sessions stop working at once."""
+    if not _keys().revoke(name):
+        _fail(f"there is no active key named {name!r} (dealer keys list shows them)")
+    click.echo(f"key {name!r} revoked", err=True)
+
+
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=False))
 @click.option("--game", "-g", type=GAMES, help="The game (default: recognised from the content).")

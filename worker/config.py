@@ -129,6 +129,14 @@ class Settings:
     #: Jobs one client may create (upload or re-run) in any minute.
     max_jobs_per_minute_per_client: int = 30
 
+    # --- quotas per owner (with keys; see worker/jobs/quotas.py) ---
+    #: Bytes of files one owner may keep (its jobs' files, its checks' outputs, its uploads arriving and
+    #: those refused in the last hour), per role as ``keep_days`` (``user=10G``); an admin has no
+    #: limit unless ``admin`` is named; empty: no limit.
+    quota_bytes: PerRole = field(default_factory=lambda: PerRole())
+    #: Jobs one owner may keep (not deleted), per role in the same way.
+    quota_jobs: PerRole = field(default_factory=lambda: PerRole())
+
     # --- retention and deletes (see worker/jobs/retention.py, worker/store/purge.py) ---
     #: The upload of a job that failed or was cancelled is removed this many hours after the job ended
     #: (a re-run then reads the job's cases, when it was split); 0 keeps it.

@@ -3,6 +3,7 @@ tokens on every state-changing request from the pages, and keys never shown or s
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import re
@@ -20,7 +21,8 @@ from tests.support.paths import JUDGE_DATA
 from webui import auth
 from worker.config import Settings
 from worker.store.database import Database
-from worker.store.models import Job
+from worker.store.keys import Identity, Keys
+from worker.store.models import ApiKey, Job
 
 CI = "ci-0123456789abcdef-secret"
 ALICE = "alice-0123456789abcdef-secret"
@@ -82,16 +84,19 @@ def logged_in_token(client: Any) -> str:
 # --- keys ----------------------------------------------------------------------------------------
 
 
-def test_keys_are_read_from_the_environment_and_checked() -> None:
-    settings = Settings.from_env({"DEALER_API_KEYS": KEYS, "DEALER_PUBLIC_READS": "false",
-                                  "DEALER_SECRET_KEY": "s" * 40})
+def test_keys_are_read_from_the_environment_and_checked(settings: Settings) -> None:
+    settings = replace(settings, **vars(Settings.from_env({"DEALER_API_KEYS": KEYS, "DEALER_PUBLIC_READS": "false",
+                                                         "DEALER_SECRET_KEY": "s" * 40})) | {
+        "database_url": settings.database_url, "data_dir": settings.data_dir})
     assert settings.api_keys == KEYS and settings.public_reads is False
     assert CI not in repr(settings) and "s" * 40 not in repr(settings)  # nor in anything that logs settings
     ring = auth.KeyRing.parse(settings.api_keys)
-    assert [key.name for key in ring.keys] == ["ci", "alice"]
-    assert ring.check(CI) == "ci" and ring.check(ALICE) == "alice"
-    assert ring.check(CI + "x") is None and ring.check("") is None and ring.check(CI.upper()) is None
-    assert CI not in repr(ring.keys)
+    assert [(seed.name, seed.role) for seed in ring.seeds] == [("ci", "admin"), ("alice", "admin")]
+    assert CI not in repr(ring.seeds)
+    store = Keys(Database.of(settings))
+    store.seed(ring.seeds)
+    assert store.check(CI) == Identity("ci", "admin") and store.check(ALICE) == Identity("alice", "admin")
+    assert store.check(CI + "x") is None and store.check("") is None and store.check(CI.upper()) is None
 
 
 @pytest.mark.parametrize("raw, message", [
@@ -109,28 +114,28 @@ def test_a_bad_key_list_is_refused_without_showing_the_key(raw: str, message: st
     assert secret not in str(caught.value)
 
 
-def test_keys_are_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every key is compared, with hmac.compare_digest on equal-length digests, whichever matches."""
-    ring = auth.KeyRing.parse(KEYS)
-    calls: list[tuple[int, int]] = []
-    real = auth.hmac.compare_digest
-
-    def counting(a: bytes, b: bytes) -> bool:
-        calls.append((len(a), len(b)))
-        return real(a, b)
-
-    monkeypatch.setattr(auth.hmac, "compare_digest", counting)
-    for token in (CI, ALICE, "a-wrong-key-of-some-length", "x"):
-        calls.clear()
-        ring.check(token)
-        assert calls == [(32, 32), (32, 32)]
+def test_a_key_is_found_by_its_digest_alone(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token is never compared with a stored one: its SHA-256 is looked up, whichever key it is (if any)."""
+    store = Keys(Database.of(settings))
+    store.seed(auth.KeyRing.parse(KEYS).seeds)
+    with Database.of(settings).session(write=False) as session:
+        stored = {row.name: row.digest for row in session.scalars(select(ApiKey))}
+    assert stored == {"ci": hashlib.sha256(CI.encode()).hexdigest(), "alice": hashlib.sha256(ALICE.encode()).hexdigest()}
+    monkeypatch.setattr(auth.hmac, "compare_digest", lambda a, b: pytest.fail("a token was compared"))
+    assert [store.check(token) for token in (CI, "a-wrong-key-of-some-length")] == [Identity("ci", "admin"), None]
 
 
 def test_a_bare_key_is_named_by_a_short_fingerprint() -> None:
     ring = auth.KeyRing.parse("0123456789abcdef0123")
-    (key,) = ring.keys
-    assert re.fullmatch(r"key-[0-9a-f]{6}", key.name)
-    assert "0123456789abcdef0123" not in key.name
+    (seed,) = ring.seeds
+    assert re.fullmatch(r"key-[0-9a-f]{6}", seed.name) and seed.role == "admin"
+    assert "0123456789abcdef0123" not in seed.name
+
+
+def test_a_key_of_the_variable_is_a_user_when_it_says_so() -> None:
+    ring = auth.KeyRing.parse(f"bob:{ALICE}:user, ci:{CI}:admin")
+    assert [(seed.name, seed.role, seed.digest) for seed in ring.seeds] == [
+        ("bob", "user", hashlib.sha256(ALICE.encode()).hexdigest()), ("ci", "admin", hashlib.sha256(CI.encode()).hexdigest())]
 
 
 # --- the API: bearer tokens ----------------------------------------------------------------------
@@ -430,19 +435,50 @@ def test_wrong_bearer_keys_are_throttled_after_a_handful(client: Any, settings: 
     refused = client.get("/api/jobs", headers=bearer("guess-last-0123456789abcdef"))
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
     assert "too many wrong keys" in refused.get_json()["error"]
-    # While the address must wait, even the right key is told to wait: else the guesser would learn it.
-    assert client.get("/api/jobs", headers=bearer(CI)).status_code == 429
-    # Another address with the right key is not held up.
+    # A right key is checked first and always passes, from the blocked address too.
+    assert client.get("/api/jobs", headers=bearer(CI)).status_code == 200
     assert client.get("/api/jobs", headers=bearer(CI), environ_base={"REMOTE_ADDR": "192.0.2.7"}).status_code == 200
+    # A wrong key from another address is counted on its own.
+    other = client.get("/api/jobs", headers=bearer("guess-else-0123456789abcdef"),
+                       environ_base={"REMOTE_ADDR": "192.0.2.7"})
+    assert other.status_code == 401
 
 
-def test_guesses_sharing_a_prefix_are_throttled_from_any_address(client: Any, settings: Settings) -> None:
-    for n in range(settings.auth_failures_allowed + 1):
-        response = client.get("/api/jobs", headers=bearer(f"{CI[:12]}-wrong-{n}"),
-                              environ_base={"REMOTE_ADDR": f"198.51.100.{n}"})
-        assert response.status_code == 401
-    far = client.get("/api/jobs", headers=bearer(f"{CI[:12]}-wrong-x"), environ_base={"REMOTE_ADDR": "203.0.113.9"})
-    assert far.status_code == 429
+def test_guesses_sharing_a_keys_prefix_do_not_lock_its_owner_out(client: Any, settings: Settings) -> None:
+    for n in range(settings.auth_failures_allowed + 3):
+        client.get("/api/jobs", headers=bearer(f"{CI[:12]}-wrong-{n}"), environ_base={"REMOTE_ADDR": f"198.51.100.{n}"})
+    assert client.get("/api/jobs", headers=bearer(CI), environ_base={"REMOTE_ADDR": "203.0.113.9"}).status_code == 200
+    assert client.get("/api/jobs", headers=bearer(f"{CI[:12]}-wrong-x"),
+                      environ_base={"REMOTE_ADDR": "203.0.113.9"}).status_code == 401
+
+
+def test_a_classroom_behind_one_address_keeps_working_while_one_guesses(settings: Settings, dispatcher: Any) -> None:
+    """30 clients on one address: one sends wrong keys as fast as it can, the 29 others never see a 429."""
+    from webui.app import create_app
+
+    students = {f"student{n:02d}": f"student{n:02d}-key-0123456789abcdef" for n in range(29)}
+    seeded = ",".join(f"{name}:{token}:user" for name, token in students.items())
+    app = create_app(replace(settings, api_keys=f"ci:{CI},{seeded}"), dispatcher, config={"TESTING": True})
+    classroom = {"environ_base": {"REMOTE_ADDR": "10.1.2.3"}}
+    guesser = app.test_client()
+    clients = {name: app.test_client() for name in students}
+    guessed: list[int] = []
+    answered: list[int] = []
+    for round_ in range(4):
+        for name, token in students.items():
+            guessed += [guesser.get("/api/jobs", headers=bearer(f"guess-{round_}-{name}-{k}-0123456789abcdef"),
+                                    **classroom).status_code for k in range(3)]
+            answered.append(clients[name].get("/api/jobs", headers=bearer(token), **classroom).status_code)
+    assert set(answered) == {200} and len(answered) == 4 * 29
+    # The guesser is slowed: past its handful of tries, most of its wrong keys are answered 429 (each
+    # further 401 doubles the wait, so only a few more can come while a round takes seconds, not hours).
+    assert guessed[:settings.auth_failures_allowed + 1] == [401] * (settings.auth_failures_allowed + 1)
+    assert set(guessed) == {401, 429} and guessed.count(429) > guessed.count(401)
+    # The guesser's own right key, were it to find one, is not refused either.
+    assert guesser.get("/api/jobs", headers=bearer(students["student00"]), **classroom).status_code == 200
+    # Nor are the classroom's logins on the pages.
+    browser = app.test_client()
+    assert login(browser, students["student03"]).status_code == 303
 
 
 def test_good_keys_are_never_throttled(client: Any) -> None:
@@ -453,9 +489,10 @@ def test_wrong_logins_are_throttled(client: Any, settings: Settings) -> None:
     statuses = [login(client, key=f"wrong-{n}-0123456789abcdef").status_code
                 for n in range(settings.auth_failures_allowed + 2)]
     assert statuses[-1] == 429 and set(statuses[:-1]) == {401}
-    page = login(client)
+    page = login(client, key="wrong-again-0123456789abcdef")
     assert page.status_code == 429 and "Too many wrong keys" in page.get_data(as_text=True)
     assert "Retry-After" in page.headers
+    assert login(client).status_code == 303  # the right key logs in all the same
 
 
 def test_a_wait_ends_and_grows_with_each_further_failure(settings: Settings) -> None:

@@ -38,10 +38,11 @@ class Claim(NamedTuple):
     upload_id: int | None
 
 
-def new_check(session: Session, job: Job, upload: StoredUpload, filename: str) -> Check:
-    """A pending check of an output against ``job`` (locked by the caller), listed on the job."""
+def new_check(session: Session, job: Job, upload: StoredUpload, filename: str, owner: str | None) -> Check:
+    """A pending check of an output against ``job`` (locked by the caller), listed on the job; ``owner``
+    sent the output."""
     check = Check(job_id=job.id, upload_id=upload.id, filename=clean_filename(filename), size=upload.size,
-                  sha256=upload.sha256, status=CheckStatus.PENDING, counts={}, lines=0, attempt=0)
+                  sha256=upload.sha256, status=CheckStatus.PENDING, counts={}, lines=0, attempt=0, owner=owner)
     session.add(check)
     session.flush()
     job.check_ids = [*job.check_ids, check.id]

@@ -24,6 +24,7 @@ from worker.store.chunks import judge_lines
 from worker.store.codecs import decompress
 from worker.store.database import Database
 from worker.store.models import Check, CheckPart, Job, case_id
+from worker.store.owners import EVERYTHING, Viewer
 
 #: A check's cases per page when the client does not say.
 DEFAULT_CHECK_CASES = 50
@@ -32,24 +33,33 @@ _CODES = {name: code.to_bytes(1, "big") for code, name in enumerate(VERDICTS)}
 
 
 class CheckQueries:
-    def __init__(self, settings: Settings) -> None:
+    """The reads of checks as ``viewer`` may make them: a check is seen by whoever sees its job."""
+
+    def __init__(self, settings: Settings, viewer: Viewer = EVERYTHING) -> None:
         self.db = Database.of(settings)
+        self.viewer = viewer
+
+    def seen_by(self, viewer: Viewer) -> CheckQueries:
+        found = object.__new__(CheckQueries)
+        found.db, found.viewer = self.db, viewer
+        return found
 
     def check(self, check_id: int) -> CheckView:
         with self.db.session(write=False) as session:
-            return get_check(session, check_id)
+            return get_check(session, check_id, self.viewer)
 
     def job_checks(self, job_id: int) -> list[CheckView]:
         """A job's checks, oldest first."""
         with self.db.session(write=False) as session:
-            return _job_checks(session, job_id)
+            return _job_checks(session, job_id, self.viewer)
 
     def check_cases(self, check_id: int, verdict: str | None = None, page: int = 1,
                     per_page: int = DEFAULT_CHECK_CASES) -> CheckCasePage:
         """A page of a check's cases (and extra lines), only those with ``verdict`` when given."""
         verdict = _verdict(verdict)
         with self.db.session(write=False) as session:
-            return _check_cases(session, check_id, verdict, max(1, page), max(1, min(per_page, MAX_PER_PAGE)))
+            return _check_cases(session, check_id, verdict, max(1, page), max(1, min(per_page, MAX_PER_PAGE)),
+                                self.viewer)
 
 
 def check_view(check: Check, job_status: str) -> CheckView:
@@ -61,26 +71,27 @@ def check_view(check: Check, job_status: str) -> CheckView:
     first = check.first_difference
     return CheckView(id=check.id, job_id=check.job_id, status=status, verdict=check.verdict,
                      counts=CheckCounts(**counts), first_difference=DifferenceView(**first) if first else None,
-                     error=error, filename=check.filename, size=check.size, sha256=check.sha256,
+                     error=error, filename=check.filename, size=check.size, sha256=check.sha256, owner=check.owner,
                      cases=sum(counts.values()) - counts["extra"], lines=check.lines, created_at=check.created_at,
                      finished_at=check.finished_at)
 
 
-def get_check(session: Session, check_id: int) -> CheckView:
-    check, job_status = _check(session, check_id)
+def get_check(session: Session, check_id: int, viewer: Viewer = EVERYTHING) -> CheckView:
+    check, job_status = _check(session, check_id, viewer)
     return check_view(check, job_status)
 
 
-def _check(session: Session, check_id: int) -> tuple[Check, str]:
+def _check(session: Session, check_id: int, viewer: Viewer) -> tuple[Check, str]:
     found = session.execute(select(Check, Job.status).join(Job, Job.id == Check.job_id)
-                            .where(Check.id == check_id, Job.deleted_at.is_(None))).one_or_none()
+                            .where(Check.id == check_id, viewer.reads(Job.owner), Job.deleted_at.is_(None))).one_or_none()
     if found is None:
         raise NotFound(f"no check {check_id}")
     return found[0], found[1]
 
 
-def _job_checks(session: Session, job_id: int) -> list[CheckView]:
-    job_status = session.scalar(select(Job.status).where(Job.id == job_id, Job.deleted_at.is_(None)))
+def _job_checks(session: Session, job_id: int, viewer: Viewer) -> list[CheckView]:
+    job_status = session.scalar(select(Job.status).where(Job.id == job_id, viewer.reads(Job.owner),
+                                                         Job.deleted_at.is_(None)))
     if job_status is None:
         raise NotFound(f"no job {job_id}")
     return [check_view(check, job_status)
@@ -94,9 +105,10 @@ def _verdict(raw: str | None) -> str | None:
     raise Invalid(f"unknown verdict {raw[:40]!r}; expected one of " + ", ".join(VERDICTS))
 
 
-def _check_cases(session: Session, check_id: int, verdict: str | None, page: int, per_page: int) -> CheckCasePage:
+def _check_cases(session: Session, check_id: int, verdict: str | None, page: int, per_page: int,
+                 viewer: Viewer) -> CheckCasePage:
     """A page of a check's lines in the output's order, only those with ``verdict`` when given."""
-    check, _ = _check(session, check_id)
+    check, _ = _check(session, check_id, viewer)
     code = VERDICTS.index(verdict) if verdict is not None else None
     total = sum(int(n) for name, n in check.counts.items() if verdict is None or name == verdict)
     rows: list[tuple[int, int, str | None]] = []  # (line, verdict code, got line when kept)

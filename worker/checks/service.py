@@ -19,12 +19,13 @@ from worker.checks.views import CheckView
 from worker.config import Settings
 from worker.jobs import lifecycle as job_lifecycle
 from worker.jobs.dispatch import Dispatcher, send_quietly
-from worker.jobs.errors import Conflict, NotFound, TooLarge, Unsupported
+from worker.jobs.errors import Conflict, TooLarge, Unsupported
 from worker.jobs.service import JobService
 from worker.jobs.views import JobView
 from worker.states import NO_OUTPUT, JobStatus
 from worker.store.database import Database
 from worker.store.models import Job
+from worker.store.owners import EVERYTHING, Viewer
 from worker.store.uploads import StoredUpload, UploadReader, hold
 
 
@@ -34,6 +35,14 @@ class CheckService:
         self.dispatcher = dispatcher
         self.db = Database.of(settings)
         self.jobs = jobs or JobService(settings, dispatcher)
+        self.viewer = EVERYTHING
+
+    def seen_by(self, viewer: Viewer) -> CheckService:
+        """This service acting for ``viewer``: its checks are its own, and only on jobs it manages."""
+        found = object.__new__(CheckService)
+        found.settings, found.dispatcher, found.db = self.settings, self.dispatcher, self.db
+        found.jobs, found.viewer = self.jobs.seen_by(viewer), viewer
+        return found
 
     def create_job(self, upload: StoredUpload, filename: str, game: str | None = None, client: str | None = None,
                    expected: tuple[StoredUpload, str] | None = None) -> JobView:
@@ -45,25 +54,26 @@ class CheckService:
 
     def create_check(self, job_id: int, upload: StoredUpload, filename: str) -> CheckView:
         """Check a stored output against a job's judge output: judged on a worker at once when the job has
-        succeeded, else when it does. Refused for a job that failed or was cancelled, and for an output
-        that is no text (nothing is stored then but the upload, which the caller forgets)."""
+        succeeded, else when it does. Refused for a job that failed or was cancelled, for a job the viewer
+        does not manage, and for an output that is no text (nothing is stored then but the upload, which
+        the caller forgets)."""
         self.check_output(upload)
         with self.db.session() as session:
             # The lock every transaction that ends a job takes: the job cannot end unseen meanwhile.
             job = job_lifecycle.lock_job(session, job_id)
-            if job is None or job.deleted_at is not None:
-                raise NotFound(f"no job {job_id}")
+            self.jobs.may_manage(job, job_id)
+            assert job is not None
             if job.status in NO_OUTPUT:
                 why = f" ({job.error})" if job.error else ""
                 raise Conflict(f"job {job_id} {job.status}{why}: it has no judge output to check against")
             if not hold(session, upload.id):
                 raise Conflict("the upload was removed meanwhile; send the file again")
-            check_id = lifecycle.new_check(session, job, upload, filename).id
+            check_id = lifecycle.new_check(session, job, upload, filename, self.viewer.name).id
             ready = job.status == JobStatus.SUCCEEDED
         if ready:
             send_quietly(lambda: self.dispatcher.check(check_id))
         with self.db.session(write=False) as session:
-            return get_check(session, check_id)
+            return get_check(session, check_id, self.viewer)
 
     def check_output(self, upload: StoredUpload) -> None:
         """Refuse an output that is no text (415) or has a line over the limit (413), saying where."""
@@ -97,4 +107,4 @@ class _Expected:
     def attach(self, session: Session, job: Job) -> None:
         if not hold(session, self.upload.id):
             raise Conflict("the output to check was removed meanwhile; send it again")
-        lifecycle.new_check(session, job, self.upload, self.filename)
+        lifecycle.new_check(session, job, self.upload, self.filename, self.service.viewer.name)

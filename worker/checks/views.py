@@ -50,6 +50,7 @@ class CheckView(View):
     filename: str = doc("The output's file name, as sent (never used as a path).")
     size: int = doc("The output's size in bytes.")
     sha256: str = doc("The output's SHA-256, in hex.")
+    owner: str | None = doc("Who sent the output: the name of its API key; null in open mode.")
     cases: int = doc("Cases judged (the job's cases once done).")
     lines: int = doc("Lines the output has (once done).")
     created_at: datetime | None = doc("When the check was made.", format="date-time")

@@ -23,6 +23,10 @@ class NotFound(ServiceError):
     """No such job or case."""
 
 
+class Forbidden(ServiceError):
+    """Another's job, which the viewer may read (public reads) but not change."""
+
+
 class Conflict(ServiceError):
     """The request does not fit the job's state (cancel a finished job, delete a running one)."""
 

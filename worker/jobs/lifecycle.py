@@ -110,11 +110,13 @@ def end_split(session: Session, job: Job, total: int, warnings: list[dict[str, A
 
 
 def earlier_results(session: Session, job: Job, traces: bool) -> int | None:
-    """An earlier job of the same file (same game and SHA-256) whose stored results the new ``job`` may
-    copy instead of solving: one that succeeded, with every case's trace when traces are kept."""
+    """An earlier job of the same file (same game and SHA-256) and the same owner whose stored results the
+    new ``job`` may copy instead of solving: one that succeeded, with every case's trace when traces are
+    kept. Only the owner's own jobs: a copy names its source (``copied_from``), and how fast a job ends
+    would tell anyone else that the file was sent before."""
     for old in session.scalars(select(Job.id).where(
             Job.sha256 == job.sha256, Job.game == job.game, Job.status == JobStatus.SUCCEEDED, Job.id != job.id,
-            Job.deleted_at.is_(None))
+            Job.owner.is_not_distinct_from(job.owner), Job.deleted_at.is_(None))
             .order_by(Job.id.desc()).limit(4)):
         if not traces or not session.scalar(select(func.count()).select_from(Chunk).where(
                 Chunk.job_id == old, Chunk.traces.is_(None), Chunk.count > 0)):

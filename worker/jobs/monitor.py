@@ -25,7 +25,9 @@ class Metrics:
     solve_histograms: dict[str, dict[str, Any]]
     workers: int
     pending_chunks: int
+    #: ``None`` when the broker does not answer, or for a viewer who sees only its own jobs.
     queue_depth: int | None
+    broker_up: bool = True
 
 
 def health(queries: JobQueries, dispatcher: Dispatcher) -> HealthView:
@@ -57,14 +59,16 @@ def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
 
     ``solve_histograms`` counts solved (not cached) cases per game whose solve time is at
     most each bound of :data:`SOLVE_BUCKETS_US`, cumulatively, as Prometheus histograms want.
+    Every figure of jobs counts only those the queries' viewer sees.
     """
+    seen = queries.viewer.reads(Job.owner) & Job.deleted_at.is_(None)
+    depth = dispatcher.queue_depth()
     with queries.db.session(write=False) as session:
-        by_status = dict(session.execute(select(Job.status, func.count()).where(Job.deleted_at.is_(None))
-                                         .group_by(Job.status)).all())
+        by_status = dict(session.execute(select(Job.status, func.count()).where(seen).group_by(Job.status)).all())
         solved: Counter[tuple[str, str]] = Counter()
         histograms: dict[str, dict[str, Any]] = {}
         for game, counts, hist, solve_us in session.execute(
-                select(Job.game, Job.counts, Job.solve_hist, Job.solve_us).where(Job.deleted_at.is_(None))):
+                select(Job.game, Job.counts, Job.solve_hist, Job.solve_us).where(seen)):
             solved.update({(game, outcome): n for outcome, n in counts.items()})
             if hist:
                 figures = histograms.setdefault(game, {"count": 0, "sum_us": 0,
@@ -76,13 +80,14 @@ def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
             figures["buckets"] = list(accumulate(figures.pop("per_bucket")))[:-1]
         workers = session.scalar(select(func.count()).select_from(WorkerRow).where(
             WorkerRow.seen_at >= utcnow() - queries.worker_timeout)) or 0
-        pending_chunks = session.scalar(select(func.count()).select_from(Chunk).where(
-            Chunk.status.in_(OPEN_CHUNKS))) or 0
+        pending_chunks = session.scalar(select(func.count()).select_from(Chunk).join(Job).where(
+            Chunk.status.in_(OPEN_CHUNKS), seen)) or 0
     return Metrics(
         jobs_by_status={s.value: int(by_status.get(s.value, 0)) for s in JobStatus},
         cases_solved=[(g, o, c) for (g, o), c in sorted(solved.items()) if c],
         solve_histograms=dict(sorted(histograms.items())), workers=int(workers),
-        pending_chunks=int(pending_chunks), queue_depth=dispatcher.queue_depth())
+        pending_chunks=int(pending_chunks), queue_depth=depth if queries.viewer.sees_all else None,
+        broker_up=depth is not None)
 
 
 def _reason(error: BaseException) -> str:

@@ -7,6 +7,7 @@ those cases, the judge output and exports from the chunks in order.
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 from collections import OrderedDict
@@ -54,7 +55,8 @@ from worker.store.chunks import (
     stored_cases,
 )
 from worker.store.database import Database
-from worker.store.models import Chunk, Job, ThroughputRow, WorkerRow, case_id, split_case_id, utcnow
+from worker.store.models import OWNER_LENGTH, Chunk, Job, ThroughputRow, WorkerRow, case_id, split_case_id, utcnow
+from worker.store.owners import EVERYTHING, Viewer
 
 #: The longest file name filter (a stored name is at most as long).
 MAX_FILENAME_FILTER = 255
@@ -96,7 +98,7 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         rate=round(rate, 1),
         eta_seconds=None if not running or stalled or rate <= 0 else round(remaining / rate, 1),
         stalled=stalled,
-        elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of,
+        elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of, owner=job.owner,
         checks=list(job.check_ids or []),
         created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at)
 
@@ -135,15 +137,29 @@ class _Place:
 
 
 class JobQueries:
-    def __init__(self, settings: Settings) -> None:
+    """The reads, as ``viewer`` may make them: every job it may not see is left out of every answer
+    (lists, searches, exports, counts), and asked for by id it is not found."""
+
+    def __init__(self, settings: Settings, viewer: Viewer = EVERYTHING) -> None:
         self.db = Database.of(settings)
         self.worker_timeout = timedelta(seconds=settings.worker_timeout)
+        self.viewer = viewer
         self._chunks = _ChunkCache()
         self._facets = results.FacetCache()
 
+    def seen_by(self, viewer: Viewer) -> JobQueries:
+        """These queries for ``viewer`` (sharing the caches: what they hold is found through a visible job)."""
+        found = copy.copy(self)
+        found.viewer = viewer
+        return found
+
+    def _visible(self, session: Session, job_id: int) -> Job | None:
+        return session.scalars(select(Job).where(Job.id == job_id, self.viewer.reads(Job.owner),
+                                                  Job.deleted_at.is_(None))).first()
+
     def _job(self, session: Session, job_id: int) -> Job:
-        job = session.get(Job, job_id)
-        if job is None or job.deleted_at is not None:
+        job = self._visible(session, job_id)
+        if job is None:
             raise NotFound(f"no job {job_id}")
         return job
 
@@ -152,10 +168,14 @@ class JobQueries:
             return job_view(self._job(session, job_id))
 
     def jobs(self, page: int = 1, per_page: int = 20, status: str | None = None,
-             game: str | None = None, filename: str | None = None) -> JobPage:
+             game: str | None = None, filename: str | None = None, owner: str | None = None) -> JobPage:
         per_page = max(1, min(per_page, MAX_PER_PAGE))
         page = max(1, page)
-        query = select(Job).where(Job.deleted_at.is_(None))
+        query = select(Job).where(self.viewer.reads(Job.owner), Job.deleted_at.is_(None))
+        if owner is not None:
+            if len(owner) > OWNER_LENGTH:
+                raise Invalid(f"owner must be at most {OWNER_LENGTH} characters")
+            query = query.where(Job.owner == owner)
         if status is not None:
             if status not in [s.value for s in JobStatus]:
                 raise Invalid(f"unknown status {status!r}; expected one of " + ", ".join(s.value for s in JobStatus))
@@ -178,7 +198,7 @@ class JobQueries:
     def results(self, flt: ResultFilter) -> CasePage:
         """A page of cases matching a filter (one job's results, or the history across jobs)."""
         with self.db.session(write=False) as session:
-            found = results.search(session, flt, flt.after, flt.before, flt.last, self._facets)
+            found = results.search(session, flt, self.viewer, flt.after, flt.before, flt.last, self._facets)
             items = self._case_views(session, found.rows)
         paged = not (flt.after or flt.before or flt.last)
         return CasePage(items=items, total=found.total, total_exact=found.exact, per_page=flt.per_page,
@@ -198,8 +218,8 @@ class JobQueries:
             by_job.setdefault(job_id, []).append(index)
         places: dict[tuple[int, int], _Place] = {}
         for job_id, indexes in by_job.items():
-            job = session.get(Job, job_id)
-            if job is None or job.deleted_at is not None:
+            job = self._visible(session, job_id)
+            if job is None:
                 continue
             found = chunks_holding(session, job_id, indexes, Chunk.worker, Chunk.finished_at)
             data = self._chunk_data(session, {chunk.id: chunk.finished_at for chunk in found.values()}, traces)
@@ -226,14 +246,15 @@ class JobQueries:
         (newest job first when the sort is descending), read chunk by chunk; for other sorts,
         page by page."""
         if flt.sort not in results.TIME_SORTS:
-            for rows in _batched(results.iter_rows(lambda: self.db.session(write=False), flt, self._facets), 2000):
+            for rows in _batched(results.iter_rows(lambda: self.db.session(write=False), flt, self.viewer,
+                                                   self._facets), 2000):
                 with self.db.session(write=False) as session:
                     views = self._case_views(session, rows)
                 yield from ExportBatch.of_views(views)
             return
         with self.db.session(write=False) as session:
             search = results.ResultSearch(session, flt, self._facets)
-            jobs = results.candidate_jobs(session, flt, search)
+            jobs = results.candidate_jobs(session, flt, search, self.viewer)
         for job in sorted(jobs, key=lambda job: job.id, reverse=flt.descending):
             yield from self._job_results(job, flt)
 
@@ -324,20 +345,22 @@ class JobQueries:
         now = utcnow()
         with self.db.session(write=False) as session:
             workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - self.worker_timeout)).all()
-            by_status = dict(session.execute(select(Job.status, func.count()).where(Job.deleted_at.is_(None))
+            seen = self.viewer.reads(Job.owner) & Job.deleted_at.is_(None)
+            by_status = dict(session.execute(select(Job.status, func.count()).where(seen)
                                              .group_by(Job.status)).all())
             # Each job's own remainder, never below nothing: while a file is read, the cases solved
             # run ahead of those counted read, and its whole total is only an estimate.
             queued_cases = sum(remaining_cases(job) for job in session.scalars(
-                select(Job).where(Job.status.in_(ACTIVE)).options(load_only(
+                select(Job).where(Job.status.in_(ACTIVE), seen).options(load_only(
                     Job.total, Job.done, Job.failed_cases, Job.split_at, Job.bytes_read, Job.size))))
-            pending_chunks = session.scalar(select(func.count()).select_from(Chunk).where(
-                Chunk.status.in_(OPEN_CHUNKS))) or 0
+            pending_chunks = session.scalar(select(func.count()).select_from(Chunk).join(Job).where(
+                Chunk.status.in_(OPEN_CHUNKS), seen)) or 0
             return OverviewView(
                 workers=[WorkerView(name=w.name, concurrency=w.concurrency, processed=w.processed,
                                     seen_at=w.seen_at, started_at=w.started_at) for w in workers],
                 jobs_by_status={s.value: by_status.get(s.value, 0) for s in JobStatus},
-                queued_cases=max(0, int(queued_cases)), pending_chunks=int(pending_chunks), queue_depth=queue_depth)
+                queued_cases=max(0, int(queued_cases)), pending_chunks=int(pending_chunks),
+                queue_depth=queue_depth if self.viewer.sees_all else None)
 
     def workers(self) -> WorkersView:
         """Every worker with a heartbeat row or work in the last hour: its processes busy now and its
@@ -350,9 +373,11 @@ class JobQueries:
             for name, at, cases in session.execute(select(ThroughputRow.worker, ThroughputRow.at, ThroughputRow.cases)
                                                    .where(ThroughputRow.at >= since)):
                 series.setdefault(name, {})[at] = cases
+            # What a process is busy with is shown only of the jobs the viewer sees.
             running = session.execute(
                 select(Chunk.worker, Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.count, Chunk.dispatched_at)
-                .where(Chunk.status == ChunkStatus.RUNNING).order_by(Chunk.id)).all()
+                .join(Job).where(Chunk.status == ChunkStatus.RUNNING, self.viewer.reads(Job.owner))
+                .order_by(Chunk.id)).all()
         busy: dict[str, list[ProcessView]] = {}
         for chunk in running:
             if chunk.worker and chunk.worker.count(":") >= 2:

@@ -41,6 +41,7 @@ from worker.jobs.filters import ResultFilter
 from worker.store import chunks as stored
 from worker.store.chunks import Facts, Summary
 from worker.store.models import MAX_INT, Job
+from worker.store.owners import Viewer
 
 #: Searches by input are counted up to this many.
 COUNT_LIMIT = 10_000
@@ -439,11 +440,12 @@ def _all(values: Any, value: int) -> Iterator[int]:
         return
 
 
-def search(session: Session, flt: ResultFilter, after: str | None = None, before: str | None = None,
+def search(session: Session, flt: ResultFilter, viewer: Viewer, after: str | None = None, before: str | None = None,
            last: bool = False, facets: FacetCache | None = None) -> Found:
-    """A page of results matching ``flt``: the first (or the ``last``), or the one after/before a cursor."""
+    """A page of results matching ``flt`` among the jobs ``viewer`` sees: the first (or the ``last``), or
+    the one after/before a cursor."""
     finder = ResultSearch(session, flt, facets)
-    jobs = candidate_jobs(session, flt, finder)
+    jobs = candidate_jobs(session, flt, finder, viewer)
     total, exact = finder.count(jobs)
     if flt.sort not in TIME_SORTS and len(jobs) > MAX_MERGED_JOBS:
         raise Invalid(f"sorting every job's results by {flt.sort} needs fewer jobs: filter by game or job "
@@ -452,6 +454,8 @@ def search(session: Session, flt: ResultFilter, after: str | None = None, before
     cursor = parse_cursor(before or after) if (before or after) else None
     descending = flt.descending != backwards
     skip = (flt.page - 1) * flt.per_page
+    if cursor is not None and cursor[0] not in {job.id for job in jobs}:
+        raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
     rows = _walk(finder, jobs, cursor, skip + flt.per_page + 1, descending)[skip:]
     more = len(rows) > flt.per_page
     rows = rows[: flt.per_page]
@@ -464,12 +468,13 @@ def search(session: Session, flt: ResultFilter, after: str | None = None, before
                  prev=cursor_of(rows[0]) if rows and not at_start else None)
 
 
-def candidate_jobs(session: Session, flt: ResultFilter, finder: ResultSearch) -> list[Job]:
-    """The jobs that may hold matches, in the order a page walks them (by id, as the sort wants)."""
-    query = select(Job).where(Job.deleted_at.is_(None))
+def candidate_jobs(session: Session, flt: ResultFilter, finder: ResultSearch, viewer: Viewer) -> list[Job]:
+    """The jobs that may hold matches, of those ``viewer`` sees, in the order a page walks them (by id,
+    as the sort wants)."""
+    query = select(Job).where(viewer.reads(Job.owner), Job.deleted_at.is_(None))
     if flt.job_id is not None:
-        job = session.get(Job, flt.job_id)
-        if job is None or job.deleted_at is not None:
+        job = session.scalars(query.where(Job.id == flt.job_id)).first()
+        if job is None:
             raise NotFound(f"no job {flt.job_id}")
         jobs = [job]
     else:
@@ -539,7 +544,7 @@ def _merge(finder: ResultSearch, jobs: list[Job], after: Row | None, limit: int,
     return list(islice(heapq.merge(*pages, key=place, reverse=descending), limit))
 
 
-def iter_rows(sessions: Callable[[], AbstractContextManager[Session]], flt: ResultFilter,
+def iter_rows(sessions: Callable[[], AbstractContextManager[Session]], flt: ResultFilter, viewer: Viewer,
               facets: FacetCache | None = None, page_rows: int = 5000) -> Iterator[Row]:
     """Every matching row in the search's order (for exports), page by page, each page read in a
     session of its own from ``sessions``."""
@@ -548,7 +553,7 @@ def iter_rows(sessions: Callable[[], AbstractContextManager[Session]], flt: Resu
     facets = facets or FacetCache()
     while True:
         with sessions() as session:
-            found = search(session, flt, cursor, None, facets=facets)
+            found = search(session, flt, viewer, cursor, None, facets=facets)
         yield from found.rows
         if found.next is None:
             return

@@ -5,7 +5,7 @@ The workers' sweep runs :func:`expire` (through :func:`worker.work.sweep`):
 - the upload of a job that failed or was cancelled is kept ``keep_uploads_hours`` after the
   job ended (a re-run within that time splits it again), then released like any upload no job
   needs (another job still waiting to read it keeps it);
-- a finished job is deleted ``keep_days`` after it ended (per role of its owner), exactly as a
+- a finished job is deleted ``keep_days`` after it ended (per role of its owner's key), exactly as a
   delete by hand: gone for every read at once, its rows removed by the purge.
 
 Each run marks a bounded number of rows (``delete_batch_rows`` a kind), so that the sweep stays short;
@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, true, update
 
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.service import mark_deleted
 from worker.states import FINISHED, NO_OUTPUT
 from worker.store.database import Database
-from worker.store.models import Job, utcnow
+from worker.store.models import ApiKey, Job, utcnow
 from worker.store.uploads import release
 
 
@@ -48,13 +48,20 @@ def _expire_uploads(settings: Settings, db: Database, now: datetime) -> int:
 
 
 def _expire_jobs(settings: Settings, db: Database, now: datetime) -> int:
-    days = settings.keep_days.of(None)
-    if days is None:
+    """Delete the jobs past ``keep_days``: by the role of their owner's key, the bare number for the rest
+    (a job made in open mode, an owner whose key is gone or of a role not named)."""
+    keep = settings.keep_days
+    role = select(ApiKey.role).where(ApiKey.name == Job.owner).scalar_subquery()
+    rules = [(role == name, days) for name, days in keep.roles]
+    if keep.rest is not None:
+        named = [name for name, _ in keep.roles]
+        rules.append((role.is_(None) | role.not_in(named) if named else true(), keep.rest))
+    if not rules:
         return 0
-    ended = now - timedelta(days=days)
     with db.session(write=False) as session:
         expired = session.scalars(select(Job.id).where(
-            Job.deleted_at.is_(None), Job.status.in_(FINISHED), Job.finished_at < ended)
+            Job.deleted_at.is_(None), Job.status.in_(FINISHED),
+            or_(*(which & (Job.finished_at < now - timedelta(days=days)) for which, days in rules)))
             .order_by(Job.id).limit(settings.delete_batch_rows)).all()
     for job_id in expired:
         with db.session() as session:

@@ -9,6 +9,7 @@ Errors are :mod:`worker.jobs.errors`. Checks of a job's output are the floor abo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Protocol
 
@@ -19,16 +20,18 @@ from worker import engines
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, send_quietly
-from worker.jobs.errors import Conflict, NotFound, TooManyJobs
+from worker.jobs.errors import Conflict, Forbidden, NotFound, TooManyJobs
 from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, detect_game
 from worker.jobs.queries import job_view
+from worker.jobs.quotas import Quotas
 from worker.jobs.sizing import chunk_size
 from worker.jobs.views import JobView
 from worker.states import FINISHED, UNFINISHED
 from worker.store.codecs import lock_key
 from worker.store.database import Database
-from worker.store.models import Check, Job, utcnow
-from worker.store.uploads import StoredUpload, drop, head, hold, release
+from worker.store.models import Check, Job, Upload, utcnow
+from worker.store.owners import EVERYTHING, Viewer
+from worker.store.uploads import StoredUpload, count_refused, drop, head, hold, release
 
 
 class Attachment(Protocol):
@@ -53,10 +56,28 @@ def mark_deleted(session: Session, job: Job) -> set[int | None]:
 
 
 class JobService:
-    def __init__(self, settings: Settings, dispatcher: Dispatcher) -> None:
+    """The commands, made for ``viewer``: a new job is its own; it cancels, re-runs, deletes and checks
+    only the jobs it manages (:mod:`worker.store.owners`): another's is not found, or forbidden when
+    the viewer may read it (public reads)."""
+
+    def __init__(self, settings: Settings, dispatcher: Dispatcher, viewer: Viewer = EVERYTHING) -> None:
         self.settings = settings
         self.dispatcher = dispatcher
         self.db = Database.of(settings)
+        self.viewer = viewer
+
+    def seen_by(self, viewer: Viewer) -> JobService:
+        found = object.__new__(JobService)
+        found.settings, found.dispatcher, found.db, found.viewer = self.settings, self.dispatcher, self.db, viewer
+        return found
+
+    def may_manage(self, job: Job | None, job_id: int) -> None:
+        """Refuse ``job`` (read as ``job_id``) unless the viewer manages it: not found when it may not even
+        see it (or it was deleted), so that an id says nothing of another's jobs."""
+        if job is None or job.deleted_at is not None or not self.viewer.may_read(job.owner):
+            raise NotFound(f"no job {job_id}")
+        if not self.viewer.may_manage(job.owner):
+            raise Forbidden(f"job {job_id} is {job.owner or 'nobody'}'s: only its owner or an admin may change it")
 
     def create_job(self, upload: StoredUpload, filename: str, game: str | None = None,
                    client: str | None = None, rerun_of: int | None = None,
@@ -75,12 +96,13 @@ class JobService:
             attachment.refuse()
         with self.db.session() as session:
             self._check_client(session, client, locked=True)
+            self.quotas().check(session, incoming=upload.size, new_job=True)
             if not hold(session, upload.id):
                 raise Conflict("the upload was removed meanwhile; send the file again")
             job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
                                     sha256=upload.sha256, size=upload.size,
                                     chunk_size=chunk_size(self.settings, game, upload.size), client=client,
-                                    rerun_of=rerun_of)
+                                    rerun_of=rerun_of, owner=self.viewer.name)
             session.add(job)
             session.flush()
             if attachment is not None:
@@ -88,6 +110,30 @@ class JobService:
             view = job_view(job)
         send_quietly(lambda: self.dispatcher.split(view.id))
         return view
+
+    def quotas(self) -> Quotas:
+        """The viewer's quotas (:mod:`worker.jobs.quotas`)."""
+        return Quotas(self.settings, self.viewer.name, self.viewer.admin)
+
+    def check_quota(self, new_job: bool) -> None:
+        """Refuse, before an upload is read, a viewer that keeps as many bytes as it may (or, for a
+        ``new_job``, as many jobs): ``413``/``429`` naming the limit and what is used."""
+        with self.db.session(write=False) as session:
+            self.quotas().check(session, new_job=new_job)
+
+    def upload_quota(self) -> Callable[[int], None] | None:
+        """What an upload's writer calls before each block it stores (:attr:`UploadWriter.quota`), with the
+        bytes received that the database does not count yet: refuses it once it is over the viewer's
+        quota of bytes; ``None`` when the viewer has none."""
+        quotas = self.quotas()
+        if quotas.max_bytes is None:
+            return None
+
+        def check(incoming: int) -> None:
+            with self.db.session(write=False) as session:
+                quotas.check(session, incoming=incoming)
+
+        return check
 
     def check_client(self, client: str | None) -> None:
         """:class:`TooManyJobs` when ``client`` may not create a job now: checked before an upload is read,
@@ -133,8 +179,8 @@ class JobService:
         again from the first job's chunks (its cases, read once already)."""
         with self.db.session(write=False) as session:
             job = session.get(Job, job_id)
-            if job is None or job.deleted_at is not None:
-                raise NotFound(f"no job {job_id}")
+            self.may_manage(job, job_id)
+            assert job is not None
             if job.upload_id is not None:
                 upload = StoredUpload(job.upload_id, job.sha256, job.size)
                 filename, game = job.filename, job.game
@@ -149,8 +195,10 @@ class JobService:
             self._check_client(session, client, locked=True)
             old = session.get(Job, job_id)
             assert old is not None
+            self.quotas().check(session, incoming=old.size, new_job=True)
             job = lifecycle.new_job(game=old.game, filename=old.filename, upload_id=None, sha256=old.sha256,
-                                    size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id)
+                                    size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id,
+                                    owner=self.viewer.name)
             session.add(job)
             session.flush()
             chunks: list[int] = []
@@ -182,11 +230,13 @@ class JobService:
             used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_id == upload.id))
             used = used or session.scalar(select(func.count()).select_from(Check).where(Check.upload_id == upload.id))
             if not used:
+                owner = session.scalar(select(Upload.owner).where(Upload.id == upload.id))
                 drop(session, upload.id)
+                count_refused(session, owner, upload.size)
 
     def _locked(self, session: Session, job_id: int) -> Job:
         """The job with its chunks locked, in the lifecycle's lock order (to change them)."""
         job = lifecycle.lock_job_with_chunks(session, job_id)
-        if job is None or job.deleted_at is not None:
-            raise NotFound(f"no job {job_id}")
+        self.may_manage(job, job_id)
+        assert job is not None
         return job

@@ -91,6 +91,8 @@ class JobView(View):
     elapsed_seconds: float = doc("Seconds since the job started (to its end once finished).")
     chunk_size: int = doc("Cases per solve task.")
     rerun_of: int | None = doc("The job this one re-runs.")
+    owner: str | None = doc("Who made it: the name of the API key it came with (a page's login stands for its key); "
+                            "null for a job made in open mode (no keys).")
     checks: list[int] = doc("The ids of the job's checks (outputs judged against its judge output, "
                             "GET /api/checks/{id}), oldest first.")
     created_at: datetime | None = doc("When the job was made.", format="date-time")
@@ -259,7 +261,8 @@ class OverviewView(View):
     jobs_by_status: dict[str, int] = doc("Jobs by status.")
     queued_cases: int = doc("Cases of unfinished jobs not answered yet.")
     pending_chunks: int = doc("Chunks waiting for or being solved.")
-    queue_depth: int | None = doc("Messages in the broker's queue; null when the broker cannot be reached.")
+    queue_depth: int | None = doc("Messages in the broker's queue; null when the broker cannot be reached, or for a user "
+                                  "who sees only its own jobs (the queue holds everyone's work).")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -75,6 +75,8 @@ class Upload(Base):
     blocks: Mapped[int] = mapped_column(Integer, default=0)
     #: ``host:pid`` of the web process receiving it (to clean up after one that died).
     receiver: Mapped[str | None] = mapped_column(String(255))
+    #: Who sent it: the name of the API key it came with (:data:`OWNER_LENGTH`); ``None`` in open mode.
+    owner: Mapped[str | None] = mapped_column(String(64), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     seen_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -90,6 +92,8 @@ class UploadBlock(Base):
 
 class Job(Base):
     __tablename__ = "jobs"
+    #: An owner's jobs, newest first: a user's list, and what the per-owner limits count.
+    __table_args__ = (Index("ix_jobs_owner_created_at", "owner", "created_at"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     game: Mapped[str] = mapped_column(String(16), index=True)
@@ -133,6 +137,9 @@ class Job(Base):
     #: The earlier job of the same file whose stored results this one copied instead of solving.
     copied_from: Mapped[int | None] = mapped_column(ForeignKey("jobs.id", ondelete="SET NULL"))
     client: Mapped[str | None] = mapped_column(String(64))
+    #: Who made it: the name of the API key it came with (or the key the page's login was made
+    #: with); ``None`` when made in open mode (no keys), which only an admin sees once keys exist.
+    owner: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     started_at: Mapped[datetime | None] = mapped_column()
     split_at: Mapped[datetime | None] = mapped_column()
@@ -227,6 +234,9 @@ class Check(Base):
     filename: Mapped[str] = mapped_column(String(255))
     size: Mapped[int] = mapped_column(BigInteger)
     sha256: Mapped[str] = mapped_column(String(64))
+    #: Who sent the output: the name of its API key; ``None`` in open mode. It may differ from its
+    #: job's owner only when an admin checks someone else's job.
+    owner: Mapped[str | None] = mapped_column(String(64), index=True)
     #: ``pending`` until judged, then ``done``; ``failed`` when its output could not be judged
     #: (:class:`worker.states.CheckStatus`).
     status: Mapped[str] = mapped_column(String(16), index=True)
@@ -267,7 +277,7 @@ class CheckPart(Base):
 
 
 class AuthFailure(Base):
-    """Wrong API keys and logins from one client address, or for one key prefix (``webui/throttle.py``)."""
+    """Wrong API keys and logins from one client address (``worker/store/throttle.py``)."""
 
     __tablename__ = "auth_failures"
 
@@ -275,6 +285,47 @@ class AuthFailure(Base):
     failures: Mapped[int] = mapped_column(Integer)
     first_at: Mapped[datetime] = mapped_column()
     blocked_until: Mapped[datetime | None] = mapped_column()
+
+
+#: The longest owner, key name included.
+OWNER_LENGTH = 64
+
+
+class ApiKey(Base):
+    """An API key: its name is the owner of what is made with it, its role says what it may see.
+
+    Only the SHA-256 digest of its token is kept (a token of at least 128 random bits, so a
+    plain digest is enough: no dictionary reaches it). A revoked key stays, so that its name is
+    not given to someone else while jobs still carry it; ``origin`` says who made it: ``env``
+    (seeded from ``DEALER_API_KEYS`` at start-up), ``command`` (``dealer keys add``) or ``page``.
+    """
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(OWNER_LENGTH), unique=True)
+    #: ``admin`` or ``user`` (:class:`worker.store.keys.Role`).
+    role: Mapped[str] = mapped_column(String(8))
+    #: Hex SHA-256 of the token: what a request's key is looked up by.
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    origin: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column()
+    #: When it was last used, to the minute or so (a request does not write it every time).
+    used_at: Mapped[datetime | None] = mapped_column()
+
+
+class RefusedBytes(Base):
+    """Bytes of an owner's uploads that were refused (or abandoned), by the hour they came in: they count
+    against the owner's quota of stored bytes for an hour (``worker/jobs/quotas.py``), so that sending
+    refused files again and again is held to the quota too."""
+
+    __tablename__ = "refused_bytes"
+
+    owner: Mapped[str] = mapped_column(String(OWNER_LENGTH), primary_key=True)
+    #: The start of the hour.
+    hour: Mapped[datetime] = mapped_column(primary_key=True)
+    bytes: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class WebSession(Base):

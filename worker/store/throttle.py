@@ -1,4 +1,4 @@
-"""Failed sign-ins counted per bucket (a client address, a key prefix), blocking guessers for a while.
+"""Failed sign-ins counted per bucket (a client address), slowing guessers down for a while.
 
 A bucket may fail ``allowed`` times; every failure after that blocks it for twice as long as
 the one before (1 s, 2 s, 4 s … up to ``longest``), so a guesser gets a handful of tries and
@@ -6,16 +6,17 @@ then about one a ``longest``. A bucket's count starts again once ``window`` has 
 its first failure and since its last block ended. The counts live in the database, so every
 web process and host shares them.
 
-Only failures are written; a request with a good key costs one read of its buckets and is
-never delayed. While a bucket is blocked, even a right key is answered "wait": answering it
-would tell the guesser which of its guesses was right.
+What is blocked is wrong keys, never a right one: the web app checks a key first and asks
+the throttle only about a wrong one (:mod:`webui.auth`), so a request with a right key costs
+the throttle nothing and is never refused, whatever others behind the same address send. A
+token of 128 random bits or more cannot be guessed; the throttle only makes trying expensive.
 
 >>> from worker.testing.scratch import scratch_database
 >>> db = scratch_database()
 >>> throttle = Throttle(db, allowed=2, longest=60)
 >>> [throttle.failed(["addr:192.0.2.1"]) for _ in range(4)]
 [0.0, 0.0, 1.0, 2.0]
->>> 0 < throttle.wait(["addr:192.0.2.1", "prefix:abc"]) <= 2.0, throttle.wait(["addr:192.0.2.9"])
+>>> 0 < throttle.wait(["addr:192.0.2.1", "addr:192.0.2.2"]) <= 2.0, throttle.wait(["addr:192.0.2.9"])
 (True, 0.0)
 """
 

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from worker.states import CheckStatus, UploadState
 from worker.store.codecs import compress, decompress
 from worker.store.database import Database
-from worker.store.models import Check, Job, Upload, UploadBlock, utcnow
+from worker.store.models import Check, Job, RefusedBytes, Upload, UploadBlock, utcnow
 from worker.units import format_size
 
 #: Bytes of the file per stored block (before compression).
@@ -56,9 +56,11 @@ def _receiver() -> str:
 class UploadWriter:
     """A writable file object for one upload (Werkzeug writes form files into it)."""
 
-    def __init__(self, db: Database, limit: int) -> None:
+    def __init__(self, db: Database, limit: int, owner: str | None = None) -> None:
         self.db = db
         self.limit = limit
+        #: Who sends it (the upload's ``owner``): counted from its first block, refused or not.
+        self.owner = owner
         self.size = 0
         self.committed = False
         self.upload_id: int | None = None
@@ -68,6 +70,9 @@ class UploadWriter:
         #: Called once with the file's first block (``BLOCK_BYTES``, or the whole file when shorter: then
         #: with ``True``) before anything of it is stored: it raises to refuse the file.
         self.inspect: Callable[[bytes, bool], None] | None = None
+        #: Called before each block is stored with the bytes received that its row does not count yet: it
+        #: raises to refuse the file (an owner's quota, ``worker/jobs/quotas.py``).
+        self.quota: Callable[[int], None] | None = None
 
     def write(self, data: bytes) -> int:
         self.size += len(data)
@@ -87,15 +92,19 @@ class UploadWriter:
             self.write(chunk)
 
     def _put(self, block: bytes) -> None:
+        if self.quota is not None:
+            self.quota(self.size - self._blocks * BLOCK_BYTES)
         # One short transaction per block: an upload of minutes holds no lock the workers wait for.
         with self.db.session() as session:
             if self.upload_id is None:
-                upload = Upload(state=UploadState.RECEIVING, receiver=_receiver())
+                upload = Upload(state=UploadState.RECEIVING, receiver=_receiver(), owner=self.owner)
                 session.add(upload)
                 session.flush()
                 self.upload_id = upload.id
             session.add(UploadBlock(upload_id=self.upload_id, seq=self._blocks, data=compress(block)))
-            session.execute(update(Upload).where(Upload.id == self.upload_id).values(seen_at=utcnow()))
+            # Its size so far, for what an owner's uploads still arriving count (``worker/jobs/quotas.py``).
+            session.execute(update(Upload).where(Upload.id == self.upload_id).values(
+                seen_at=utcnow(), size=self._blocks * BLOCK_BYTES + len(block)))
         self._blocks += 1
 
     # Werkzeug's FileStorage treats us as a file: it may seek back to the start and flush.
@@ -117,7 +126,8 @@ class UploadWriter:
         inspect(bytes(self._buffer[:BLOCK_BYTES]), final)
 
     def commit(self) -> StoredUpload:
-        """The whole upload, stored (an identical one already stored is used instead)."""
+        """The whole upload, stored (an identical one of the same owner already stored is used instead:
+        each owner's uploads are its own, for what it keeps to count)."""
         if self.inspect is not None:
             self._inspect(True)
         if self._buffer or self.upload_id is None:
@@ -127,7 +137,8 @@ class UploadWriter:
         digest = self._hash.hexdigest()
         with self.db.session() as session:
             same = session.scalar(select(Upload.id).where(Upload.sha256 == digest, Upload.state == UploadState.STORED,
-                                                          Upload.size == self.size).limit(1))
+                                                          Upload.size == self.size,
+                                                          Upload.owner.is_not_distinct_from(self.owner)).limit(1))
             if same is not None:
                 drop(session, self.upload_id)  # its blocks go in the background
                 self.upload_id = same
@@ -138,10 +149,27 @@ class UploadWriter:
         return StoredUpload(self.upload_id, digest, self.size)
 
     def discard(self) -> None:
-        if self.upload_id is not None:
-            with self.db.session() as session:
+        """Drop what was stored of an upload refused or abandoned; its bytes count against its owner's
+        quota for an hour all the same (:func:`count_refused`)."""
+        if self.upload_id is None and not (self.owner and self.size):
+            return
+        with self.db.session() as session:
+            if self.upload_id is not None:
                 drop(session, self.upload_id)
-            self.upload_id = None
+            count_refused(session, self.owner, self.size)
+        self.upload_id = None
+
+
+def count_refused(session: Session, owner: str | None, size: int) -> None:
+    """Add ``size`` bytes to what ``owner`` had refused this hour (``refused_bytes``)."""
+    if not owner or size <= 0:
+        return
+    hour = utcnow().replace(minute=0, second=0, microsecond=0)
+    row = session.get(RefusedBytes, (owner, hour), with_for_update=True)
+    if row is None:
+        session.add(RefusedBytes(owner=owner, hour=hour, bytes=size))
+    else:
+        row.bytes += size
 
 
 def store_stream(db: Database, stream: IO[bytes], limit: int) -> StoredUpload:

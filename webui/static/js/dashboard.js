@@ -13,7 +13,7 @@ const template = $("#job-row-template");
 const page = Number(table.dataset.page);
 const perPage = Number(table.dataset.perPage);
 const filterForm = $("#job-filters");
-const filters = Object.fromEntries(["status", "game", "filename"]
+const filters = Object.fromEntries(["status", "game", "filename", "owner"].filter((name) => filterForm.elements[name])
   .map((name) => [name, filterForm.elements[name].value.trim()]).filter(([, value]) => value));
 const filtered = Object.keys(filters).length > 0;
 
@@ -28,6 +28,8 @@ function newRow(job) {
   chip.className = `chip game-${job.game}`;
   chip.textContent = job.game;
   $(".sub span:last-child", row).textContent = size(job.size);
+  const owner = $("[data-f=owner]", row);
+  if (owner) owner.textContent = job.owner || "–";
   $("time", row).setAttribute("datetime", job.created_at);
   $("[data-f=bar]", row).setAttribute("aria-label", `Progress of job ${job.id}`);
   const pick = $("[data-f=pick]", row);
