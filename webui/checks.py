@@ -80,7 +80,7 @@ def job_checks(job_id: int) -> Any:
                      "404": NO_JOB,
                      "409": error("The job failed or was cancelled: it has no judge output to check against."),
                      "413": error("The output is over the upload limit, or one of its lines over the line limit "
-                                  "(the message says which line)."),
+                                  "(the message says which line), or its owner over its quota of bytes kept."),
                      "415": error("The output is no text: compressed, binary, a NUL byte, not UTF-8 (the message "
                                   "says the line and column).")})
 @takes_files(file=program_output)

@@ -148,7 +148,7 @@ class Settings:
     #: A delete removes rows in transactions of at most this many rows and this many bytes of blobs
     #: (one row at least), so that no write waits long behind one.
     delete_batch_rows: int = 64
-    delete_batch_bytes: int = 8 << 20
+    delete_batch_bytes: int = 4 << 20
 
     # --- access (see webui/auth.py) ---
     #: Comma-separated API keys, each ``token`` or ``name:token``; empty leaves the service open.

@@ -36,7 +36,7 @@ def small_batches(settings: Settings) -> Settings:
     return dataclasses.replace(settings, delete_batch_rows=ROWS, delete_batch_bytes=64 << 10)
 
 
-def big_job(settings: Settings) -> tuple[Any, JobService, int]:
+def big_job(settings: Settings) -> tuple[Any, JobService, InlineDispatcher]:
     """A finished job of many chunks with a judged check (parts), its upload kept (cancelled while queued)
     besides one of several blocks."""
     dispatcher = InlineDispatcher(settings)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import func, select
 
@@ -14,7 +13,7 @@ from tests.support.inline import InlineDispatcher
 from tests.web.test_access import csrf_of, login
 from tests.web.test_owners import as_, keyed, upload
 from tests.web.test_permissions import ALICE, BOB, HANDS, KEYS, ROOT
-from tests.web.test_refused_early import CountingBody, post_body, prose, random_bytes
+from tests.web.test_refused_early import CountingBody, prose, random_bytes
 from worker import work
 from worker.config import PerRole, Settings
 from worker.store.database import Database

@@ -40,6 +40,8 @@ def purge(db: Database, max_rows: int, max_bytes: int, more: Callable[[], bool] 
     """Remove what is marked deleted, batch by batch, until nothing is left (or ``more()`` says stop before
     a batch); the batches, in order."""
     done: list[Batch] = []
+    if not pending(db):  # a read: an idle purge takes no write lock
+        return done
     while more() and (batch := purge_batch(db, max_rows, max_bytes)) is not None:
         done.append(batch)
     return done
