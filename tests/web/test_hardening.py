@@ -273,10 +273,10 @@ def test_an_empty_parameter_is_refused(client: Any, three_jobs: Any, query: str)
 def test_an_error_inside_a_streamed_answer_ends_it_and_is_logged(client: Any, app: Any, three_jobs: Any,
                                                                  monkeypatch: pytest.MonkeyPatch,
                                                                  caplog: pytest.LogCaptureFixture) -> None:
-    from webui.context import queries
+    from webui.context import dealer
 
-    with app.app_context():
-        real = queries().iter_results
+    with app.app_context():  # outside a request the queries see nothing: the app's own see all
+        real = dealer().queries.iter_results
 
     def failing(flt: Any) -> Any:
         batches = real(flt)

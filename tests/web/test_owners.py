@@ -113,3 +113,10 @@ def test_an_admin_makes_and_revokes_keys_on_the_keys_page(settings: Settings) ->
     assert student.get("/upload").status_code == 302  # its session ended with it
     assert admin.post("/keys/root/revoke", data={"csrf_token": csrf}).status_code == 409  # not one's own
     assert app.test_client().get("/keys").status_code == 302  # to the login
+
+
+def test_the_live_figures_of_anothers_job_are_not_found(settings: Settings) -> None:
+    client = keyed(settings).test_client()
+    bobs = upload(client, BOB)
+    assert client.get(f"/events/jobs/{bobs['id']}", headers=as_(ALICE)).status_code == 404
+    assert client.get(f"/events/jobs/{bobs['id'] + 1000}", headers=as_(ALICE)).status_code == 404
