@@ -104,9 +104,10 @@ def check_upload(head: bytes, size: int) -> None:
 def refuse_start(head: bytes, final: bool) -> None:
     """Refuse, from its start alone, a file that is plainly no judge file, while it is still arriving (so
     that none of it is kept): one of :func:`sniff_upload`'s reasons anywhere in ``head`` (its first MiB);
-    and for a longer file (``final``: ``head`` is the whole file), a start in which no game's reader takes
-    a single case, saying where the closest stops (a job of it could only fail there, its whole
-    file stored for nothing; a small file is taken, and its job fails naming the place).
+    and for a longer file (``final``: ``head`` is the whole file), a byte that is no UTF-8 text in it, or
+    whole lines in which no game's reader takes a single case, saying where the closest stops (a job of
+    it could only fail there, its whole file stored for nothing; a small file is taken, and its job
+    fails naming the place).
 
     >>> refuse_start(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n1S 2S", False)
     >>> refuse_start(b"Dear class,\\nthe exam is on Monday.\\n", True)
@@ -120,9 +121,16 @@ def refuse_start(head: bytes, final: bool) -> None:
         raise Invalid(problem)
     if final:
         return
+    try:  # all but a character the end may cut
+        head[:-3].decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = head.count(b"\n", 0, error.start) + 1
+        column = error.start - head.rfind(b"\n", 0, error.start)
+        raise Invalid(f"this is no judge file: line {line}, column {column}: byte 0x{head[error.start]:02x} "
+                      "is not text") from None
     sample = head[:SNIFF_BYTES]
-    if b"\n" in sample:  # whole lines only, where there are lines (a case is far shorter than the sample)
-        sample = sample[:sample.rfind(b"\n") + 1]
+    # Whole lines only (a case is far shorter than the sample); without one, a case may be cut short.
+    sample = sample[:sample.rfind(b"\n") + 1]
     if sample.strip() and not any(_reads_a_case(engine, sample) for engine in engines.all_engines()):
         first = sample.split(maxsplit=1)[0][:20].decode("ascii", "replace")
         where = _closest(sample) or f": every game's reader stops at line 1, column 1 (\"{first}\")"
