@@ -27,7 +27,7 @@ from webui.spec import (
     query,
     ref,
 )
-from webui.uploads import receive_upload
+from webui.uploads import judge_file, program_output, receive_upload, takes_files
 from worker import engines
 from worker.jobs.queries import MAX_FILENAME_FILTER
 from worker.states import JobStatus
@@ -76,8 +76,10 @@ def list_jobs() -> Any:
     responses={**JOB_CREATED, "400": error(
         "The file is refused at once, nothing stored: it is empty, compressed (gzip, zip, …) or binary, or its game "
         "cannot be told; or a parameter is not valid."),
-        "413": error("The file is over the upload limit (the message says the limit)."), "429": TOO_MANY,
+        "413": error("The file is over the upload limit, or its owner over its quota of bytes kept (the message "
+                     "says the limit and what is used)."), "429": TOO_MANY,
         "415": error("The expected output is no text (the message says the line and column).")})
+@takes_files(file=judge_file, expected=program_output)
 def create_job() -> Any:
     job = receive_upload()
     return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}
@@ -106,6 +108,8 @@ def cancel_job(job_id: int) -> Any:
 
 @operations.post("/jobs/<id:job_id>/rerun", "rerunJob", "Run a job's upload again as a new job", tag="jobs",
                  responses={**JOB_CREATED, "404": NOT_FOUND, "409": error("The upload is no longer stored."),
+                            "413": error("The owner keeps as many bytes as its quota allows (the message says "
+                                         "the limit and what is used)."),
                             "429": TOO_MANY})
 def rerun_job(job_id: int) -> Any:
     job = service().rerun(job_id, client=client_id())

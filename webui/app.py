@@ -7,12 +7,15 @@ from typing import Any
 from flask import Flask, Request, g
 from flask.helpers import get_debug_flag
 from werkzeug.exceptions import ClientDisconnected, RequestTimeout
+from werkzeug.formparser import FormDataParser, MultiPartParser
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.sansio.multipart import File
 
 from webui import api, auth, checks, errors, generate, keys, live, openapi, ops, pages, results
-from webui.context import Dealer, dealer, settings, viewer
+from webui.context import Dealer, dealer, service, settings, viewer
 from webui.converters import CaseIdConverter, IdConverter
 from webui.pacing import late, too_slow_message
+from webui.uploads import inspection
 from worker import engines
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
@@ -27,13 +30,39 @@ from worker.store.uploads import UploadWriter, discard_stale
 FORM_OVERHEAD = 1 << 20
 
 
+class _FieldsParser(MultiPartParser):
+    """Tells each file's writer, before any of the file arrives, how its field's start is checked."""
+
+    def start_file_streaming(self, event: File, total_content_length: int | None) -> Any:
+        stream = super().start_file_streaming(event, total_content_length)
+        if isinstance(stream, UploadWriter):
+            stream.inspect = inspection(event.name)
+        return stream
+
+
+class _FormParser(FormDataParser):
+    # Werkzeug's own, with the parser above (it makes its MultiPartParser here and nowhere else).
+    def _parse_multipart(self, stream: Any, mimetype: str, content_length: int | None,
+                         options: dict[str, str]) -> Any:
+        parser = _FieldsParser(stream_factory=self.stream_factory, max_form_memory_size=self.max_form_memory_size,
+                               max_form_parts=self.max_form_parts, cls=self.cls)
+        boundary = options.get("boundary", "").encode("ascii")
+        if not boundary:
+            raise ValueError("Missing boundary")
+        form, files = parser.parse(stream, boundary, content_length)
+        return stream, form, files
+
+
 class StreamingRequest(Request):
     """Writes uploaded files into :class:`UploadWriter` objects (blocks in the database) instead of memory
-    or /tmp."""
+    or /tmp, each file's start checked before any of it is stored (``uploads.takes_files``)."""
+
+    form_data_parser_class = _FormParser
 
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
         writer = UploadWriter(dealer().service.db, settings().max_upload_bytes, owner=viewer().name)
+        writer.quota = service().upload_quota()
         g.setdefault("upload_writers", []).append(writer)
         return writer
 

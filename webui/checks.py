@@ -11,7 +11,7 @@ from flask import Blueprint, g, jsonify, redirect, render_template, request, url
 from webui.context import check_queries, checks, queries, service
 from webui.params import given, paging, present, whole_number
 from webui.spec import BAD_REQUEST, Operations, error, json_body, query, ref
-from webui.uploads import stored_file
+from webui.uploads import program_output, stored_file, takes_files
 from worker.checks.compare import VERDICTS, marks
 from worker.checks.queries import FILTERS, NOT_ACCEPTED
 from worker.checks.queries import DEFAULT_CHECK_CASES
@@ -42,6 +42,7 @@ OUTPUT_FILE = {"type": "string", "contentMediaType": "text/plain",
 
 def receive_check(job_id: int) -> CheckView:
     """A check of the request's ``file`` (stored while the form was read) against a job."""
+    service().check_quota(new_job=False)  # before the body is read
     request.files  # noqa: B018 - parsing the form streams its files into the database
     writers: list[UploadWriter] = g.get("upload_writers", [])
     if any(writer.size > writer.limit for writer in writers):  # see receive_upload
@@ -92,9 +93,10 @@ def job_checks(job_id: int) -> Any:
                      "404": NO_JOB,
                      "409": error("The job failed or was cancelled: it has no judge output to check against."),
                      "413": error("The output is over the upload limit, or one of its lines over the line limit "
-                                  "(the message says which line)."),
+                                  "(the message says which line), or its owner over its quota of bytes kept."),
                      "415": error("The output is no text: compressed, binary, a NUL byte, not UTF-8 (the message "
                                   "says the line and column).")})
+@takes_files(file=program_output)
 def create_check(job_id: int) -> Any:
     check = receive_check(job_id)
     return jsonify(check.to_dict()), 201, {"Location": f"/api/checks/{check.id}"}
@@ -124,6 +126,7 @@ def check_cases(check_id: int) -> Any:
 
 
 @check_pages.post("/jobs/<id:job_id>/checks")
+@takes_files(file=program_output)
 def add_check(job_id: int) -> Any:
     """The job page's form (without JavaScript too): on to the new check's page."""
     check = receive_check(job_id)

@@ -19,7 +19,7 @@ from webui.errors import http_status
 from webui.games import any_number_name, any_unit, game_views
 from webui.openapi import served
 from webui.params import JOBS_PER_PAGE, job_filters, present, whole_number
-from webui.uploads import receive_upload
+from webui.uploads import judge_file, program_output, receive_upload, takes_files
 from worker.jobs.errors import ServiceError
 from worker.states import FINISHED, JobStatus
 from worker.units import format_size
@@ -124,6 +124,7 @@ def workers() -> str:
 
 
 @pages.route("/upload", methods=["GET", "POST"])
+@takes_files(file=judge_file, expected=program_output)
 def upload() -> Any:
     """The upload form; its script sends the file to ``POST /api/jobs`` with progress, and without
     JavaScript the form posts here and lands on the new job's page."""

@@ -182,7 +182,8 @@ BAD_REQUEST = error("A parameter is not valid; the message says which and why.")
 RETRY_AFTER = {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait."}}
 TOO_MANY = {**error("The client (its API key, else its address) already has as many unfinished jobs as it may "
                     "(DEALER_MAX_ACTIVE_JOBS_PER_CLIENT), or created as many as it may in the last minute "
-                    "(DEALER_MAX_JOBS_PER_MINUTE_PER_CLIENT); or, as for every operation, too many wrong keys."),
+                    "(DEALER_MAX_JOBS_PER_MINUTE_PER_CLIENT), or its owner keeps as many jobs as its quota allows "
+                    "(DEALER_QUOTA_JOBS); or, as for every operation, too many wrong keys."),
             "headers": RETRY_AFTER}
 
 # What every operation may answer besides what it declares, by who may call it (added by assemble()).

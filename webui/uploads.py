@@ -3,18 +3,55 @@
 
 from __future__ import annotations
 
-from flask import g, request
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from flask import current_app, g, request
 
 from webui.auth import client_id
 from webui.context import checks, service
 from worker.jobs.errors import Invalid
+from worker.jobs.intake import refuse_start
 from worker.jobs.views import JobView
 from worker.store.uploads import StoredUpload, UploadTooLarge, UploadWriter
+
+
+#: What the start of a file is checked for while it arrives (a ``UploadWriter.inspect``), by what it is.
+Inspection = Callable[[bytes, bool], None]
+View = TypeVar("View", bound=Callable[..., Any])
+
+
+def judge_file() -> Inspection:
+    return refuse_start
+
+
+def program_output() -> Inspection:
+    return checks().check_output_start
+
+
+def takes_files(**fields: Callable[[], Inspection]) -> Callable[[View], View]:
+    """Name a view's file fields with what each holds (:func:`judge_file`, :func:`program_output`): the
+    start of each is then checked while the form streams in, and a file plainly not what its field
+    holds is refused before any of it is stored (the rest of the body is not even read)."""
+
+    def declare(view: View) -> View:
+        view.upload_fields = fields  # type: ignore[attr-defined]
+        return view
+
+    return declare
+
+
+def inspection(field: str) -> Inspection | None:
+    """How the request's view checks the start of its file ``field`` (``None``: not at all)."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    made = getattr(view, "upload_fields", {}).get(field)
+    return made() if made is not None else None
 
 
 def receive_upload() -> JobView:
     """Create a job from the request's ``file`` (streamed into the database) and optional ``game``."""
     service().check_client(client_id())  # before the body is read: a refused client's file is not stored
+    service().check_quota(new_job=True)
     upload = request.files.get("file")
     # Werkzeug's form parser swallows the writer's UploadTooLarge (a ValueError) and drops the
     # field, so an upload over the limit would look like no upload at all: ask the writers.

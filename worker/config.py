@@ -22,6 +22,63 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class PerRole:
+    """A number per role of an owner: ``30`` for everyone, ``user=30,admin=365`` per role, ``user=30,365``
+    per role with the rest at 365; ``None`` where none is given (no limit). Sizes may end in a unit.
+
+    >>> PerRole.parse("DEALER_KEEP_DAYS", "user=30,admin=365").of("user"), PerRole.parse("X", "30").of(None)
+    (30.0, 30.0)
+    >>> days = PerRole.parse("X", "user=30")
+    >>> days.of("admin"), days.named("user"), days.named("admin")
+    (None, True, False)
+    >>> PerRole.parse("X", "user=2GiB,admin=1.5k").of("user"), PerRole.parse("X", "user=2GiB,admin=1.5k").of("admin")
+    (2147483648.0, 1536.0)
+    """
+
+    roles: tuple[tuple[str, float], ...] = ()
+    rest: float | None = None
+
+    @classmethod
+    def parse(cls, name: str, raw: str) -> PerRole:
+        roles: dict[str, float] = {}
+        rest = None
+        for item in filter(None, (part.strip() for part in raw.split(","))):
+            role, _, value = item.rpartition("=")
+            number = _number(name, value.strip())
+            if role:
+                roles[role.strip()] = number
+            else:
+                rest = number
+        return cls(tuple(sorted(roles.items())), rest)
+
+    def of(self, role: str | None) -> float | None:
+        """The number for an owner of ``role`` (``None``: no owner, open mode)."""
+        return dict(self.roles).get(role, self.rest) if role is not None else self.rest
+
+    def named(self, role: str) -> bool:
+        return role in dict(self.roles)
+
+    def __bool__(self) -> bool:
+        return bool(self.roles) or self.rest is not None
+
+
+_UNITS = {"": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30,
+          "t": 1 << 40, "tib": 1 << 40}
+
+
+def _number(name: str, value: str) -> float:
+    digits = value.rstrip("kKmMgGtTiIbB")
+    unit = value[len(digits):].lower()
+    try:
+        if unit not in _UNITS or float(digits) < 0:
+            raise ValueError
+        return float(digits) * _UNITS[unit]
+    except ValueError:
+        raise ValueError(f"{name}={value!r}: expected a number (sizes may end in K, M, G or T), or "
+                         "ROLE=NUMBER items separated by commas, e.g. user=30,admin=365") from None
+
+
+@dataclass(frozen=True)
 class Settings:
     #: The embedded mode's SQLite database and broker folder, and the pages' session secret when
     #: ``secret_key`` is not given (uploads live in the database).
@@ -75,6 +132,27 @@ class Settings:
     #: would take longer is refused (``worker.jobs.generated``).
     generate_seconds: float = 30.0
 
+    # --- quotas per owner (with keys; see worker/jobs/quotas.py) ---
+    #: Bytes of files one owner may keep (its jobs' files, its checks' outputs, its uploads arriving and
+    #: those refused in the last hour), per role as ``keep_days`` (``user=10G``); an admin has no
+    #: limit unless ``admin`` is named; empty: no limit.
+    quota_bytes: PerRole = field(default_factory=lambda: PerRole())
+    #: Jobs one owner may keep (not deleted), per role in the same way.
+    quota_jobs: PerRole = field(default_factory=lambda: PerRole())
+
+    # --- retention and deletes (see worker/jobs/retention.py, worker/store/purge.py) ---
+    #: The upload of a job that failed or was cancelled is removed this many hours after the job ended
+    #: (a re-run then reads the job's cases, when it was split); 0 keeps it.
+    keep_uploads_hours: float = 24.0
+    #: Finished jobs are deleted this many days after they ended: a number for every job, or one per
+    #: owner's role, ``user=30,admin=365`` (a role not named, and a job without an owner, kept unless
+    #: a bare number is given too: ``user=30,365``); empty keeps every job.
+    keep_days: PerRole = field(default_factory=lambda: PerRole())
+    #: A delete removes rows in transactions of at most this many rows and this many bytes of blobs
+    #: (one row at least), so that no write waits long behind one.
+    delete_batch_rows: int = 64
+    delete_batch_bytes: int = 4 << 20
+
     # --- access (see webui/auth.py) ---
     #: Comma-separated API keys, each ``token`` or ``name:token``; empty leaves the service open.
     api_keys: str = field(default="", repr=False)
@@ -118,6 +196,8 @@ class Settings:
 
 
 def _convert(name: str, raw: str, kind: Any) -> Any:
+    if kind in ("PerRole", PerRole):
+        return PerRole.parse(name, raw)
     if kind in ("bool", bool):
         if raw.lower() in ("1", "true", "yes", "on"):
             return True

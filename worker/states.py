@@ -17,7 +17,8 @@ A job goes ``queued → splitting → solving → succeeded``; from ``splitting`
 A chunk goes ``pending → running → done``, back to ``pending`` when its worker is lost, and
 ``cancelled`` with its job. A check is ``pending`` until its job's judge output exists, then
 ``done`` (judged) or ``failed`` (its output could not be judged). An upload is ``receiving``
-while its bytes arrive, then ``stored``.
+while its bytes arrive, then ``stored``; ``deleting`` once no job needs it (refused, abandoned,
+read by every job, expired), while the purge removes its blocks a few at a time.
 
 >>> JobStatus.SOLVING in ACTIVE, JobStatus.QUEUED in UNFINISHED, JobStatus.FAILED in FINISHED
 (True, True, True)
@@ -55,6 +56,7 @@ class CheckStatus(enum.StrEnum):
 class UploadState(enum.StrEnum):
     RECEIVING = "receiving"
     STORED = "stored"
+    DELETING = "deleting"
 
 
 #: A job whose upload is being read or whose cases are being solved: work is out for it.

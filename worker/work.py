@@ -12,16 +12,20 @@ never send work for the floors above.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from worker.checks import wake
 from worker.checks.run import run_check
 from worker.config import Settings
+from worker.jobs import retention
 from worker.jobs import sweep as jobs_sweep
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
 from worker.states import JobStatus
+from worker.store import purge as store_purge
+from worker.store.database import Database
 from worker.store.models import utcnow
 
 
@@ -45,10 +49,19 @@ def check(settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:
 
 def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None) -> dict[str, int]:
     """The recovery sweep (:func:`worker.jobs.sweep.sweep`), and, while the broker's queue is empty, every
-    pending check of a job that succeeded ``stall_seconds`` ago that no run holds sent again. Returns
-    what it did: the jobs' sweep's report with the ``checks`` sent."""
+    pending check of a job that succeeded ``stall_seconds`` ago that no run holds sent again; then the
+    uploads and jobs kept past their time are marked for the purge (:mod:`worker.jobs.retention`). Returns
+    what it did: the jobs' sweep's report with the ``checks`` sent and the ``expired`` uploads and jobs."""
     now = now or utcnow()
     queue_empty = dispatcher.queue_depth() == 0
     report = jobs_sweep.sweep(settings, dispatcher, now, queue_empty=queue_empty)
     report["checks"] = wake.resend_lost(settings, dispatcher, now) if queue_empty else 0
+    expired = retention.expire(settings, now)
+    report["expired_uploads"], report["expired_jobs"] = expired["uploads"], expired["jobs"]
     return report
+
+
+def purge(settings: Settings, more: Callable[[], bool] = lambda: True) -> list[store_purge.Batch]:
+    """Remove what deletes and expiry marked, in short transactions (:mod:`worker.store.purge`), until none
+    is left or ``more()`` says stop; the batches."""
+    return store_purge.purge(Database.of(settings), settings.delete_batch_rows, settings.delete_batch_bytes, more)

@@ -12,6 +12,7 @@ from worker.jobs.service import JobService
 from worker.jobs.views import JobView
 from worker.store.chunks import pack_traces, read_chunks
 from worker.store.database import Database
+from worker.states import UploadState
 from worker.store.models import Chunk, Upload
 from worker.store.uploads import store_stream
 
@@ -28,7 +29,13 @@ def output(queries: JobQueries, job_id: int) -> bytes:
 
 
 def stored_uploads(settings: Settings) -> list[tuple[int, str]]:
-    """``(id, state)`` of every upload the database holds (whole or still arriving)."""
+    """``(id, state)`` of every upload the database keeps (whole or still arriving): not those deleted,
+    whose blocks the purge is yet to remove (``all_uploads`` has them too)."""
+    return [row for row in all_uploads(settings) if row[1] != UploadState.DELETING]
+
+
+def all_uploads(settings: Settings) -> list[tuple[int, str]]:
+    """``(id, state)`` of every upload row the database holds."""
     with Database.of(settings).session(write=False) as session:
         return [tuple(row) for row in session.execute(select(Upload.id, Upload.state).order_by(Upload.id))]
 

@@ -88,14 +88,15 @@ def get_check(session: Session, check_id: int, viewer: Viewer = EVERYTHING) -> C
 
 def _check(session: Session, check_id: int, viewer: Viewer) -> tuple[Check, str]:
     found = session.execute(select(Check, Job.status).join(Job, Job.id == Check.job_id)
-                            .where(Check.id == check_id, viewer.reads(Job.owner))).one_or_none()
+                            .where(Check.id == check_id, viewer.reads(Job.owner), Job.deleted_at.is_(None))).one_or_none()
     if found is None:
         raise NotFound(f"no check {check_id}")
     return found[0], found[1]
 
 
 def _job_checks(session: Session, job_id: int, viewer: Viewer) -> list[CheckView]:
-    job_status = session.scalar(select(Job.status).where(Job.id == job_id, viewer.reads(Job.owner)))
+    job_status = session.scalar(select(Job.status).where(Job.id == job_id, viewer.reads(Job.owner),
+                                                         Job.deleted_at.is_(None)))
     if job_status is None:
         raise NotFound(f"no job {job_id}")
     return [check_view(check, job_status)

@@ -7,12 +7,14 @@ The web app changes checks only through this class; reads go through
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy.orm import Session
 
 from worker.checks import lifecycle
 from worker.checks.compare import LineTooLong, OutputError
 from worker.checks.queries import get_check
-from worker.checks.text import check_text
+from worker.checks.text import check_text, check_text_start
 from worker.checks.views import CheckView
 from worker.config import Settings
 from worker.jobs import lifecycle as job_lifecycle
@@ -76,12 +78,21 @@ class CheckService:
     def check_output(self, upload: StoredUpload) -> None:
         """Refuse an output that is no text (415) or has a line over the limit (413), saying where."""
         with UploadReader(self.db, upload.id) as stream:
-            try:
-                check_text(stream, self.settings.max_line_bytes)
-            except LineTooLong as error:
-                raise TooLarge(f"the output cannot be checked: {error}") from None
-            except OutputError as error:
-                raise Unsupported(f"the output cannot be checked: {error}") from None
+            self._refuse_unless(lambda: check_text(stream, self.settings.max_line_bytes))
+
+    def check_output_start(self, head: bytes, final: bool) -> None:
+        """:meth:`check_output` on the start of an output still arriving (``final``: all of it), so that one
+        that is no text is refused before any of it is stored."""
+        self._refuse_unless(lambda: check_text_start(head, final, self.settings.max_line_bytes))
+
+    @staticmethod
+    def _refuse_unless(check: Callable[[], None]) -> None:
+        try:
+            check()
+        except LineTooLong as error:
+            raise TooLarge(f"the output cannot be checked: {error}") from None
+        except OutputError as error:
+            raise Unsupported(f"the output cannot be checked: {error}") from None
 
 
 class _Expected:

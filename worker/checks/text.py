@@ -23,6 +23,7 @@ worker.checks.compare.OutputError: line 1, column 1: this looks like a gzip file
 from __future__ import annotations
 
 import codecs
+import io
 from typing import IO
 
 from worker.checks.compare import PIECE_BYTES, LineTooLong, OutputError
@@ -66,6 +67,22 @@ def check_text(stream: IO[bytes], max_line: int) -> None:
         newlines = piece.count(b"\n")
         line += newlines
         run = len(piece) - piece.rfind(b"\n") - 1 + (run if not newlines else 0)
+
+
+def check_text_start(head: bytes, final: bool, max_line: int) -> None:
+    """:func:`check_text` on the start of an output still arriving (``final``: ``head`` is all of it): its
+    whole lines, so that a character or a line cut at the end of ``head`` is not blamed.
+
+    >>> check_text_start(b"Win : 66\\nLo\\xc3", False, 100)
+    >>> check_text_start(b"Win : 66\\nLo\\xc3", True, 100)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    worker.checks.compare.OutputError: line 2, column ...: not UTF-8 text (byte 0xc3)
+    """
+    if not final:
+        # Whole lines; without one, all but a character the end may cut (at most 3 bytes of it).
+        head = head[:head.rfind(b"\n") + 1] if b"\n" in head else head[:-3]
+    check_text(io.BytesIO(head), max_line)
 
 
 def _check_magic(head: bytes) -> None:

@@ -33,7 +33,7 @@ def resend_lost(settings: Settings, dispatcher: Dispatcher, now: datetime) -> in
         ids = list(session.scalars(
             select(Check.id).join(Job, Job.id == Check.job_id)
             .where(Check.status == CheckStatus.PENDING, Job.status == JobStatus.SUCCEEDED,
-                   Job.finished_at < ended_before, (Check.lease_until.is_(None)) | (Check.lease_until < now))))
+                   Job.finished_at < ended_before, Job.deleted_at.is_(None), (Check.lease_until.is_(None)) | (Check.lease_until < now))))
     for check_id in ids:
         dispatcher.check(check_id)
     return len(ids)

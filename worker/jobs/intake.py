@@ -51,10 +51,11 @@ _LONG_QUOTE = re.compile(r'"([^"]{61,})"')
 _FIRST_TWO = re.compile(rb"^(\s*)\S+(\s+)(\S+)")
 _BOM = b"\xef\xbb\xbf"
 
-def sniff_upload(head: bytes, size: int) -> str | None:
+def sniff_upload(head: bytes, size: int | None) -> str | None:
     """Why the start of an upload shows it is no judge file, or ``None`` when it may be one.
 
-    ``head`` is the file's first bytes (a few KiB), ``size`` its full length.
+    ``head`` is the file's first bytes (a few KiB up to a MiB), ``size`` its full length (``None``: it
+    is still arriving, and longer than ``head``).
 
     >>> sniff_upload(b"", 0)
     'the file is empty'
@@ -67,7 +68,7 @@ def sniff_upload(head: bytes, size: int) -> str | None:
     """
     if size == 0:
         return "the file is empty"
-    if size <= len(head) and not head.strip():
+    if size is not None and size <= len(head) and not head.strip():
         return "the file is empty: it holds only whitespace"
     for magic, what, advice in MAGIC:
         if head.startswith(magic):
@@ -104,6 +105,52 @@ def check_upload(head: bytes, size: int) -> None:
     problem = sniff_upload(head, size)
     if problem is not None:
         raise Invalid(problem)
+
+
+def refuse_start(head: bytes, final: bool) -> None:
+    """Refuse, from its start alone, a file that is plainly no judge file, while it is still arriving (so
+    that none of it is kept): one of :func:`sniff_upload`'s reasons anywhere in ``head`` (its first MiB);
+    and for a longer file (``final``: ``head`` is the whole file), a byte that is no UTF-8 text in it, or
+    whole lines in which no game's reader takes a single case, saying where the closest stops (a job of
+    it could only fail there, its whole file stored for nothing; a small file is taken, and its job
+    fails naming the place).
+
+    >>> refuse_start(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n1S 2S", False)
+    >>> refuse_start(b"Dear class,\\nthe exam is on Monday.\\n", True)
+    >>> refuse_start(b"Dear class,\\nthe exam is on Monday.\\n", False)
+    Traceback (most recent call last):
+    ...
+    worker.jobs.errors.Invalid: this is no judge file of any game: every game's reader stops at line 1, column 1 ("Dear")
+    """
+    problem = sniff_upload(head, len(head) if final else None)
+    if problem is not None:
+        raise Invalid(problem)
+    if final:
+        return
+    try:  # all but a character the end may cut
+        head[:-3].decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = head.count(b"\n", 0, error.start) + 1
+        column = error.start - head.rfind(b"\n", 0, error.start)
+        raise Invalid(f"this is no judge file: line {line}, column {column}: byte 0x{head[error.start]:02x} "
+                      "is not text") from None
+    sample = head[:SNIFF_BYTES]
+    # Whole lines only (a case is far shorter than the sample); without one, a case may be cut short.
+    sample = sample[:sample.rfind(b"\n") + 1]
+    if sample.strip() and not any(_reads_a_case(engine, sample) for engine in engines.all_engines()):
+        first = sample.split(maxsplit=1)[0][:20].decode("ascii", "replace")
+        where = _closest(sample) or f": every game's reader stops at line 1, column 1 (\"{first}\")"
+        raise Invalid("this is no judge file of any game" + where)
+
+
+def _reads_a_case(engine: engines.Engine, sample: bytes) -> bool:
+    """Whether ``engine``'s reader takes the first case of ``sample`` (or finds none, and no fault)."""
+    try:
+        for _ in engine.parse(io.BytesIO(sample), []):
+            return True
+    except Exception:  # noqa: BLE001 - a reader's bug on a file not its own says nothing of the file
+        return False
+    return True
 
 
 def recognise(head: bytes, size: int, game: str | None = None) -> str:

@@ -116,7 +116,7 @@ def earlier_results(session: Session, job: Job, traces: bool) -> int | None:
     would tell anyone else that the file was sent before."""
     for old in session.scalars(select(Job.id).where(
             Job.sha256 == job.sha256, Job.game == job.game, Job.status == JobStatus.SUCCEEDED, Job.id != job.id,
-            Job.owner.is_not_distinct_from(job.owner))
+            Job.owner.is_not_distinct_from(job.owner), Job.deleted_at.is_(None))
             .order_by(Job.id.desc()).limit(4)):
         if not traces or not session.scalar(select(func.count()).select_from(Chunk).where(
                 Chunk.job_id == old, Chunk.traces.is_(None), Chunk.count > 0)):
@@ -212,6 +212,13 @@ def cancel(session: Session, job: Job) -> bool:
     session.execute(update(Chunk).where(Chunk.job_id == job.id, Chunk.status.in_(OPEN_CHUNKS))
                     .values(status=ChunkStatus.CANCELLED))
     return True
+
+
+def mark_deleted(job: Job) -> None:
+    """Delete a finished job (locked with its chunks by the caller) for every read at once: its checks,
+    chunks and row are removed later, a few at a time (:mod:`worker.store.purge`)."""
+    job.deleted_at = utcnow()
+    job.upload_id = None
 
 
 def complete(status: str, done: int, failed_cases: int, total: int) -> bool:

@@ -61,7 +61,7 @@ def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
     most each bound of :data:`SOLVE_BUCKETS_US`, cumulatively, as Prometheus histograms want.
     Every figure of jobs counts only those the queries' viewer sees.
     """
-    seen = queries.viewer.reads(Job.owner)
+    seen = queries.viewer.reads(Job.owner) & Job.deleted_at.is_(None)
     depth = dispatcher.queue_depth()
     with queries.db.session(write=False) as session:
         by_status = dict(session.execute(select(Job.status, func.count()).where(seen).group_by(Job.status)).all())

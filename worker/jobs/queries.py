@@ -191,7 +191,8 @@ class JobQueries:
         return found
 
     def _visible(self, session: Session, job_id: int) -> Job | None:
-        return session.scalars(select(Job).where(Job.id == job_id, self.viewer.reads(Job.owner))).first()
+        return session.scalars(select(Job).where(Job.id == job_id, self.viewer.reads(Job.owner),
+                                                  Job.deleted_at.is_(None))).first()
 
     def _job(self, session: Session, job_id: int) -> Job:
         job = self._visible(session, job_id)
@@ -207,7 +208,7 @@ class JobQueries:
              game: str | None = None, filename: str | None = None, owner: str | None = None) -> JobPage:
         per_page = max(1, min(per_page, MAX_PER_PAGE))
         page = max(1, page)
-        query = select(Job).where(self.viewer.reads(Job.owner))
+        query = select(Job).where(self.viewer.reads(Job.owner), Job.deleted_at.is_(None))
         if owner is not None:
             if len(owner) > OWNER_LENGTH:
                 raise Invalid(f"owner must be at most {OWNER_LENGTH} characters")
@@ -382,7 +383,7 @@ class JobQueries:
         now = utcnow()
         with self.db.session(write=False) as session:
             workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - self.worker_timeout)).all()
-            seen = self.viewer.reads(Job.owner)
+            seen = self.viewer.reads(Job.owner) & Job.deleted_at.is_(None)
             by_status = dict(session.execute(select(Job.status, func.count()).where(seen)
                                              .group_by(Job.status)).all())
             # Each job's own remainder, never below nothing: while a file is read, the cases solved

@@ -471,7 +471,7 @@ def search(session: Session, flt: ResultFilter, viewer: Viewer, after: str | Non
 def candidate_jobs(session: Session, flt: ResultFilter, finder: ResultSearch, viewer: Viewer) -> list[Job]:
     """The jobs that may hold matches, of those ``viewer`` sees, in the order a page walks them (by id,
     as the sort wants)."""
-    query = select(Job).where(viewer.reads(Job.owner))
+    query = select(Job).where(viewer.reads(Job.owner), Job.deleted_at.is_(None))
     if flt.job_id is not None:
         job = session.scalars(query.where(Job.id == flt.job_id)).first()
         if job is None:
@@ -494,7 +494,7 @@ def candidate_jobs(session: Session, flt: ResultFilter, finder: ResultSearch, vi
 
 def _cursor_row(finder: ResultSearch, cursor: tuple[int, int]) -> Row:
     job = finder.session.get(Job, cursor[0])
-    if job is not None:
+    if job is not None and job.deleted_at is None:
         index = finder.facets.index(finder.session, job)
         at = index.holding(cursor[1])
         if at >= 0 and cursor[1] < index.chunks[at].first_index + index.chunks[at].count:

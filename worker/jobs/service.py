@@ -9,10 +9,11 @@ Errors are :mod:`worker.jobs.errors`. Checks of a job's output are the floor abo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Protocol
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from worker import engines
@@ -22,6 +23,7 @@ from worker.jobs.dispatch import Dispatcher, send_quietly
 from worker.jobs.errors import Conflict, Forbidden, NotFound, TooManyJobs
 from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, recognise
 from worker.jobs.queries import job_view
+from worker.jobs.quotas import Quotas
 from worker.jobs.sizing import chunk_size
 from worker.jobs.views import JobView
 from worker.states import FINISHED, UNFINISHED
@@ -29,7 +31,7 @@ from worker.store.codecs import lock_key
 from worker.store.database import Database
 from worker.store.models import Check, Job, Upload, utcnow
 from worker.store.owners import EVERYTHING, Viewer
-from worker.store.uploads import StoredUpload, head, hold, release
+from worker.store.uploads import StoredUpload, count_refused, drop, head, hold, release
 
 
 class Attachment(Protocol):
@@ -41,6 +43,16 @@ class Attachment(Protocol):
 
     def attach(self, session: Session, job: Job) -> None:
         """Store it with ``job``, new in ``session``."""
+
+
+def mark_deleted(session: Session, job: Job) -> set[int | None]:
+    """Delete a finished job (locked with its chunks) for every read (:func:`lifecycle.mark_deleted`); the
+    uploads it held (its file, its checks' outputs), for the caller to release once this commits."""
+    outputs = session.scalars(select(Check.upload_id).where(Check.job_id == job.id, Check.upload_id.is_not(None))).all()
+    session.execute(update(Check).where(Check.job_id == job.id).values(upload_id=None))
+    upload_id = job.upload_id
+    lifecycle.mark_deleted(job)
+    return {upload_id, *outputs}
 
 
 class JobService:
@@ -61,8 +73,8 @@ class JobService:
 
     def may_manage(self, job: Job | None, job_id: int) -> None:
         """Refuse ``job`` (read as ``job_id``) unless the viewer manages it: not found when it may not even
-        see it, so that an id says nothing of another's jobs."""
-        if job is None or not self.viewer.may_read(job.owner):
+        see it (or it was deleted), so that an id says nothing of another's jobs."""
+        if job is None or job.deleted_at is not None or not self.viewer.may_read(job.owner):
             raise NotFound(f"no job {job_id}")
         if not self.viewer.may_manage(job.owner):
             raise Forbidden(f"job {job_id} is {job.owner or 'nobody'}'s: only its owner or an admin may change it")
@@ -84,6 +96,7 @@ class JobService:
             attachment.refuse()
         with self.db.session() as session:
             self._check_client(session, client, locked=True)
+            self.quotas().check(session, incoming=upload.size, new_job=True)
             if not hold(session, upload.id):
                 raise Conflict("the upload was removed meanwhile; send the file again")
             job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
@@ -97,6 +110,30 @@ class JobService:
             view = job_view(job)
         send_quietly(lambda: self.dispatcher.split(view.id))
         return view
+
+    def quotas(self) -> Quotas:
+        """The viewer's quotas (:mod:`worker.jobs.quotas`)."""
+        return Quotas(self.settings, self.viewer.name, self.viewer.admin)
+
+    def check_quota(self, new_job: bool) -> None:
+        """Refuse, before an upload is read, a viewer that keeps as many bytes as it may (or, for a
+        ``new_job``, as many jobs): ``413``/``429`` naming the limit and what is used."""
+        with self.db.session(write=False) as session:
+            self.quotas().check(session, new_job=new_job)
+
+    def upload_quota(self) -> Callable[[int], None] | None:
+        """What an upload's writer calls before each block it stores (:attr:`UploadWriter.quota`), with the
+        bytes received that the database does not count yet: refuses it once it is over the viewer's
+        quota of bytes; ``None`` when the viewer has none."""
+        quotas = self.quotas()
+        if quotas.max_bytes is None:
+            return None
+
+        def check(incoming: int) -> None:
+            with self.db.session(write=False) as session:
+                quotas.check(session, incoming=incoming)
+
+        return check
 
     def check_client(self, client: str | None) -> None:
         """:class:`TooManyJobs` when ``client`` may not create a job now: checked before an upload is read,
@@ -158,6 +195,7 @@ class JobService:
             self._check_client(session, client, locked=True)
             old = session.get(Job, job_id)
             assert old is not None
+            self.quotas().check(session, incoming=old.size, new_job=True)
             job = lifecycle.new_job(game=old.game, filename=old.filename, upload_id=None, sha256=old.sha256,
                                     size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id,
                                     owner=self.viewer.name)
@@ -176,16 +214,14 @@ class JobService:
         return view
 
     def delete(self, job_id: int) -> None:
-        """Delete a finished job, its cases, and its upload unless another job still needs it."""
+        """Delete a finished job, its cases and checks, and its upload unless another job still needs it: gone
+        at once for every read, its rows removed in the background (:mod:`worker.store.purge`)."""
         with self.db.session() as session:
             job = self._locked(session, job_id)
             if job.status not in FINISHED:
                 raise Conflict(f"job {job_id} is still {job.status}; cancel it first")
-            upload_id = job.upload_id
-            outputs = session.scalars(select(Check.upload_id).where(Check.job_id == job_id,
-                                                                    Check.upload_id.is_not(None))).all()
-            session.delete(job)  # its checks go with it (ON DELETE CASCADE)
-        for upload in {upload_id, *outputs}:
+            uploads = mark_deleted(session, job)
+        for upload in uploads:
             release(self.db, upload)
 
     def forget_upload(self, upload: StoredUpload) -> None:
@@ -194,7 +230,9 @@ class JobService:
             used = session.scalar(select(func.count()).select_from(Job).where(Job.upload_id == upload.id))
             used = used or session.scalar(select(func.count()).select_from(Check).where(Check.upload_id == upload.id))
             if not used:
-                session.execute(delete(Upload).where(Upload.id == upload.id))
+                owner = session.scalar(select(Upload.owner).where(Upload.id == upload.id))
+                drop(session, upload.id)
+                count_refused(session, owner, upload.size)
 
     def _locked(self, session: Session, job_id: int) -> Job:
         """The job with its chunks locked, in the lifecycle's lock order (to change them)."""

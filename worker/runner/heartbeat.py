@@ -17,7 +17,7 @@ from worker.jobs import throughput
 from worker.jobs.dispatch import Dispatcher, worker_name
 from worker.store.database import Database
 from worker.store.models import WorkerRow, utcnow
-from worker.work import sweep
+from worker.work import purge, sweep
 
 log = logging.getLogger("dealer.worker")
 
@@ -40,8 +40,10 @@ class Heartbeat(threading.Thread):
         self.stopping = threading.Event()
         self.name_in_db = worker_name()
         self.db = Database.of(settings)
+        self.purger = Purger(settings, self.stopping)
 
     def run(self) -> None:
+        self.purger.start()
         next_sweep = next_prune = 0.0
         while not self.stopping.is_set():
             try:
@@ -78,6 +80,25 @@ class Heartbeat(threading.Thread):
                 session.execute(delete(WorkerRow).where(WorkerRow.name == self.name_in_db))
         except RETRYABLE:
             pass
+
+
+class Purger(threading.Thread):
+    """Removes what deletes and expiry marked, batch by batch (``work.purge``), beside the heartbeat: a
+    delete of gigabytes takes many batches, which must not hold up the heartbeat (the worker would
+    look gone)."""
+
+    def __init__(self, settings: Settings, stopping: threading.Event) -> None:
+        super().__init__(name="dealer-purge", daemon=True)
+        self.settings = settings
+        self.stopping = stopping
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                purge(self.settings, more=lambda: not self.stopping.is_set())
+            except Exception:  # noqa: BLE001 - like the heartbeat, it outlives a database outage
+                log.exception("purge failed; trying again")
+            self.stopping.wait(self.settings.sweep_seconds)
 
 
 class TaskCounter:

@@ -150,6 +150,9 @@ class Job(Base):
     progress_at: Mapped[datetime | None] = mapped_column()
     #: The ids of the job's checks (``checks``), oldest first: kept here so that a job's view needs no query.
     check_ids: Mapped[list[Any]] = mapped_column(default=list)
+    #: When it was deleted: from then on no read shows it, and the purge (``worker/store/purge.py``)
+    #: removes its checks, chunks and row in small batches.
+    deleted_at: Mapped[datetime | None] = mapped_column(index=True)
 
     chunks: Mapped[list[Chunk]] = relationship(back_populates="job", cascade="all, delete-orphan",
                                                passive_deletes=True)
@@ -310,6 +313,19 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column()
     #: When it was last used, to the minute or so (a request does not write it every time).
     used_at: Mapped[datetime | None] = mapped_column()
+
+
+class RefusedBytes(Base):
+    """Bytes of an owner's uploads that were refused (or abandoned), by the hour they came in: they count
+    against the owner's quota of stored bytes for an hour (``worker/jobs/quotas.py``), so that sending
+    refused files again and again is held to the quota too."""
+
+    __tablename__ = "refused_bytes"
+
+    owner: Mapped[str] = mapped_column(String(OWNER_LENGTH), primary_key=True)
+    #: The start of the hour.
+    hour: Mapped[datetime] = mapped_column(primary_key=True)
+    bytes: Mapped[int] = mapped_column(BigInteger, default=0)
 
 
 class WebSession(Base):

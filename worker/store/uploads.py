@@ -15,18 +15,19 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import IO
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from worker.states import CheckStatus, UploadState
 from worker.store.codecs import compress, decompress
 from worker.store.database import Database
-from worker.store.models import Check, Job, Upload, UploadBlock, utcnow
+from worker.store.models import Check, Job, RefusedBytes, Upload, UploadBlock, utcnow
 from worker.units import format_size
 
 #: Bytes of the file per stored block (before compression).
@@ -66,6 +67,12 @@ class UploadWriter:
         self._hash = hashlib.sha256()
         self._buffer = bytearray()
         self._blocks = 0
+        #: Called once with the file's first block (``BLOCK_BYTES``, or the whole file when shorter: then
+        #: with ``True``) before anything of it is stored: it raises to refuse the file.
+        self.inspect: Callable[[bytes, bool], None] | None = None
+        #: Called before each block is stored with the bytes received that its row does not count yet: it
+        #: raises to refuse the file (an owner's quota, ``worker/jobs/quotas.py``).
+        self.quota: Callable[[int], None] | None = None
 
     def write(self, data: bytes) -> int:
         self.size += len(data)
@@ -73,6 +80,8 @@ class UploadWriter:
             raise UploadTooLarge(self.limit)
         self._hash.update(data)
         self._buffer += data
+        if self.inspect is not None and len(self._buffer) >= BLOCK_BYTES:
+            self._inspect(False)
         while len(self._buffer) >= BLOCK_BYTES:
             self._put(bytes(self._buffer[:BLOCK_BYTES]))
             del self._buffer[:BLOCK_BYTES]
@@ -83,6 +92,8 @@ class UploadWriter:
             self.write(chunk)
 
     def _put(self, block: bytes) -> None:
+        if self.quota is not None:
+            self.quota(self.size - self._blocks * BLOCK_BYTES)
         # One short transaction per block: an upload of minutes holds no lock the workers wait for.
         with self.db.session() as session:
             if self.upload_id is None:
@@ -91,7 +102,9 @@ class UploadWriter:
                 session.flush()
                 self.upload_id = upload.id
             session.add(UploadBlock(upload_id=self.upload_id, seq=self._blocks, data=compress(block)))
-            session.execute(update(Upload).where(Upload.id == self.upload_id).values(seen_at=utcnow()))
+            # Its size so far, for what an owner's uploads still arriving count (``worker/jobs/quotas.py``).
+            session.execute(update(Upload).where(Upload.id == self.upload_id).values(
+                seen_at=utcnow(), size=self._blocks * BLOCK_BYTES + len(block)))
         self._blocks += 1
 
     # Werkzeug's FileStorage treats us as a file: it may seek back to the start and flush.
@@ -107,9 +120,16 @@ class UploadWriter:
     def close(self) -> None:
         """Werkzeug closes form files when the request ends; the upload is kept until commit or discard."""
 
+    def _inspect(self, final: bool) -> None:
+        inspect, self.inspect = self.inspect, None
+        assert inspect is not None
+        inspect(bytes(self._buffer[:BLOCK_BYTES]), final)
+
     def commit(self) -> StoredUpload:
         """The whole upload, stored (an identical one of the same owner already stored is used instead:
         each owner's uploads are its own, for what it keeps to count)."""
+        if self.inspect is not None:
+            self._inspect(True)
         if self._buffer or self.upload_id is None:
             self._put(bytes(self._buffer))
             self._buffer.clear()
@@ -120,7 +140,7 @@ class UploadWriter:
                                                           Upload.size == self.size,
                                                           Upload.owner.is_not_distinct_from(self.owner)).limit(1))
             if same is not None:
-                session.execute(delete(Upload).where(Upload.id == self.upload_id))
+                drop(session, self.upload_id)  # its blocks go in the background
                 self.upload_id = same
             else:
                 session.execute(update(Upload).where(Upload.id == self.upload_id).values(
@@ -129,10 +149,27 @@ class UploadWriter:
         return StoredUpload(self.upload_id, digest, self.size)
 
     def discard(self) -> None:
-        if self.upload_id is not None:
-            with self.db.session() as session:
-                session.execute(delete(Upload).where(Upload.id == self.upload_id))
-            self.upload_id = None
+        """Drop what was stored of an upload refused or abandoned; its bytes count against its owner's
+        quota for an hour all the same (:func:`count_refused`)."""
+        if self.upload_id is None and not (self.owner and self.size):
+            return
+        with self.db.session() as session:
+            if self.upload_id is not None:
+                drop(session, self.upload_id)
+            count_refused(session, self.owner, self.size)
+        self.upload_id = None
+
+
+def count_refused(session: Session, owner: str | None, size: int) -> None:
+    """Add ``size`` bytes to what ``owner`` had refused this hour (``refused_bytes``)."""
+    if not owner or size <= 0:
+        return
+    hour = utcnow().replace(minute=0, second=0, microsecond=0)
+    row = session.get(RefusedBytes, (owner, hour), with_for_update=True)
+    if row is None:
+        session.add(RefusedBytes(owner=owner, hour=hour, bytes=size))
+    else:
+        row.bytes += size
 
 
 def store_stream(db: Database, stream: IO[bytes], limit: int) -> StoredUpload:
@@ -229,7 +266,14 @@ def release(db: Database, upload_id: int | None) -> None:
             Check.upload_id == upload_id, Check.status == CheckStatus.PENDING)) or 0
         if not waiting:
             session.execute(update(Job).where(Job.upload_id == upload_id).values(upload_id=None))
-            session.execute(delete(Upload).where(Upload.id == upload_id))
+            drop(session, upload_id)
+
+
+def drop(session: Session, upload_id: int) -> None:
+    """Delete an upload for every reader at once; the purge removes its blocks a few at a time
+    (:mod:`worker.store.purge`)."""
+    session.execute(update(Upload).where(Upload.id == upload_id).values(state=UploadState.DELETING,
+                                                                          sha256=None))
 
 
 def discard_stale(db: Database) -> int:
@@ -251,7 +295,8 @@ def discard_stale(db: Database) -> int:
             removed.append(upload_id)
     if removed:
         with db.session() as session:
-            session.execute(delete(Upload).where(Upload.id.in_(removed), Upload.state == UploadState.RECEIVING))
+            session.execute(update(Upload).where(Upload.id.in_(removed), Upload.state == UploadState.RECEIVING)
+                            .values(state=UploadState.DELETING))
     return len(removed)
 
 

@@ -1,0 +1,161 @@
+"""Deletes in the background: what was marked deleted is removed a few rows at a time.
+
+Deleting a job only marks it (``jobs.deleted_at``, :func:`worker.jobs.lifecycle.mark_deleted`),
+and an upload no job needs any more is only marked ``deleting``; from then on no read shows
+them. The workers' purge then removes their rows here, in transactions of at most
+``delete_batch_rows`` rows and ``delete_batch_bytes`` bytes of blobs (one row at least): a
+million-case job's chunks or a 3 GiB upload's blocks go in many short transactions, and a
+write that comes meanwhile (SQLite has one writer at a time) waits for one batch at most,
+never for the whole delete. The order keeps every foreign key whole: a deleted job's
+checks' parts, its checks, its chunks, then its row; a deleting upload's blocks, then its row.
+
+Two purges at once (two workers) each remove what they find: on PostgreSQL each skips the
+rows the other holds; on SQLite they take turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Select, delete, exists, func, literal, select, tuple_
+from sqlalchemy.sql.elements import ColumnElement
+
+from worker.states import UploadState
+from worker.store.database import Database
+from worker.store.models import Check, CheckPart, Chunk, Job, Upload, UploadBlock
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What one transaction of the purge removed."""
+
+    table: str
+    rows: int
+    bytes: int
+
+
+def purge(db: Database, max_rows: int, max_bytes: int, more: Callable[[], bool] = lambda: True) -> list[Batch]:
+    """Remove what is marked deleted, batch by batch, until nothing is left (or ``more()`` says stop before
+    a batch); the batches, in order."""
+    done: list[Batch] = []
+    if not pending(db):  # a read: an idle purge takes no write lock
+        return done
+    while more() and (batch := purge_batch(db, max_rows, max_bytes)) is not None:
+        done.append(batch)
+    return done
+
+
+def purge_batch(db: Database, max_rows: int, max_bytes: int) -> Batch | None:
+    """One short transaction of the purge: the next batch of rows to remove; ``None`` when none is left."""
+    max_rows = max(1, max_rows)
+    with db.transaction() as connection:
+        for step in _STEPS:
+            batch = step(connection, db.postgres, max_rows, max_bytes)
+            if batch is not None:
+                return batch
+    return None
+
+
+def pending(db: Database) -> bool:
+    """Whether anything is waiting to be removed."""
+    with db.session(write=False) as session:
+        return bool(session.scalar(select(exists().where(Job.deleted_at.is_not(None)))) or
+                    session.scalar(select(exists().where(Upload.state == UploadState.DELETING))))
+
+
+def _deleted_job(job_id: Any) -> ColumnElement[bool]:
+    return exists().where(Job.id == job_id, Job.deleted_at.is_not(None))
+
+
+def _length(*columns: Any) -> Any:
+    total: Any = 0
+    for column in columns:
+        total = total + func.coalesce(func.length(column), 0)
+    return total
+
+
+def _take(connection: Connection, query: Select[Any], postgres: bool, max_rows: int, max_bytes: int
+          ) -> tuple[list[Any], int]:
+    """The keys of the first rows of ``query`` (its key's columns, then bytes) that fit in a batch, and
+    their bytes."""
+    query = query.limit(max_rows)
+    if postgres:  # another purge's batch is its own: take the next rows instead of waiting for them
+        query = query.with_for_update(skip_locked=True)
+    keys: list[Any] = []
+    size = 0
+    for *key, length in connection.execute(query).all():
+        if keys and size + length > max_bytes:
+            break
+        keys.append(tuple(key) if len(key) > 1 else key[0])
+        size += length
+    return keys, size
+
+
+def _check_parts(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
+    key = tuple_(CheckPart.check_id, CheckPart.attempt, CheckPart.seq)
+    query = (select(CheckPart.check_id, CheckPart.attempt, CheckPart.seq, _length(CheckPart.verdicts, CheckPart.got))
+             .where(CheckPart.check_id.in_(select(Check.id).where(_deleted_job(Check.job_id))))
+             .order_by(CheckPart.check_id, CheckPart.attempt, CheckPart.seq))
+    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
+    if not keys:
+        return None
+    connection.execute(delete(CheckPart).where(key.in_(keys)))
+    return Batch("check_parts", len(keys), size)
+
+
+def _checks(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
+    query = select(Check.id, _length(Check.error)).where(_deleted_job(Check.job_id)).order_by(Check.id)
+    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
+    if not keys:
+        return None
+    connection.execute(delete(Check).where(Check.id.in_(keys)))
+    return Batch("checks", len(keys), size)
+
+
+def _chunks(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
+    query = (select(Chunk.id, _length(Chunk.inputs, Chunk.lines, Chunk.traces, Chunk.facts, Chunk.facets,
+                                      Chunk.bloom))
+             .where(_deleted_job(Chunk.job_id)).order_by(Chunk.id))
+    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
+    if not keys:
+        return None
+    connection.execute(delete(Chunk).where(Chunk.id.in_(keys)))
+    return Batch("chunks", len(keys), size)
+
+
+def _jobs(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
+    query = (select(Job.id, _length(Job.error)).where(
+        Job.deleted_at.is_not(None), ~exists().where(Chunk.job_id == Job.id), ~exists().where(Check.job_id == Job.id))
+        .order_by(Job.id))
+    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
+    if not keys:
+        return None
+    connection.execute(delete(Job).where(Job.id.in_(keys)))
+    return Batch("jobs", len(keys), size)
+
+
+def _upload_blocks(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
+    key = tuple_(UploadBlock.upload_id, UploadBlock.seq)
+    query = (select(UploadBlock.upload_id, UploadBlock.seq, _length(UploadBlock.data))
+             .where(UploadBlock.upload_id.in_(select(Upload.id).where(Upload.state == UploadState.DELETING)))
+             .order_by(UploadBlock.upload_id, UploadBlock.seq))
+    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
+    if not keys:
+        return None
+    connection.execute(delete(UploadBlock).where(key.in_(keys)))
+    return Batch("upload_blocks", len(keys), size)
+
+
+def _uploads(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
+    query = (select(Upload.id, literal(0)).where(Upload.state == UploadState.DELETING,
+                                        ~exists().where(UploadBlock.upload_id == Upload.id)).order_by(Upload.id))
+    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
+    if not keys:
+        return None
+    connection.execute(delete(Upload).where(Upload.id.in_(keys)))
+    return Batch("uploads", len(keys), size)
+
+
+_STEPS = (_check_parts, _checks, _chunks, _jobs, _upload_blocks, _uploads)
