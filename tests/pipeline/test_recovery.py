@@ -4,17 +4,23 @@ running chunks included; a job that makes no progress says so instead of guessin
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import select, update
 
-from tests.support.jobs import submit
+from tests.support.flaky import FlakyBroker
+from tests.support.jobs import output, submit
 from tests.support.paths import JUDGE_DATA
+from worker import engines
 from worker.jobs import lifecycle
+from worker.jobs.service import JobService
 from worker.jobs.split import split_job
 from worker.jobs.sweep import sweep
+from worker.solving import solve_file
 from worker.states import ChunkStatus
+from worker.store.chunks import coverage
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, WorkerRow, utcnow
 
@@ -117,3 +123,47 @@ def test_a_job_that_answers_nothing_says_stalled_and_guesses_no_time_left(
         session.execute(update(Job).where(Job.id == job_id).values(progress_at=utcnow() - timedelta(minutes=2)))
     stalled = queries.job(job_id)
     assert stalled.stalled and stalled.eta_seconds is None
+
+
+def test_a_split_handed_out_again_while_the_broker_is_down_is_sent_once_it_is_back(
+        settings: Any, queries: Any) -> None:
+    """The worker splitting a job is killed; the next sweep hands the split out again and commits that,
+    then cannot send it (the broker is down). Once the broker is back, a later sweep sends it: the job
+    ends, each case stored once, its output the engine's."""
+    broker = FlakyBroker(settings)
+    try:
+        job = submit(JobService(settings, broker), DECKS, "accordion")
+        # The split stores its first chunk, sends it, and dies before its second chunk commits.
+        assert not broker.deliver(kill_at=3)
+        held = job_row(settings, job.id)
+        assert held.status == "splitting" and held.splitter is not None
+        broker.down = True
+        now = utcnow() + timedelta(seconds=settings.worker_timeout + 1)
+        assert not broker.sweep(now)  # the send was refused, after the hand-out committed
+        handed = job_row(settings, job.id)
+        assert handed.status == "splitting" and handed.splitter is None and handed.lease_until is None
+        broker.down = False
+        broker.drain()  # the first chunk's message: the split itself is in no queue
+        assert queries.job(job.id).status == "splitting"
+        later = now + timedelta(seconds=settings.stall_seconds + 1)
+        assert broker.sweep(later) and ("split", job.id) in broker.queue
+        broker.drain()
+    finally:
+        broker.close()
+    assert_solved_once(settings, queries, job.id, DECKS, "accordion")
+
+
+def job_row(settings: Any, job_id: int) -> Job:
+    with Database.of(settings).session(write=False) as session:
+        return session.get(Job, job_id)
+
+
+def assert_solved_once(settings: Any, queries: Any, job_id: int, data: bytes, game: str) -> None:
+    """The job succeeded with each case stored once and the judge output ``dealer solve`` gives."""
+    finished = queries.job(job_id)
+    assert finished.status == "succeeded", finished.error
+    with Database.of(settings).session(write=False) as session:
+        assert coverage(session, job_id) == (finished.total, finished.total)
+    expected = io.StringIO()
+    solve_file(engines.get(game), io.BytesIO(data), expected)
+    assert output(queries, job_id) == expected.getvalue().encode()

@@ -239,8 +239,15 @@ def _ending(connection: Connection, job_id: int, game: str, failed: int, total: 
 
 
 def resend_split(session: Session, job_id: int, now: datetime) -> None:
-    """The sweep hands a job's split out again: its clock restarts, its lease and splitter are given up."""
-    session.execute(update(Job).where(Job.id == job_id).values(progress_at=now, lease_until=None, splitter=None))
+    """The sweep hands a job's split out again (its lease and splitter given up) and notes when it sent it."""
+    session.execute(update(Job).where(Job.id == job_id).values(split_sent_at=now, lease_until=None, splitter=None))
+
+
+def give_up_split(session: Session, job_id: int, splitter: str) -> None:
+    """A split that failed in a living process hands the job out again, as the sweep would (the stall
+    rule sends it), if it still holds it."""
+    session.execute(update(Job).where(Job.id == job_id, Job.status == JobStatus.SPLITTING, Job.splitter == splitter)
+                    .values(lease_until=None, splitter=None))
 
 
 # --- a chunk's life (the solve path: Core statements, built once) ----------------------------

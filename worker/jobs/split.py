@@ -9,6 +9,7 @@ once.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -19,7 +20,7 @@ from worker import engines
 from worker.config import Settings
 from worker.engines.base import Diagnostic, InputError
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import Dispatcher, process_name
+from worker.jobs.dispatch import Dispatcher, process_name, send_quietly
 from worker.jobs.reading import LineLimitReader, other_game_hint, readable, take_guarded
 from worker.states import JobStatus
 from worker.store.chunks import pack_input_texts
@@ -44,12 +45,25 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
     after the split (``succeeded`` when every case was answered before the split ended, so that it
     ended the job), ``None`` when there was no split to do or the job stopped meanwhile.
 
-    A parse error fails the job and removes every chunk and case it had.
+    A parse error fails the job and removes every chunk and case it had. A split that fails otherwise
+    (the database went away) gives its lease up where it can, so that the sweep sends the split again
+    after a stall rather than after the lease.
     """
+    me = process_name()
+    try:
+        return _split(settings, job_id, dispatcher, me)
+    except Exception:
+        with contextlib.suppress(Exception):
+            with Database.of(settings).session() as session:
+                lifecycle.give_up_split(session, job_id, me)
+        raise
+
+
+def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> JobStatus | None:
     db = Database.of(settings)
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
-        if job is None or not lifecycle.begin_split(job, settings.lease_seconds, process_name()):
+        if job is None or not lifecycle.begin_split(job, settings.lease_seconds, me):
             return None
         game, upload_id, size = job.game, job.upload_id, job.chunk_size
         earlier = lifecycle.earlier_results(session, job, settings.store_traces) if settings.result_cache else None
@@ -188,7 +202,9 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
     except IntegrityError:
         return False  # a second split of this job got there first; it carries on alone
     if ids:
-        dispatcher.solve(ids)
+        # Stored is enough: a send the broker refused is made again by the sweep (the chunks are
+        # pending since ``dispatched_at``), and the split reads on meanwhile.
+        send_quietly(lambda: dispatcher.solve(ids))
     return True
 
 
