@@ -17,7 +17,7 @@ from worker.store.chunks import read_chunks
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
 
 
-SAMPLE = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
+ACCORDION = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
 
 
 def _heartbeat(settings: Any, name: str = "test-worker") -> None:
@@ -187,7 +187,7 @@ def test_a_job_that_does_not_move_is_named_by_healthz_metrics_and_the_dashboard(
         client: Any, settings: Any, service: Any, dispatcher: Any) -> None:
     _heartbeat(settings)
     dispatcher.immediate = False  # no worker takes them
-    stuck, waiting, reading = (submit_job(service, SAMPLE, "accordion", name=f"{name}.in").id
+    stuck, waiting, reading = (submit_job(service, ACCORDION, "accordion", name=f"{name}.in").id
                                for name in ("stuck", "waiting", "reading"))
     still = settings.stall_seconds * STUCK_AFTER_STALLS / 60
     _still_since(settings, stuck, still + 1, status="splitting")
@@ -211,7 +211,7 @@ def test_a_job_that_does_not_move_is_named_by_healthz_metrics_and_the_dashboard(
 
 def test_healthz_is_ok_and_the_gauge_zero_when_every_job_moves(client: Any, settings: Any, service: Any) -> None:
     _heartbeat(settings)
-    submit_job(service, SAMPLE, "accordion")  # solved at once
+    submit_job(service, ACCORDION, "accordion")  # solved at once
     assert client.get("/healthz").get_json()["status"] == "ok"
     assert parse_metrics(client.get("/metrics").get_data(as_text=True))["dealer_jobs_stuck"] == 0
     assert 'id="stuck-jobs" role="status" hidden' in client.get("/").get_data(as_text=True)
