@@ -8,13 +8,16 @@ import io
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import select, update
+from sqlalchemy.exc import OperationalError
 
 from tests.support.flaky import FlakyBroker
 from tests.support.jobs import output, submit
 from tests.support.paths import JUDGE_DATA
 from worker import engines
-from worker.jobs import lifecycle
+from worker.jobs import lifecycle, split
+from worker.jobs.dispatch import owner, process_name
 from worker.jobs.service import JobService
 from worker.jobs.split import split_job
 from worker.jobs.sweep import sweep
@@ -167,3 +170,29 @@ def assert_solved_once(settings: Any, queries: Any, job_id: int, data: bytes, ga
     expected = io.StringIO()
     solve_file(engines.get(game), io.BytesIO(data), expected)
     assert output(queries, job_id) == expected.getvalue().encode()
+
+
+def test_a_split_that_fails_in_a_living_worker_gives_its_lease_up(settings: Any, queries: Any,
+                                                                  monkeypatch: Any) -> None:
+    """The database goes away under a split: it hands the job out again as it fails, so that the sweep
+    sends it a stall period later rather than once its lease (five minutes) runs out."""
+    broker = FlakyBroker(settings)
+    try:
+        job = submit(JobService(settings, broker), DECKS, "accordion")
+        heartbeat(settings, owner(process_name()), utcnow() + timedelta(hours=1))  # this worker lives on
+
+        def gone(texts: bytes) -> bytes:
+            raise OperationalError("INSERT", {}, ConnectionError("the database went away"))
+
+        monkeypatch.setattr(split, "pack_input_texts", gone)
+        with pytest.raises(OperationalError):
+            split.split_job(settings, broker.queue.pop()[1], broker)
+        handed = job_row(settings, job.id)
+        assert handed.status == "splitting" and handed.splitter is None and handed.lease_until is None
+        monkeypatch.undo()
+        assert broker.sweep(utcnow() + timedelta(seconds=settings.stall_seconds + 1))
+        assert broker.queue == [("split", job.id)]
+        broker.drain()
+    finally:
+        broker.close()
+    assert_solved_once(settings, queries, job.id, DECKS, "accordion")
