@@ -196,3 +196,22 @@ def test_a_split_that_fails_in_a_living_worker_gives_its_lease_up(settings: Any,
     finally:
         broker.close()
     assert_solved_once(settings, queries, job.id, DECKS, "accordion")
+
+
+def test_a_split_delivered_twice_fails_nothing_the_other_took_over_or_ended(
+        service: Any, queries: Any, settings: Any, dispatcher: Any) -> None:
+    """Two deliveries of one split run at once: the one that ends releases the upload, and the other, whose
+    next read then finds it gone, must not fail the job (found by the five-fault run: a million-deck job
+    failed with "upload 2 has lost its block 10")."""
+    dispatcher.immediate = False
+    job = submit(service, DECKS, "accordion")
+    with Database.of(settings).session() as session:
+        assert lifecycle.begin_split(session.get(Job, job.id), settings.lease_seconds, ELSEWHERE)
+    # The other delivery took the split over: this one's failure is not the job's.
+    assert split._fail(settings, job.id, "the upload cannot be read", process_name()) is None
+    assert queries.job(job.id).status == "splitting"
+    dispatcher.drain()
+    assert queries.job(job.id).status == "succeeded"
+    # The other ended the split: same.
+    assert split._fail(settings, job.id, "the upload cannot be read", process_name()) is None
+    assert_solved_once(settings, queries, job.id, DECKS, "accordion")

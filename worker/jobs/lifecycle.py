@@ -183,10 +183,13 @@ def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
     return [chunk.id for chunk in chunks]
 
 
-def fail(session: Session, job_id: int, reason: str) -> bool:
-    """Fail an active job with ``reason``, removing every chunk and case it had; whether it was failed."""
+def fail(session: Session, job_id: int, reason: str, splitter: str | None = None) -> bool:
+    """Fail an active job with ``reason``, removing every chunk and case it had; whether it was failed. With
+    ``splitter``, only a job that split (a process name) holds, still splitting."""
     job = lock_job_with_chunks(session, job_id)
     if job is None or job.status not in ACTIVE:
+        return False
+    if splitter is not None and (job.status != JobStatus.SPLITTING or job.splitter != splitter):
         return False
     session.execute(delete(Chunk).where(Chunk.job_id == job_id))
     job.status = JobStatus.FAILED

@@ -97,7 +97,7 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
                 total = blocks.cases
                 if limit and total > limit:
                     return _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
-                                                   "per job)")
+                                                   "per job)", me)
                 if seq > stored:
                     pending.append(Block(total - count + 1, count, texts))
                 seq += 1
@@ -110,9 +110,9 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
                     pending = []
     except InputError as error:
         return _fail(settings, job_id,
-                     readable(str(error)) + (_other_game_hint(db, game, upload_id) if not total else ""))
+                     readable(str(error)) + (_other_game_hint(db, game, upload_id) if not total else ""), me)
     except OSError as error:
-        return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}")
+        return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}", me)
     if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.size, dispatcher):
         return None
     status = None
@@ -208,7 +208,9 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
     return True
 
 
-def _fail(settings: Settings, job_id: int, reason: str) -> JobStatus | None:
-    """Fail the job for ``reason``: ``failed``, or ``None`` when it had stopped already."""
+def _fail(settings: Settings, job_id: int, reason: str, me: str) -> JobStatus | None:
+    """Fail the job for ``reason`` if this split (``me``) still holds it: ``failed``, else ``None``. A split
+    delivered twice runs twice: the one whose job another split took over, or ended (its upload then
+    released, so that what it reads next is gone), fails nothing."""
     with Database.of(settings).session() as session:
-        return JobStatus.FAILED if lifecycle.fail(session, job_id, reason) else None
+        return JobStatus.FAILED if lifecycle.fail(session, job_id, reason, splitter=me) else None
