@@ -6,6 +6,11 @@ shipped defaults (worker/config.py); the target is at most 30 s lost to each fau
 
 The servers are private to this run (a PostgreSQL cluster and a Redis on free ports), so
 restarting them disturbs nothing else on the machine.
+
+``--five-faults`` runs instead one job with five faults in it (the worker killed three times, Redis
+restarted, PostgreSQL stopped 5 s: ``scenarios.five_faults``), after a clean run of the same size; the
+target is the same 30 s, from the last fault to the end beyond the clean run's time (issue 23 used
+``--five-faults --decks 1000000``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ DEFAULTS = Settings.from_env({})
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--decks", type=int, default=100_000)
+    parser.add_argument("--five-faults", action="store_true", help="one job, five faults in it")
     args = parser.parse_args()
     reports: list[scenarios.Report] = []
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -49,9 +55,14 @@ def main() -> int:
             reports.append(report)
             print(report.line(), flush=True)
 
+        if args.five_faults:
+            run("five", lambda live, pg, rd: scenarios.five_faults(live, pg, rd, path, expected, args.decks))
+            return 0 if all(r.ok and r.in_time for r in reports) else 1
         run("kill", lambda live, pg, rd: scenarios.worker_killed(live, path, expected, args.decks))
         run("redis", lambda live, pg, rd: scenarios.redis_restarted(live, rd, path, expected, args.decks))
         run("postgres", lambda live, pg, rd: scenarios.postgres_restarted(live, pg, path, expected, args.decks))
+        run("split", lambda live, pg, rd: scenarios.split_handed_out_while_the_broker_is_down(
+            live, rd, path, expected, args.decks))
 
         folder = tmp / "web"
         folder.mkdir()

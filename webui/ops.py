@@ -23,12 +23,16 @@ operations = Operations(ops)
 PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 
 
-@operations.get("/healthz", "health", "Database and broker reachable, workers seen", tag="service", access="open",
-                responses={"200": json_body(ref(HealthView), "Everything answers."),
+@operations.get("/healthz", "health", "Database and broker reachable, workers seen, jobs moving", tag="service",
+                access="open",
+                responses={"200": json_body(ref(HealthView), "Everything answers (status ok), or does but some job "
+                                                             "has not moved for several stall periods (status "
+                                                             "degraded: stuck_jobs names them)."),
                            "503": json_body(ref(HealthView), "Something does not (the database, the broker, or no "
                                                              "worker heard from lately); the body says what.")})
 def healthz() -> Any:
-    """200 when the database and the broker answer and a worker has been seen lately, else 503."""
+    """200 when the database and the broker answer and a worker has been seen lately (degraded or not: a stuck
+    job is for an operator, not a load balancer), else 503."""
     report = monitor.health(queries(), dealer().dispatcher)
     return jsonify(report.to_dict()), 200 if report.ok else 503
 
@@ -59,6 +63,8 @@ def exposition(data: Metrics) -> Iterator[str]:
                        [({}, data.workers)])
     yield from _family("dealer_pending_chunks", "gauge", "Chunks of cases waiting for or being solved.",
                        [({}, data.pending_chunks)])
+    yield from _family("dealer_jobs_stuck", "gauge", "Unfinished jobs that have not moved for several stall periods "
+                       "(/healthz names them): alert when above 0.", [({}, data.stuck_jobs)])
     depth = data.queue_depth
     yield from _family("dealer_broker_up", "gauge", "Whether the broker answered (1) or not (0).",
                        [({}, int(data.broker_up))])

@@ -79,6 +79,17 @@ def test_a_worker_on_another_host_needs_no_shared_disk(big_file: tuple[Path, byt
         assert_recovered(scenarios.worker_elsewhere(live, net, postgres, redis, *big_file, DECKS))
 
 
+def test_a_split_handed_out_while_the_broker_is_down_is_sent_once_it_is_back(big_file: tuple[Path, bytes],
+                                                                             tmp_path: Path) -> None:
+    with scenarios.private_servers() as (postgres, redis), \
+            scenarios.production(tmp_path, postgres, redis, DEALER_RESULT_CACHE="0", DEALER_CHUNK_SIZE="20",
+                                 **TIMINGS) as live:
+        # Ended at all is the point (it stayed splitting for good before): its small chunks make the job
+        # slow on a loaded machine, and how fast it recovers is bench/faults.py's to say.
+        report = scenarios.split_handed_out_while_the_broker_is_down(live, redis, *big_file, DECKS)
+        assert report.ok, report.line()
+
+
 def test_worker_killed_mid_job_production(big_file: tuple[Path, bytes], recovering) -> None:
     live, _, _ = recovering
     assert_recovered(scenarios.worker_killed(live, *big_file, DECKS))

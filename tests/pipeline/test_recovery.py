@@ -4,17 +4,26 @@ running chunks included; a job that makes no progress says so instead of guessin
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from sqlalchemy import select, update
+from sqlalchemy.exc import OperationalError
 
-from tests.support.jobs import submit
+from tests.support.flaky import FlakyBroker
+from tests.support.jobs import output, submit
 from tests.support.paths import JUDGE_DATA
-from worker.jobs import lifecycle
+from worker import engines
+from worker.jobs import lifecycle, split
+from worker.jobs.dispatch import owner, process_name
+from worker.jobs.service import JobService
 from worker.jobs.split import split_job
 from worker.jobs.sweep import sweep
+from worker.solving import solve_file
 from worker.states import ChunkStatus
+from worker.store.chunks import coverage
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, WorkerRow, utcnow
 
@@ -117,3 +126,92 @@ def test_a_job_that_answers_nothing_says_stalled_and_guesses_no_time_left(
         session.execute(update(Job).where(Job.id == job_id).values(progress_at=utcnow() - timedelta(minutes=2)))
     stalled = queries.job(job_id)
     assert stalled.stalled and stalled.eta_seconds is None
+
+
+def test_a_split_handed_out_again_while_the_broker_is_down_is_sent_once_it_is_back(
+        settings: Any, queries: Any) -> None:
+    """The worker splitting a job is killed; the next sweep hands the split out again and commits that,
+    then cannot send it (the broker is down). Once the broker is back, a later sweep sends it: the job
+    ends, each case stored once, its output the engine's."""
+    broker = FlakyBroker(settings)
+    try:
+        job = submit(JobService(settings, broker), DECKS, "accordion")
+        # The split stores its first chunk, sends it, and dies before its second chunk commits.
+        assert not broker.deliver(kill_at=3)
+        held = job_row(settings, job.id)
+        assert held.status == "splitting" and held.splitter is not None
+        broker.down = True
+        now = utcnow() + timedelta(seconds=settings.worker_timeout + 1)
+        assert not broker.sweep(now)  # the send was refused, after the hand-out committed
+        handed = job_row(settings, job.id)
+        assert handed.status == "splitting" and handed.splitter is None and handed.lease_until is None
+        broker.down = False
+        broker.drain()  # the first chunk's message: the split itself is in no queue
+        assert queries.job(job.id).status == "splitting"
+        later = now + timedelta(seconds=settings.stall_seconds + 1)
+        assert broker.sweep(later) and ("split", job.id) in broker.queue
+        broker.drain()
+    finally:
+        broker.close()
+    assert_solved_once(settings, queries, job.id, DECKS, "accordion")
+
+
+def job_row(settings: Any, job_id: int) -> Job:
+    with Database.of(settings).session(write=False) as session:
+        return session.get(Job, job_id)
+
+
+def assert_solved_once(settings: Any, queries: Any, job_id: int, data: bytes, game: str) -> None:
+    """The job succeeded with each case stored once and the judge output ``dealer solve`` gives."""
+    finished = queries.job(job_id)
+    assert finished.status == "succeeded", finished.error
+    with Database.of(settings).session(write=False) as session:
+        assert coverage(session, job_id) == (finished.total, finished.total)
+    expected = io.StringIO()
+    solve_file(engines.get(game), io.BytesIO(data), expected)
+    assert output(queries, job_id) == expected.getvalue().encode()
+
+
+def test_a_split_that_fails_in_a_living_worker_gives_its_lease_up(settings: Any, queries: Any,
+                                                                  monkeypatch: Any) -> None:
+    """The database goes away under a split: it hands the job out again as it fails, so that the sweep
+    sends it a stall period later rather than once its lease (five minutes) runs out."""
+    broker = FlakyBroker(settings)
+    try:
+        job = submit(JobService(settings, broker), DECKS, "accordion")
+        heartbeat(settings, owner(process_name()), utcnow() + timedelta(hours=1))  # this worker lives on
+
+        def gone(texts: bytes) -> bytes:
+            raise OperationalError("INSERT", {}, ConnectionError("the database went away"))
+
+        monkeypatch.setattr(split, "pack_input_texts", gone)
+        with pytest.raises(OperationalError):
+            split.split_job(settings, broker.queue.pop()[1], broker)
+        handed = job_row(settings, job.id)
+        assert handed.status == "splitting" and handed.splitter is None and handed.lease_until is None
+        monkeypatch.undo()
+        assert broker.sweep(utcnow() + timedelta(seconds=settings.stall_seconds + 1))
+        assert broker.queue == [("split", job.id)]
+        broker.drain()
+    finally:
+        broker.close()
+    assert_solved_once(settings, queries, job.id, DECKS, "accordion")
+
+
+def test_a_split_delivered_twice_fails_nothing_the_other_took_over_or_ended(
+        service: Any, queries: Any, settings: Any, dispatcher: Any) -> None:
+    """Two deliveries of one split run at once: the one that ends releases the upload, and the other, whose
+    next read then finds it gone, must not fail the job (found by the five-fault run: a million-deck job
+    failed with "upload 2 has lost its block 10")."""
+    dispatcher.immediate = False
+    job = submit(service, DECKS, "accordion")
+    with Database.of(settings).session() as session:
+        assert lifecycle.begin_split(session.get(Job, job.id), settings.lease_seconds, ELSEWHERE)
+    # The other delivery took the split over: this one's failure is not the job's.
+    assert split._fail(settings, job.id, "the upload cannot be read", process_name()) is None
+    assert queries.job(job.id).status == "splitting"
+    dispatcher.drain()
+    assert queries.job(job.id).status == "succeeded"
+    # The other ended the split: same.
+    assert split._fail(settings, job.id, "the upload cannot be read", process_name()) is None
+    assert_solved_once(settings, queries, job.id, DECKS, "accordion")

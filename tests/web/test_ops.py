@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
+from tests.support.jobs import submit as submit_job
+from tests.support.paths import JUDGE_DATA
+from worker.jobs.queries import STUCK_AFTER_STALLS
 from worker.store.database import Database
 from worker.store.chunks import read_chunks
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
+
+
+ACCORDION = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
 
 
 def _heartbeat(settings: Any, name: str = "test-worker") -> None:
@@ -167,3 +174,44 @@ def test_healthz_answers_fast_when_the_broker_is_down(settings: Any) -> None:
     # A refused connection answers in milliseconds (a machine four times slower still answers in well under
     # a second); the broker's retries would take many seconds.
     assert time.monotonic() - started < 3, "the health check waited out the broker's retries"
+
+
+def _still_since(settings: Any, job_id: int, minutes: float, **columns: Any) -> None:
+    """Make a job look as if nothing had moved it for ``minutes``."""
+    then = utcnow() - timedelta(minutes=minutes)
+    with Database.of(settings).session() as session:
+        session.execute(update(Job).where(Job.id == job_id).values(created_at=then, progress_at=then, **columns))
+
+
+def test_a_job_that_does_not_move_is_named_by_healthz_metrics_and_the_dashboard(
+        client: Any, settings: Any, service: Any, dispatcher: Any) -> None:
+    _heartbeat(settings)
+    dispatcher.immediate = False  # no worker takes them
+    stuck, waiting, reading = (submit_job(service, ACCORDION, "accordion", name=f"{name}.in").id
+                               for name in ("stuck", "waiting", "reading"))
+    still = settings.stall_seconds * STUCK_AFTER_STALLS / 60
+    _still_since(settings, stuck, still + 1, status="splitting")
+    _still_since(settings, waiting, still / 2)  # queued a while, not for long enough
+    # A split that reads on renews its lease: however old its last answered case, it moves.
+    _still_since(settings, reading, still + 1, status="splitting",
+                 lease_until=utcnow() + timedelta(seconds=settings.lease_seconds - 1))
+    response = client.get("/healthz")
+    assert response.status_code == 200  # a stuck job is for an operator, not a load balancer
+    body = response.get_json()
+    assert body["ok"] is True and body["status"] == "degraded"
+    assert [(job["id"], job["status"], job["filename"]) for job in body["stuck_jobs"]] == [
+        (stuck, "splitting", "stuck.in")]
+    assert body["stuck_jobs"][0]["still_seconds"] >= (still + 1) * 60
+    assert parse_metrics(client.get("/metrics").get_data(as_text=True))["dealer_jobs_stuck"] == 1
+    page = client.get("/").get_data(as_text=True)
+    assert f'href="/jobs/{stuck}">Job #{stuck}</a> (splitting, stuck.in)' in page
+    assert f"Job #{waiting}<" not in page and f"Job #{reading}<" not in page
+    assert client.get("/api/overview").get_json()["stuck_jobs"][0]["id"] == stuck
+
+
+def test_healthz_is_ok_and_the_gauge_zero_when_every_job_moves(client: Any, settings: Any, service: Any) -> None:
+    _heartbeat(settings)
+    submit_job(service, ACCORDION, "accordion")  # solved at once
+    assert client.get("/healthz").get_json()["status"] == "ok"
+    assert parse_metrics(client.get("/metrics").get_data(as_text=True))["dealer_jobs_stuck"] == 0
+    assert 'id="stuck-jobs" role="status" hidden' in client.get("/").get_data(as_text=True)

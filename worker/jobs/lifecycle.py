@@ -186,10 +186,13 @@ def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
     return [chunk.id for chunk in chunks]
 
 
-def fail(session: Session, job_id: int, reason: str) -> bool:
-    """Fail an active job with ``reason``, removing every chunk and case it had; whether it was failed."""
+def fail(session: Session, job_id: int, reason: str, splitter: str | None = None) -> bool:
+    """Fail an active job with ``reason``, removing every chunk and case it had; whether it was failed. With
+    ``splitter``, only a job that split (a process name) holds, still splitting."""
     job = lock_job_with_chunks(session, job_id)
     if job is None or job.status not in ACTIVE:
+        return False
+    if splitter is not None and (job.status != JobStatus.SPLITTING or job.splitter != splitter):
         return False
     session.execute(delete(Chunk).where(Chunk.job_id == job_id))
     job.status = JobStatus.FAILED
@@ -249,8 +252,15 @@ def _ending(connection: Connection, job_id: int, game: str, failed: int, total: 
 
 
 def resend_split(session: Session, job_id: int, now: datetime) -> None:
-    """The sweep hands a job's split out again: its clock restarts, its lease and splitter are given up."""
-    session.execute(update(Job).where(Job.id == job_id).values(progress_at=now, lease_until=None, splitter=None))
+    """The sweep hands a job's split out again (its lease and splitter given up) and notes when it sent it."""
+    session.execute(update(Job).where(Job.id == job_id).values(split_sent_at=now, lease_until=None, splitter=None))
+
+
+def give_up_split(session: Session, job_id: int, splitter: str) -> None:
+    """A split that failed in a living process hands the job out again, as the sweep would (the stall
+    rule sends it), if it still holds it."""
+    session.execute(update(Job).where(Job.id == job_id, Job.status == JobStatus.SPLITTING, Job.splitter == splitter)
+                    .values(lease_until=None, splitter=None))
 
 
 # --- a chunk's life (the solve path: Core statements, built once) ----------------------------

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
-from worker.jobs.views import BrokerHealth, HealthView, PartHealth, WorkersHealth
+from worker.jobs.views import BrokerHealth, HealthView, PartHealth, StuckJobView, WorkersHealth
 from worker.states import OPEN_CHUNKS, JobStatus
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
 
@@ -28,15 +28,20 @@ class Metrics:
     #: ``None`` when the broker does not answer, or for a viewer who sees only its own jobs.
     queue_depth: int | None
     broker_up: bool = True
+    #: Unfinished jobs that have not moved for several stall periods (:meth:`JobQueries.stuck_jobs`).
+    stuck_jobs: int = 0
 
 
 def health(queries: JobQueries, dispatcher: Dispatcher) -> HealthView:
-    """Whether the database and the broker answer and a worker has been seen lately.
+    """Whether the database and the broker answer and a worker has been seen lately (else
+    ``unavailable``), and whether every unfinished job moves (else ``degraded``, naming those that do not).
 
     Never raises: a part that cannot be reached is reported with the reason.
     """
+    stuck: list[StuckJobView] = []
     try:
         names = queries.workers_seen()
+        stuck = queries.stuck_jobs()
         database = PartHealth(ok=True, error=None)
         workers = WorkersHealth(ok=bool(names), error=None if names else f"no worker heard from in the last {queries.worker_timeout.total_seconds():g} s",
                                 seen=len(names), names=names)
@@ -50,8 +55,8 @@ def health(queries: JobQueries, dispatcher: Dispatcher) -> HealthView:
     broker = (BrokerHealth(ok=True, error=None, queue_depth=depth) if depth is not None
               else BrokerHealth(ok=False, error="the broker cannot be reached", queue_depth=None))
     ok = database.ok and workers.ok and broker.ok
-    return HealthView(ok=ok, status="ok" if ok else "unavailable", database=database, broker=broker,
-                      workers=workers)
+    status = "unavailable" if not ok else "degraded" if stuck else "ok"
+    return HealthView(ok=ok, status=status, database=database, broker=broker, workers=workers, stuck_jobs=stuck)
 
 
 def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
@@ -82,12 +87,13 @@ def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
             WorkerRow.seen_at >= utcnow() - queries.worker_timeout)) or 0
         pending_chunks = session.scalar(select(func.count()).select_from(Chunk).join(Job).where(
             Chunk.status.in_(OPEN_CHUNKS), seen)) or 0
+    stuck = len(queries.stuck_jobs())
     return Metrics(
         jobs_by_status={s.value: int(by_status.get(s.value, 0)) for s in JobStatus},
         cases_solved=[(g, o, c) for (g, o), c in sorted(solved.items()) if c],
         solve_histograms=dict(sorted(histograms.items())), workers=int(workers),
         pending_chunks=int(pending_chunks), queue_depth=depth if queries.viewer.sees_all else None,
-        broker_up=depth is not None)
+        broker_up=depth is not None, stuck_jobs=stuck)
 
 
 def _reason(error: BaseException) -> str:

@@ -38,6 +38,7 @@ from worker.jobs.views import (
     JobView,
     NumberCount,
     OverviewView,
+    StuckJobView,
     ProcessView,
     SlowestCase,
     ThroughputPoint,
@@ -47,7 +48,7 @@ from worker.jobs.views import (
     WorkersView,
     WorkerView,
 )
-from worker.states import ACTIVE, OPEN_CHUNKS, ChunkStatus, JobStatus
+from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.chunks import (
     ChunkData,
     DamagedChunk,
@@ -74,6 +75,9 @@ from worker.store.owners import EVERYTHING, Viewer
 MAX_FILENAME_FILTER = 255
 #: A running job that answered no case for this long is shown as stalled (no time left is guessed).
 STALLED_AFTER = timedelta(seconds=15)
+#: An unfinished job that has not moved for this many stall periods (``stall_seconds``) is stuck: the sweep
+#: has sent its work again each period meanwhile, so it wants an operator (``/healthz``, ``/metrics``).
+STUCK_AFTER_STALLS = 6
 
 
 def expected_cases(job: Job) -> int:
@@ -181,6 +185,8 @@ class JobQueries:
         self.db = Database.of(settings)
         self.worker_timeout = timedelta(seconds=settings.worker_timeout)
         self.viewer = viewer
+        self.stuck_after = timedelta(seconds=settings.stall_seconds * STUCK_AFTER_STALLS)
+        self.lease = timedelta(seconds=settings.lease_seconds)
         self._chunks = _ChunkCache()
         self._facets = results.FacetCache()
 
@@ -398,7 +404,27 @@ class JobQueries:
                                     seen_at=w.seen_at, started_at=w.started_at) for w in workers],
                 jobs_by_status={s.value: by_status.get(s.value, 0) for s in JobStatus},
                 queued_cases=max(0, int(queued_cases)), pending_chunks=int(pending_chunks),
-                queue_depth=queue_depth if self.viewer.sees_all else None)
+                queue_depth=queue_depth if self.viewer.sees_all else None, stuck_jobs=self._stuck(session, now))
+
+    def stuck_jobs(self) -> list[StuckJobView]:
+        """Unfinished jobs that have not moved for :data:`STUCK_AFTER_STALLS` stall periods, oldest first."""
+        with self.db.session(write=False) as session:
+            return self._stuck(session, utcnow())
+
+    def _stuck(self, session: Session, now: datetime) -> list[StuckJobView]:
+        # A job moves when a case is answered or its split begins (``progress_at``), and while its split
+        # reads on (each stretch stored renews the split's lease): a long split in a busy service is not
+        # stuck. Its work sent again is no move: a split sent every stall period that none takes is stuck.
+        stuck = []
+        for job in session.scalars(select(Job).where(
+                Job.status.in_(UNFINISHED), self.viewer.reads(Job.owner), Job.deleted_at.is_(None)).options(load_only(
+                Job.status, Job.filename, Job.progress_at, Job.created_at, Job.lease_until))):
+            moved = max(filter(None, (job.progress_at, job.created_at,
+                                      job.lease_until - self.lease if job.lease_until else None)))
+            if now - moved > self.stuck_after:
+                stuck.append(StuckJobView(id=job.id, status=job.status, filename=job.filename, still_since=moved,
+                                          still_seconds=round((now - moved).total_seconds(), 1)))
+        return sorted(stuck, key=lambda view: (view.still_since, view.id))
 
     def workers(self) -> WorkersView:
         """Every worker with a heartbeat row or work in the last hour: its processes busy now and its

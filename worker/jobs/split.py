@@ -9,6 +9,7 @@ once.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -19,7 +20,7 @@ from worker import engines
 from worker.config import Settings
 from worker.engines.base import Diagnostic, InputError
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import Dispatcher, process_name
+from worker.jobs.dispatch import Dispatcher, process_name, send_quietly
 from worker.jobs.intake import SNIFF_BYTES, explain
 from worker.jobs.reading import LineLimitReader, take_guarded
 from worker.states import JobStatus
@@ -45,12 +46,25 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
     after the split (``succeeded`` when every case was answered before the split ended, so that it
     ended the job), ``None`` when there was no split to do or the job stopped meanwhile.
 
-    A parse error fails the job and removes every chunk and case it had.
+    A parse error fails the job and removes every chunk and case it had. A split that fails otherwise
+    (the database went away) gives its lease up where it can, so that the sweep sends the split again
+    after a stall rather than after the lease.
     """
+    me = process_name()
+    try:
+        return _split(settings, job_id, dispatcher, me)
+    except Exception:
+        with contextlib.suppress(Exception):
+            with Database.of(settings).session() as session:
+                lifecycle.give_up_split(session, job_id, me)
+        raise
+
+
+def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> JobStatus | None:
     db = Database.of(settings)
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
-        if job is None or not lifecycle.begin_split(job, settings.lease_seconds, process_name()):
+        if job is None or not lifecycle.begin_split(job, settings.lease_seconds, me):
             return None
         game, upload_id, size = job.game, job.upload_id, job.chunk_size
         earlier = lifecycle.earlier_results(session, job, settings.store_traces) if settings.result_cache else None
@@ -84,7 +98,7 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
                 total = blocks.cases
                 if limit and total > limit:
                     return _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
-                                                   "per job)")
+                                                   "per job)", me)
                 if seq > stored:
                     pending.append(Block(total - count + 1, count, texts))
                 seq += 1
@@ -96,9 +110,9 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
                         return None
                     pending = []
     except InputError as error:
-        return _fail(settings, job_id, explain(game, error, _head(db, upload_id)))
+        return _fail(settings, job_id, explain(game, error, _head(db, upload_id)), me)
     except OSError as error:
-        return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}")
+        return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}", me)
     if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.size, dispatcher):
         return None
     status = None
@@ -188,11 +202,15 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
     except IntegrityError:
         return False  # a second split of this job got there first; it carries on alone
     if ids:
-        dispatcher.solve(ids)
+        # Stored is enough: a send the broker refused is made again by the sweep (the chunks are
+        # pending since ``dispatched_at``), and the split reads on meanwhile.
+        send_quietly(lambda: dispatcher.solve(ids))
     return True
 
 
-def _fail(settings: Settings, job_id: int, reason: str) -> JobStatus | None:
-    """Fail the job for ``reason``: ``failed``, or ``None`` when it had stopped already."""
+def _fail(settings: Settings, job_id: int, reason: str, me: str) -> JobStatus | None:
+    """Fail the job for ``reason`` if this split (``me``) still holds it: ``failed``, else ``None``. A split
+    delivered twice runs twice: the one whose job another split took over, or ended (its upload then
+    released, so that what it reads next is gone), fails nothing."""
     with Database.of(settings).session() as session:
-        return JobStatus.FAILED if lifecycle.fail(session, job_id, reason) else None
+        return JobStatus.FAILED if lifecycle.fail(session, job_id, reason, splitter=me) else None

@@ -5,6 +5,12 @@ checks again too), so there is no separate scheduler to keep alive; running it t
 the solve path stores once. Recovery follows liveness, not leases: a worker whose
 heartbeat stops for ``worker_timeout`` seconds has its chunks and its split handed out
 again at the next sweep; the lease only catches a living worker whose task hangs.
+
+No send is trusted: every unfinished job carries in its rows when its work was last handed out
+(a split no split holds: ``jobs.split_sent_at``, or when the job was made; a chunk:
+``dispatched_at``), and whatever has not moved for ``stall_seconds`` since is sent again while the
+broker's queue is empty. A send that failed, or a message the broker lost, so costs one stall
+period, whichever process died or whichever broker was down when.
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
 
     - a running chunk whose worker is gone (no heartbeat for ``worker_timeout``), or whose
       lease ran out, goes back to pending and is sent again;
-    - a splitting job whose splitter is gone, or whose split lease ran out, is split again;
-    - when the broker's queue is empty: a queued job that waited ``stall_seconds`` is split
-      again, and every unfinished chunk of a job that made no progress for ``stall_seconds``
-      (or that a gone worker held chunks of) is sent again, running ones included.
+    - a splitting job whose splitter is gone, or whose split lease ran out, is handed out again
+      (no splitter, no lease) and sent;
+    - when the broker's queue is empty: a queued job, or a split handed out that no split took, sent
+      ``stall_seconds`` ago is sent again (whether that send reached the broker or not), and every
+      unfinished chunk of a job that made no progress for ``stall_seconds`` (or that a gone worker
+      held chunks of) is sent again, running ones included.
 
     ``queue_empty``: what the caller found the broker's queue to be, else asked here.
     """
@@ -59,7 +67,7 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
                 orphaned.add(chunk.job_id)
         for job in session.scalars(select(Job).where(Job.status.in_(UNFINISHED))).all():
             stalled = (job.progress_at or job.created_at) < stall
-            if job.status == JobStatus.QUEUED and stalled and queue_empty:
+            if _unclaimed(job) and (job.split_sent_at or job.created_at) < stall and queue_empty:
                 splits.append(job.id)
             elif job.status == JobStatus.SPLITTING and _split_lost(job, alive, now, claimed_before):
                 splits.append(job.id)
@@ -79,6 +87,12 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
         dispatcher.solve(list(resend))
     report["chunks"], report["splits"] = len(resend), len(splits)
     return report
+
+
+def _unclaimed(job: Job) -> bool:
+    """Whether a job's split is to be sent and no split holds it: queued, or handed out again (by a
+    sweep, or by a split that failed) and not taken since."""
+    return job.status == JobStatus.QUEUED or (job.status == JobStatus.SPLITTING and job.lease_until is None)
 
 
 def _split_lost(job: Job, alive: set[str], now: datetime, claimed_before: datetime) -> bool:

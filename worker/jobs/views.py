@@ -263,6 +263,16 @@ class WorkersView(View):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StuckJobView(View):
+    id: int = doc("The job's id.")
+    status: str = doc("Its status (queued, splitting or solving).")
+    filename: str = doc("Its file's name, as sent.")
+    still_since: datetime = doc("When it last moved: made, a case answered, its split begun or reading on.",
+                                format="date-time")
+    still_seconds: float = doc("Seconds since.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OverviewView(View):
     workers: list[WorkerView] = doc("Workers whose heartbeat is recent (within DEALER_WORKER_TIMEOUT, 10 s by default).")
     jobs_by_status: dict[str, int] = doc("Jobs by status.")
@@ -270,6 +280,9 @@ class OverviewView(View):
     pending_chunks: int = doc("Chunks waiting for or being solved.")
     queue_depth: int | None = doc("Messages in the broker's queue; null when the broker cannot be reached, or for a user "
                                   "who sees only its own jobs (the queue holds everyone's work).")
+    stuck_jobs: list[StuckJobView] = doc("Unfinished jobs that have not moved for several stall periods "
+                                         "(DEALER_STALL_SECONDS), oldest first: the recovery sweep sends their "
+                                         "work again every period, so one staying here wants an operator.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -307,7 +320,10 @@ class WorkersHealth(PartHealth):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HealthView(View):
     ok: bool = doc("Whether everything answers.")
-    status: str = doc("ok or unavailable.", enum=["ok", "unavailable"])
+    status: str = doc("ok, degraded (everything answers, but some job has not moved for several stall "
+                      "periods: see stuck_jobs) or unavailable.", enum=["ok", "degraded", "unavailable"])
     database: PartHealth = doc("The database.")
     broker: BrokerHealth = doc("The broker.")
     workers: WorkersHealth = doc("The workers.")
+    stuck_jobs: list[StuckJobView] = doc("Unfinished jobs that have not moved for several stall periods, oldest "
+                                         "first (empty when the database cannot be reached).")

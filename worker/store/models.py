@@ -146,8 +146,11 @@ class Job(Base):
     finished_at: Mapped[datetime | None] = mapped_column()
     #: While splitting: the split task renews this; a lapsed lease means it died.
     lease_until: Mapped[datetime | None] = mapped_column()
-    #: Last time a chunk of this job finished (or the job was dispatched): the sweep's clock.
+    #: Last time a chunk of this job finished (or its split began): the sweep's clock of a stall.
     progress_at: Mapped[datetime | None] = mapped_column()
+    #: Last time the recovery sweep sent the job's split (none: only when the job was made): the sweep sends
+    #: it again a stall period later while no split has taken it.
+    split_sent_at: Mapped[datetime | None] = mapped_column()
     #: The ids of the job's checks (``checks``), oldest first: kept here so that a job's view needs no query.
     check_ids: Mapped[list[Any]] = mapped_column(default=list)
     #: When it was deleted: from then on no read shows it, and the purge (``worker/store/purge.py``)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -21,7 +22,7 @@ from worker import engines
 from worker.solving import solve_file
 from worker.states import ChunkStatus
 from worker.store.chunks import coverage
-from worker.store.models import Chunk, Upload
+from worker.store.models import Chunk, Job, Upload, WorkerRow, utcnow
 from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService, live_service
 from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis, ServiceMissing
@@ -219,6 +220,91 @@ def postgres_restarted(live: LiveService, postgres: PrivatePostgres, path: Path,
     postgres.start()
     report = measure(live, "postgresql restarted mid-job", started, expected, decks, fault_at, note)
     return report if status == 503 else replace(report, status=f"web answered {status} while the database was down")
+
+
+#: How long PostgreSQL stays down in :func:`five_faults`.
+FIVE_FAULTS_OUTAGE_SECONDS = 5.0
+
+
+def five_faults(live: LiveService, postgres: PrivatePostgres, redis: PrivateRedis, path: Path, expected: bytes,
+                decks: int) -> Report:
+    """Five faults in one job, each once the job has moved on an eighth since the one before: the worker
+    killed (its process group, ``kill -9``; a new one started), Redis restarted (every message lost), the
+    worker killed, PostgreSQL stopped for :data:`FIVE_FAULTS_OUTAGE_SECONDS`, the worker killed. Measured
+    from the last fault."""
+
+    def kill() -> None:
+        worker = next(worker for worker in live.workers if worker.poll() is None)
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+        live.start_worker()
+
+    def outage() -> None:
+        postgres.stop()
+        time.sleep(FIVE_FAULTS_OUTAGE_SECONDS)
+        postgres.start()
+
+    faults = (kill, redis.restart, kill, outage, kill)
+    started = start_job(live, path)
+    step, done, hit = max(decks // 8, 1), 0, 0
+    for fault in faults:
+        mark = done + step
+        live.wait_until(lambda: _done(live, started.job_id) >= min(mark, decks), "the job to move on", timeout=600)
+        done = _done(live, started.job_id)
+        if done >= decks:
+            break
+        fault()
+        hit += 1
+    fault_at = time.monotonic()
+    return measure(live, "five faults in one job", started, expected, decks, fault_at,
+                   note="" if hit == len(faults) else f"the job ended after {hit} of the faults")
+
+
+def _done(live: LiveService, job_id: int) -> int:
+    """Cases the job has answered (0 while the web cannot tell, the database being down)."""
+    try:
+        return int(live.client.job(job_id)["done"])
+    except Exception:  # noqa: BLE001 - the web answers 503 during the outage
+        return 0
+
+
+def split_handed_out_while_the_broker_is_down(live: LiveService, redis: PrivateRedis, path: Path, expected: bytes,
+                                              decks: int) -> Report:
+    """The worker splitting a job is killed; the next worker's sweep hands the split out again while the
+    broker is down, so that sending it fails; the broker comes back a few sweeps later (and empty). The
+    job must end by itself: nothing else sends the split again. (Small chunks make the split long enough
+    to be caught half-way: ``DEALER_CHUNK_SIZE``.)"""
+    start = time.monotonic()
+    job_id = int(live.submit(path, "10-20-30")["id"])
+    live.wait_until(lambda: _split_held(live, job_id), "the split to be under way")
+    worker = next(worker for worker in live.workers if worker.poll() is None)
+    os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait()
+    fault_at, killed_at = time.monotonic(), utcnow()
+    if not _split_held(live, job_id):
+        raise RuntimeError("the split ended before its worker was killed: make the chunks smaller")
+    live.start_worker()
+    live.wait_until(lambda: _heard_since(live, killed_at), "the new worker's heartbeat")
+    redis.stop()
+    live.wait_until(lambda: not _split_held(live, job_id), "the sweep to hand the split out again",
+                    timeout=live.settings.worker_timeout * 4 + 60)
+    # A few sweeps more with the broker away: each finds the split handed out and cannot send it.
+    time.sleep(live.settings.sweep_seconds * 3)
+    redis.start()
+    return measure(live, "split handed out while redis is down", Started(job_id, start), expected, decks,
+                   fault_at)
+
+
+def _split_held(live: LiveService, job_id: int) -> bool:
+    """Whether a split of the job is under way (its lease held, some chunks stored)."""
+    with live.db.session(write=False) as session:
+        job = session.get(Job, job_id)
+        return job is not None and job.status == "splitting" and job.lease_until is not None and job.total > 0
+
+
+def _heard_since(live: LiveService, when: datetime) -> bool:
+    with live.db.session(write=False) as session:
+        return bool(session.scalar(select(func.count()).select_from(WorkerRow).where(WorkerRow.seen_at > when)))
 
 
 def raw_get(live: LiveService, path: str) -> tuple[int, bytes]:

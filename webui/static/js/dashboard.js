@@ -3,7 +3,7 @@
 // jobs, and a drop zone that uploads a file and shows its job at once.
 
 import { $, $$, api, count, fillOutcomes, fillProgress, fillStatus, isFinished, live, localiseTimes, poll, query,
-  size } from "./util.js";
+  seconds, size } from "./util.js";
 import { attachDropzone, uploadFile } from "./upload.js";
 import { refreshOverview } from "./app.js";
 
@@ -99,7 +99,21 @@ document.addEventListener("dealer:overview", ({ detail: o }) => {
   set("succeeded", count(by.succeeded));
   set("failed", count(by.failed));
   set("cancelled", count(by.cancelled));
+  showStuck(o.stuck_jobs);
 });
+
+/** The jobs that have not moved for several stall periods, each a link to its page (hidden when none). */
+function showStuck(jobs) {
+  $("#stuck-jobs").hidden = !jobs.length;
+  $("[data-s=stuck]").replaceChildren(...jobs.map((job) => {
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = `/jobs/${job.id}`;
+    link.textContent = `Job #${job.id}`;
+    item.append(link, ` (${job.status}, ${job.filename}): still for ${seconds(job.still_seconds)}`);
+    return item;
+  }));
+}
 
 // --- filters: a choice applies at once; the URL keeps them ---------------------------------------
 for (const select of $$("select", filterForm)) select.addEventListener("change", () => filterForm.requestSubmit());
