@@ -130,6 +130,20 @@ def job_output(job_id: int) -> Response:
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
 
 
+@operations.get("/jobs/<id:job_id>/input", "jobInput",
+                "The judge file as the split read it: each case's canonical input on a line, then the terminator",
+                tag="jobs",
+                responses={"200": {"description": "A judge file that reads back to the job's cases (the upload "
+                                                  "itself is kept only until its split ends).",
+                                   "content": {"text/plain": {"schema": {"type": "string"}}}},
+                           "404": NOT_FOUND, "409": error("The job's file has not been read whole (yet).")})
+def job_input(job_id: int) -> Response:
+    texts = queries().input(job_id)
+    name = f"job-{job_id}-{queries().job(job_id).game}.in"
+    return Response(streamed(texts), mimetype="text/plain",
+                    headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+
 @operations.get("/jobs/<id:job_id>/timings", "jobTimings", "How long the job's phases and cases took", tag="jobs",
                 responses={"200": json_body(ref(TimingsView), "The timings."), "404": NOT_FOUND})
 def job_timings(job_id: int) -> Any:

@@ -224,6 +224,28 @@ def test_output_of_an_unfinished_job_is_409_unless_partial(client: Any, dispatch
     assert partial.status_code == 200 and partial.data == b""
 
 
+@pytest.mark.parametrize("game, name", [("10-20-30", "draws"), ("accordion", "sample"), ("mahjong", "many-waits")])
+def test_input_is_a_judge_file_of_the_same_cases(client: Any, submit: Any, game: str, name: str) -> None:
+    job = submit(f"{game}/{name}")
+    response = client.get(f"/api/jobs/{job['id']}/input")
+    assert response.status_code == 200 and response.mimetype == "text/plain"
+    assert f'filename="job-{job["id"]}-{game}.in"' in response.headers["Content-Disposition"]
+    lines = response.data.decode().splitlines()
+    assert len(lines) == job["total"] + 1 and lines[-1] == engines.get(game).terminator
+    # The upload is gone once split; what the job gives back is a judge file of the same cases.
+    again = submit(response.data, game, "again.in")
+    assert again["status"] == "succeeded" and again["total"] == job["total"]
+    assert client.get(f"/api/jobs/{again['id']}/output").data == (JUDGE_DATA / game / f"{name}.out").read_bytes()
+
+
+def test_input_of_a_job_not_yet_split_is_409(client: Any, dispatcher: Any) -> None:
+    dispatcher.immediate = False
+    job = upload(client, judge("mahjong", "sample"), "mahjong").get_json()
+    response = client.get(f"/api/jobs/{job['id']}/input")
+    assert response.status_code == 409
+    assert response.get_json() == {"error": f"job {job['id']} is queued: its input is whole once its file has been read"}
+
+
 # --- results -------------------------------------------------------------------------------
 
 

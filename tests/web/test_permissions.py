@@ -66,6 +66,7 @@ ACTIONS = [
     Action("one case", "GET", "/api/cases/{case}"),
     Action("one case by number", "GET", "/api/jobs/{job}/cases/1"),
     Action("its judge output", "GET", "/api/jobs/{job}/output"),
+    Action("its input", "GET", "/api/jobs/{job}/input"),
     Action("its timings", "GET", "/api/jobs/{job}/timings"),
     Action("its distribution", "GET", "/api/jobs/{job}/distribution"),
     Action("its throughput", "GET", "/api/jobs/{job}/throughput"),

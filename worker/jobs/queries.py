@@ -8,6 +8,7 @@ those cases, the judge output and exports from the chunks in order.
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 
 import re
@@ -53,6 +54,7 @@ from worker.store.chunks import (
     ChunkData,
     DamagedChunk,
     chunks_holding,
+    job_inputs,
     judge_output,
     read_chunks,
     stored_cases,
@@ -346,6 +348,17 @@ class JobQueries:
             if job.status != JobStatus.SUCCEEDED and not partial:
                 raise Conflict(f"job {job_id} is {job.status}; its output is complete once it has succeeded")
         return judge_output(self.db, job_id)
+
+    def input(self, job_id: int) -> Iterator[bytes]:
+        """The job's judge file as the split read it: each case's canonical input on a line, then the
+        game's terminator. It reads back to the same cases (an upload is kept only until its split
+        ends; this is what stays of it, and all a generated job's file ever was)."""
+        with self.db.session(write=False) as session:
+            job = self._job(session, job_id)
+            if job.split_at is None:
+                raise Conflict(f"job {job_id} is {job.status}: its input is whole once its file has been read")
+            end = engines.get(job.game).terminator.encode() + b"\n"
+        return itertools.chain(job_inputs(self.db, job_id), (end,))
 
     # --- one job's figures, from its row ---
 

@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 import orjson
 import zstandard
-from sqlalchemy import BigInteger, Connection, Integer, Row, cast, func, literal, select
+from sqlalchemy import BigInteger, Connection, Integer, Row, cast, func, literal, select, true
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from worker.states import ChunkStatus
@@ -396,6 +396,13 @@ def judge_output(db: Database, job_id: int) -> Iterator[bytes]:
         yield _output_piece(chunk.lines)
 
 
+def job_inputs(db: Database, job_id: int) -> Iterator[bytes]:
+    """A job's canonical inputs in file order, one a line, a chunk's at a time: every case the split
+    stored, solved or not."""
+    for chunk in _done_chunks(db, job_id, (Chunk.inputs,), solved=False):
+        yield decompress(chunk.inputs) + b"\n"
+
+
 def judge_blocks(db: Database, job_id: int, per_read: int = 64) -> Iterator[tuple[bytes, int]]:
     """A job's judge lines in file order, a chunk at a time: ``(its lines joined by LF, how many)``, read
     ``per_read`` chunks per transaction (what a check judges an output against)."""
@@ -436,11 +443,11 @@ def coverage(session: Session, job_id: int) -> tuple[int, int]:
 
 def _done_chunks(db: Database, job_id: int, columns: tuple[InstrumentedAttribute[Any], ...],
                  descending: bool = False, since: datetime | None = None, until: datetime | None = None,
-                 per_read: int = CHUNKS_PER_READ) -> Iterator[Any]:
+                 per_read: int = CHUNKS_PER_READ, solved: bool = True) -> Iterator[Any]:
     """A job's stored chunks in file order (reversed when ``descending``), read ``per_read`` at a time,
-    each few in a transaction of its own."""
+    each few in a transaction of its own: the solved ones, or all (``solved=False``)."""
     query = (select(Chunk.first_index, Chunk.count, *columns)
-             .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)
+             .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE if solved else true())
              .order_by(Chunk.first_index.desc() if descending else Chunk.first_index).limit(per_read))
     if since is not None:
         query = query.where(Chunk.finished_at >= since)

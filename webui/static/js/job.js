@@ -55,6 +55,7 @@ function showJob() {
   $("[data-f=total]").textContent = job.total_known || finished ? `${count(job.total)} ${game.unit}s`
     : `${count(job.total)} ${game.unit}s so far…`;
   $("#download-output").hidden = job.status !== "succeeded";
+  $("#download-input").hidden = !job.split_at;
   // The action buttons are only there for whoever may use them (see job.html).
   if ($("#cancel")) $("#cancel").hidden = finished;
   if ($("#delete")) $("#delete").hidden = !finished;
