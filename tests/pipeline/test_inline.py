@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.support.jobs import output, replace_trace, submit
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA, failing
 from worker import engines
 from worker.jobs.errors import Conflict, Invalid
 from worker.jobs.filters import ResultFilter
@@ -33,12 +33,20 @@ def test_game_is_recognised_from_content(service) -> None:
     assert job.game == "accordion"
 
 
-def test_malformed_upload_fails_with_parser_message_and_stores_nothing(service, queries, settings) -> None:
+def test_a_malformed_start_is_refused_with_the_parser_message_and_no_job(service, settings) -> None:
     data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes().replace(b"QD AD", b"QD 1D", 1)
+    with pytest.raises(Invalid, match=r'^line 1, column 4: "1D"'):
+        submit(service, data, "accordion")
+    with Database.of(settings).session() as session:
+        assert session.scalar(select(func.count()).select_from(Job)) == 0
+        assert session.scalar(select(func.count()).select_from(Chunk)) == 0
+
+
+def test_a_malformed_line_past_the_start_fails_the_job_and_stores_no_chunk(service, queries, settings) -> None:
+    data, line = failing("accordion")
     job = queries.job(submit(service, data, "accordion").id)
     assert job.status == "failed"
-    assert job.error.startswith("line 1, column 4:")
-    assert '"1D"' in job.error
+    assert job.error.startswith(f"line {line}, column 1:"), job.error
     with Database.of(settings).session() as session:
         assert session.scalar(select(func.count()).select_from(Chunk)) == 0
 
