@@ -51,10 +51,11 @@ def purge_batch(db: Database, max_rows: int, max_bytes: int) -> Batch | None:
     """One short transaction of the purge: the next batch of rows to remove; ``None`` when none is left."""
     max_rows = max(1, max_rows)
     with db.transaction() as connection:
-        for step in _STEPS:
-            batch = step(connection, db.postgres, max_rows, max_bytes)
-            if batch is not None:
-                return batch
+        for step in _steps():
+            keys, size = _take(connection, step.query, db.postgres, max_rows, max_bytes)
+            if keys:
+                connection.execute(delete(step.model).where(step.key.in_(keys)))
+                return Batch(step.model.__tablename__, len(keys), size)
     return None
 
 
@@ -93,69 +94,37 @@ def _take(connection: Connection, query: Select[Any], postgres: bool, max_rows: 
     return keys, size
 
 
-def _check_parts(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
-    key = tuple_(CheckPart.check_id, CheckPart.attempt, CheckPart.seq)
-    query = (select(CheckPart.check_id, CheckPart.attempt, CheckPart.seq, _length(CheckPart.verdicts, CheckPart.got))
-             .where(CheckPart.check_id.in_(select(Check.id).where(_deleted_job(Check.job_id))))
-             .order_by(CheckPart.check_id, CheckPart.attempt, CheckPart.seq))
-    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
-    if not keys:
-        return None
-    connection.execute(delete(CheckPart).where(key.in_(keys)))
-    return Batch("check_parts", len(keys), size)
+@dataclass(frozen=True)
+class _Step:
+    """What one kind of row a batch removes: ``query`` selects the rows' keys (``key``'s columns) and
+    their bytes, in the order they go."""
+
+    model: Any
+    key: Any
+    query: Select[Any]
 
 
-def _checks(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
-    query = select(Check.id, _length(Check.error)).where(_deleted_job(Check.job_id)).order_by(Check.id)
-    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
-    if not keys:
-        return None
-    connection.execute(delete(Check).where(Check.id.in_(keys)))
-    return Batch("checks", len(keys), size)
-
-
-def _chunks(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
-    query = (select(Chunk.id, _length(Chunk.inputs, Chunk.lines, Chunk.traces, Chunk.facts, Chunk.facets,
-                                      Chunk.bloom))
-             .where(_deleted_job(Chunk.job_id)).order_by(Chunk.id))
-    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
-    if not keys:
-        return None
-    connection.execute(delete(Chunk).where(Chunk.id.in_(keys)))
-    return Batch("chunks", len(keys), size)
-
-
-def _jobs(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
-    query = (select(Job.id, _length(Job.error)).where(
-        Job.deleted_at.is_not(None), ~exists().where(Chunk.job_id == Job.id), ~exists().where(Check.job_id == Job.id))
-        .order_by(Job.id))
-    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
-    if not keys:
-        return None
-    connection.execute(delete(Job).where(Job.id.in_(keys)))
-    return Batch("jobs", len(keys), size)
-
-
-def _upload_blocks(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
-    key = tuple_(UploadBlock.upload_id, UploadBlock.seq)
-    query = (select(UploadBlock.upload_id, UploadBlock.seq, _length(UploadBlock.data))
-             .where(UploadBlock.upload_id.in_(select(Upload.id).where(Upload.state == UploadState.DELETING)))
-             .order_by(UploadBlock.upload_id, UploadBlock.seq))
-    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
-    if not keys:
-        return None
-    connection.execute(delete(UploadBlock).where(key.in_(keys)))
-    return Batch("upload_blocks", len(keys), size)
-
-
-def _uploads(connection: Connection, postgres: bool, max_rows: int, max_bytes: int) -> Batch | None:
-    query = (select(Upload.id, literal(0)).where(Upload.state == UploadState.DELETING,
-                                        ~exists().where(UploadBlock.upload_id == Upload.id)).order_by(Upload.id))
-    keys, size = _take(connection, query, postgres, max_rows, max_bytes)
-    if not keys:
-        return None
-    connection.execute(delete(Upload).where(Upload.id.in_(keys)))
-    return Batch("uploads", len(keys), size)
-
-
-_STEPS = (_check_parts, _checks, _chunks, _jobs, _upload_blocks, _uploads)
+def _steps() -> tuple[_Step, ...]:
+    """The purge's order, which keeps every foreign key whole."""
+    part = tuple_(CheckPart.check_id, CheckPart.attempt, CheckPart.seq)
+    block = tuple_(UploadBlock.upload_id, UploadBlock.seq)
+    return (
+        _Step(CheckPart, part, select(CheckPart.check_id, CheckPart.attempt, CheckPart.seq,
+                                      _length(CheckPart.verdicts, CheckPart.got))
+              .where(CheckPart.check_id.in_(select(Check.id).where(_deleted_job(Check.job_id))))
+              .order_by(CheckPart.check_id, CheckPart.attempt, CheckPart.seq)),
+        _Step(Check, Check.id, select(Check.id, _length(Check.error)).where(_deleted_job(Check.job_id))
+              .order_by(Check.id)),
+        _Step(Chunk, Chunk.id, select(Chunk.id, _length(Chunk.inputs, Chunk.lines, Chunk.traces, Chunk.facts,
+                                                        Chunk.facets, Chunk.bloom))
+              .where(_deleted_job(Chunk.job_id)).order_by(Chunk.id)),
+        _Step(Job, Job.id, select(Job.id, _length(Job.error)).where(
+            Job.deleted_at.is_not(None), ~exists().where(Chunk.job_id == Job.id),
+            ~exists().where(Check.job_id == Job.id)).order_by(Job.id)),
+        _Step(UploadBlock, block, select(UploadBlock.upload_id, UploadBlock.seq, _length(UploadBlock.data))
+              .where(UploadBlock.upload_id.in_(select(Upload.id).where(Upload.state == UploadState.DELETING)))
+              .order_by(UploadBlock.upload_id, UploadBlock.seq)),
+        _Step(Upload, Upload.id, select(Upload.id, literal(0)).where(
+            Upload.state == UploadState.DELETING, ~exists().where(UploadBlock.upload_id == Upload.id))
+              .order_by(Upload.id)),
+    )
