@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import JUDGE_DATA, failing
 from tests.support.waiting import until
 from worker.broker import CeleryDispatcher
+from worker.client import ClientError
 from worker.config import Settings
 from worker.store.database import Database
 from worker.store.chunks import coverage
@@ -76,13 +77,23 @@ def test_game_is_recognised_without_being_named(live: LiveService) -> None:
     assert live.wait(job["id"])["status"] == "succeeded"
 
 
-def test_malformed_upload_fails_with_the_parser_message(live: LiveService, tmp_path: Path) -> None:
+def test_a_malformed_start_is_refused_with_the_parser_message(live: LiveService, tmp_path: Path) -> None:
     bad = tmp_path / "bad.in"
     bad.write_bytes(b"2 6 5 10 10 4 10 10 10 4 5 10 4 11 10\n0\n")
+    jobs = live.get("/api/jobs")["total"]
+    with pytest.raises(ClientError, match='400 line 1, column 33: "11" is not a card value \\(1-10\\)'):
+        live.submit(bad, "10-20-30")
+    assert live.get("/api/jobs")["total"] == jobs
+
+
+def test_a_malformed_line_past_the_start_fails_its_job_with_the_parser_message(live: LiveService,
+                                                                                tmp_path: Path) -> None:
+    data, line = failing("10-20-30")
+    bad = tmp_path / "bad.in"
+    bad.write_bytes(data)
     job = live.wait(live.submit(bad, "10-20-30")["id"])
     assert job["status"] == "failed"
-    assert job["error"] == 'line 1, column 33: "11" is not a card value (1-10)'
-    assert live.get(f"/api/jobs/{job['id']}/cases")["total"] == 0
+    assert job["error"].startswith(f"line {line}, column 1:"), job["error"]
 
 
 def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:

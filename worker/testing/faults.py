@@ -315,7 +315,8 @@ def raw_get(live: LiveService, path: str) -> tuple[int, bytes]:
 
 
 def web_killed_during_upload(live: LiveService, path: Path) -> tuple[int, int]:
-    """Kill the web process mid-upload and start it again: returns partial uploads left and jobs created."""
+    """Kill the web process mid-upload and start it again: returns partial uploads left once the purge ran
+    and jobs created."""
     assert live.web is not None
     connection = http.client.HTTPConnection("127.0.0.1", int(live.url.rsplit(":", 1)[1]), timeout=10)
     boundary = "b0undary"
@@ -331,6 +332,8 @@ def web_killed_during_upload(live: LiveService, path: Path) -> tuple[int, int]:
     live.web.wait()
     connection.close()
     live.start_web()
+    # What the killed process was writing is marked for the worker's purge, which removes it in batches.
+    live.wait_until(lambda: _uploads(live) == 0, "the partial upload to be removed")
     return _uploads(live), int(live.get("/api/jobs")["total"])
 
 
