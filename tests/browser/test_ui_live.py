@@ -206,15 +206,24 @@ def test_a_big_upload_is_watched_through_its_life_read_solved_stalled_and_done(
     whole = f"{big_file.stat().st_size / 2**20:.1f} MiB"
     assert any(re.search(rf"[\d.]+ MiB of {whole} · [\d.]+ (MiB|KiB)/s", text) for text in sent), sent
 
-    # While the file is read, the upload page's one bar says how much of it is (a share of its bytes), then
-    # opens the job page once it is read. The dashboard's bar of the job is one measure, its figure and its
-    # value the share of the cases answered (of those the file is expected to hold); the share of the file
-    # read is named as such in its one sentence, which says "read" once.
-    with held(live, job_id, lambda job: job["status"] == "splitting" and job["bytes_read"] > 0 and job["done"] > 0,
+    # While the file is read and no case is answered yet, the upload page's one bar says how much of it is
+    # read (a share of its bytes); once a case is answered it opens the job page (upload.js, whenRead). Held
+    # as the split starts, the job may or may not have an answer yet, depending on the machine: the page
+    # must then show the one or the other, the API's figures at that moment.
+    with held(live, job_id, lambda job: job["status"] == "splitting" and job["bytes_read"] > 0,
               "the file being read") as job:
-        read = math.floor(job["bytes_read"] / job["size"] * 100)  # as the pages round it
-        until(lambda: upload.inner_text("#upload-progress .pct"), lambda shown: shown == f"{read}% read",
-              f"the page to show the API's {read}% read")
+        if job["done"] + job["failed_cases"] == 0:
+            read = math.floor(job["bytes_read"] / job["size"] * 100)  # as the pages round it
+            until(lambda: upload.inner_text("#upload-progress .pct"), lambda shown: shown == f"{read}% read",
+                  f"the page to show the API's {read}% read")
+        else:
+            upload.wait_for_url(f"**/jobs/{job_id}", timeout=60_000)
+    # The dashboard's bar of the job is one measure, its figure and its value the share of the cases answered
+    # (of those the file is expected to hold); the share of the file read is named as such in its one
+    # sentence, which says "read" once.
+    with held(live, job_id, lambda job: job["status"] == "splitting" and job["bytes_read"] > 0 and job["done"] > 0,
+              "the file being read, a case answered") as job:
+        read = math.floor(job["bytes_read"] / job["size"] * 100)
         row = dashboard.locator(f'tr[data-job="{job_id}"] [data-f=progress]')
         words = until(lambda: row.locator("[data-f=progress-text]").inner_text(),
                       lambda shown: f"file {read}% read" in shown, "the dashboard to show the share of the file read")
@@ -231,8 +240,10 @@ def test_a_big_upload_is_watched_through_its_life_read_solved_stalled_and_done(
     # gave and the time left counts down from the work left over it (never climbing: see
     # tests/pipeline/test_time_left.py); then, with nothing stored for a while, it says "stalled" and guesses
     # no time left; the workers view shows the process that holds a chunk, and its heartbeat ageing.
-    with held(live, job_id, lambda job: job["status"] == "solving" and job["done"] >= job["total"] * 0.75
-              and busy_on(live, job_id), "the job solving, a process on it") as job:
+    # Held while the API still expects a few seconds of work: the page counts down from there, and two
+    # different times left can show before the count reaches nothing.
+    with held(live, job_id, lambda job: job["status"] == "solving" and (job["eta_seconds"] or 0) >= 3
+              and busy_on(live, job_id), "the job solving with seconds to go, a process on it") as job:
         handled = f"{job['done'] + job['failed_cases']:,} / {job['total']:,} · {math.floor(job['rate'] + 0.5):,} cases/s · "
         lefts: list[float] = []
 
