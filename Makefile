@@ -22,14 +22,15 @@ $(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/en
 run: install
 	$(BIN)/dealer serve
 
-# Two runs, both always: the tests that start no process on every CPU (pytest-xdist), then the live ones
-# (tests/browser, faults, integration) alone, one at a time. A run that finds none of its tests among
-# those PYTEST_ARGS names (pytest's status 5) is no failure.
+# One pytest run over one process more than the machine has CPUs (pytest-xdist), a test file to a process,
+# the longest first (tests/support/plugin.py orders them):
+# the live tests (tests/browser, faults, integration: real servers and browsers) mostly wait on the
+# processes they started, so the spare CPU goes to the rest. A file's tests share its process, and with it
+# the live services a file starts once. A run that finds none of the tests PYTEST_ARGS names (pytest's
+# status 5) is no failure.
+TEST_PROCESSES ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: install
-	@status=0; \
-	$(BIN)/python -m pytest -n auto -m "not live" $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || status=$$code; }; \
-	$(BIN)/python -m pytest -m live $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || status=$$code; }; \
-	exit $$status
+	@$(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || exit $$code; }
 
 # docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).
 test-compose: install

@@ -80,7 +80,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 
 #: The folders of tests/ whose tests start real processes (a service's web and workers, Chromium, private
-#: servers, ``dealer serve``): marked ``live``, they run apart from the rest (see the Makefile's test).
+#: servers, ``dealer serve``): marked ``live`` (``pytest -m live`` runs them alone, ``-m "not live"`` the rest).
 LIVE_FOLDERS = ("browser", "faults", "integration")
 
 
@@ -90,19 +90,26 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.live)
 
 
+def _place(item: pytest.Item) -> int:
+    if item.get_closest_marker("live") is None:
+        return 3
+    if "shared_live" in getattr(item, "fixturenames", ()):
+        return 2
+    return 0 if "faults" in Path(str(item.path)).parts else 1
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the tests on the shared live services last, as pytest has grouped them (by mode).
+    """The live tests first, the longest first (the fault scenarios), then those on the shared live
+    services, then the rest: ``make test`` hands out whole files in this order (pytest-xdist's
+    ``loadfile`` without its reordering), so that the files that take longest start first and the many
+    short ones fill the processes at the end.
 
-    pytest keeps one instance of a session-scoped parametrized fixture at a time and groups the
-    tests that use it by parameter, so each mode's service starts once. The last one to start is
-    kept until the session ends: placed last, no other test runs beside it (the fault and
-    time-left tests measure time). Within a module the tests keep their order.
+    pytest keeps one instance of a session-scoped parametrized fixture at a time and groups the tests
+    that use it by parameter, so that each mode's shared service starts once in a process; the sort
+    keeps that order (it is stable).
     """
-    sharing = [item for item in items if "shared_live" in getattr(item, "fixturenames", ())]
-    if sharing:
-        rest = [item for item in items if "shared_live" not in getattr(item, "fixturenames", ())]
-        items[:] = rest + sharing
+    items.sort(key=_place)
 
 
 @pytest.fixture(scope="session", params=MODES)
