@@ -48,7 +48,7 @@ def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) ->
 def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
     db = Database.of(blank)
     upgrade(db)
-    assert current(db) == "0010"
+    assert current(db) == "0011"
     with db.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
         if not db.postgres:
@@ -62,6 +62,20 @@ def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
             differences = [d for d in differences if d[0] not in ("add_fk", "remove_fk")
                            or [c.name for c in d[1].columns] not in [[name] for name in inline]]
     assert differences == []
+
+
+def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(settings: Settings) -> None:
+    db = Database.of(settings)
+    if not db.postgres:
+        pytest.skip("a PostgreSQL setting")
+    blobs = {("upload_blocks", "data"), ("chunks", "inputs"), ("chunks", "lines"), ("chunks", "facts"),
+             ("chunks", "traces"), ("chunks", "bloom"), ("check_parts", "verdicts"), ("check_parts", "got")}
+    with db.engine.connect() as connection:
+        storage = dict(((table, column), kind) for table, column, kind in connection.execute(text(
+            "SELECT c.relname, a.attname, a.attstorage FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+            "WHERE c.relname IN ('upload_blocks', 'chunks', 'check_parts') AND a.attnum > 0 AND NOT a.attisdropped "
+            "AND a.atttypid = 'bytea'::regtype")))
+    assert {key for key, kind in storage.items() if kind == "e"} == blobs, storage
 
 
 def _old_trace(packed: bytes) -> bytes:

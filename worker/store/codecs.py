@@ -15,16 +15,17 @@ from typing import Any
 import zstandard
 
 #: zstd's level for everything the service stores (see ``_contexts``).
-LEVEL = -3
+LEVEL = 1
 _codecs = threading.local()
 
 
 def _contexts() -> Any:
     # Contexts are reused because setting one up costs more than compressing a trace;
-    # they are not thread-safe, hence one pair per thread. Level -3 ("--fast=3"): what a service
-    # stores is mostly packed traces, which compress little (10-20-30's by half at level 1, by a
-    # fifth less at -3), and at -3 compressing them costs a fifth of what it does at level 1: the
-    # bytes it saves cost the database far less than the compressing cost the workers.
+    # they are not thread-safe, hence one pair per thread. Level 1, measured on 10,000 random cases a
+    # game (2026-12-02): 10-20-30's packed traces, most of what the service stores, shrink 1.86x at
+    # level 1 and 1.16x at -3, for 6.4 ms against 3.9 ms; the inputs, the uploaded file and the judge
+    # lines shrink 8-70 % more at level 1 for the same time; level 3 shrinks them hardly more, at
+    # up to 3x the time. Every byte saved is one the database server writes, logs and sends less.
     if not hasattr(_codecs, "compressor"):
         _codecs.compressor = zstandard.ZstdCompressor(level=LEVEL)
         _codecs.decompressor = zstandard.ZstdDecompressor()
