@@ -36,6 +36,14 @@ OUTAGE_SECONDS = 3.0
 
 @dataclass
 class Report:
+    """One scenario's outcome. A fault is judged on what it cost the job; a scenario of several, on the
+    time from its last fault to the end, as the target reads:
+
+    >>> one = Report("x", 10, 10, 0, True, recovery_seconds=8.0, status="succeeded", lost_seconds=33.0)
+    >>> one.ok, one.in_time, Report(**{**one.__dict__, "several": True}).in_time
+    (True, False, True)
+    """
+
     scenario: str
     expected: int
     stored: int
@@ -49,6 +57,9 @@ class Report:
     total_seconds: float = 0.0
     #: What the fault cost: ``total_seconds`` less a clean run's (set by bench/faults.py).
     lost_seconds: float | None = None
+    #: A scenario of several faults, ``recovery_seconds`` from the last: judged on that, as the target
+    #: reads (what all of them cost, the time a fault itself lasts included, is ``lost_seconds``).
+    several: bool = False
 
     @property
     def ok(self) -> bool:
@@ -56,15 +67,16 @@ class Report:
 
     @property
     def in_time(self) -> bool:
-        return (self.lost_seconds if self.lost_seconds is not None else self.recovery_seconds) \
-            <= RECOVERY_TARGET_SECONDS
+        judged = self.lost_seconds if self.lost_seconds is not None and not self.several else self.recovery_seconds
+        return judged <= RECOVERY_TARGET_SECONDS
 
     def line(self) -> str:
         verdict = "FAILED " + self.status if not self.ok else "ok" if self.in_time else \
             f"SLOW: over the {RECOVERY_TARGET_SECONDS:.0f} s target"
         lost = f"  lost {self.lost_seconds:5.1f} s" if self.lost_seconds is not None else ""
         return (f"{self.scenario:<34} stored {self.stored:>7} of {self.expected:>7}  duplicates "
-                f"{self.duplicates:>3}  output identical {'yes' if self.identical else 'NO ':<3}  fault to end "
+                f"{self.duplicates:>3}  output identical {'yes' if self.identical else 'NO ':<3}  "
+                f"{'last fault' if self.several else 'fault'} to end "
                 f"{self.recovery_seconds:5.1f} s{lost}  {verdict}" + (f"  ({self.note})" if self.note else ""))
 
 
@@ -256,8 +268,10 @@ def five_faults(live: LiveService, postgres: PrivatePostgres, redis: PrivateRedi
         fault()
         hit += 1
     fault_at = time.monotonic()
-    return measure(live, "five faults in one job", started, expected, decks, fault_at,
-                   note="" if hit == len(faults) else f"the job ended after {hit} of the faults")
+    report = measure(live, "five faults in one job", started, expected, decks, fault_at,
+                     note="" if hit == len(faults) else f"the job ended after {hit} of the faults")
+    report.several = True
+    return report
 
 
 def _done(live: LiveService, job_id: int) -> int:
@@ -273,7 +287,7 @@ def split_handed_out_while_the_broker_is_down(live: LiveService, redis: PrivateR
     """The worker splitting a job is killed; the next worker's sweep hands the split out again while the
     broker is down, so that sending it fails; the broker comes back a few sweeps later (and empty). The
     job must end by itself: nothing else sends the split again. (Small chunks make the split long enough
-    to be caught half-way: ``DEALER_CHUNK_SIZE``.)"""
+    to be caught half-way: ``DEALER_CHUNK_SIZE``.) Measured from the broker's return, its last fault."""
     start = time.monotonic()
     job_id = int(live.submit(path, "10-20-30")["id"])
     live.wait_until(lambda: _split_held(live, job_id), "the split to be under way")
@@ -291,8 +305,11 @@ def split_handed_out_while_the_broker_is_down(live: LiveService, redis: PrivateR
     # A few sweeps more with the broker away: each finds the split handed out and cannot send it.
     time.sleep(live.settings.sweep_seconds * 3)
     redis.start()
-    return measure(live, "split handed out while redis is down", Started(job_id, start), expected, decks,
-                   fault_at)
+    back_at = time.monotonic()
+    report = measure(live, "split handed out while redis is down", Started(job_id, start), expected, decks,
+                     back_at, note=f"from Redis's return; the worker was killed {back_at - fault_at:.1f} s before")
+    report.several = True
+    return report
 
 
 def _split_held(live: LiveService, job_id: int) -> bool:
