@@ -23,7 +23,7 @@ FORMATS = ("ndjson", "csv")
 #: A CSV row of the exported cases, one value a column.
 _CSV_ROW = ",".join(["%s"] * len(CSV_COLUMNS)) + "\n"
 _NEEDS_QUOTES = re.compile(r'[",\r\n]')
-T = TypeVar("T")
+_Piece = TypeVar("_Piece", str, bytes)
 _pausing = threading.Lock()
 #: How many exports hold the collector off now, and whether it was on before the first of them.
 _paused = 0
@@ -69,7 +69,7 @@ def _collections_paused() -> Iterator[None]:
                 gc.enable()
 
 
-def _written(batches: Iterator[ExportBatch], write: Callable[[ExportBatch], T]) -> Iterator[T]:
+def _written(batches: Iterator[ExportBatch], write: Callable[[ExportBatch], _Piece]) -> Iterator[_Piece]:
     """Each batch read and written with the collector held off; what is sent goes out between."""
     while True:
         with _collections_paused():
@@ -77,7 +77,8 @@ def _written(batches: Iterator[ExportBatch], write: Callable[[ExportBatch], T]) 
             if batch is None:
                 return
             piece = write(batch)
-        yield piece
+        if piece:
+            yield piece
 
 
 def csv_lines(batches: Iterator[ExportBatch]) -> Iterator[str]:
@@ -89,8 +90,6 @@ def csv_lines(batches: Iterator[ExportBatch]) -> Iterator[str]:
 
 
 def _csv_rows(batch: ExportBatch) -> str:
-    if not batch.indexes:
-        return ""
     job, game, when = batch.job_id, batch.game, iso(batch.solved_at) or ""
     base = job * CASE_ID_BASE
     # In the order of CSV_COLUMNS.
