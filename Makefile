@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/en
 	$(BIN)/python -m compileall -q worker webui
 	touch $(STAMP)
 
+# `make run PORT=8601 HOST=0.0.0.0`: either left out, `dealer serve` chooses.
 run: install
-	$(BIN)/dealer serve
+	$(BIN)/dealer serve $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
 # One pytest run over one process more than the machine has CPUs (pytest-xdist), a test file to a process,
 # the longest first (tests/support/plugin.py orders them):

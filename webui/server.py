@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
+import socket
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -13,6 +15,45 @@ from gunicorn.app.base import BaseApplication
 
 from webui.pacing import THREADS, BodyLimit, PacedWorker
 from worker.config import Settings
+
+
+#: The exit status of a command refused its address: bad usage (the command line's table of exit codes).
+BAD_USAGE = 2
+
+
+def leave_unless_free(host: str, port: int) -> None:
+    """Leave with one line and exit status 2 unless this process could listen on ``host:port``, before
+    anything is started: gunicorn, given a port in use, logs ``Connection in use`` ten times over 5 s and
+    then leaves, and ``dealer serve`` had started its worker by then. The check binds as gunicorn does
+    (``SO_REUSEADDR``, so a port a closed server left in TIME_WAIT is free) and lets go at once."""
+    refusal = port_refusal(host, port)
+    if refusal is not None:
+        print(refusal, file=sys.stderr, flush=True)
+        raise SystemExit(BAD_USAGE)
+
+
+def port_refusal(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on, in one line that says the way out; None when it can."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        return f"cannot listen on {host}: {error.strerror}: give an address of this machine with --host"
+    family, kind, protocol, _, address = found[0]
+    try:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+            probe.listen()
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return f"port {port} is in use: stop what holds it or choose another with --port / make run PORT=…"
+        if error.errno == errno.EACCES:
+            return (f"port {port} needs privileges this user lacks: choose one above 1023 with --port "
+                    "/ make run PORT=…")
+        if error.errno == errno.EADDRNOTAVAIL:
+            return f"{host} is no address of this machine: choose another with --host / make run HOST=…"
+        return f"cannot listen on {host}:{port}: {error.strerror}"
+    return None
 
 
 class WebServer(BaseApplication):  # type: ignore[misc]

@@ -192,8 +192,9 @@ def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -
     """Web UI, API and a worker in one command (embedded mode); Ctrl-C stops all of it."""
     import subprocess
 
-    from webui.server import WebServer
+    from webui.server import WebServer, leave_unless_free
 
+    leave_unless_free(host, port)
     settings = _settings(data_dir)
     command = [sys.executable, "-m", "worker.cli", "worker"]
     if concurrency:
@@ -268,8 +269,9 @@ def stop_worker(worker: Any, deadline: float) -> None:
               help="Gunicorn worker processes.")
 def web(host: str, port: int, workers: int) -> None:
     """The web UI and API alone (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL)."""
-    from webui.server import WebServer
+    from webui.server import WebServer, leave_unless_free
 
+    leave_unless_free(host, port)
     WebServer(_settings(), host, port, workers=workers).run()
 
 

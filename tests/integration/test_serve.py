@@ -122,3 +122,48 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
         assert noise not in text, f"{noise!r} in what dealer serve printed: {text[-3000:]}"
     cores = [line for line in text.splitlines() if line.startswith("dealer: native core")]
     assert len(cores) == 1, text[-3000:]
+
+
+#: Holds a port until its standard input closes, and says which.
+HOLD_A_PORT = """
+import socket, sys
+held = socket.socket()
+held.bind(("127.0.0.1", 0))
+held.listen()
+print(held.getsockname()[1], flush=True)
+sys.stdin.read()
+"""
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes whose environment holds ``mark`` (every process a command starts inherits it)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and mark.encode() in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("command", [["serve"], ["web", "--host", "127.0.0.1"]])
+def test_a_port_in_use_is_named_in_one_line_and_nothing_starts(tmp_path: Path, command: list[str]) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_A_PORT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout is not None
+        port = int(holder.stdout.readline())
+        mark = f"DEALER_SERVE_TEST_MARK={tmp_path.name}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
+        env |= {"PYTHONPATH": str(Path(__file__).resolve().parents[2]), "DEALER_SERVE_TEST_MARK": tmp_path.name,
+                "DEALER_DATA_DIR": str(tmp_path / "data")}
+        done = subprocess.run([sys.executable, "-m", "worker.cli", *command, "--port", str(port)], env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == (f"port {port} is in use: stop what holds it or choose another with --port "
+                               "/ make run PORT=…\n")
+        assert done.stdout == ""
+        # Nothing was started: no worker, no web process, not even the embedded database.
+        assert _marked(mark) == []
+        assert not (tmp_path / "data").exists()
+    finally:
+        holder.communicate("")
