@@ -27,9 +27,9 @@ def whole_number(name: str, raw: str, minimum: int, maximum: int = MAX_INT) -> i
     except ValueError:
         raise Invalid(f"{name} must be a whole number, not {raw[:40]!r}") from None
     if value < minimum:
-        raise Invalid(f"{name} must be at least {minimum}")
+        raise Invalid(f"{name} must be at least {minimum}, not {raw[:40]}")
     if value > maximum:
-        raise Invalid(f"{name} must be at most {maximum:,}")
+        raise Invalid(f"{name} must be at most {maximum:,}, not {raw[:40]}")
     return value
 
 

@@ -179,6 +179,17 @@ class _Place:
         self.job, self.chunk, self.data, self.k = job, chunk, data, k
 
 
+def no_output(job_id: int, status: str) -> str:
+    """Why a job has no judge output (yet), and what there is instead: the one wording, for the API and the
+    pages alike."""
+    if status == JobStatus.FAILED:
+        return (f"job {job_id} failed, so it has no complete output: the answers to its cases before its first "
+                f"fault are its partial output, at /api/jobs/{job_id}/output?partial=1")
+    if status == JobStatus.CANCELLED:
+        return f"job {job_id} was cancelled, so it has no output: rerun it for one"
+    return f"job {job_id} is {status}; its output is complete once it has succeeded"
+
+
 class JobQueries:
     """The reads, as ``viewer`` may make them: every job it may not see is left out of every answer
     (lists, searches, exports, counts), and asked for by id it is not found."""
@@ -346,7 +357,7 @@ class JobQueries:
         with self.db.session(write=False) as session:
             job = self._job(session, job_id)
             if job.status != JobStatus.SUCCEEDED and not partial:
-                raise Conflict(f"job {job_id} is {job.status}; its output is complete once it has succeeded")
+                raise Conflict(no_output(job_id, job.status))
         return judge_output(self.db, job_id)
 
     def input(self, job_id: int) -> Iterator[bytes]:
