@@ -127,7 +127,10 @@ def workers() -> str:
 @takes_files(file=judge_file, expected=program_output)
 def upload() -> Any:
     """The upload form; its script sends the file to ``POST /api/jobs`` with progress, and without
-    JavaScript the form posts here and lands on the new job's page."""
+    JavaScript the form posts here and lands on the new job's page.
+
+    Where a failed upload ends, for both: a refusal as the file arrives is shown on this page (its 4xx);
+    a job made and failed later is shown on its job page (``static/js/upload-page.js`` says why)."""
     if request.method == "POST":
         try:
             job = receive_upload()
@@ -173,6 +176,33 @@ def docs() -> str:
 
 def _game(slug: str) -> dict[str, Any]:
     return next(g for g in games() if g["slug"] == slug)
+
+
+@pages.app_template_filter("snippet")
+def _snippet(fault: dict[str, Any]) -> Markup:
+    """A fault's lines, its own marked from its column to the next space with a caret under it: the markup
+    the upload page's script draws around a refused file's error (``snippet`` in ``static/js/upload.js``).
+
+    >>> print(_snippet({"line": 2, "column": 3, "context": [{"line": 1, "text": "1 2"}, {"line": 2, "text": "4 X <"}]}))
+    <pre class="snippet"><span><span class="ln">1</span>1 2
+    </span><span class="bad-line"><span class="ln">2</span>4 <mark class="bad">X</mark> &lt;</span><span class="caret"><span class="ln"></span>  ^</span></pre>
+    """
+    shown = []
+    for near in fault.get("context") or []:
+        number, text = near["line"], near["text"]
+        column = fault.get("column") or 0
+        if number != fault["line"] or not column:
+            own = Markup(' class="bad-line"') if number == fault["line"] else Markup("")
+            shown.append(Markup('<span%s><span class="ln">%s</span>%s\n</span>') % (own, number, text[:240]))
+            continue
+        end = column - 1
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        before, token, after = text[:column - 1], text[column - 1:max(end, column)], text[max(end, column):]
+        shown.append(Markup('<span class="bad-line"><span class="ln">%s</span>%s<mark class="bad">%s</mark>%s</span>'
+                            '<span class="caret"><span class="ln"></span>%s^</span>')
+                     % (number, before, token or " ", after[:200], " " * len(before)))
+    return Markup('<pre class="snippet">%s</pre>') % Markup("").join(shown)
 
 
 @pages.app_template_filter("sentence")

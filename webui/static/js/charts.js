@@ -79,10 +79,10 @@ function bins(rows, maxBins) {
  * plot, or (split) one band per outcome with its own scale, so a rare outcome stays visible.
  * `tip` (an element) shows the column under the pointer.
  */
-export function distribution(container, dist, tip, { split = false } = {}) {
+export function distribution(container, dist, tip, { split = false, empty = "Nothing solved yet." } = {}) {
   const rows = dist.by_number.filter((r) => r.number !== null);
   if (!rows.length) {
-    container.replaceChildren(h("p", { class: "muted" }, "Nothing solved yet."));
+    container.replaceChildren(h("p", { class: "muted" }, empty));
     return;
   }
   const present = dist.outcomes.filter((o) => rows.some((r) => r.outcome === o));
@@ -160,13 +160,13 @@ const PALETTE = ["var(--c-running)", "var(--c-win)", "var(--c-draw)", "var(--c-r
 
 /**
  * Cases per second over time (a ThroughputView): the first series as an area, any others as lines
- * in their own colours, with a legend. series: [{name, throughput}].
+ * in their own colours, with a legend. series: [{name, throughput}]; `empty` is said when there is no point.
  */
-export function rateChart(container, series, label) {
+export function rateChart(container, series, label, empty = "Nothing solved yet.") {
   const list = Array.isArray(series) ? series : [{ name: label, throughput: series }];
   const main = list[0].throughput;
   const points = main.points;
-  if (!points.length) { container.replaceChildren(h("p", { class: "muted" }, "Nothing solved yet.")); return; }
+  if (!points.length) { container.replaceChildren(h("p", { class: "muted" }, empty)); return; }
   const start = Date.parse(points[0].at);
   const step = main.interval_seconds * 1000;
   const end = Date.parse(points[points.length - 1].at) + step;

@@ -2,8 +2,8 @@
 // /api/jobs and /api/overview when there is none), filters kept in the URL, actions on the selected
 // jobs, and a drop zone that uploads a file and shows its job at once.
 
-import { $, $$, api, count, fillOutcomes, fillProgress, fillStatus, isFinished, live, localiseTimes, poll, query,
-  seconds, size } from "./util.js";
+import { $, $$, api, count, fillOutcomes, fillProgress, fillStatus, fitMore, isFinished, live, localiseTimes, poll,
+  query, seconds, size } from "./util.js";
 import { attachDropzone, uploadFile } from "./upload.js";
 import { refreshOverview } from "./app.js";
 
@@ -119,6 +119,10 @@ function showStuck(jobs) {
 for (const select of $$("select", filterForm)) select.addEventListener("change", () => filterForm.requestSubmit());
 
 // --- a long error: shown whole on demand ----------------------------------------------------------
+// Whether an error is cut depends on the width it gets: looked at on load and whenever the window changes.
+const fitAll = () => { for (const block of $$("[data-f=progress]", tbody)) fitMore(block); };
+fitAll();
+window.addEventListener("resize", fitAll);
 tbody.addEventListener("click", (event) => {
   const more = event.target.closest("[data-f=more]");
   if (!more) return;

@@ -5,6 +5,7 @@ import { $, $$, api, count, exportWithProgress, fillProgress, fillStatus, formVa
   readJSON, seconds } from "./util.js";
 import { distribution, hasRareOutcome, outcomeBars, rateChart } from "./charts.js";
 import { resultsTable } from "./results.js";
+import { contextSnippet } from "./upload.js";
 
 const data = readJSON("job-data");
 const { game } = data;
@@ -14,6 +15,14 @@ const jobId = job.id;
 // --- charts --------------------------------------------------------------------------------
 const tip = h("p", { class: "chart-tip", "aria-live": "off" }, "Point at a column to see its numbers.");
 $("#chart-distribution").append(tip);
+
+/** What the charts and the table say when they have no case: true of the job as it is now. */
+function nothing() {
+  if (job.status === "failed") return "No case was solved before the job failed.";
+  if (job.status === "cancelled") return "No case was solved before the job was cancelled.";
+  if (job.status === "succeeded") return "The file holds no cases.";
+  return "Nothing solved yet.";
+}
 
 function drawOutcomes() {
   outcomeBars($("#chart-outcomes .chart-body"), game.outcomes, job.counts);
@@ -25,7 +34,7 @@ let lastDist = null;
 function drawDist() {
   const split = (layout || (hasRareOutcome(lastDist) ? "split" : "stacked")) === "split";
   for (const button of $$("[data-layout]")) button.setAttribute("aria-pressed", String(button.dataset.layout === (split ? "split" : "stacked")));
-  distribution($("#chart-distribution .chart-body"), lastDist, tip, { split });
+  distribution($("#chart-distribution .chart-body"), lastDist, tip, { split, empty: nothing() });
 }
 
 let nextDistAt = 0;
@@ -61,9 +70,30 @@ function showJob() {
   if ($("#delete")) $("#delete").hidden = !finished;
   $("#job-error").hidden = !job.error;
   $("#job-error [data-f=error]").textContent = job.error || "";
+  showFaults();
+  // What the job can no longer have, once it failed or was cancelled: a judge output to check against.
+  const closed = ["failed", "cancelled"].includes(job.status);
+  $("#checks-closed").hidden = !closed;
+  $("#checks-closed [data-f=checks-status]").textContent = job.status;
+  if ($("#check-form")) $("#check-form").hidden = closed;
   $("#job-warnings").hidden = !job.warnings.length;
   $("#job-warnings [data-f=warnings]").replaceChildren(...job.warnings.map((w) => h("li", {}, w.text)));
   drawOutcomes();
+}
+
+/** The faults of a failed job's file (the first ones, each with its lines), how many more, its partial output:
+ * the markup of templates/_faults.html. A job view without them (a job that failed otherwise) shows none. */
+function showFaults() {
+  const faults = job.faults || [];
+  $("#job-faults").hidden = !faults.length;
+  $("#job-faults").replaceChildren(...faults.map((fault) => h("li", { class: "fault" },
+    h("p", { class: "fault-where" }, `Line ${count(fault.line)}${fault.column ? `, column ${count(fault.column)}` : ""}: ${fault.message}`),
+    contextSnippet(fault.context, fault.line, fault.column))));
+  const more = (job.fault_count || 0) - faults.length;
+  $("#job-faults-more").hidden = more <= 0;
+  $("#job-faults-more").textContent = `and ${count(more)} more fault${more === 1 ? "" : "s"}`;
+  $("#partial-output").hidden = !job.partial_output;
+  if (job.partial_output) $("#partial-output [data-f=partial-output]").href = job.partial_output;
 }
 
 function showTimings(t) {
@@ -75,12 +105,10 @@ function showTimings(t) {
   set("rate", t.rate > 0 ? count(t.rate) : "–");
   set("solve_us_mean", micros(t.solve_us_mean));
   set("solve_us_p99", micros(t.solve_us_p99));
-  const slowest = $("[data-t=slowest]");
-  if (slowest && t.slowest_case) {
-    const slow = t.slowest_case;
-    slowest.replaceChildren(h("a", { href: `/jobs/${jobId}/cases/${slow.index}` }, `Case ${count(slow.index)}`),
-      ` · ${micros(slow.solve_us)}`);
-  }
+  // The slowest case as the job has it now: none once a failure took its cases away.
+  const slow = t.slowest_case;
+  $("[data-t=slowest]").replaceChildren(...(slow ? [h("a", { href: `/jobs/${jobId}/cases/${slow.index}` },
+    `Case ${count(slow.index)}`), ` · ${micros(slow.solve_us)}`] : ["–"]));
   set("cached", count(job.cache_hits));
   set("failed_cases", count(job.failed_cases));
 }
@@ -93,7 +121,7 @@ for (const link of [$("#export-csv"), $("#export-ndjson")]) {
 const filters = $("#results-filters");
 const table = resultsTable({
   table: $("#results-table"), pager: $("#results-pager"), countEl: $("#results-count"), errorEl: $("#results-error"),
-  endpoint: `/api/jobs/${jobId}/cases`, numberName: game.number_name,
+  endpoint: `/api/jobs/${jobId}/cases`, numberName: game.number_name, empty: nothing,
   columns: ["index", "input", "line", "outcome", "number", "solve_us"],
   onState: (params) => {
     const q = new URLSearchParams(params).toString();
@@ -157,7 +185,7 @@ $("#delete")?.addEventListener("click", (event) => act(event.currentTarget, asyn
 let nextThroughputAt = 0;
 async function drawThroughput() {
   nextThroughputAt = performance.now() + 5000;
-  rateChart($("#chart-throughput .chart-body"), await api(`/api/jobs/${jobId}/throughput`), "this job");
+  rateChart($("#chart-throughput .chart-body"), await api(`/api/jobs/${jobId}/throughput`), "this job", nothing());
 }
 
 // --- keep it live: the server's event stream, else polling -------------------------------------------
@@ -171,6 +199,8 @@ async function onJob(next) {
   showJob();
   events += 1;
   const finished = isFinished(job.status);
+  // The header's count of work waiting loses this job's cases as it ends: now, not at its next look.
+  if (finished) document.dispatchEvent(new CustomEvent("dealer:refresh-overview"));
   if (finished || events % 3 === 0) {
     if (finished || performance.now() >= nextDistAt) await drawDistribution();
     if (finished || performance.now() >= nextThroughputAt) await drawThroughput();

@@ -21,7 +21,7 @@ const PLACE = ["after", "before", "last", "page"];
 const withoutPlace = (params) => Object.fromEntries(Object.entries(params).filter(([key]) => !PLACE.includes(key)));
 
 export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns, numberName, onState, apiParams = (p) => p,
-  defaultSort = "index" }) {
+  defaultSort = "index", empty = () => "No results yet." }) {
   let params = {};
   let request = 0;
   const cols = columns.map((key) => ({ key, ...COLUMNS[key], label: key === "number" && numberName ? numberName : COLUMNS[key].label }));
@@ -99,7 +99,7 @@ export function resultsTable({ table, pager, countEl, errorEl, endpoint, columns
     body.replaceChildren(...(data.items.length ? data.items.map((r) => h("tr", { "data-case": r.id },
       cols.map((c) => h("td", { class: [c.num ? "num" : "", c.cls || "", `col-${c.key}`].join(" ").trim(), "data-label": c.label },
         c.cell(r))))) :
-      [h("tr", { class: "empty-row" }, h("td", { colspan: cols.length }, filtered() ? "Nothing matches these filters." : "No results yet."))]));
+      [h("tr", { class: "empty-row" }, h("td", { colspan: cols.length }, filtered() ? "Nothing matches these filters." : empty()))]));
     showPager(data);
   }
 

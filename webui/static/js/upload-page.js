@@ -1,5 +1,11 @@
-// The upload page: choose or drop a file, send it with a progress bar, then wait until the
-// file has been read: a parse error is shown here with its line, otherwise on to the job.
+// The upload page: choose or drop a file, send it with a progress bar, then follow its reading until the
+// first cases are solved, and on to the job.
+//
+// Where a failed upload ends, one rule: what the service refuses as the file arrives (a 4xx of
+// POST /api/jobs: no judge file, the wrong game, too large) is shown here, with the lines around its
+// fault, and no job is made; a job that was made and failed later (a fault past the file's start, which
+// the split meets) is shown on its job page, with every fault and its partial output, as the dashboard
+// and a reload show it. The form without this script follows the same rule (webui/pages.py: upload).
 
 import { $, count, seconds, size } from "./util.js";
 import { attachDropzone, snippet, uploadFile, whenRead } from "./upload.js";
@@ -117,14 +123,8 @@ form.addEventListener("submit", async (event) => {
     await showError(error.message, "Cannot follow the job");
     return;
   }
-  if (job.status === "failed") {
-    setBusy(false);
-    progress.hidden = true;
-    info.hidden = true;
-    await showError(job.error, `Job #${job.id} failed: the file cannot be read`);
-    return;
-  }
-  info.firstChild.textContent = `Job #${job.id}: ${count(job.total || job.done)} ${job.total ? "cases" : "solved so far"}. Opening it…`;
+  info.firstChild.textContent = job.status === "failed" ? `Job #${job.id} failed. Opening it…`
+    : `Job #${job.id}: ${count(job.total || job.done)} ${job.total ? "cases" : "solved so far"}. Opening it…`;
   // With an output to check, its verdict is what the user came for.
-  window.location.assign(job.checks && job.checks.length ? `/checks/${job.checks[0]}` : `/jobs/${job.id}`);
+  window.location.assign(job.checks && job.checks.length && job.status !== "failed" ? `/checks/${job.checks[0]}` : `/jobs/${job.id}`);
 });

@@ -87,18 +87,38 @@ export async function snippet(message, file) {
   for (let n = Math.max(1, line - 2); n <= line + 1; n += 1) {
     const raw = lineBytes(n);
     if (raw === null) continue;
-    const number = h("span", { class: "ln" }, n);
     if (n !== line || !column) {
-      pre.append(h("span", { class: n === line ? "bad-line" : null }, number, decoder.decode(raw).slice(0, 240), "\n"));
+      pre.append(plainLine(n, decoder.decode(raw), n === line));
       continue;
     }
     let end = column - 1;
     while (end < raw.length && ![32, 9, 11, 12].includes(raw[end])) end += 1;
-    const before = decoder.decode(raw.subarray(0, column - 1));
-    const token = decoder.decode(raw.subarray(column - 1, Math.max(end, column)));
-    const after = decoder.decode(raw.subarray(Math.max(end, column)));
-    pre.append(h("span", { class: "bad-line" }, number, before, h("mark", { class: "bad" }, token || " "), after.slice(0, 200)));
-    pre.append(h("span", { class: "caret" }, h("span", { class: "ln" }, ""), " ".repeat(before.length), "^"));
+    pre.append(...markedLine(n, decoder.decode(raw.subarray(0, column - 1)),
+      decoder.decode(raw.subarray(column - 1, Math.max(end, column))), decoder.decode(raw.subarray(Math.max(end, column)))));
   }
   return pre;
+}
+
+/** A fault's lines as the service keeps them (``context``: [{line, text}]), drawn as snippet draws a file's. */
+export function contextSnippet(context, line, column) {
+  const pre = h("pre", { class: "snippet" });
+  for (const near of context || []) {
+    if (near.line !== line || !column) {
+      pre.append(plainLine(near.line, near.text, near.line === line));
+      continue;
+    }
+    let end = column - 1;
+    while (end < near.text.length && !/\s/.test(near.text[end])) end += 1;
+    pre.append(...markedLine(near.line, near.text.slice(0, column - 1), near.text.slice(column - 1, Math.max(end, column)),
+      near.text.slice(Math.max(end, column))));
+  }
+  return pre;
+}
+
+// The same markup as the job page's faults rendered by the server (the snippet filter of webui/pages.py).
+const plainLine = (n, text, bad) => h("span", { class: bad ? "bad-line" : null }, h("span", { class: "ln" }, n), text.slice(0, 240), "\n");
+
+function markedLine(n, before, token, after) {
+  return [h("span", { class: "bad-line" }, h("span", { class: "ln" }, n), before, h("mark", { class: "bad" }, token || " "), after.slice(0, 200)),
+    h("span", { class: "caret" }, h("span", { class: "ln" }, ""), " ".repeat(before.length), "^")];
 }

@@ -190,8 +190,16 @@ export function fillProgress(root, job) {
   $("[data-f=pct]", root).textContent = `${Math.trunc(pct)}%`;
   const text = $("[data-f=progress-text]", root);
   text.textContent = text.title = progressText(job);
+  fitMore(root, job.status);
+}
+
+/** Offer a failed job's whole error where its line cuts it (and keep the offer while it is shown whole). */
+export function fitMore(root, status = root.closest("[data-status]")?.dataset.status) {
   const more = $("[data-f=more]", root);
-  if (more && !root.classList.contains("progress-big")) more.hidden = job.status !== "failed";
+  if (!more || root.classList.contains("progress-big")) return;
+  const line = $(".progress-text", root);
+  const open = root.classList.contains("expanded");
+  more.hidden = status !== "failed" || !(open || line.scrollWidth > line.clientWidth);
 }
 
 /** An outcome as a badge reads it: "not-ready" is "Not ready". */
