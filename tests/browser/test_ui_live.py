@@ -393,6 +393,86 @@ def test_a_long_error_is_cut_in_the_list_and_shown_whole_on_demand(browser: Any,
     close(page)
 
 
+#: Faults the polling tab's job is given where the API lists none of its own (a service that names only the
+#: first fault in ``error``): the page must draw whatever the job view carries.
+GIVEN_FAULTS = [{"line": 4, "column": 9, "message": '"X" is not a card value (1-10)',
+                 "context": [{"line": 3, "text": "1 2 3 4"}, {"line": 4, "text": "5 6 7 8 X 9"}]}]
+
+
+def with_faults(page: Any, job_id: int) -> None:
+    """Have ``page`` poll (its event stream refused) and see the job with faults once it has failed, as
+    :data:`GIVEN_FAULTS` unless the API gives its own."""
+    page.route("**/events/jobs/*", lambda route: route.fulfill(status=429, content_type="application/json",
+                                                                body='{"error": "poll"}'))
+
+    def answer(route: Any) -> None:
+        response = route.fetch()
+        job = response.json()
+        if job["status"] == "failed" and not job.get("faults"):
+            job |= {"faults": GIVEN_FAULTS, "fault_count": 6, "partial_output": f"/api/jobs/{job_id}/output?partial=1"}
+        route.fulfill(response=response, json=job)
+
+    page.route(f"**/api/jobs/{job_id}", answer)
+
+
+def test_a_job_that_fails_while_watched_shows_its_failure_and_nothing_from_before(
+        browser: Any, live: LiveService, big_file: Path, tmp_path: Path) -> None:
+    """Its bad line is the file's last: the split sends the cases it has read on to be solved as it reads, so
+    the page shows a slowest case, work waiting and a form for an output to check before the split meets it."""
+    lines = big_file.read_bytes().splitlines(keepends=True)
+    bad = tmp_path / "fails-late.in"
+    bad.write_bytes(b"".join(lines[:-1]) + b"X\n" + lines[-1])
+    job_id = live.submit(bad, "10-20-30")["id"]
+    pages = []
+    with held(live, job_id, lambda job: job["status"] == "splitting" and job["done"] > 0, "cases solved while read"):
+        streamed, polled = tab(browser, live), tab(browser, live)
+        with_faults(polled, job_id)
+        for page in (streamed, polled):
+            page.goto(f"/jobs/{job_id}")
+            page.locator("[data-t=slowest] a").wait_for()
+            page.wait_for_function("() => / waiting/.test(document.querySelector('#service-pill').textContent)")
+            assert page.locator("#check-form").is_visible() and page.locator("#checks-closed").is_hidden()
+            pages.append(page)
+    job = live.wait(job_id)
+    assert job["status"] == "failed" and f"line {len(lines)}, column 1" in job["error"], job
+    for page in pages:
+        page.locator("#job-error").wait_for()
+        settled(page)
+        # No reload: the page it was.
+        assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+        assert page.inner_text("#job-error [data-f=error]") == job["error"]
+        timings = live.get(f"/api/jobs/{job_id}/timings")
+        slowest = page.locator("[data-t=slowest]")
+        if timings["slowest_case"] is None:
+            assert slowest.inner_text() == "–"
+        else:  # cases kept: the slowest of them, one that is there
+            href = slowest.locator("a").get_attribute("href")
+            assert href == f"/jobs/{job_id}/cases/{timings['slowest_case']['index']}"
+            assert page.request.get(href).ok
+        waiting = live.get("/api/overview")["queued_cases"]
+        pill = page.inner_text("#service-pill")
+        assert (f"{waiting:,} waiting" in pill) if waiting else ("waiting" not in pill), pill
+        assert page.locator("#check-form").is_hidden() and page.locator("#checks-closed").is_visible()
+        assert page.locator("#download-output").is_hidden()
+        for empty in ("#results-table", "#chart-distribution", "#chart-throughput"):
+            text = page.inner_text(empty)
+            assert "yet" not in text, (empty, text)
+        if page.locator("#results-table tbody tr[data-case]").count() == 0:
+            assert page.inner_text("#results-table tbody") == "No case was solved before the job failed."
+    # Its faults, each with its lines, how many more, and the partial output: as the job view gives them.
+    given = polled.request.get(f"/api/jobs/{job_id}").json().get("faults") or GIVEN_FAULTS
+    first = polled.locator("#job-faults .fault").first
+    assert first.locator(".fault-where").inner_text().startswith(f"Line {given[0]['line']:,}")
+    assert first.locator(".snippet .caret").count() == (1 if given[0]["column"] else 0)
+    if given is GIVEN_FAULTS:
+        assert first.locator(".snippet mark.bad").inner_text() == "X"
+        assert polled.inner_text("#job-faults-more") == "and 5 more faults"
+        assert polled.locator("#partial-output a").get_attribute("href") == f"/api/jobs/{job_id}/output?partial=1"
+    for page in pages:
+        no_nonsense(page)
+        close(page)
+
+
 def test_history_is_newest_first_compact_and_fits(browser: Any, live: LiveService) -> None:
     page = tab(browser, live)
     page.goto("/history")
