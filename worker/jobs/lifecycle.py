@@ -248,6 +248,7 @@ def finish_if_complete(session: Session, job: Job) -> bool:
     (its judge output would be short); whether it ended."""
     if not complete(job.status, job.done, job.failed_cases, job.total):
         return False
+    session.flush()  # the faults just noted, which the reason of a failure reads
     job.status, job.error = _ending(session.connection(), job.id, job.game, job.failed_cases, job.total,
                                     job.fault_count)
     job.finished_at = utcnow()
