@@ -86,9 +86,12 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
                                     faults=faults)
         out.flush()
         if faults:
+            before = (f"the output is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} before the "
+                      "first" if solved else f"no {engine.unit} comes before the first")
+            click.echo(f"dealer: error: {file.name} is no valid judge file ({faults.count:,} "
+                       f"fault{'' if faults.count == 1 else 's'}, named below): {before}", err=True)
             _name_faults(file.name, game, faults, kept.head)
-            _fail(f"{file.name} is no valid judge file ({faults.count:,} fault{'' if faults.count == 1 else 's'}): "
-                  f"the output is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} before the first")
+            sys.exit(2)
     except InputError as error:
         out.flush()
         _name_faults(file.name, game, faults, kept.head)

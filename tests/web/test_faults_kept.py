@@ -121,8 +121,8 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
     status, output, messages = solved(game, data, tmp_path)
     assert (status, output) == (2, expected)
     named = [line.removeprefix("dealer: error: ").split(": ", 1)[1] for line in messages.splitlines()]
-    assert named[:-1] == [fault["message"] for fault in job["faults"]]
-    assert named[-1] == f"the output is that of the {BAD[0] - 1:,} {engine.unit}s before the first"
+    assert named[0] == f"the output is that of the {BAD[0] - 1:,} {engine.unit}s before the first"
+    assert named[1:] == [fault["message"] for fault in job["faults"]]
 
 
 def test_a_bad_first_case_past_the_head_leaves_no_partial_output(client: Any, settings: Any,
@@ -153,8 +153,8 @@ def test_a_hundred_faults_are_listed_and_all_counted(client: Any, settings: Any,
     status, output, messages = solved("mahjong", data, tmp_path)
     named = messages.splitlines()
     assert status == 2 and output.count(b"\n") == 300 and len(named) == 102
-    assert named[100] == f"dealer: error: {tmp_path / 'file.in'}: and 50 more faults"
-    assert named[101].endswith("(150 faults): the output is that of the 300 hands before the first")
+    assert named[0].endswith("(150 faults, named below): the output is that of the 300 hands before the first")
+    assert named[101] == f"dealer: error: {tmp_path / 'file.in'}: and 50 more faults"
 
 
 def test_a_rerun_of_a_job_with_faults_keeps_them(client: Any) -> None:
