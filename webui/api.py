@@ -118,10 +118,13 @@ def rerun_job(job_id: int) -> Any:
 
 @operations.get("/jobs/<id:job_id>/output", "jobOutput",
                 "The judge output, byte for byte as the reference solutions print it", tag="jobs",
-                parameters=[query("partial", "1 to get the lines solved so far of an unfinished (or a failed) job.",
-                                  FLAG)],
+                parameters=[query("partial", "1 to get the lines solved so far of an unfinished (or a failed) job; "
+                                  "of a file with faults, those of the cases before its first fault (the job's "
+                                  "partial_output).", FLAG)],
                 responses={"200": {"description": "The output.", "content": {"text/plain": {"schema": {"type": "string"}}}},
-                           "400": BAD_REQUEST, "404": NOT_FOUND, "409": error("The job has not succeeded (yet).")})
+                           "400": BAD_REQUEST, "404": NOT_FOUND,
+                           "409": error("The job has not succeeded (yet); of a failed job, where its partial output "
+                                        "is.")})
 def job_output(job_id: int) -> Response:
     partial = given(request.args).get("partial")
     lines = queries().output(job_id, partial=flag("partial", partial) if partial is not None else False)

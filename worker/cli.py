@@ -17,7 +17,7 @@ from typing import IO, Any
 import click
 
 from worker import engines
-from worker.engines.base import Diagnostic, InputError
+from worker.engines.base import Diagnostic, Faults, InputError
 from worker.generating.command import command as generate_command
 
 GAMES = click.Choice(engines.names())
@@ -66,6 +66,7 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
     kept = HeadKept(file)  # for the message of a bad file (intake.explain)
     reading = kept.reading()
     warnings: list[Diagnostic] = []
+    faults = Faults()
     if progress is None:
         progress = sys.stderr.isatty()
     out = sys.stdout
@@ -78,12 +79,22 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
                 from worker.progress import file_progress
 
                 stream, advance = stack.enter_context(file_progress(reading, f"solving {engine.unit}s"))
-                solve_file(engine, stream, out, jobs=jobs, traces=records, warnings=warnings, on_batch=advance)
+                solved = solve_file(engine, stream, out, jobs=jobs, traces=records, warnings=warnings,
+                                    faults=faults, on_batch=advance)
             else:
-                solve_file(engine, reading, out, jobs=jobs, traces=records, warnings=warnings)
+                solved = solve_file(engine, reading, out, jobs=jobs, traces=records, warnings=warnings,
+                                    faults=faults)
         out.flush()
+        if faults:
+            before = (f"the output is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} before the "
+                      "first" if solved else f"no {engine.unit} comes before the first")
+            click.echo(f"dealer: error: {file.name} is no valid judge file ({faults.count:,} "
+                       f"fault{'' if faults.count == 1 else 's'}, named below): {before}", err=True)
+            _name_faults(file.name, game, faults, kept.head)
+            sys.exit(2)
     except InputError as error:
         out.flush()
+        _name_faults(file.name, game, faults, kept.head)
         _fail(f"{file.name}: {explain(game, error, kept.head)}")
     finally:
         for warning in warnings:
@@ -145,6 +156,17 @@ def _open_traces(path: str, buffering: int) -> IO[bytes]:
         return open(sys.stdout.fileno() if path == "-" else path, "wb", buffering=buffering, closefd=path != "-")
     except OSError as error:
         return _fail(f"{path}: {error.strerror}")  # type: ignore[no-any-return]
+
+
+def _name_faults(name: str, game: str, faults: Faults, head: bytes) -> None:
+    """The faults of a file read past, on standard error: the first of them, then how many more."""
+    from worker.jobs.intake import explain
+
+    for fault in faults.first:
+        click.echo(f"dealer: error: {name}: {explain(game, InputError(fault.message, fault.line, fault.column), head)}",
+                   err=True)
+    if faults.count > len(faults.first):
+        click.echo(f"dealer: error: {name}: and {faults.count - len(faults.first):,} more faults", err=True)
 
 
 def _fail(message: str, status: int = 2) -> Any:
@@ -401,6 +423,7 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
         if wait:
             job = client.wait(job["id"], progress=show)
             if job["status"] != "succeeded":
+                _print_partial(client, job)
                 _fail(f"job {job['id']} {job['status']}: {job.get('error') or ''}".rstrip(": "), status=1)
             if expected is not None:
                 found = client.wait_check(job["checks"][0])
@@ -415,6 +438,26 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
                 sys.stdout.write(piece)
     except ClientError as error:
         _fail(str(error), status=1)
+
+
+#: The faults ``dealer submit --wait`` prints of a job that failed on them (the job lists more).
+FAULTS_SHOWN = 10
+
+
+def _print_partial(client: Any, job: dict[str, Any]) -> None:
+    """A failed job's faults (the first few) on standard error, and its partial output, said to be partial."""
+    faults = job.get("faults") or []
+    for fault in faults[:FAULTS_SHOWN]:
+        click.echo(f"dealer: fault: {fault['message']}", err=True)
+    if job.get("fault_count", 0) > min(len(faults), FAULTS_SHOWN):
+        click.echo(f"dealer: fault: and {job['fault_count'] - min(len(faults), FAULTS_SHOWN):,} more "
+                   f"(GET /api/jobs/{job['id']} lists the first {len(faults)})", err=True)
+    if job.get("partial_output"):
+        for piece in client.output(job["id"], partial=True):
+            sys.stdout.write(piece)
+        sys.stdout.flush()
+        click.echo(f"dealer: the output is partial: job {job['id']} failed, and this is the judge output of "
+                   + ("the cases before its file's first fault" if faults else "the cases it solved"), err=True)
 
 
 main.add_command(generate_command(_configure_engines, _fail))  # dealer generate: worker/generating/command.py

@@ -145,7 +145,7 @@ class Client:
                     return job
                 time.sleep(poll)
 
-    def output(self, job_id: int) -> Iterator[str]:
-        response = self._request("GET", f"/api/jobs/{job_id}/output")
+    def output(self, job_id: int, partial: bool = False) -> Iterator[str]:
+        response = self._request("GET", f"/api/jobs/{job_id}/output" + ("?partial=1" if partial else ""))
         while chunk := response.read(1 << 16):
             yield chunk.decode()

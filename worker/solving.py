@@ -1,17 +1,19 @@
 """Solving a judge file on this machine, without the service: what ``dealer solve`` runs.
 
 The file is parsed as a stream in this process; cases are solved here (one process)
-or in batches on a pool of processes whose answers are put back in file order.
+or in batches on a pool of processes whose answers are put back in file order. A file with
+bad cases is answered up to its first, then read to its end for the others (:class:`Faults`).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import IO
 
 from worker import engines
-from worker.engines.base import Case, Diagnostic, Engine
+from worker.engines.base import Case, Diagnostic, Engine, Faults
 
 #: Cases a pool process solves at a time: large enough that handing a batch to it and
 #: back costs little next to solving it, small enough to keep every process busy.
@@ -63,27 +65,43 @@ def solve_file(
     jobs: int = 1,
     traces: IO[bytes] | None = None,
     warnings: list[Diagnostic] | None = None,
+    faults: Faults | None = None,
     on_batch: Callable[[int], None] | None = None,
 ) -> int:
     """Write the judge output for ``stream`` to ``out``; return how many cases were solved.
 
     Raises :class:`~worker.engines.InputError` on bad input (what was solved before
-    the bad spot has been written). ``on_batch`` is told how many cases each batch held.
+    the bad spot has been written). Given ``faults``, a bad case is noted there instead: the
+    cases before the first are answered, and the file is read to its end for the others.
+    What the reading cannot go on past (bytes that are not text) is still raised. ``on_batch``
+    is told how many cases each batch held.
     """
     # The file is read here, also with --jobs: errors and warnings then say what and where
     # exactly as in one process, and the native reader takes about a tenth of the solving.
-    cases = engine.parse(stream, warnings)
+    cases = engine.parse(stream, warnings, faults)
+    good = cases if faults is None else _before(cases, faults)
     want = traces is not None
     if jobs <= 1:
-        return _write((_solve_batch(engine, batch, want) for batch in _batches(cases, LOCAL_BATCH)), out, traces,
-                      on_batch)
-    import multiprocessing  # only --jobs needs it; importing it costs start-up time
+        solved = _write((_solve_batch(engine, batch, want) for batch in _batches(good, LOCAL_BATCH)), out, traces,
+                        on_batch)
+    else:
+        import multiprocessing  # only --jobs needs it; importing it costs start-up time
 
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        # A canonical text is its tokens joined by single spaces: it holds no newline.
-        work = ((engine.slug, batch[0].index, "\n".join([case.text for case in batch]), want)
-                for batch in _batches(cases, BATCH))
-        return _write(pool.imap(_solve_texts, work), out, traces, on_batch)
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            # A canonical text is its tokens joined by single spaces: it holds no newline.
+            work = ((engine.slug, batch[0].index, "\n".join([case.text for case in batch]), want)
+                    for batch in _batches(good, BATCH))
+            solved = _write(pool.imap(_solve_texts, work), out, traces, on_batch)
+    deque(cases, maxlen=0)  # the rest of a file with faults: read for the faults it holds
+    return solved
+
+
+def _before(cases: Iterator[Case], faults: Faults) -> Iterator[Case]:
+    """The cases before the first fault (the reader notes a fault before it gives the case after it)."""
+    for case in cases:
+        if faults:
+            return
+        yield case
 
 
 def _write(answers: Iterable[Answer], out: IO[str], traces: IO[bytes] | None,

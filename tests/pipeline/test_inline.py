@@ -42,13 +42,17 @@ def test_a_malformed_start_is_refused_with_the_parser_message_and_no_job(service
         assert session.scalar(select(func.count()).select_from(Chunk)) == 0
 
 
-def test_a_malformed_line_past_the_start_fails_the_job_and_stores_no_chunk(service, queries, settings) -> None:
+def test_a_malformed_line_past_the_start_fails_the_job_and_keeps_the_cases_before_it(service, queries,
+                                                                                     settings) -> None:
     data, line = failing("accordion")
     job = queries.job(submit(service, data, "accordion").id)
-    assert job.status == "failed"
+    assert job.status == "failed" and (job.fault_count, job.total, job.done) == (1, 2000, 2000)
     assert job.error.startswith(f"line {line}, column 1:"), job.error
+    assert b"".join(queries.output(job.id, partial=True)) == (JUDGE_DATA / "accordion" / "random-2000.out").read_bytes()
+    with pytest.raises(Conflict, match="its partial output is at"):
+        queries.output(job.id)
     with Database.of(settings).session() as session:
-        assert session.scalar(select(func.count()).select_from(Chunk)) == 0
+        assert session.scalar(select(func.sum(Chunk.count)).where(Chunk.job_id == job.id)) == 2000
 
 
 def test_chunk_delivered_twice_stores_each_case_once(service, settings, dispatcher) -> None:

@@ -73,7 +73,8 @@ def test_a_malformed_file_is_refused_naming_line_and_column_or_fails_its_job_pas
     data, line = failing("10-20-30")
     job = client.get(f"/api/jobs/{upload(client, data, '10-20-30').get_json()['id']}").get_json()
     assert job["status"] == "failed"
-    assert job["error"] == f'line {line}, column 1: "X" is not a card value (1-10)'
+    assert job["error"].startswith(f'line {line}, column 1: "X" is not a card value (1-10): the file is no valid '
+                                   "judge file; its 2,000 good decks are kept")
 
 
 def _small_app(settings: Any, dispatcher: Any, limit: int) -> Any:
@@ -178,19 +179,33 @@ def test_rerun_of_a_split_job_solves_its_chunks_again(client: Any, submit: Any, 
     assert client.get(f"/api/jobs/{again['id']}/output").data == client.get(f"/api/jobs/{job['id']}/output").data
 
 
-def test_rerun_of_a_failed_job_reads_its_upload_again(client: Any, submit: Any, settings: Any) -> None:
-    job = submit(failing("accordion")[0], "accordion")
+def _failed_in_its_split(settings: Any) -> tuple[Any, dict[str, Any]]:
+    """A client of an app whose jobs hold at most 100 cases, and a job whose split failed on holding more:
+    a fault no reading goes on past, which leaves no case stored."""
+    from dataclasses import replace
+
+    from tests.support.inline import InlineDispatcher
+    from webui.app import create_app
+
+    small = replace(settings, max_cases_per_job=100)
+    client = create_app(small, InlineDispatcher(small), config={"TESTING": True}).test_client()
+    response = upload(client, judge("accordion", "random-2000"), "accordion")
+    return client, client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
+
+
+def test_rerun_of_a_failed_job_reads_its_upload_again(settings: Any) -> None:
+    client, job = _failed_in_its_split(settings)
     assert job["status"] == "failed" and len(stored_uploads(settings)) == 1  # kept: it was never split
     response = client.post(f"/api/jobs/{job['id']}/rerun")
     assert response.status_code == 201
     assert client.get(f"/api/jobs/{response.get_json()['id']}").get_json()["error"] == job["error"]
 
 
-def test_rerun_without_the_upload_or_the_cases_is_409(client: Any, submit: Any, settings: Any) -> None:
+def test_rerun_without_the_upload_or_the_cases_is_409(settings: Any) -> None:
     from worker.store.database import Database
     from worker.store.models import Upload
 
-    job = submit(failing("accordion")[0], "accordion")
+    client, job = _failed_in_its_split(settings)
     with Database.of(settings).session() as session:
         session.query(Upload).delete()
     response = client.post(f"/api/jobs/{job['id']}/rerun")

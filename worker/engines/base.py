@@ -38,6 +38,9 @@ import orjson
 MAX_TOKEN = 64
 
 CHUNK_SIZE = 1 << 16
+#: The faults of a file named one by one (:class:`Faults`); the rest are only counted, so that a
+#: file whose every line is bad costs no more memory than one with a single fault.
+FAULTS_KEPT = 100
 #: The most cases, and bytes, in a block of :meth:`Engine.read_inputs` unless the caller says.
 MAX_CASES = 10_000
 MAX_BYTES = 1 << 20
@@ -92,6 +95,40 @@ class InputError(ValueError):
     @property
     def message(self) -> str:
         return self.diagnostic.message
+
+
+class Faults:
+    """The bad cases of a judge file read on past them (:meth:`Engine.parse` and
+    :meth:`Engine.read_inputs` given one): the first :data:`FAULTS_KEPT` with where they are, how
+    many in all, and the place among the file's cases of the first bad one (``case``), before
+    which every case is good: what a partial judge output holds.
+
+    A bad case keeps its place: the cases after it are numbered as if it were good, so that each
+    case's number is its place in the file.
+
+    >>> faults = Faults()
+    >>> faults.add(InputError('"11" is not a card value (1-10)', 3, 14), 2)
+    >>> faults.count, faults.case, [str(fault) for fault in faults.first]
+    (1, 2, ['line 3, column 14: "11" is not a card value (1-10)'])
+    """
+
+    __slots__ = ("case", "count", "first")
+
+    def __init__(self) -> None:
+        self.first: list[Diagnostic] = []
+        self.count = 0
+        self.case: int | None = None
+
+    def add(self, error: InputError, case: int) -> None:
+        """``error`` stands at case ``case`` (its place among the file's cases), which is skipped."""
+        if len(self.first) < FAULTS_KEPT:
+            self.first.append(error.diagnostic)
+        if self.case is None:
+            self.case = case
+        self.count += 1
+
+    def __bool__(self) -> bool:
+        return bool(self.count)
 
 
 class TraceError(ValueError):
@@ -274,16 +311,21 @@ class Engine(ABC):
         """Which core solves: ``"native"`` or ``"python"`` (``dealer games`` shows it)."""
         return "native" if self.core is not None else "python"
 
-    def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None) -> Iterator[Case]:
+    def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None,
+              faults: Faults | None = None) -> Iterator[Case]:
         """Yield the cases of a judge file read from a binary stream, in constant memory.
 
         Raises :class:`InputError` for what the judge would choke on; appends
-        warnings (missing terminator, text after it) to ``warnings``.
+        warnings (missing terminator, text after it) to ``warnings``. Given ``faults``, a bad
+        case is added there instead and skipped, and the reading goes on with the next case (see
+        :class:`Faults`); what no next case can be found after (bytes that are not text) is
+        still raised.
         """
-        return self.read(stream, Reading(self.terminator, self.unit, warnings))
+        return self.read(stream, Reading(self.terminator, self.unit, warnings, faults))
 
     def read_inputs(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None,
-                    max_cases: int = MAX_CASES, max_bytes: int = MAX_BYTES) -> InputBlocks:
+                    max_cases: int = MAX_CASES, max_bytes: int = MAX_BYTES,
+                    faults: Faults | None = None) -> InputBlocks:
         """A judge file read from a binary stream as blocks of canonical inputs, in constant
         memory: :meth:`parse`'s cases, errors and warnings, with no object per case.
 
@@ -297,7 +339,7 @@ class Engine(ABC):
         >>> [count for texts, count in blocks], blocks.cases, blocks.bytes_read
         ([2, 1], 3, 119)
         """
-        return InputBlocks(self, stream, Reading(self.terminator, self.unit, warnings), max_cases, max_bytes)
+        return InputBlocks(self, stream, Reading(self.terminator, self.unit, warnings, faults), max_cases, max_bytes)
 
     @abstractmethod
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
@@ -545,7 +587,9 @@ class Reading:
       and the reader reads no further than that text; bytes that are not text count as
       text here (the warning is at them: what follows the end need not even be text);
     - a file without a terminator is read to its end, with a warning; an empty file is
-      an error, and so is one without a case.
+      an error, and so is one without a case;
+    - a bad case is an error (:meth:`fault`), unless the reading keeps :class:`Faults`: it is
+      then noted there, and the reader goes on with the next case.
 
     :meth:`Engine.parse` makes one per file and hands it to the game's reader, which calls
     :meth:`ended` at the terminator or :meth:`unended` at the end of the file. What a case
@@ -563,12 +607,21 @@ class Reading:
     'no terminating "#" at end of file'
     """
 
-    __slots__ = ("terminator", "unit", "warnings")
+    __slots__ = ("faults", "terminator", "unit", "warnings")
 
-    def __init__(self, terminator: str, unit: str, warnings: list[Diagnostic] | None = None) -> None:
+    def __init__(self, terminator: str, unit: str, warnings: list[Diagnostic] | None = None,
+                 faults: Faults | None = None) -> None:
         self.terminator = terminator
         self.unit = unit
         self.warnings: list[Diagnostic] = [] if warnings is None else warnings
+        self.faults = faults
+
+    def fault(self, error: InputError, case: int) -> None:
+        """Case ``case`` (its place among the file's cases) is bad, as ``error`` says: raised, or
+        noted in the reading's :class:`Faults`, after which the reader skips the case."""
+        if self.faults is None:
+            raise error
+        self.faults.add(error, case)
 
     def no_cases(self, line: int | None = None, column: int | None = None) -> InputError:
         return InputError(f"the file has no {self.unit}s", line, column)
@@ -663,8 +716,10 @@ class InputBlocks:
     error, warnings and cases as :meth:`Engine.parse`'s. The file has been read to its end, and
     every warning given, once :meth:`take` gives ``(b"", 0)`` (iterating then stops).
 
-    ``cases`` counts the cases given so far (a block's first case is ``cases - count + 1``)
-    and ``bytes_read`` the bytes of the stream used (see there).
+    ``cases`` counts the cases given so far, ``first`` is the number of the last block's first
+    case (its place among the file's cases: ``cases - count + 1`` but after a bad case read past,
+    see :class:`Faults`, which also ends a block) and ``bytes_read`` the bytes of the stream used
+    (see there).
 
     The native core reads plain lines in C, writing each case's text into one buffer
     (:class:`worker.engines.out.Block`); from the first line that is not plain the game's own
@@ -677,6 +732,10 @@ class InputBlocks:
         self.max_cases, self.max_bytes = max_cases, max_bytes
         #: The cases given in blocks so far.
         self.cases = 0
+        #: The number of the last block's first case.
+        self.first = 1
+        self._next = 1  # the number of the next block's first case
+        self._held: Case | None = None  # a case after a bad one, read when the block before it was not cut yet
         self._stream = _Counted(stream)
         self._reading = reading
         self._native: Callable[..., tuple[int, int, int, bool]] | None = (
@@ -727,8 +786,14 @@ class InputBlocks:
             try:
                 if self._cases is None:
                     self._read_natively(buffer)
-                else:
-                    buffer.add(next(self._cases).text.encode())
+                    continue
+                case, self._held = self._held or next(self._cases), None
+                if case.index != self._next + buffer.taken:  # bad cases were skipped before it
+                    if buffer.taken:  # a block holds consecutive cases: this one starts the next
+                        self._held = case
+                        break
+                    self._next = case.index
+                buffer.add(case.text.encode())
             except StopIteration:
                 self._done = True
             except Exception as error:  # raised in its place: after the cases before it
@@ -738,6 +803,7 @@ class InputBlocks:
                 self._error = error
         texts, count = buffer.cut()
         self.cases += count
+        self.first, self._next = self._next, self._next + count
         return texts, count
 
     def _read_natively(self, block: Any) -> None:

@@ -94,14 +94,27 @@ def renew_split(job: Job, lease_seconds: float, total: int, bytes_read: int) -> 
     return True
 
 
-def end_split(session: Session, job: Job, total: int, warnings: list[dict[str, Any]]) -> bool:
-    """The whole upload is read: the job has ``total`` cases and solves on (or is already done); whether
-    it ended (every case was answered before the split ended)."""
+@dataclass(frozen=True)
+class FileFaults:
+    """A file's bad cases, read past: the first listed (``Job.faults``), how many in all, the place of the first."""
+
+    listed: list[dict[str, Any]]
+    count: int
+    case: int | None
+
+
+def end_split(session: Session, job: Job, total: int, warnings: list[dict[str, Any]],
+              faults: FileFaults | None = None) -> bool:
+    """The whole upload is read: the job has ``total`` cases and solves on (or is already done), to end
+    failed when the file has ``faults``; whether it ended (every case was answered before the split
+    ended)."""
     if job.status != JobStatus.SPLITTING:
         return False
     job.total = total
     job.bytes_read = job.size
     job.warnings = warnings
+    if faults is not None and faults.count:
+        job.faults, job.fault_count, job.fault_case = faults.listed, faults.count, faults.case
     job.status = JobStatus.SOLVING
     job.split_at = utcnow()
     job.lease_until = None
@@ -181,6 +194,7 @@ def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
     job.status = JobStatus.SOLVING
     job.started_at = job.split_at = job.progress_at = now
     job.total, job.bytes_read, job.warnings = old.total, old.size, list(old.warnings)
+    job.faults, job.fault_count, job.fault_case = list(old.faults), old.fault_count, old.fault_case
     session.flush()
     finish_if_complete(session, job)  # a file without cases
     return [chunk.id for chunk in chunks]
@@ -234,21 +248,44 @@ def finish_if_complete(session: Session, job: Job) -> bool:
     (its judge output would be short); whether it ended."""
     if not complete(job.status, job.done, job.failed_cases, job.total):
         return False
-    job.status, job.error = _ending(session.connection(), job.id, job.game, job.failed_cases, job.total)
+    session.flush()  # the faults just noted, which the reason of a failure reads
+    job.status, job.error = _ending(session.connection(), job.id, job.game, job.failed_cases, job.total,
+                                    job.fault_count)
     job.finished_at = utcnow()
     return True
 
 
-def _ending(connection: Connection, job_id: int, game: str, failed: int, total: int
+def partial_output(job_id: int) -> str:
+    """Where a job's partial judge output is served."""
+    return f"/api/jobs/{job_id}/output?partial=1"
+
+
+def _ending(connection: Connection, job_id: int, game: str, failed: int, total: int, faults: int
             ) -> tuple[JobStatus, str | None]:
     """The status a complete job ends in, and why when it failed."""
+    if faults:
+        return JobStatus.FAILED, _faulty(connection, job_id, game, failed, total, faults)
     if not failed:
         return JobStatus.SUCCEEDED, None
     first = first_unsolved(connection, job_id)
     unit = engines.get(game).unit
     return JobStatus.FAILED, (
         f"{failed:,} of {total:,} {unit}s could not be solved within their time budget (the first is {unit} "
-        f"{first}): the judge output of the others is at /api/jobs/{job_id}/output?partial=1")
+        f"{first}): the judge output of the others is at {partial_output(job_id)}")
+
+
+def _faulty(connection: Connection, job_id: int, game: str, failed: int, total: int, faults: int) -> str:
+    """Why a job whose file has bad cases failed: the first of them, and what was kept."""
+    listed, case = connection.execute(select(Job.faults, Job.fault_case).where(Job.id == job_id)).one()
+    unit = engines.get(game).unit
+    more = f" (and {faults - 1:,} more fault{'' if faults == 2 else 's'})" if faults > 1 else ""
+    kept = (f"its {total:,} good {unit}{' is' if total == 1 else 's are'} kept" if total
+            else f"no {unit} of it is good")
+    if failed:
+        kept += f" ({failed:,} of them could not be solved within their time budget)"
+    before = (f"; the judge output of the {unit}s before the first fault is at {partial_output(job_id)}"
+              if case is not None and case > 1 else "")
+    return f"{listed[0]['message']}{more}: the file is no valid judge file; {kept}{before}"
 
 
 def resend_split(session: Session, job_id: int, now: datetime) -> None:
@@ -330,7 +367,7 @@ def add_progress(connection: Connection, job_id: int, chunk: Progress, now: date
         "p_now": now})
     failed = job.failed_cases + chunk.failed
     if complete(job.status, job.done + chunk.solved, failed, job.total):
-        status, error = _ending(connection, job_id, job.game, failed, job.total)
+        status, error = _ending(connection, job_id, job.game, failed, job.total, job.fault_count)
         connection.execute(_FINISH, {"p_job": job_id, "p_now": now, "p_status": status, "p_error": error})
         return status
     return JobStatus(job.status)
@@ -405,8 +442,8 @@ _FINISH_CHUNK = (update(Chunk)
                          bloom=bindparam("p_bloom", type_=LargeBinary),
                          errors=bindparam("p_errors", type_=JSON),
                          finished_at=bindparam("p_now", type_=UTCDateTime())))
-_LOCK_PROGRESS = (select(Job.status, Job.game, Job.total, Job.done, Job.failed_cases, Job.counts, Job.distribution,
-                         Job.solve_hist, Job.slowest_us, Job.slowest_index, Job.rate, Job.progress_at)
+_LOCK_PROGRESS = (select(Job.status, Job.game, Job.total, Job.done, Job.failed_cases, Job.fault_count,
+                         Job.counts, Job.distribution, Job.solve_hist, Job.slowest_us, Job.slowest_index, Job.rate, Job.progress_at)
                   .where(Job.id == bindparam("p_job")).with_for_update(**JOB_LOCK))
 _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     done=Job.done + bindparam("p_solved", type_=Integer),

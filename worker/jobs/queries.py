@@ -28,13 +28,15 @@ from worker.engines.base import Diagnostic, TraceError
 from worker.jobs import results, throughput
 from worker.jobs.errors import Conflict, Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE, ResultFilter
-from worker.jobs.lifecycle import current_rate
+from worker.jobs.lifecycle import current_rate, partial_output
 from worker.jobs.views import (
     CaseDetail,
     CasePage,
     CaseView,
+    ContextLineView,
     DiagnosticView,
     DistributionView,
+    FaultView,
     JobPage,
     JobView,
     NumberCount,
@@ -133,6 +135,9 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
     return JobView(
         id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256, status=job.status,
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
+        faults=[FaultView(line=fault["line"], column=fault["column"], message=fault["message"],
+                          context=[ContextLineView(**line) for line in fault["context"]]) for fault in job.faults],
+        fault_count=job.fault_count, partial_output=_partial_output(job),
         total=job.total, total_known=job.split_at is not None, expected=expected, bytes_read=job.bytes_read,
         done=job.done,
         failed_cases=job.failed_cases, cache_hits=job.cache_hits,
@@ -144,6 +149,16 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of, owner=job.owner,
         checks=list(job.check_ids or []),
         created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at)
+
+
+def _partial_output(job: Job) -> str | None:
+    """Where a failed job's partial judge output is: that of the cases before its first fault, or of those
+    solved when some could not be; ``None`` when it would hold no case."""
+    if job.status != JobStatus.FAILED:
+        return None
+    if job.fault_count:
+        return partial_output(job.id) if job.fault_case is not None and job.fault_case > 1 else None
+    return partial_output(job.id) if job.failed_cases and job.done else None
 
 
 class _ChunkCache:
@@ -179,12 +194,13 @@ class _Place:
         self.job, self.chunk, self.data, self.k = job, chunk, data, k
 
 
-def no_output(job_id: int, status: str) -> str:
-    """Why a job has no judge output (yet), and what there is instead: the one wording, for the API and the
-    pages alike."""
+def no_output(job_id: int, status: str, partial: str | None = None) -> str:
+    """Why a job has no judge output (yet), and what there is instead (``partial``: where a failed job's
+    partial output is): the one wording, for the API and the pages alike."""
     if status == JobStatus.FAILED:
-        return (f"job {job_id} failed, so it has no complete output: the answers to its cases before its first "
-                f"fault are its partial output, at /api/jobs/{job_id}/output?partial=1")
+        return (f"job {job_id} failed, so it has no complete output: "
+                + (f"the answers to its cases before its first fault are its partial output, at {partial}"
+                   if partial else "it has no partial output"))
     if status == JobStatus.CANCELLED:
         return f"job {job_id} was cancelled, so it has no output: rerun it for one"
     return f"job {job_id} is {status}; its output is complete once it has succeeded"
@@ -353,12 +369,13 @@ class JobQueries:
                               trace=trace, trace_error=problem)
 
     def output(self, job_id: int, partial: bool = False) -> Iterator[bytes]:
-        """The judge output, in pieces of whole lines, exactly as the reference solutions print it."""
+        """The judge output, in pieces of whole lines, exactly as the reference solutions print it; ``partial``:
+        that of the cases solved so far, and before the file's first fault when it has faults."""
         with self.db.session(write=False) as session:
             job = self._job(session, job_id)
             if job.status != JobStatus.SUCCEEDED and not partial:
-                raise Conflict(no_output(job_id, job.status))
-        return judge_output(self.db, job_id)
+                raise Conflict(no_output(job_id, job.status, _partial_output(job)))
+        return judge_output(self.db, job_id, before=job.fault_case)
 
     def input(self, job_id: int) -> Iterator[bytes]:
         """The job's judge file as the split read it: each case's canonical input on a line, then the

@@ -18,8 +18,9 @@ from sqlalchemy.exc import IntegrityError
 
 from worker import engines
 from worker.config import Settings
-from worker.engines.base import Diagnostic, InputError
+from worker.engines.base import Diagnostic, Faults, InputError
 from worker.jobs import lifecycle
+from worker.jobs.faults import listed
 from worker.jobs.dispatch import Dispatcher, process_name, send_quietly
 from worker.jobs.intake import SNIFF_BYTES, explain
 from worker.jobs.reading import LineLimitReader, take_guarded
@@ -46,7 +47,10 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
     after the split (``succeeded`` when every case was answered before the split ended, so that it
     ended the job), ``None`` when there was no split to do or the job stopped meanwhile.
 
-    A parse error fails the job and removes every chunk and case it had. A split that fails otherwise
+    A bad case is read past (the file is read to its end, every good case stored) and listed among the
+    job's faults, with which the job ends failed once its good cases are solved. An error the reading
+    cannot go on past (bytes that are not text, a line over the limit) fails the job at once and removes
+    every chunk and case it had. A split that fails otherwise
     (the database went away) gives its lease up where it can, so that the sweep sends the split again
     after a stall rather than after the lease.
     """
@@ -78,6 +82,7 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
 
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
+    faults = Faults()
     pending: list[Block] = []
     total = seq = 0
     limit = settings.max_cases_per_job
@@ -88,7 +93,7 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
         with UploadReader(db, upload_id) as raw:
             stream = LineLimitReader(raw, settings.max_line_bytes) if settings.max_line_bytes else raw
             # The file is read as blocks of canonical inputs, a chunk's a block: no object a case.
-            blocks = engine.read_inputs(stream, warnings, max_bytes=MAX_CHUNK_BYTES)
+            blocks = engine.read_inputs(stream, warnings, max_bytes=MAX_CHUNK_BYTES, faults=faults)
             while True:
                 wanted = next(sizes)
                 # One case past the limit is enough to know the file is over it.
@@ -100,7 +105,7 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
                     return _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
                                                    "per job)", me)
                 if seq > stored:
-                    pending.append(Block(total - count + 1, count, texts))
+                    pending.append(Block(blocks.first, count, texts))
                 seq += 1
                 # The first chunks go out at once (the first results show in a blink); later
                 # ones a few at a time, which costs fewer transactions.
@@ -115,11 +120,12 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
         return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}", me)
     if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.size, dispatcher):
         return None
+    found = _listed(db, game, upload_id, faults) if faults and upload_id is not None else None
     status = None
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
         if job is not None and job.status == JobStatus.SPLITTING:
-            lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings])
+            lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings], found)
             status = JobStatus(job.status)
     release(db, upload_id)
     return status
@@ -164,6 +170,12 @@ def chunk_sizes(size: int) -> Iterator[int]:
             yield size >> shift
     while True:
         yield size
+
+
+def _listed(db: Database, game: str, upload_id: int, faults: Faults) -> lifecycle.FileFaults:
+    """A file's faults as the job keeps them, the lines around each read from its upload again."""
+    with UploadReader(db, upload_id) as raw:
+        return lifecycle.FileFaults(listed(game, faults, _head(db, upload_id), raw), faults.count, faults.case)
 
 
 def _head(db: Database, upload_id: int | None) -> bytes:

@@ -63,6 +63,20 @@ class DiagnosticView(View):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ContextLineView(View):
+    line: int = doc("Its number, from 1.")
+    text: str = doc("The line as the file has it (its first 200 characters).")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FaultView(View):
+    line: int = doc("The line the bad case is wrong on, from 1.")
+    column: int = doc("The column (bytes from the start of the line), from 1.")
+    message: str = doc("What is wrong, with its place, as an upload's error says it.")
+    context: list[ContextLineView] = doc("The lines around it: up to two before and two after, and its own.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class JobView(View):
     id: int = doc("The job's id.")
     game: str = doc("The game's slug.", enum=engines.names())
@@ -73,7 +87,14 @@ class JobView(View):
     error: str | None = doc("Why the job failed, e.g. the parser's message with line and column.")
     warnings: list[DiagnosticView] = doc("What the reader noticed without failing (a missing terminator, "
                                          "text after it).")
-    total: int = doc("Cases in the file: those read so far while the split runs, all of them once total_known.")
+    faults: list[FaultView] = doc("The file's bad cases, read past (the job then ends failed, its good cases "
+                                  "kept): the first 100, in file order.")
+    fault_count: int = doc("All of the file's bad cases, those beyond the ones listed included.", minimum=0)
+    partial_output: str | None = doc("Where the judge output of the cases before the first fault is (of the "
+                                     "cases solved, for a job whose cases could not all be solved); null when "
+                                     "there is none.")
+    total: int = doc("Good cases in the file: those read so far while the split runs, all of them once "
+                     "total_known.")
     total_known: bool = doc("Whether the split has read the whole file (total is final).")
     expected: int = doc("The cases the file holds: its total once read, estimated from the bytes read until "
                         "then (what progress is a share of).")

@@ -389,10 +389,12 @@ def judge_lines(session: Session, job_id: int, indexes: Sequence[int]) -> dict[i
     return found
 
 
-def judge_output(db: Database, job_id: int) -> Iterator[bytes]:
+def judge_output(db: Database, job_id: int, before: int | None = None) -> Iterator[bytes]:
     """A job's judge output in pieces of whole lines (a chunk's each), in file order; unsolved cases have
-    no line."""
+    no line. With ``before``, of the chunks before that case only (a case a chunk does not hold ends it)."""
     for chunk in _done_chunks(db, job_id, (Chunk.lines,)):
+        if before is not None and chunk.first_index >= before:
+            return
         yield _output_piece(chunk.lines)
 
 

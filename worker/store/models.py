@@ -106,6 +106,14 @@ class Job(Base):
     error: Mapped[str | None] = mapped_column(Text)
     #: Reading warnings as Diagnostic dicts (missing terminator, text after it).
     warnings: Mapped[list[Any]] = mapped_column(default=list)
+    #: The file's first bad cases, read past (``worker.engines.base.Faults``), in file order: each
+    #: ``{"line", "column", "message", "context"}``, the context the lines around it as
+    #: ``{"line", "text"}``. A job with faults ends failed, its good cases kept.
+    faults: Mapped[list[Any]] = mapped_column(default=list)
+    #: All its faults, those beyond the ones listed included.
+    fault_count: Mapped[int] = mapped_column(Integer, default=0)
+    #: The place among the file's cases of the first bad one: the cases before it are the partial output.
+    fault_case: Mapped[int | None] = mapped_column(Integer)
     chunk_size: Mapped[int] = mapped_column(Integer)
     #: Cases read so far; final once ``split_at`` is set.
     total: Mapped[int] = mapped_column(Integer, default=0)

@@ -6,7 +6,9 @@ Cards are two characters, rank ``A23456789TJQK`` then suit ``CDHS``; any whitesp
 separates them and 52 make a deck whatever the line breaks. A token starting with ``#``
 ends the input. Lower-case cards are refused: the judge's solutions compare characters
 exactly and would misplay them. A deck holding a card twice is refused too (no judge
-file has one, and the game is played with 52 distinct cards).
+file has one, and the game is played with 52 distinct cards). A bad deck still takes 52
+places (a reading that goes on past it, see :class:`~worker.engines.base.Faults`, starts the
+next deck after them), so that a wrong card leaves every other deck as it was.
 """
 
 from __future__ import annotations
@@ -58,51 +60,82 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
     segments: list[bytes] = []  # canonical text of the deck so far
     spans: list[_Span] = []
     count = 0  # cards in the deck so far
+    skip = 0  # places of a bad deck still to pass over, read on past it (see Faults)
     empty = not index and start_line == 1
     for line, column, piece in pieces:
         empty = False
-        stop = -1
-        if _all_cards(piece):
-            body = piece
-            cards = (len(piece) + 1) // 3
-        else:
-            tokens = piece.split()
-            if tokens:  # keep no more of the piece than its tokens (for positions, if asked)
-                column += len(piece) - len(piece.lstrip())
-                piece = piece.strip()
-            cards = len(tokens)
-            if not VALID.issuperset(tokens):
-                cards = stop = next(k for k, token in enumerate(tokens) if token not in VALID)
-            body = b" ".join(tokens[:cards])
-        k = 0
-        while k < cards:
-            spans.append((count, line, column, piece, k))
-            need = DECK_SIZE - count
-            if cards - k < need:
-                segments.append(body[3 * k :] if k else body)
-                count += cards - k
+        while piece:
+            if skip:
+                passed = tokens_with_columns(piece, column)[:skip]
+                for token, at in passed:
+                    if token.startswith(_TERMINATOR):  # the input ends inside the bad deck
+                        end = at + len(token)
+                        reading.ended(index, line, at, chain([(line, end, piece[end - column :])], pieces))
+                        return
+                skip -= len(passed)
+                if skip or not passed:
+                    break
+                end = passed[-1][1] + len(passed[-1][0])
+                piece, column = piece[end - column :], end
+            stop = -1
+            if _all_cards(piece):
+                body = piece
+                cards = (len(piece) + 1) // 3
+            else:
+                tokens = piece.split()
+                if tokens:  # keep no more of the piece than its tokens (for positions, if asked)
+                    column += len(piece) - len(piece.lstrip())
+                    piece = piece.strip()
+                cards = len(tokens)
+                if not VALID.issuperset(tokens):
+                    cards = stop = next(k for k, token in enumerate(tokens) if token not in VALID)
+                body = b" ".join(tokens[:cards])
+            k = 0
+            while k < cards:
+                spans.append((count, line, column, piece, k))
+                need = DECK_SIZE - count
+                if cards - k < need:
+                    segments.append(body[3 * k :] if k else body)
+                    count += cards - k
+                    break
+                segments.append(body[3 * k : 3 * (k + need) - 1] if k or need < cards else body)
+                k += need
+                text = b" ".join(segments)
+                index += 1
+                # The cards are valid: numbers_of refuses a deck only when one is there twice.
+                repeat = _repeat(text.split(), spans, index) if numbers_of(text) is None else None
+                if repeat is not None:
+                    reading.fault(repeat, index)
+                else:
+                    _, at_line, at_column, _, first = spans[0]
+                    if first:  # the deck starts inside a piece, not at its first token
+                        at_line, at_column = _position(spans, 0)
+                    yield Case(index, text.decode(), at_line, at_column)
+                segments.clear()
+                spans.clear()
+                count = 0
+            if stop < 0:
                 break
-            segments.append(body[3 * k : 3 * (k + need) - 1] if k or need < cards else body)
-            k += need
-            text = b" ".join(segments)
-            if numbers_of(text) is None:  # the cards are valid, so one is there twice
-                _check_repeats(text.split(), spans, index + 1)
+            token = tokens[stop]
+            at = tokens_with_columns(piece, column)[stop][1]
+            if token.startswith(_TERMINATOR):
+                _stop_at((line, at, at + len(token)), (piece, column), (segments, spans, count), index, pieces, reading)
+                return
+            # A card's place holds something else: the deck is bad, and the next starts after its 52 places.
             index += 1
-            _, at_line, at_column, _, first = spans[0]
-            if first:  # the deck starts inside a piece, not at its first token
-                at_line, at_column = _position(spans, 0)
-            yield Case(index, text.decode(), at_line, at_column)
+            hint = "; cards are written in upper case" if token.upper() in VALID else ""
+            reading.fault(_repeat(b" ".join(segments).split(), spans, index) or InputError(
+                f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", line, at), index)
+            skip = DECK_SIZE - count - 1
             segments.clear()
             spans.clear()
             count = 0
-        if stop >= 0:
-            _stop_at(tokens, stop, (line, column, piece), (segments, spans, count), index, pieces, reading)
-            return
+            end = at + len(token)
+            piece, column = piece[end - column :], end
     if count:
-        _check_repeats(b" ".join(segments).split(), spans, index + 1)
-        raise InputError(
-            f"deck {index + 1} ends at end of file after {count} of {DECK_SIZE} cards", *_position(spans, 0)
-        )
+        index += 1
+        reading.fault(_repeat(b" ".join(segments).split(), spans, index) or InputError(
+            f"deck {index} ends at end of file after {count} of {DECK_SIZE} cards", *_position(spans, 0)), index)
     reading.unended(index, empty)
 
 
@@ -123,39 +156,35 @@ def _all_cards(text: bytes) -> bool:
 
 
 def _stop_at(
-    tokens: list[bytes],
-    stop: int,
-    where: tuple[int, int, bytes],
+    where: tuple[int, int, int],
+    within: tuple[bytes, int],
     deck: tuple[list[bytes], list[_Span], int],
     index: int,
     pieces: Iterator[tuple[int, int, bytes]],
     reading: Reading,
 ) -> None:
-    """Deal with the first token that is not a card: the terminator, or an error."""
-    line, column, piece = where
+    """The terminator, on a line from one column to another (``where``) of a piece starting at a column
+    (``within``), ends the input: a deck it cuts short is bad."""
+    line, at, end = where
+    piece, column = within
     segments, spans, count = deck
-    token = tokens[stop]
-    _check_repeats(b" ".join(segments).split(), spans, index + 1)
-    at = tokens_with_columns(piece, column)[stop][1]
-    if not token.startswith(_TERMINATOR):
-        hint = "; cards are written in upper case" if token.upper() in VALID else ""
-        raise InputError(f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", line, at)
     if count:
-        raise InputError(
-            f'deck {index + 1} is cut short by "{TERMINATOR}" after {count} of {DECK_SIZE} cards',
-            *_position(spans, 0),
-        )
-    end = at + len(token)  # the rest of the piece, then the rest of the file
+        index += 1
+        reading.fault(_repeat(b" ".join(segments).split(), spans, index) or InputError(
+            f'deck {index} is cut short by "{TERMINATOR}" after {count} of {DECK_SIZE} cards',
+            *_position(spans, 0)), index)
+    # What follows: the rest of the piece, then the rest of the file.
     reading.ended(index, line, at, chain([(line, end, piece[end - column :])], pieces))
 
 
-def _check_repeats(deck: list[bytes], spans: list[_Span], number: int) -> None:
-    """Raise at the second copy of the first card a (possibly partial) deck holds twice."""
+def _repeat(deck: list[bytes], spans: list[_Span], number: int) -> InputError | None:
+    """The error at the second copy of the first card a (possibly partial) deck holds twice, if any."""
     seen: set[bytes] = set()
     for k, card in enumerate(deck):
         if card in seen:
-            raise InputError(f"{card.decode()} appears twice in deck {number}", *_position(spans, k))
+            return InputError(f"{card.decode()} appears twice in deck {number}", *_position(spans, k))
         seen.add(card)
+    return None
 
 
 def _position(spans: list[_Span], k: int) -> tuple[int, int]:

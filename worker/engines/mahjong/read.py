@@ -115,6 +115,8 @@ DONG, NAN, XI, BEI, ZHONG, FA or BAI)
                 if slow.terminator:
                     _ended(slow, index, [(line, column, piece)], reading)
                     return
+                if slow.bad is not None:
+                    reading.fault(slow.bad, index + 1)
                 raise piece
             slow.feed(piece, column)
             continue
@@ -153,7 +155,12 @@ DONG, NAN, XI, BEI, ZHONG, FA or BAI)
                 slow = _Line(held_line)
                 slow.feed(held, held_column)
         if slow is not None:
-            hand = slow.finish()
+            try:
+                hand = slow.finish()
+            except InputError as error:  # a bad hand keeps its place: the next line is the next hand
+                index += 1
+                reading.fault(error, index)
+                hand = ""
             if hand is None:
                 _ended(slow, index, chain(((line, column, piece),), pieces), reading)
                 return
@@ -174,7 +181,7 @@ class _Line:
     fast path refused; memory stays constant however long the line is.
     """
 
-    __slots__ = ("after", "column", "counts", "line", "terminator", "tiles")
+    __slots__ = ("after", "bad", "column", "counts", "line", "terminator", "tiles")
 
     def __init__(self, line: int) -> None:
         self.line = line
@@ -183,8 +190,18 @@ class _Line:
         self.counts = [0] * len(TILES)
         self.terminator = False
         self.after: tuple[int, bytes] | None = None  # the first token after a terminator, and its column
+        #: What is wrong with the line, at its first wrong token: :meth:`finish` raises it (the rest of
+        #: the line is not read, so that a reader going on past a bad hand goes on at the next line).
+        self.bad: InputError | None = None
 
     def feed(self, piece: bytes, column: int) -> None:
+        if self.bad is None:
+            try:
+                self._feed(piece, column)
+            except InputError as error:
+                self.bad = error
+
+    def _feed(self, piece: bytes, column: int) -> None:
         for token, at in tokens_with_columns(piece, column):
             if self.terminator:
                 if self.after is None:
@@ -207,6 +224,8 @@ class _Line:
 
     def finish(self) -> str | None:
         """The canonical hand; ``""`` for a blank line, ``None`` for the terminator line."""
+        if self.bad is not None:
+            raise self.bad
         if self.terminator:
             return None
         if self.tiles == 0:

@@ -12,6 +12,10 @@ canonical text) and ``00`` ends the input like ``0``, while ``+5``, ``-3``, ``x`
 the input in the middle of a deck, and it is no card. Every deck must be a standard
 deck, four each of 1..9 and sixteen 10s (every judge file's decks are); anything else is
 refused, naming the value that occurs too often.
+
+A bad deck still takes the place of 52 values (a reading that goes on past it, see
+:class:`~worker.engines.base.Faults`, starts the next deck after them): a wrong value in place of
+a card, the common fault, leaves every other deck as it was.
 """
 
 from __future__ import annotations
@@ -83,29 +87,40 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number:
                 break
             cards = waiting[pos : pos + DECK_SIZE]
             number += 1
+            at = pos
+            pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
             try:
                 total = sum(map(weight, cards))
             except KeyError:  # a leading zero, or a bad token: the slow path says which
-                cards = _clean(cards, where, base + pos, number)
+                try:
+                    cards = _clean(cards, where, base + at, number)
+                except InputError as error:
+                    reading.fault(error, number)
+                    continue
                 total = sum(map(weight, cards))
             first, at_line, at_column, at_piece = marks[0]
-            if first == base + pos:  # the deck starts its piece, as in most files
+            if first == base + at:  # the deck starts its piece, as in most files
                 at_column += len(at_piece) - len(at_piece.lstrip())
             else:
-                at_line, at_column = where.of(base + pos)
+                at_line, at_column = where.of(base + at)
             if total != _STANDARD:
-                raise _count_error(cards, number, at_line, at_column)
+                reading.fault(_count_error(cards, number, at_line, at_column), number)
+                continue
             yield Case(number, b" ".join(cards).decode("ascii"), at_line, at_column)
-            pos += DECK_SIZE
         if pos:
             del waiting[:pos]
             base += pos
             while len(marks) > 1 and marks[1][0] <= base:  # pieces used up
                 del marks[0]
     if waiting:
-        _clean(waiting, where, base, number + 1)  # a bad token in it is the first problem
-        raise InputError(
-            f"deck {number + 1} ends at end of file after {len(waiting)} of {DECK_SIZE} cards", *where.of(base))
+        number += 1
+        try:
+            _clean(waiting, where, base, number)  # a bad token in it is the first problem
+        except InputError as error:
+            reading.fault(error, number)
+        else:
+            reading.fault(InputError(f"deck {number} ends at end of file after {len(waiting)} of {DECK_SIZE} "
+                                     "cards", *where.of(base)), number)
     reading.unended(number, empty=not line and start_line == 1)
 
 
