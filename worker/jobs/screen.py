@@ -187,18 +187,17 @@ class Screened:
     def __init__(self, stream: IO[bytes], screen: JudgeFileScreen) -> None:
         self.stream = stream
         self.screen = screen
-        self._ahead: bytes | None = None  # the head, read before anything is handed on
+        self._ahead: bytes | None = None  # the head, read before anything is handed on...
+        self._at = 0  # ... and how much of it has been
         self._ended = False
 
     def read(self, size: int = -1) -> bytes:
         if self._ahead is None:
             self._ahead = self._read_head()
-        if self._ahead:
-            taken = len(self._ahead) if size < 0 else size
-            data, self._ahead = self._ahead[:taken], self._ahead[taken:]
-            if size < 0:
-                data += self.read()
-            return data
+        if self._at < len(self._ahead):
+            end = len(self._ahead) if size < 0 else self._at + size
+            data, self._at = self._ahead[self._at:end], min(end, len(self._ahead))
+            return data + self.read() if size < 0 else data
         data = self.stream.read(size)
         if data:
             self.screen.feed(data)
