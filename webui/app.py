@@ -15,7 +15,7 @@ from webui import api, auth, checks, errors, generate, keys, live, openapi, ops,
 from webui.context import Dealer, dealer, service, settings, viewer
 from webui.converters import CaseIdConverter, IdConverter
 from webui.pacing import late, too_slow_message
-from webui.uploads import inspection
+from webui.uploads import screen
 from worker import engines
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
@@ -31,12 +31,12 @@ FORM_OVERHEAD = 1 << 20
 
 
 class _FieldsParser(MultiPartParser):
-    """Tells each file's writer, before any of the file arrives, how its field's start is checked."""
+    """Gives each file's writer, before any of the file arrives, its field's screen."""
 
     def start_file_streaming(self, event: File, total_content_length: int | None) -> Any:
         stream = super().start_file_streaming(event, total_content_length)
         if isinstance(stream, UploadWriter):
-            stream.inspect = inspection(event.name)
+            stream.screen = screen(event.name)
         return stream
 
 
@@ -55,7 +55,7 @@ class _FormParser(FormDataParser):
 
 class StreamingRequest(Request):
     """Writes uploaded files into :class:`UploadWriter` objects (blocks in the database) instead of memory
-    or /tmp, each file's start checked before any of it is stored (``uploads.takes_files``)."""
+    or /tmp, each file screened as it arrives (``uploads.takes_files``)."""
 
     form_data_parser_class = _FormParser
 

@@ -9,30 +9,27 @@ from typing import Any, TypeVar
 from flask import current_app, g, request
 
 from webui.auth import client_id
-from webui.context import checks, service
+from webui.context import checks, service, settings
 from worker.jobs.errors import Invalid
-from worker.jobs.intake import refuse_start
+from worker.jobs.screen import JudgeFileScreen
 from worker.jobs.views import JobView
-from worker.store.uploads import StoredUpload, UploadTooLarge, UploadWriter
+from worker.store.uploads import Screen, StoredUpload, UploadTooLarge, UploadWriter
 
-
-#: What the start of a file is checked for while it arrives (a ``UploadWriter.inspect``), by what it is.
-Inspection = Callable[[bytes, bool], None]
 View = TypeVar("View", bound=Callable[..., Any])
 
 
-def judge_file() -> Inspection:
-    return refuse_start
+def judge_file() -> Screen:
+    return JudgeFileScreen(settings().max_line_bytes)
 
 
-def program_output() -> Inspection:
-    return checks().check_output_start
+def program_output() -> Screen:
+    return checks().output_screen()
 
 
-def takes_files(**fields: Callable[[], Inspection]) -> Callable[[View], View]:
-    """Name a view's file fields with what each holds (:func:`judge_file`, :func:`program_output`): the
-    start of each is then checked while the form streams in, and a file plainly not what its field
-    holds is refused before any of it is stored (the rest of the body is not even read)."""
+def takes_files(**fields: Callable[[], Screen]) -> Callable[[View], View]:
+    """Name a view's file fields with what each holds (:func:`judge_file`, :func:`program_output`): each is
+    then screened while the form streams in, and a file plainly not what its field holds is refused where
+    that shows, what was stored of it dropped (the rest of the body is not even read)."""
 
     def declare(view: View) -> View:
         view.upload_fields = fields  # type: ignore[attr-defined]
@@ -41,8 +38,8 @@ def takes_files(**fields: Callable[[], Inspection]) -> Callable[[View], View]:
     return declare
 
 
-def inspection(field: str) -> Inspection | None:
-    """How the request's view checks the start of its file ``field`` (``None``: not at all)."""
+def screen(field: str) -> Screen | None:
+    """The screen of the request's view for its file ``field`` (``None``: none)."""
     view = current_app.view_functions.get(request.endpoint or "")
     made = getattr(view, "upload_fields", {}).get(field)
     return made() if made is not None else None

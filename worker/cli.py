@@ -18,12 +18,13 @@ import click
 
 from worker import engines
 from worker.engines.base import Diagnostic, Faults, InputError
+from worker.exits import HELP, Exit
 from worker.generating.command import command as generate_command
 
 GAMES = click.Choice(engines.names())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=HELP)
 @click.version_option(package_name="dealer")
 def main() -> None:
     """Dealer solves judge files of 10-20-30, Accordian Patience and Chinese Mahjong."""
@@ -57,13 +58,15 @@ def games(cores: bool) -> None:
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: when stderr is a terminal).")
 def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: bool | None) -> None:
-    """Solve FILE (- for standard input) locally and print the judge output."""
+    """Solve FILE (- for standard input) locally and print the judge output.
+
+    FILE is read through the service's screen, with its limits and messages (DEALER_MAX_LINE_BYTES)."""
+    from worker.jobs.errors import Invalid
     from worker.jobs.intake import HeadKept, explain
     from worker.solving import TRACE_BUFFER, solve_file
 
-    _configure_engines()
     engine = engines.get(game)
-    kept = HeadKept(file)  # for the message of a bad file (intake.explain)
+    kept = HeadKept(_screened(file))  # for the message of a bad file (intake.explain)
     reading = kept.reading()
     warnings: list[Diagnostic] = []
     faults = Faults()
@@ -91,11 +94,14 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
             click.echo(f"dealer: error: {file.name} is no valid judge file ({faults.count:,} "
                        f"fault{'' if faults.count == 1 else 's'}, named below): {before}", err=True)
             _name_faults(file.name, game, faults, kept.head)
-            sys.exit(2)
+            sys.exit(Exit.BAD_INPUT)
     except InputError as error:
         out.flush()
         _name_faults(file.name, game, faults, kept.head)
         _fail(f"{file.name}: {explain(game, error, kept.head)}")
+    except Invalid as error:
+        out.flush()
+        _fail(f"{file.name}: {error.message}")
     finally:
         for warning in warnings:
             click.echo(f"dealer: warning: {file.name}: {warning}", err=True)
@@ -111,20 +117,22 @@ def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> Non
     """Solve INPUT locally and judge OUTPUT (a program's output for it) case by case.
 
     Prints the verdict, the counts and the first differences; the exit status is 0 when
-    the output is accepted, 1 when it is not, 2 on bad input.
+    the output is accepted, 1 when it is not, 2 on bad input (INPUT is read as `dealer solve` reads it).
     """
     from worker.checks.compare import OutputError, judge_stream
+    from worker.jobs.errors import Invalid
     from worker.jobs.intake import HeadKept, explain
 
-    _configure_engines()
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
-    kept = HeadKept(input_file)
+    kept = HeadKept(_screened(input_file))
     lines = (engine.solve(case, False).line for case in engine.parse(kept.reading(), warnings))
     try:
         report = judge_stream(lines, output, keep=max(show, 1))
     except InputError as error:
         _fail(f"{input_file.name}: {explain(game, error, kept.head)}")
+    except Invalid as error:
+        _fail(f"{input_file.name}: {error.message}")
     except OutputError as error:
         _fail(f"{output.name}: {error}")
     finally:
@@ -133,7 +141,17 @@ def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> Non
     differences = [{"index": d.index, "line": d.line, "verdict": d.verdict, "expected": d.expected, "got": d.got,
                     "column": d.column} for d in report.differences[:show]]
     _print_check(report.verdict, report.counts, differences)
-    sys.exit(0 if report.verdict == "accepted" else 1)
+    sys.exit(Exit.DONE if report.verdict == "accepted" else Exit.NOT_ACCEPTED)
+
+
+def _screened(file: IO[bytes]) -> IO[bytes]:
+    """A judge file read through the screen the service holds an upload to (``worker/jobs/screen.py``),
+    the engines told which core to use: one program's limits, messages and verdicts."""
+    from worker.jobs.screen import JudgeFileScreen, Screened
+
+    settings = _read_settings()
+    _configure_engines(settings)
+    return Screened(file, JudgeFileScreen(settings.max_line_bytes)).reading()
 
 
 def _print_check(verdict: str, counts: dict[str, int], differences: list[dict[str, Any]]) -> None:
@@ -169,7 +187,7 @@ def _name_faults(name: str, game: str, faults: Faults, head: bytes) -> None:
         click.echo(f"dealer: error: {name}: and {faults.count - len(faults.first):,} more faults", err=True)
 
 
-def _fail(message: str, status: int = 2) -> Any:
+def _fail(message: str, status: int = Exit.BAD_INPUT) -> Any:
     click.echo(f"dealer: error: {message}", err=True)
     sys.exit(status)
 
@@ -414,9 +432,9 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
     --expected the check's verdict)."""
     from worker.client import Client, ClientError
 
-    client = Client(url, api_key=api_key)
     show = sys.stderr.isatty() if progress is None else progress
     try:
+        client = Client(url, api_key=api_key)
         job = client.submit(file, game, progress=show, expected=expected)
         # With --wait, standard output is the judge output alone, byte for byte.
         click.echo(f"job {job['id']}" if wait else job["id"], err=wait)
@@ -424,20 +442,21 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
             job = client.wait(job["id"], progress=show)
             if job["status"] != "succeeded":
                 _print_partial(client, job)
-                _fail(f"job {job['id']} {job['status']}: {job.get('error') or ''}".rstrip(": "), status=1)
+                _fail(f"job {job['id']} {job['status']}: {job.get('error') or ''}".rstrip(": "), Exit.NOT_ACCEPTED)
             if expected is not None:
                 found = client.wait_check(job["checks"][0])
                 if found["status"] != "done":
-                    _fail(f"check {found['id']} {found['status']}: {found.get('error') or ''}".rstrip(": "), status=1)
+                    _fail(f"check {found['id']} {found['status']}: {found.get('error') or ''}".rstrip(": "),
+                          Exit.NOT_ACCEPTED)
                 differences = [{"index": d["case"], "line": d["index"], "verdict": d["verdict"],
                                 "expected": d["expected"], "got": d["got"], "column": d["column"]}
                                for d in client.differences(found["id"], show_differences)] if show_differences else []
                 _print_check(found["verdict"], found["counts"], differences)
-                sys.exit(0 if found["verdict"] == "accepted" else 1)
+                sys.exit(Exit.DONE if found["verdict"] == "accepted" else Exit.NOT_ACCEPTED)
             for piece in client.output(job["id"]):
                 sys.stdout.write(piece)
     except ClientError as error:
-        _fail(str(error), status=1)
+        _fail(str(error), error.exit)
 
 
 #: The faults ``dealer submit --wait`` prints of a job that failed on them (the job lists more).

@@ -16,18 +16,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from worker.exits import Exit
 from worker.states import FINISHED
 
 
 class ClientError(Exception):
-    pass
+    """A request that failed, and the exit status it gives a command (:mod:`worker.exits`)."""
+
+    def __init__(self, message: str, exit: Exit = Exit.UNREACHABLE) -> None:
+        super().__init__(message)
+        self.exit = exit
 
 
 class Client:
     def __init__(self, url: str, timeout: float = 60, api_key: str | None = None) -> None:
         parts = urlsplit(url if "://" in url else f"http://{url}")
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ClientError(f"not an http(s) URL: {url!r}")
+            raise ClientError(f"not an http(s) URL: {url!r}", Exit.BAD_INPUT)
         self.url = url
         self.scheme = parts.scheme
         self.host = parts.hostname
@@ -48,7 +53,7 @@ class Client:
         try:
             connection.request(method, self.prefix + path, body=body, headers={**self.headers, **(headers or {})})
             response = connection.getresponse()
-        except OSError as error:
+        except (OSError, http.client.HTTPException) as error:
             raise ClientError(f"cannot reach {self.url}: {error}") from None
         if response.status >= 400:
             raw = response.read()
@@ -59,11 +64,15 @@ class Client:
             if response.status == 401:
                 message += (" (DEALER_API_KEY is not a valid key)" if "Authorization" in self.headers
                             else " (set DEALER_API_KEY to your key)")
-            raise ClientError(f"{method} {path}: {response.status} {message}")
+            raise ClientError(f"{method} {path}: {response.status} {message}", Exit.for_status(response.status))
         return response
 
     def _json(self, method: str, path: str) -> Any:
-        return json.loads(self._request(method, path).read())
+        response = self._request(method, path)
+        try:
+            return json.loads(response.read())
+        except (OSError, http.client.HTTPException) as error:
+            raise ClientError(f"{method} {path}: the answer was cut off: {error}") from None
 
     def submit(self, path: str, game: str | None = None, progress: bool = False,
                expected: str | None = None) -> dict[str, Any]:
@@ -147,5 +156,8 @@ class Client:
 
     def output(self, job_id: int, partial: bool = False) -> Iterator[str]:
         response = self._request("GET", f"/api/jobs/{job_id}/output" + ("?partial=1" if partial else ""))
-        while chunk := response.read(1 << 16):
-            yield chunk.decode()
+        try:
+            while chunk := response.read(1 << 16):
+                yield chunk.decode()
+        except (OSError, http.client.HTTPException) as error:
+            raise ClientError(f"the output of job {job_id} was cut off: {error}") from None

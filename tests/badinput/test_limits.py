@@ -14,12 +14,13 @@ import pytest
 from tests.support.http import assert_healthy, finished
 from tests.support.http import post_file as post
 from tests.support.inline import InlineDispatcher
-from tests.support.jobs import stored_uploads
+from tests.support.jobs import stored_uploads, submit
 from tests.support.paths import JUDGE_DATA
 from tests.support.plugin import sqlite_settings
 from worker.config import Settings
 from worker.engines.base import InputError
 from worker.jobs.reading import LineLimitReader
+from worker.jobs.service import JobService
 from worker.jobs.split import split_job
 
 FIFTY_MB = 50 * 10**6
@@ -99,15 +100,16 @@ def one_db_settings(tmp_path: Path) -> Settings:
 
 @pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
 def test_a_50_mb_single_line_fails_at_the_line_limit(one_db_settings: Settings, game: str) -> None:
-    """The split stops reading at the limit (1 MiB), fails the job naming the line, keeps nothing."""
+    """An upload is refused at the limit as it arrives (tests/badinput/test_screen.py); one stored without
+    the screen (before it was built) is held to it by the split all the same, which stops reading at the
+    limit (1 MiB), fails the job naming the line, keeps nothing."""
     dispatcher = InlineDispatcher(one_db_settings, immediate=False)
-    app = make_app(one_db_settings, dispatcher)
-    client = app.test_client()
+    client = make_app(one_db_settings, dispatcher).test_client()
     data = _one_line(game)
     assert len(data) > FIFTY_MB
-    response = post(client, data, game, "one-line.in")
-    assert response.status_code == 201, response.get_json()
-    job_id = response.get_json()["id"]
+    assert post(client, data, game, "one-line.in").get_json() == {
+        "error": "line 1: the line is longer than the limit of 1 MiB"}
+    job_id = submit(JobService(one_db_settings, dispatcher), data, game, "one-line.in").id
     del data
     # CPU time of this thread, which what else the machine runs does not stretch: reading up to the
     # limit takes a fraction of a second of it.
@@ -123,12 +125,13 @@ def test_a_50_mb_single_line_fails_at_the_line_limit(one_db_settings: Settings, 
     assert_healthy(client)
 
 
-def test_a_50_mb_token_fails_at_once(one_db_settings: Settings) -> None:
+def test_a_50_mb_token_is_refused_at_once(one_db_settings: Settings) -> None:
     app = make_app(one_db_settings)
     client = app.test_client()
-    job = finished(client, post(client, b"7" * FIFTY_MB + b"\n0\n", "10-20-30", "token.in"))
-    assert job["status"] == "failed"
-    assert job["error"] == "line 1, column 1: a token longer than 64 characters"
+    response = post(client, b"7" * FIFTY_MB + b"\n0\n", "10-20-30", "token.in")
+    assert response.status_code == 400
+    assert response.get_json() == {"error": "line 1, column 1: a token longer than 64 characters"}
+    assert stored_uploads(one_db_settings) == []
     assert_healthy(client)
 
 
@@ -139,8 +142,9 @@ def test_the_line_limit_is_configurable(settings: Settings) -> None:
     joined = sample.replace(b"\n", b" ", 1)  # the first two lines as one of 137 bytes
     assert finished(client, post(client, joined, "10-20-30"))["status"] == "succeeded"
     long = sample.replace(b"\n", b" ", 3)  # ... and then of 268 bytes
-    job = finished(client, post(client, long, "10-20-30"))
-    assert job["status"] == "failed" and job["error"] == "line 1: the line is longer than the limit of 200 bytes"
+    refused = post(client, long, "10-20-30")
+    assert refused.status_code == 400
+    assert refused.get_json() == {"error": "line 1: the line is longer than the limit of 200 bytes"}
     off = make_app(settings, max_line_bytes=0).test_client()
     assert finished(off, post(off, long, "10-20-30"))["status"] == "succeeded"
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from worker.checks import lifecycle
 from worker.checks.compare import LineTooLong, OutputError
 from worker.checks.queries import get_check
-from worker.checks.text import check_text, check_text_start
+from worker.checks.text import TextScreen, check_text
 from worker.checks.views import CheckView
 from worker.config import Settings
 from worker.jobs import lifecycle as job_lifecycle
@@ -80,10 +80,10 @@ class CheckService:
         with UploadReader(self.db, upload.id) as stream:
             self._refuse_unless(lambda: check_text(stream, self.settings.max_line_bytes))
 
-    def check_output_start(self, head: bytes, final: bool) -> None:
-        """:meth:`check_output` on the start of an output still arriving (``final``: all of it), so that one
-        that is no text is refused before any of it is stored."""
-        self._refuse_unless(lambda: check_text_start(head, final, self.settings.max_line_bytes))
+    def output_screen(self) -> _OutputScreen:
+        """:meth:`check_output` on an output while it arrives (an upload's screen), so that one that is no
+        text is refused where that shows, before the rest is read."""
+        return _OutputScreen(self, TextScreen(self.settings.max_line_bytes))
 
     @staticmethod
     def _refuse_unless(check: Callable[[], None]) -> None:
@@ -93,6 +93,19 @@ class CheckService:
             raise TooLarge(f"the output cannot be checked: {error}") from None
         except OutputError as error:
             raise Unsupported(f"the output cannot be checked: {error}") from None
+
+
+class _OutputScreen:
+    """A :class:`TextScreen` whose refusals are the service's (``_refuse_unless``)."""
+
+    def __init__(self, service: CheckService, screen: TextScreen) -> None:
+        self.service, self.screen = service, screen
+
+    def feed(self, data: bytes) -> None:
+        self.service._refuse_unless(lambda: self.screen.feed(data))
+
+    def end(self) -> None:
+        self.service._refuse_unless(self.screen.end)
 
 
 class _Expected:

@@ -1,8 +1,8 @@
-"""Refusing an output that is no text before a check is made of it, saying where.
+"""Refusing an output that is no text before a check is made of it, saying where: while it arrives
+(:class:`TextScreen`, an upload's screen) or once stored (:func:`check_text`).
 
-The whole output is read once, a piece at a time (constant memory), at the speed of the
-C decoders: a compressed file or a program, a NUL byte, bytes that are no UTF-8, a line
-longer than the limit.
+It is read once, a piece at a time (constant memory), at the speed of the C decoders: a
+compressed file or a program, a NUL byte, bytes that are no UTF-8, a line longer than the limit.
 
 >>> import io
 >>> check_text(io.BytesIO(b"Win : 66\\r\\nLoss: 40\\n"), 100)
@@ -23,70 +23,86 @@ worker.checks.compare.OutputError: line 1, column 1: this looks like a gzip file
 from __future__ import annotations
 
 import codecs
-import io
 from typing import IO
 
 from worker.checks.compare import PIECE_BYTES, LineTooLong, OutputError
-from worker.engines.base import InputError
 from worker.jobs.intake import MAGIC
-from worker.jobs.reading import LineLimitReader
+from worker.jobs.screen import Lines
+from worker.units import format_size
+
+#: The longest signature of :data:`MAGIC`: the start an output is looked at for one.
+_MAGIC_BYTES = max(len(magic) for magic, _, _ in MAGIC)
 
 
 def check_text(stream: IO[bytes], max_line: int) -> None:
     """Raise :class:`OutputError` (:class:`LineTooLong` for a long line) unless ``stream`` is UTF-8 text
     without NUL bytes whose lines are at most ``max_line`` bytes (0: no limit)."""
-    limited = LineLimitReader(stream, max_line) if max_line else stream
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    line, run, first = 1, 0, True  # run: bytes of the current line before this piece
-    while True:
-        try:
-            piece = limited.read(PIECE_BYTES)
-        except InputError as error:
-            raise LineTooLong(error.diagnostic.message, error.line or line) from None
-        if first:
-            _check_magic(piece)
-            first = False
-        bad: tuple[int, str] | None = None
-        held = len(decoder.getstate()[0])
-        try:
-            decoder.decode(piece, final=not piece)
-        except UnicodeDecodeError as error:
-            at = max(error.start - held, 0)
-            byte = piece[at] if at < len(piece) else (error.object[error.start] if error.object else 0)
-            bad = (at, f"not UTF-8 text (byte 0x{byte:02x})")
-        nul = piece.find(b"\x00")
-        if nul >= 0 and (bad is None or nul < bad[0]):
-            bad = (nul, "a NUL byte: this is no text file (upload the program's output as plain text)")
-        if bad is not None:
-            at, message = bad
-            start = piece.rfind(b"\n", 0, at) + 1
-            column = at - start + 1 + (run if start == 0 else 0)
-            raise OutputError(message, line + piece.count(b"\n", 0, at), column)
-        if not piece:
-            return
-        newlines = piece.count(b"\n")
-        line += newlines
-        run = len(piece) - piece.rfind(b"\n") - 1 + (run if not newlines else 0)
+    screen = TextScreen(max_line)
+    while piece := stream.read(PIECE_BYTES):
+        screen.feed(piece)
+    screen.end()
 
 
-def check_text_start(head: bytes, final: bool, max_line: int) -> None:
-    """:func:`check_text` on the start of an output still arriving (``final``: ``head`` is all of it): its
-    whole lines, so that a character or a line cut at the end of ``head`` is not blamed.
+class TextScreen:
+    """An output held to :func:`check_text`'s rules while it arrives, a piece at a time (a
+    ``worker.store.uploads.Screen``): each piece is refused where its first fault is.
 
-    >>> check_text_start(b"Win : 66\\nLo\\xc3", False, 100)
-    >>> check_text_start(b"Win : 66\\nLo\\xc3", True, 100)  # doctest: +ELLIPSIS
+    >>> screen = TextScreen(100)
+    >>> screen.feed(b"Win : 66\\nLo\\xc3")
+    >>> screen.end()
     Traceback (most recent call last):
     ...
-    worker.checks.compare.OutputError: line 2, column ...: not UTF-8 text (byte 0xc3)
+    worker.checks.compare.OutputError: line 2, column 3: not UTF-8 text (byte 0xc3)
     """
-    if not final:
-        # Whole lines; without one, all but a character the end may cut (at most 3 bytes of it).
-        head = head[:head.rfind(b"\n") + 1] if b"\n" in head else head[:-3]
-    check_text(io.BytesIO(head), max_line)
 
+    def __init__(self, max_line: int) -> None:
+        self.lines = Lines(max_line)
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._start: bytes | None = b""  # until it is long enough to say what the output looks like
 
-def _check_magic(head: bytes) -> None:
-    for magic, what, _ in MAGIC:
-        if head.startswith(magic):
-            raise OutputError(f"this looks like {what}, not a program's output: upload the output itself, "
-                              "as plain text", 1, 1)
+    def feed(self, data: bytes) -> None:
+        if self._start is not None:
+            self._start += data
+            if len(self._start) >= _MAGIC_BYTES:
+                self._judge_start()
+            return
+        self._screen(data)
+
+    def end(self) -> None:
+        if self._start is not None:
+            self._judge_start()
+        try:
+            self._decoder.decode(b"", final=True)
+        except UnicodeDecodeError as error:  # a character cut short by the end of the output
+            held = error.object
+            raise OutputError(f"not UTF-8 text (byte 0x{held[error.start]:02x})",
+                              *self.lines.where(b"", error.start - len(held))) from None
+
+    def _judge_start(self) -> None:
+        start, self._start = self._start or b"", None
+        for magic, what, _ in MAGIC:
+            if start.startswith(magic):
+                raise OutputError(f"this looks like {what}, not a program's output: upload the output itself, "
+                                  "as plain text", 1, 1)
+        self._screen(start)
+
+    def _screen(self, data: bytes) -> None:
+        faults: list[tuple[int, OutputError]] = []
+        long = self.lines.too_long(data)
+        if long is not None:
+            faults.append((long[0], LineTooLong(f"the line is longer than the limit of "
+                                                f"{format_size(self.lines.limit)}", long[1])))
+        held = len(self._decoder.getstate()[0])
+        try:
+            self._decoder.decode(data)
+        except UnicodeDecodeError as error:
+            at = error.start - held
+            faults.append((at, OutputError(f"not UTF-8 text (byte 0x{error.object[error.start]:02x})",
+                                           *self.lines.where(data, at))))
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            faults.append((nul, OutputError("a NUL byte: this is no text file (upload the program's output as "
+                                            "plain text)", *self.lines.where(data, nul))))
+        if faults:
+            raise min(faults, key=lambda fault: fault[0])[1]
+        self.lines.advance(data)

@@ -17,8 +17,9 @@ import re
 from typing import IO, Any, cast
 
 from worker import engines
-from worker.engines.base import Engine, InputError
+from worker.engines.base import MAX_TOKEN, Engine, InputError
 from worker.jobs.errors import Invalid
+from worker.units import format_size
 
 #: How many bytes of an upload game detection and sniffing look at.
 SNIFF_BYTES = 8192
@@ -61,8 +62,8 @@ def sniff_upload(head: bytes, size: int | None) -> str | None:
     'the file is empty'
     >>> sniff_upload(b" \\r\\n\\t\\n", 5)
     'the file is empty: it holds only whitespace'
-    >>> sniff_upload(b"QD AD\\x00\\x01", 8)  # doctest: +ELLIPSIS
-    'this looks like a binary file (byte 0x00 at offset 5), not a judge file; upload the judge file itself...'
+    >>> sniff_upload(b"QD AD\\n\\x00\\x01", 8)  # doctest: +ELLIPSIS
+    'this looks like a binary file (byte 0x00 at line 2, column 1), not a judge file; upload the judge file itself...'
     >>> sniff_upload(b"\\xef\\xbb\\xbf2 6 5", 8)  # doctest: +ELLIPSIS
     'the file starts with a byte-order mark (U+FEFF, as some editors write), which judge files never have; ...'
     """
@@ -81,8 +82,56 @@ def sniff_upload(head: bytes, size: int | None) -> str | None:
                 "never have; save it as plain text without one")
     nul = head.find(b"\x00")
     if nul >= 0:
-        return (f"this looks like a binary file (byte 0x00 at offset {nul}), not a judge file; {_NOT_TEXT}")
+        return binary_file(*position(head, nul))
     return None
+
+
+# The wording of what the screen (``worker/jobs/screen.py``) refuses, wherever a file is read.
+
+
+def position(data: bytes, at: int) -> tuple[int, int]:
+    """The line and column (from 1, in bytes) of ``data[at]``.
+
+    >>> position(b"ab\\ncd", 4)
+    (2, 2)
+    """
+    return data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+
+
+def binary_file(line: int, column: int) -> str:
+    """A NUL byte: what no text file holds.
+
+    >>> binary_file(3, 7)  # doctest: +ELLIPSIS
+    'this looks like a binary file (byte 0x00 at line 3, column 7), not a judge file; upload the judge file itself...'
+    """
+    return f"this looks like a binary file (byte 0x00 at line {line}, column {column}), not a judge file; {_NOT_TEXT}"
+
+
+def not_text(byte: int, line: int, column: int) -> str:
+    """A byte that is no UTF-8 text.
+
+    >>> not_text(0xe9, 2, 11)
+    'line 2, column 11: byte 0xe9 is not text'
+    """
+    return f"line {line}, column {column}: byte 0x{byte:02x} is not text"
+
+
+def line_too_long(line: int, limit: int) -> str:
+    """A line longer than the limit (``DEALER_MAX_LINE_BYTES``; the first line's is at most a MiB).
+
+    >>> line_too_long(1, 1 << 20)
+    'line 1: the line is longer than the limit of 1 MiB'
+    """
+    return f"line {line}: the line is longer than the limit of {format_size(limit)}"
+
+
+def token_too_long(line: int, column: int) -> str:
+    """A token longer than any game's (:data:`worker.engines.base.MAX_TOKEN`), the engines' own wording.
+
+    >>> token_too_long(1, 7)
+    'line 1, column 7: a token longer than 64 characters'
+    """
+    return f"line {line}, column {column}: a token longer than {MAX_TOKEN} characters"
 
 
 def clean_filename(name: str, limit: int = 255) -> str:
@@ -107,33 +156,17 @@ def check_upload(head: bytes, size: int) -> None:
         raise Invalid(problem)
 
 
-def refuse_start(head: bytes, final: bool) -> None:
-    """Refuse, from its start alone, a file that is plainly no judge file, while it is still arriving (so
-    that none of it is kept): one of :func:`sniff_upload`'s reasons anywhere in ``head`` (its first MiB);
-    and for a longer file (``final``: ``head`` is the whole file), a byte that is no UTF-8 text in it, or
-    whole lines in which no game's reader takes a single case, saying where the closest stops (a job of
-    it could only fail there, its whole file stored for nothing; a small file is taken, and its job
-    fails naming the place).
+def refuse_no_game(head: bytes) -> None:
+    """Refuse the first MiB of a longer file (``head``) when its whole lines are no game's: no game's reader
+    takes a single case in them; saying where the closest reader stops (a job of it could only fail there,
+    its whole file stored for nothing; a small file is taken, and its job fails naming the place).
 
-    >>> refuse_start(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n1S 2S", False)
-    >>> refuse_start(b"Dear class,\\nthe exam is on Monday.\\n", True)
-    >>> refuse_start(b"Dear class,\\nthe exam is on Monday.\\n", False)
+    >>> refuse_no_game(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n1S 2S")
+    >>> refuse_no_game(b"Dear class,\\nthe exam is on Monday.\\n")
     Traceback (most recent call last):
     ...
     worker.jobs.errors.Invalid: this is no judge file of any game: every game's reader stops at line 1, column 1 ("Dear")
     """
-    problem = sniff_upload(head, len(head) if final else None)
-    if problem is not None:
-        raise Invalid(problem)
-    if final:
-        return
-    try:  # all but a character the end may cut
-        head[:-3].decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = head.count(b"\n", 0, error.start) + 1
-        column = error.start - head.rfind(b"\n", 0, error.start)
-        raise Invalid(f"this is no judge file: line {line}, column {column}: byte 0x{head[error.start]:02x} "
-                      "is not text") from None
     sample = head[:SNIFF_BYTES]
     # Whole lines only (a case is far shorter than the sample); without one, a case may be cut short.
     sample = sample[:sample.rfind(b"\n") + 1]

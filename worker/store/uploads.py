@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -40,6 +40,15 @@ class UploadTooLarge(ValueError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"the upload is larger than the limit of {format_size(limit)}")
         self.limit = limit
+
+
+class Screen(Protocol):
+    """What an upload is held to as it arrives (a judge file's, ``worker/jobs/screen.py``; a program's output,
+    ``worker/checks/text.py``): told each piece in order, then the end; either raises to refuse the file."""
+
+    def feed(self, data: bytes) -> None: ...
+
+    def end(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -67,9 +76,8 @@ class UploadWriter:
         self._hash = hashlib.sha256()
         self._buffer = bytearray()
         self._blocks = 0
-        #: Called once with the file's first block (``BLOCK_BYTES``, or the whole file when shorter: then
-        #: with ``True``) before anything of it is stored: it raises to refuse the file.
-        self.inspect: Callable[[bytes, bool], None] | None = None
+        #: Fed every piece before it is stored: it raises to refuse the file.
+        self.screen: Screen | None = None
         #: Called before each block is stored with the bytes received that its row does not count yet: it
         #: raises to refuse the file (an owner's quota, ``worker/jobs/quotas.py``).
         self.quota: Callable[[int], None] | None = None
@@ -78,11 +86,13 @@ class UploadWriter:
         self.size += len(data)
         if self.size > self.limit:
             raise UploadTooLarge(self.limit)
+        if self.screen is not None:
+            self.screen.feed(data)
         self._hash.update(data)
         self._buffer += data
-        if self.inspect is not None and len(self._buffer) >= BLOCK_BYTES:
-            self._inspect(False)
-        while len(self._buffer) >= BLOCK_BYTES:
+        # A block is stored once a byte past it has come: a screen judges a file's first MiB with the byte
+        # after it, so a file it refuses there leaves nothing stored.
+        while len(self._buffer) > BLOCK_BYTES:
             self._put(bytes(self._buffer[:BLOCK_BYTES]))
             del self._buffer[:BLOCK_BYTES]
         return len(data)
@@ -120,16 +130,11 @@ class UploadWriter:
     def close(self) -> None:
         """Werkzeug closes form files when the request ends; the upload is kept until commit or discard."""
 
-    def _inspect(self, final: bool) -> None:
-        inspect, self.inspect = self.inspect, None
-        assert inspect is not None
-        inspect(bytes(self._buffer[:BLOCK_BYTES]), final)
-
     def commit(self) -> StoredUpload:
         """The whole upload, stored (an identical one of the same owner already stored is used instead:
         each owner's uploads are its own, for what it keeps to count)."""
-        if self.inspect is not None:
-            self._inspect(True)
+        if self.screen is not None:
+            self.screen.end()
         if self._buffer or self.upload_id is None:
             self._put(bytes(self._buffer))
             self._buffer.clear()
