@@ -9,17 +9,19 @@ import io
 import json
 import re
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from tests.support.inline import InlineDispatcher
 from tests.web.test_permissions import ALICE, ANSWERS, BOB, HANDS, KEYS, ROOT
 from worker.config import Settings
 from worker.jobs import throughput
+from worker.states import JobStatus
 from worker.store.database import Database
-from worker.store.models import Chunk, WorkerRow, case_id, utcnow
+from worker.store.models import Chunk, Job, WorkerRow, case_id, utcnow
 
 #: The names a route of one job, case or check takes, and what each is for alice's job.
 ROUTE_ARGUMENTS = ("job_id", "index", "case_id", "check_id")
@@ -157,3 +159,16 @@ def test_public_reads_share_every_read_but_no_write(settings: Settings) -> None:
 @pytest.mark.parametrize("raw, public", [("true", True), ("1", True), ("false", False), ("0", False)])
 def test_a_deployment_that_set_public_reads_keeps_its_choice(raw: str, public: bool) -> None:
     assert Settings.from_env({"DEALER_PUBLIC_READS": raw}).public_reads is public
+
+
+@pytest.mark.parametrize("public", [False, True], ids=["private", "public reads"])
+def test_healthz_names_no_stuck_job_where_reads_are_private(settings: Settings, public: bool) -> None:
+    world = alices(settings, public_reads=public)
+    then = utcnow() - timedelta(hours=1)  # far past the stall periods that make a job stuck
+    with Database.of(settings).session() as session:
+        session.execute(update(Job).where(Job.id == world.job["id"]).values(
+            status=JobStatus.SPLITTING, created_at=then, progress_at=then, lease_until=None))
+    body = world.get("/healthz", None).get_json()
+    assert body["status"] == "degraded"  # the load balancer's operator still learns that something is stuck
+    assert [job["filename"] for job in body["stuck_jobs"]] == (["hands.in"] if public else [])
+    assert [job["id"] for job in world.get("/api/overview", ROOT).get_json()["stuck_jobs"]] == [world.job["id"]]

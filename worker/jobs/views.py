@@ -332,4 +332,5 @@ class HealthView(View):
     broker: BrokerHealth = doc("The broker.")
     workers: WorkersHealth = doc("The workers.")
     stuck_jobs: list[StuckJobView] = doc("Unfinished jobs that have not moved for several stall periods, oldest "
-                                         "first (empty when the database cannot be reached).")
+                                         "first (empty when the database cannot be reached, and where reads are "
+                                         "private: the status still says degraded).")
