@@ -172,8 +172,11 @@ def sessions() -> Sessions:
 
 def enabled() -> bool:
     """Whether a key was ever made (else the service is open): asked of the database until one was, so
-    that a key made by another process works, as its owner, from its first request."""
-    return keys().any_made()
+    that a key made by another process works, as its owner, from its first request. Asked once a request
+    (the guard, the pages and their tokens all ask), so that one request sees one answer."""
+    if "keyed" not in g:
+        g.keyed = keys().any_made()
+    return bool(g.keyed)
 
 
 # --- the session's secret ---------------------------------------------------------------------
