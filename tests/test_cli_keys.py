@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
@@ -79,3 +80,117 @@ def test_bad_key_commands_say_what_is_wrong(settings: Settings) -> None:
     assert missing.exit_code == 2 and "no active key named 'nobody'" in missing.stderr
     assert dealer(settings, "revoke", "carol").exit_code == 0
     assert "no active key" in dealer(settings, "revoke", "carol").stderr
+
+
+# --- dealer web and dealer serve: closed unless opened ------------------------------------------------
+
+REFUSAL = ("dealer: error: refusing to serve {address} with no API key, open to anyone who reaches it: make a key "
+           "(dealer keys add NAME), or set DEALER_OPEN=1 if it is meant to be open\n")
+
+
+class Server:
+    """gunicorn's place: where it was told to listen, and nothing served."""
+
+    bound: list[tuple[str, int]] = []
+
+    def __init__(self, settings: Settings, host: str, port: int, **options: Any) -> None:
+        Server.bound.append((host, port))
+
+    def run(self) -> None:
+        pass
+
+
+class Worker:
+    """The Celery worker ``dealer serve`` starts, as a process that stops when told to."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.pid = 0
+
+    def poll(self) -> int:
+        return 0
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+
+@pytest.fixture
+def no_server(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """``dealer web`` and ``dealer serve`` with gunicorn and the worker left out; what the server was bound to."""
+    import logging
+    import os
+    import subprocess
+
+    import webui.server
+
+    def leave(status: int) -> None:
+        raise SystemExit(status)
+
+    Server.bound = []
+    monkeypatch.setattr(webui.server, "WebServer", Server)
+    monkeypatch.setattr(subprocess, "Popen", Worker)
+    monkeypatch.setattr(os, "_exit", leave)  # dealer serve leaves without Python's teardown
+    monkeypatch.setattr(logging, "shutdown", lambda: None)
+    return Server.bound
+
+
+def start(settings: Settings, command: str, *arguments: str, **env: str) -> Any:
+    given = {"DEALER_DATA_DIR": str(settings.data_dir), "DEALER_DATABASE_URL": settings.database_url,
+             "DEALER_WEB_ADDRESS": None, "DEALER_OPEN": None, "DEALER_API_KEYS": None, **env}
+    return CliRunner().invoke(main, [command, "--port", "8123", *arguments], env=given)
+
+
+@pytest.mark.parametrize("command", ["web", "serve"])
+def test_an_open_service_listens_on_this_machine_alone_by_default(settings: Settings, no_server: list[Any],
+                                                                  command: str) -> None:
+    started = start(settings, command)
+    assert started.exit_code == 0, started.output
+    assert no_server == [("127.0.0.1", 8123)]
+
+
+@pytest.mark.parametrize("command", ["web", "serve"])
+@pytest.mark.parametrize("how", ["--host", "DEALER_WEB_ADDRESS"])
+@pytest.mark.parametrize("address", ["0.0.0.0", "::", "10.1.2.3", "dealer.example"])
+def test_an_open_service_refuses_any_other_address(settings: Settings, no_server: list[Any], command: str,
+                                                   how: str, address: str) -> None:
+    refused = start(settings, command, *(["--host", address] if how == "--host" else []),
+                    **({"DEALER_WEB_ADDRESS": address} if how != "--host" else {}))
+    assert refused.exit_code == 2
+    assert refused.stderr == REFUSAL.format(address=address)  # one line, both ways out
+    assert no_server == []
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_the_loopback_addresses_need_no_key(settings: Settings, no_server: list[Any], address: str) -> None:
+    assert start(settings, "web", "--host", address, DEALER_WEB_ADDRESS="0.0.0.0").exit_code == 0
+    assert no_server == [(address, 8123)]  # --host wins over the variable
+
+
+@pytest.mark.parametrize("command", ["web", "serve"])
+def test_dealer_open_says_it_is_meant_to_be_open(settings: Settings, no_server: list[Any], command: str) -> None:
+    started = start(settings, command, DEALER_WEB_ADDRESS="0.0.0.0", DEALER_OPEN="1")
+    assert started.exit_code == 0, started.output
+    assert no_server == [("0.0.0.0", 8123)]
+    bad = start(settings, command, DEALER_OPEN="maybe")
+    assert bad.exit_code == 2 and "DEALER_OPEN='maybe': expected 1/0" in bad.stderr
+
+
+@pytest.mark.parametrize("command", ["web", "serve"])
+def test_a_keyed_service_listens_where_it_is_told(settings: Settings, no_server: list[Any], command: str) -> None:
+    assert start(settings, command, "--host", "0.0.0.0",
+                 DEALER_API_KEYS="ci:ci-0123456789abcdef-secret").exit_code == 0
+    assert dealer(settings, "add", "alice").exit_code == 0
+    assert start(settings, command, "--host", "0.0.0.0").exit_code == 0
+    assert dealer(settings, "revoke", "alice").exit_code == 0  # closed for good: no key opens it again
+    assert start(settings, command, "--host", "0.0.0.0").exit_code == 0
+    assert no_server == [("0.0.0.0", 8123)] * 3
+
+
+def test_a_service_that_cannot_tell_whether_it_has_keys_does_not_start_open(settings: Settings,
+                                                                            no_server: list[Any]) -> None:
+    from worker.testing.servers import free_port
+
+    nowhere = f"postgresql+psycopg://dealer@127.0.0.1:{free_port()}/dealer?connect_timeout=5"
+    refused = start(settings, "web", "--host", "0.0.0.0", DEALER_DATABASE_URL=nowhere)
+    assert refused.exit_code == 3 and no_server == []
+    assert refused.stderr.startswith("dealer: error: cannot tell whether an API key was made: the database did "
+                                     "not answer (OperationalError;")

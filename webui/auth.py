@@ -2,9 +2,11 @@
 
 Keys are kept in the database (:mod:`worker.store.keys`: ``dealer keys add|list|revoke``, or the
 admin's ``/keys`` page), and ``DEALER_API_KEYS`` seeds them at start-up (``name:token`` is an
-admin, ``name:token:user`` a user). With no active key (the default) the service is open to
-everyone, as it always was; only writes from another site's page are refused (what the browser
-says of it: ``Sec-Fetch-Site``, else ``Origin``, else ``Referer``; a request with none is a script's).
+admin, ``name:token:user`` a user). Until a first key is made the service is open to everyone
+(``dealer web`` and ``dealer serve`` then listen on this machine alone unless ``DEALER_OPEN=1``);
+only writes from another site's page are refused (what the browser says of it: ``Sec-Fetch-Site``,
+else ``Origin``, else ``Referer``; a request with none is a script's). Once a key was made the
+service never reopens by itself: with every key revoked it stays closed.
 
 With keys, every request is made by a viewer (:class:`worker.store.owners.Viewer`, put in ``g``
 for :mod:`webui.context`): an admin sees and manages everything; a user what it made. Every write
@@ -18,8 +20,9 @@ for :mod:`webui.context`): an admin sees and manages everything; a user what it 
   or the ``X-CSRF-Token`` header (``403`` otherwise). Bearer requests need no CSRF token:
   a browser never adds that header by itself.
 
-Reads stay open to everyone unless ``DEALER_PUBLIC_READS=false``; then a user sees only what
-it made (another's job is a ``404``, as if it did not exist). Keys are kept only as SHA-256
+Reads are private unless ``DEALER_PUBLIC_READS=true``: a user sees only what it made (another's
+job is a ``404``, as if it did not exist), its own figures and activity alone, and a request with
+no key nothing but the login, the API's document and ``/healthz``. Keys are kept only as SHA-256
 digests, looked up by digest, and never logged or stored: a job row names its owner and
 client by the key's name (``alice``, ``key:alice``), never by the key.
 
@@ -168,9 +171,12 @@ def sessions() -> Sessions:
 
 
 def enabled() -> bool:
-    """Whether some key is active (else the service is open): asked of the database, so that a key made
-    or revoked takes effect without a restart."""
-    return keys().any_active()
+    """Whether a key was ever made (else the service is open): asked of the database until one was, so
+    that a key made by another process works, as its owner, from its first request. Asked once a request
+    (the guard, the pages and their tokens all ask), so that one request sees one answer."""
+    if "keyed" not in g:
+        g.keyed = keys().any_made()
+    return bool(g.keyed)
 
 
 # --- the session's secret ---------------------------------------------------------------------
@@ -238,6 +244,11 @@ def client_id() -> str | None:
 
 def can_write() -> bool:
     return not enabled() or principal() is not None
+
+
+def can_read() -> bool:
+    """Whether this request may read jobs at all (private reads need a key)."""
+    return can_write() or current_settings().public_reads
 
 
 def _session_identity() -> Identity | None:
@@ -421,7 +432,8 @@ def _security_headers(response: Response) -> Response:
 
 
 def _template_globals() -> dict[str, Any]:
-    return {"auth_enabled": enabled(), "user": principal(), "can_write": can_write(), "is_admin": is_admin(),
+    return {"auth_enabled": enabled(), "user": principal(), "can_write": can_write(), "can_read": can_read(),
+            "is_admin": is_admin(),
             "csrf_token": csrf_token}
 
 
@@ -486,7 +498,7 @@ def install(app: Flask, settings: Settings) -> None:
     app.extensions["dealer_keys"] = store
     app.extensions["dealer_throttle"] = Throttle(db, settings.auth_failures_allowed, settings.auth_block_max_seconds)
     app.extensions["dealer_sessions"] = Sessions(db, settings.session_hours)
-    if seeds or "dealer_seeds" not in app.extensions and store.any_active():
+    if seeds or "dealer_seeds" not in app.extensions and store.any_made():
         app.secret_key = load_secret_key(settings)
     app.config.update(
         SESSION_COOKIE_NAME="dealer_session",

@@ -27,12 +27,14 @@ DECLARED = (api.operations, generate.operations, results.operations, checks.oper
 INFO = {"title": "Dealer", "version": "1",
         "description": "Solves judge files of UVa 246 (10-20-30), 127 (Accordian Patience) and 11210 "
                        "(Chinese Mahjong). Errors are JSON {\"error\": \"...\"} with a fitting 4xx status."
-                       " When the service has API keys (DEALER_API_KEYS), every write needs one, sent"
-                       " as Authorization: Bearer <key>; reads too when DEALER_PUBLIC_READS is false."}
+                       " Once the service has API keys (dealer keys add, or DEALER_API_KEYS), every write"
+                       " needs one, sent as Authorization: Bearer <key>; reads too unless DEALER_PUBLIC_READS"
+                       " is true, and a user's key reads only its own jobs."}
 TAGS = [{"name": "jobs"}, {"name": "results"}, {"name": "checks"}, {"name": "service"}]
 SECURITY_SCHEMES = {
     "bearerAuth": {"type": "http", "scheme": "bearer", "description":
-                   "An API key from DEALER_API_KEYS (dealer submit sends DEALER_API_KEY)."},
+                   "An API key made by dealer keys add or given in DEALER_API_KEYS (dealer submit "
+                   "sends DEALER_API_KEY)."},
     "sessionCookie": {"type": "apiKey", "in": "cookie", "name": "dealer_session", "description":
                       "The pages' login (/login); state-changing requests with it also need the "
                       "session's CSRF token in the X-CSRF-Token header."},

@@ -4,11 +4,15 @@ balancers, ``/metrics`` for Prometheus."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, jsonify
+from sqlalchemy.exc import SQLAlchemyError
 
+from webui.auth import enabled
 from webui.context import dealer, queries
+from webui.context import settings as current_settings
 from webui.spec import Operations, json_body, ref
 from worker import engines
 from worker.jobs import monitor
@@ -34,7 +38,19 @@ def healthz() -> Any:
     """200 when the database and the broker answer and a worker has been seen lately (degraded or not: a stuck
     job is for an operator, not a load balancer), else 503."""
     report = monitor.health(queries(), dealer().dispatcher)
+    if report.stuck_jobs and not _shared():
+        report = replace(report, stuck_jobs=[])  # whose jobs they are is no visitor's to read: the status says it
     return jsonify(report.to_dict()), 200 if report.ok else 503
+
+
+def _shared() -> bool:
+    """Whether every visitor may read every job: the open service, or public reads. ``/healthz`` asks no key."""
+    if current_settings().public_reads:
+        return True
+    try:
+        return not enabled()
+    except SQLAlchemyError:  # the database is down: nothing to name anyway
+        return False
 
 
 @operations.get("/metrics", "metrics",

@@ -37,7 +37,7 @@ from worker.jobs.views import View
 from worker.store.models import MAX_INT
 
 Route = TypeVar("Route", bound=Callable[..., Any])
-#: Who may call an operation: anyone, a reader (anyone unless DEALER_PUBLIC_READS is false), a writer.
+#: Who may call an operation: anyone, a reader (with keys: a key's, or anyone with DEALER_PUBLIC_READS), a writer.
 Access = Literal["open", "read", "write"]
 
 
@@ -196,7 +196,7 @@ FORBIDDEN = error("A request from the pages without their CSRF token, or one a b
 THROTTLED = {**error("Too many wrong API keys from this address, or with this key's first characters "
                      "(DEALER_AUTH_FAILURES_ALLOWED): wait as long as Retry-After says."), "headers": RETRY_AFTER}
 UNAVAILABLE = error("The database does not answer; try again in a moment.")
-#: Writes need a key when the service has keys; reads only when DEALER_PUBLIC_READS is false.
+#: Writes need a key once the service has keys; reads too unless DEALER_PUBLIC_READS.
 SECURITY: dict[Access, list[dict[str, list[str]]]] = {
     "open": [{}], "read": [{}, {"bearerAuth": []}, {"sessionCookie": []}],
     "write": [{"bearerAuth": []}, {"sessionCookie": []}]}

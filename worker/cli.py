@@ -221,21 +221,66 @@ def _settings(data_dir: str | None = None) -> Any:
     return settings
 
 
+HOST_HELP = "The address to listen on  [default: DEALER_WEB_ADDRESS, else 127.0.0.1]"
+
+
+def _address(settings: Any, host: str | None) -> str:
+    """Where ``dealer web`` or ``dealer serve`` is to listen: ``--host``, else ``DEALER_WEB_ADDRESS``. A
+    service that would be open to everyone (no key made, none in ``DEALER_API_KEYS``) refuses any address
+    but this machine's own, unless ``DEALER_OPEN`` says it is meant to be open."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from worker.store.database import Database
+    from worker.store.keys import Keys
+
+    address = host if host is not None else settings.web_address
+    if settings.open or _loopback(address) or any(key.strip() for key in settings.api_keys.split(",")):
+        return address
+    try:
+        keyed = Keys(Database.of(settings)).any_made()
+    except SQLAlchemyError as error:
+        return _fail(f"cannot tell whether an API key was made: the database did not answer "
+                     f"({error.__class__.__name__}; is it up, and upgraded by dealer db upgrade?)", 3)
+    if not keyed:
+        _fail(f"refusing to serve {address} with no API key, open to anyone who reaches it: make a key "
+              "(dealer keys add NAME), or set DEALER_OPEN=1 if it is meant to be open")
+    return address
+
+
+def _loopback(address: str) -> bool:
+    """Whether ``address`` is this machine alone (127.0.0.0/8, ::1, localhost).
+
+    >>> [_loopback(a) for a in ("127.0.0.1", "127.8.0.1", "::1", "[::1]", "localhost", "LocalHost")]
+    [True, True, True, True, True, True]
+    >>> [_loopback(a) for a in ("0.0.0.0", "", "::", "10.0.0.1", "dealer.example", "127.0.0.1.example")]
+    [False, False, False, False, False, False]
+    """
+    import ipaddress
+
+    if address.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may be any interface's
+        return False
+
+
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--host", default=None, help=HOST_HELP)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database and broker "
               "live (default: ./data or DEALER_DATA_DIR).")
 @click.option("--concurrency", "-c", default=None, type=click.IntRange(1, 64),
               help="Worker processes (default: one per CPU).")
-def serve(host: str, port: int, data_dir: str | None, concurrency: int | None) -> None:
+def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | None) -> None:
     """Web UI, API and a worker in one command (embedded mode); Ctrl-C stops all of it."""
     import subprocess
 
     from webui.server import WebServer, leave_unless_free
 
-    leave_unless_free(host, port)
     settings = _settings(data_dir)
+    host = _address(settings, host)
+    leave_unless_free(host, port)
     command = [sys.executable, "-m", "worker.cli", "worker"]
     if concurrency:
         command += ["--concurrency", str(concurrency)]
@@ -303,16 +348,18 @@ def stop_worker(worker: Any, deadline: float) -> None:
 
 
 @main.command()
-@click.option("--host", default="0.0.0.0", show_default=True)
+@click.option("--host", default=None, help=HOST_HELP)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", "-w", default=2, show_default=True, type=click.IntRange(1, 64),
               help="Gunicorn worker processes.")
-def web(host: str, port: int, workers: int) -> None:
+def web(host: str | None, port: int, workers: int) -> None:
     """The web UI and API alone (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL)."""
     from webui.server import WebServer, leave_unless_free
 
+    settings = _settings()
+    host = _address(settings, host)
     leave_unless_free(host, port)
-    WebServer(_settings(), host, port, workers=workers).run()
+    WebServer(settings, host, port, workers=workers).run()
 
 
 @main.command(context_settings={"ignore_unknown_options": True})

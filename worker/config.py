@@ -154,10 +154,20 @@ class Settings:
     delete_batch_bytes: int = 4 << 20
 
     # --- access (see webui/auth.py) ---
-    #: Comma-separated API keys, each ``token`` or ``name:token``; empty leaves the service open.
+    #: The address ``dealer web`` and ``dealer serve`` listen on (their ``--host`` overrides it): this
+    #: machine alone unless told otherwise (``0.0.0.0``: every network the host is on).
+    web_address: str = "127.0.0.1"
+    #: Say that a service with no key is meant to be open to whoever reaches it: without it (or a key),
+    #: ``dealer web`` and ``dealer serve`` refuse to listen on any address but this machine's own.
+    open: bool = False
+    #: Comma-separated API keys, each ``token``, ``name:token`` or ``name:token:user``, seeded into the
+    #: keys table at start; empty: only the keys ``dealer keys add`` made. Until a first key is made the
+    #: service is open; once one is, it never reopens by itself (revoking every key leaves it closed).
     api_keys: str = field(default="", repr=False)
-    #: With keys: whether reading (pages, GET requests) is open to everyone (writes always need a key).
-    public_reads: bool = True
+    #: With keys: whether everyone (a user, and a request with no key) reads every job, check and
+    #: figure; off: each user reads only its own, and a request with no key nothing. Writes always need
+    #: a key, and touch only the writer's own (an admin's: all).
+    public_reads: bool = False
     #: Signs the pages' session cookies; empty: generated once and kept in the data folder.
     secret_key: str = field(default="", repr=False)
     #: Send the session cookie over HTTPS only (set when the service is served over HTTPS).

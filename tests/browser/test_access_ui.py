@@ -1,6 +1,6 @@
-"""The pages with API keys configured, in Chromium: logging in, then uploading, rerunning and
-deleting from the pages (their fetch and XHR calls carry the CSRF token), under the
-Content-Security-Policy; and a file name with markup in it shown as text."""
+"""The pages with API keys configured and reads private (as shipped), in Chromium: a visitor led to the
+login page, logging in, then uploading, rerunning and deleting from the pages (their fetch and XHR calls
+carry the CSRF token), under the Content-Security-Policy; and a file name with markup in it shown as text."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.test_ui_live import DESKTOP, PHONE, axe_problems
 from tests.support.paths import JUDGE_DATA
 from worker.client import Client
 from worker.testing.live import LiveService, live_service
@@ -35,22 +36,25 @@ def keyed_client(live: LiveService) -> Client:
 
 
 def log_in(page: Any, key: str = KEY) -> None:
-    page.goto("/")
+    page.goto("/")  # reads are private: the login page, whose header has the way in too
     page.click("#login-link")
     page.wait_for_url(re.compile(r"/login\?next="))
     page.fill("#key", key)
     page.click("#login-button")
 
 
-def test_without_logging_in_the_pages_only_read(page: Any, live: LiveService) -> None:
+def test_without_logging_in_every_page_leads_to_the_login(page: Any, live: LiveService) -> None:
     response = page.goto("/")
+    page.wait_for_url(re.compile(r"/login\?next=(%2F|/)$"))
     headers = response.headers
     assert "script-src 'self'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
     assert page.locator("#login-link").is_visible()
     assert page.locator("#quick-upload").count() == 0
-    # Read-only and empty: no word of a drop box that is not there.
-    empty = page.locator("#jobs-empty").inner_text()
-    assert "No jobs yet" in empty and "Drop" not in empty and "API key" in empty
+    pill = page.locator("#service-pill")
+    assert pill.get_attribute("data-state") == "locked" and pill.inner_text().strip() == "Log in to see the service"
+    for size in (DESKTOP, PHONE):  # the pill keeps its name where its text is out of sight
+        page.set_viewport_size(size)
+        assert axe_problems(page) == [], size
     page.goto("/upload")
     page.wait_for_url(re.compile(r"/login\?next=(%2F|/)upload$"))
     assert page.locator("#key").get_attribute("type") == "password"
@@ -105,6 +109,8 @@ def test_markup_in_a_file_name_is_shown_as_text(page: Any, live: LiveService, tm
     path.write_bytes((JUDGE_DATA / "10-20-30" / "sample.in").read_bytes())
     job = keyed_client(live).submit(str(path), "10-20-30")
     keyed_client(live).wait(job["id"])
+    log_in(page)
+    page.wait_for_selector("#logout")
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     for url in ("/", f"/jobs/{job['id']}", f"/history?job_id={job['id']}"):

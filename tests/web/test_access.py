@@ -156,7 +156,7 @@ def test_every_write_without_a_key_is_refused(client: Any, settings: Settings) -
                                                 "<key>', or log in on the pages"}
         assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer"'
     assert job_count(settings) == before
-    assert client.get(f"/api/jobs/{job['id']}").get_json()["status"] == "succeeded"
+    assert client.get(f"/api/jobs/{job['id']}", headers=bearer(CI)).get_json()["status"] == "succeeded"
     assert stored_uploads(settings) == []  # the refused upload was not kept (and the job's, once split)
 
 
@@ -190,15 +190,15 @@ def test_writes_with_a_valid_key_work_without_csrf(client: Any, settings: Settin
     assert clients == {again.get_json()["id"]: "key:alice"}  # the key's name, never the key
 
 
-def test_reads_are_open_by_default(client: Any) -> None:
+def test_public_reads_open_every_read_to_everyone(settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(settings, dispatcher, public_reads=True).test_client()
     job_id = upload(client, bearer(CI)).get_json()["id"]
     for path in ("/api/jobs", f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/output", "/api/results",
                  "/", f"/jobs/{job_id}", "/history", "/docs"):
         assert client.get(path).status_code == 200, path
 
 
-def test_private_reads_need_a_key(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher, public_reads=False).test_client()
+def test_reads_need_a_key_by_default(client: Any) -> None:
     job_id = upload(client, bearer(CI)).get_json()["id"]
     for path in ("/api/jobs", f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/output", "/api/results",
                  "/api/overview", "/metrics", f"/api/cases/{job_id * 10**9 + 1}"):
@@ -221,7 +221,8 @@ def test_private_reads_need_a_key(settings: Settings, dispatcher: Any) -> None:
 # --- the pages: login, session, CSRF -------------------------------------------------------------
 
 
-def test_the_pages_offer_a_login_and_hide_what_needs_one(client: Any) -> None:
+def test_the_pages_offer_a_login_and_hide_what_needs_one(settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(settings, dispatcher, public_reads=True).test_client()
     job_id = upload(client, bearer(CI)).get_json()["id"]
     dashboard = client.get("/").get_data(as_text=True)
     assert 'id="login-link"' in dashboard and 'id="quick-upload"' not in dashboard
@@ -231,6 +232,22 @@ def test_the_pages_offer_a_login_and_hide_what_needs_one(client: Any) -> None:
     assert response.status_code == 302 and login_target(response) == "/upload"
     form = client.get("/login").get_data(as_text=True)
     assert 'type="password"' in form and 'name="csrf_token"' in form and 'name="next"' in form
+
+
+def test_with_reads_private_every_page_leads_to_the_login(client: Any) -> None:
+    """Where reads are private a visitor lands on the login page: its header still has the way in (to the
+    page asked for) and a service indicator that says why it shows nothing, and polls nothing."""
+    job_id = upload(client, bearer(CI)).get_json()["id"]
+    landed = client.get(f"/jobs/{job_id}", follow_redirects=True)
+    assert landed.request.path == "/login"
+    html = landed.get_data(as_text=True)
+    assert f'id="login-link" href="/login?next=/jobs/{job_id}"' in html
+    assert re.search(r'id="service-pill"[^>]*data-state="locked"', html)
+    assert '<span class="service-text">Log in to see the service</span>' in html
+    assert client.get("/api/overview").status_code == 401
+    logged_in_token(client)
+    html = client.get("/").get_data(as_text=True)
+    assert 'id="login-link"' not in html and '<span class="service-text">Checking workers…</span>' in html
 
 
 def test_logging_in_with_a_key(client: Any) -> None:
@@ -248,7 +265,7 @@ def test_a_wrong_key_does_not_log_in(client: Any) -> None:
     assert response.status_code == 401
     assert "That key is not valid" in response.get_data(as_text=True)
     assert "not-the-key-0123456789" not in response.get_data(as_text=True)
-    assert 'id="login-link"' in client.get("/").get_data(as_text=True)
+    assert 'id="login-link"' in client.get("/login").get_data(as_text=True)
     assert client.get("/upload").status_code == 302
 
 
@@ -339,12 +356,15 @@ def test_a_session_ends_when_its_key_is_removed(settings: Settings, dispatcher: 
     assert upload(alice_rotated, {"X-CSRF-Token": token}).status_code == 401
 
 
-def test_cross_site_writes_are_refused(client: Any, settings: Settings, dispatcher: Any) -> None:
+def test_cross_site_writes_are_refused(client: Any) -> None:
     token = logged_in_token(client)
     response = upload(client, {"X-CSRF-Token": token, "Sec-Fetch-Site": "cross-site"})
     assert response.status_code == 403 and "cross-site" in response.get_json()["error"]
     assert upload(client, {"X-CSRF-Token": token, "Sec-Fetch-Site": "same-origin"}).status_code == 201
-    # Without keys the service is open, but not to a browser tricked by another site.
+
+
+def test_the_open_service_refuses_cross_site_writes(settings: Settings, dispatcher: Any) -> None:
+    """Without keys the service is open, but not to a browser tricked by another site."""
     from webui.app import create_app
 
     open_client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()

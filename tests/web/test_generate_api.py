@@ -34,7 +34,7 @@ def made(client: Any, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     assert response.status_code == 201, response.get_json()
     job = response.get_json()
     assert response.headers["Location"] == f"/api/jobs/{job['id']}"
-    return client.get(f"/api/jobs/{job['id']}").get_json()
+    return client.get(f"/api/jobs/{job['id']}", headers=kwargs.get("headers")).get_json()  # reads are private
 
 
 def small_app(settings: Settings, **limits: Any) -> Any:

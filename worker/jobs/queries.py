@@ -430,6 +430,8 @@ class JobQueries:
         now = utcnow()
         with self.db.session(write=False) as session:
             workers = session.scalars(select(WorkerRow).where(WorkerRow.seen_at >= now - self.worker_timeout)).all()
+            tasks = None if self.viewer.sees_all else throughput.of_chunks(
+                session, self.viewer.reads(Job.owner), throughput.interval_start(now - throughput.WINDOW))[1]
             seen = self.viewer.reads(Job.owner) & Job.deleted_at.is_(None)
             by_status = dict(session.execute(select(Job.status, func.count()).where(seen)
                                              .group_by(Job.status)).all())
@@ -441,11 +443,13 @@ class JobQueries:
             pending_chunks = session.scalar(select(func.count()).select_from(Chunk).join(Job).where(
                 Chunk.status.in_(OPEN_CHUNKS), seen)) or 0
             return OverviewView(
-                workers=[WorkerView(name=w.name, concurrency=w.concurrency, processed=w.processed,
+                workers=[WorkerView(name=w.name, concurrency=w.concurrency,
+                                    processed=w.processed if tasks is None else tasks.get(w.name, 0),
                                     seen_at=w.seen_at, started_at=w.started_at) for w in workers],
                 jobs_by_status={s.value: by_status.get(s.value, 0) for s in JobStatus},
                 queued_cases=max(0, int(queued_cases)), pending_chunks=int(pending_chunks),
-                queue_depth=queue_depth if self.viewer.sees_all else None, stuck_jobs=self._stuck(session, now))
+                queue_depth=queue_depth if self.viewer.sees_all else None, broker_up=queue_depth is not None,
+                stuck_jobs=self._stuck(session, now))
 
     def stuck_jobs(self) -> list[StuckJobView]:
         """Unfinished jobs that have not moved for :data:`STUCK_AFTER_STALLS` stall periods, oldest first."""
@@ -474,10 +478,7 @@ class JobQueries:
         since = throughput.interval_start(now - throughput.WINDOW)
         with self.db.session(write=False) as session:
             rows = {w.name: w for w in session.scalars(select(WorkerRow))}
-            series: dict[str, dict[datetime, int]] = {}
-            for name, at, cases in session.execute(select(ThroughputRow.worker, ThroughputRow.at, ThroughputRow.cases)
-                                                   .where(ThroughputRow.at >= since)):
-                series.setdefault(name, {})[at] = cases
+            series, tasks = self._work_done(session, since)
             # What a process is busy with is shown only of the jobs the viewer sees.
             running = session.execute(
                 select(Chunk.worker, Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.count, Chunk.dispatched_at)
@@ -499,7 +500,8 @@ class JobQueries:
             points = series.get(name, {})
             details.append(WorkerDetail(
                 name=name, host=host, pid=int(pid) if pid.isdigit() else 0, alive=alive,
-                concurrency=row.concurrency if row else None, processed=row.processed if row else 0,
+                concurrency=row.concurrency if row else None,
+                processed=tasks.get(name, 0) if tasks is not None else row.processed if row else 0,
                 started_at=row.started_at if row else None, seen_at=row.seen_at if row else None,
                 heartbeat_age_seconds=round(max(0.0, (now - row.seen_at).total_seconds()), 1) if row else None,
                 busy=busy.get(name, []) if alive else [],
@@ -512,6 +514,19 @@ class JobQueries:
                 total[at] = total.get(at, 0) + cases
         return WorkersView(workers=details, solved_last_minute=sum(w.solved_last_minute for w in details),
                            total=_series(total, since, now, throughput.INTERVAL_SECONDS))
+
+    def _work_done(self, session: Session, since: datetime
+                   ) -> tuple[dict[str, dict[datetime, int]], dict[str, int] | None]:
+        """Per worker, the cases it stored since ``since`` per interval, and the tasks it ran (``None``: as
+        its heartbeat counts them, every task since it started). The heartbeats' figures count everyone's
+        work: a viewer who sees only its own jobs is given the figures of its own chunks alone."""
+        if not self.viewer.sees_all:
+            return throughput.of_chunks(session, self.viewer.reads(Job.owner), since)
+        series: dict[str, dict[datetime, int]] = {}
+        rows = select(ThroughputRow.worker, ThroughputRow.at, ThroughputRow.cases).where(ThroughputRow.at >= since)
+        for name, at, cases in session.execute(rows):
+            series.setdefault(name, {})[at] = cases
+        return series, None
 
     def job_throughput(self, job_id: int) -> ThroughputView:
         """Cases a job stored over its run, from its chunks (the job page's chart)."""

@@ -3,7 +3,9 @@
 A heartbeat counts the chunks its processes stored in the last :data:`RECOUNT` (a chunk is
 stamped when solved and committed a moment later, so the last intervals are counted again
 until every chunk of them is in) and writes one row per interval with work. The workers
-view reads the last hour of rows; a job's own chart is made from its chunks.
+view reads the last hour of rows, which count everyone's work; a viewer who sees only its own
+jobs is shown the same figures made from its own chunks instead (:func:`of_chunks`), as a job's
+own chart is.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import ColumnElement, delete, select
 from sqlalchemy.orm import Session
 
 from worker.states import ChunkStatus
-from worker.store.models import Chunk, ThroughputRow
+from worker.store.models import Chunk, Job, ThroughputRow
 
 #: Seconds per interval of the time series.
 INTERVAL_SECONDS = 10
@@ -67,6 +69,22 @@ def record(session: Session, worker: str, now: datetime) -> None:
             session.add(ThroughputRow(worker=worker, at=at, cases=cases))
         else:
             row.cases = cases
+
+
+def of_chunks(session: Session, seen: ColumnElement[bool], since: datetime
+              ) -> tuple[dict[str, dict[datetime, int]], Counter[str]]:
+    """Per worker, the cases of the chunks of the jobs ``seen`` (a condition on ``Job``) that its processes
+    stored since ``since``, per interval, and how many such chunks (tasks) it ran."""
+    stamps: dict[str, list[tuple[datetime | None, int]]] = {}
+    tasks: Counter[str] = Counter()
+    for process, when, count in session.execute(
+            select(Chunk.worker, Chunk.finished_at, Chunk.count).join(Job)
+            .where(Chunk.finished_at >= since, Chunk.status == ChunkStatus.DONE, seen)):
+        if process and process.count(":") >= 2:  # host:worker-pid:pid
+            worker = process.rsplit(":", 1)[0]
+            stamps.setdefault(worker, []).append((when, count))
+            tasks[worker] += 1
+    return {worker: dict(bucketed(points)) for worker, points in stamps.items()}, tasks
 
 
 def prune(session: Session, now: datetime) -> None:

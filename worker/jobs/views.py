@@ -228,7 +228,8 @@ class TimingsView(View):
 class WorkerView(View):
     name: str = doc("host:pid of the worker's main process.")
     concurrency: int = doc("Its solving processes.")
-    processed: int = doc("Tasks it has run.")
+    processed: int = doc("Tasks it has run; for a user who sees only its own jobs, the tasks of its jobs it "
+                         "ran in the last hour.")
     seen_at: datetime | None = doc("Its last heartbeat.", format="date-time")
     started_at: datetime | None = doc("When it started.", format="date-time")
 
@@ -266,21 +267,24 @@ class WorkerDetail(View):
     pid: int = doc("Its main process id.")
     alive: bool = doc("Whether its heartbeat is recent (within DEALER_WORKER_TIMEOUT).")
     concurrency: int | None = doc("Its solving processes; null for a worker that has stopped.")
-    processed: int = doc("Tasks it has run.")
+    processed: int = doc("Tasks it has run; for a user who sees only its own jobs, the tasks of its jobs it "
+                         "ran in the last hour.")
     started_at: datetime | None = doc("When it started.", format="date-time")
     seen_at: datetime | None = doc("Its last heartbeat.", format="date-time")
     heartbeat_age_seconds: float | None = doc("Seconds since its last heartbeat; null for a worker that has "
                                               "stopped.", minimum=0)
     busy: list[ProcessView] = doc("Its processes that are solving a chunk now.")
     solved_last_minute: int = doc("Cases its processes stored in the last minute.")
-    throughput: ThroughputView = doc("Cases it stored over the last hour.")
+    throughput: ThroughputView = doc("Cases it stored over the last hour: for a user who sees only its own "
+                                     "jobs, as every figure of a worker, of its jobs alone.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WorkersView(View):
     workers: list[WorkerDetail] = doc("Workers with a heartbeat row or work in the last hour, alive first.")
-    solved_last_minute: int = doc("Cases stored by every worker in the last minute.")
-    total: ThroughputView = doc("Cases stored by every worker over the last hour.")
+    solved_last_minute: int = doc("Cases stored by every worker in the last minute (for a user who sees only "
+                                  "its own jobs, of its jobs).")
+    total: ThroughputView = doc("Cases stored by every worker over the last hour (likewise).")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -301,6 +305,8 @@ class OverviewView(View):
     pending_chunks: int = doc("Chunks waiting for or being solved.")
     queue_depth: int | None = doc("Messages in the broker's queue; null when the broker cannot be reached, or for a user "
                                   "who sees only its own jobs (the queue holds everyone's work).")
+    broker_up: bool = doc("Whether the broker answers (what a user who sees only its own jobs is told of "
+                          "it).")
     stuck_jobs: list[StuckJobView] = doc("Unfinished jobs that have not moved for several stall periods "
                                          "(DEALER_STALL_SECONDS), oldest first: the recovery sweep sends their "
                                          "work again every period, so one staying here wants an operator.")
@@ -347,4 +353,5 @@ class HealthView(View):
     broker: BrokerHealth = doc("The broker.")
     workers: WorkersHealth = doc("The workers.")
     stuck_jobs: list[StuckJobView] = doc("Unfinished jobs that have not moved for several stall periods, oldest "
-                                         "first (empty when the database cannot be reached).")
+                                         "first (empty when the database cannot be reached, and where reads are "
+                                         "private: the status still says degraded).")

@@ -7,13 +7,17 @@ and looking a token up by its digest tells a timing observer nothing it could us
 key ends its pages' sessions in the same transaction (``web_sessions``), so it stops working
 at once everywhere; every request looks its key up here (a read by a unique index).
 
+The service is open (no owners, no key asked for) only until a first key is made: a revoked key
+keeps its row, so "a key was ever made" is read from the table itself and never goes back, and
+revoking every key leaves the service closed (``dealer keys add`` can always make another).
+
 >>> from worker.testing.scratch import scratch_database
 >>> keys = Keys(scratch_database())
 >>> token = keys.add("alice", Role.USER)
 >>> keys.check(token), keys.check("x" * 43)
 (Identity(name='alice', role='user'), None)
->>> keys.revoke("alice"), keys.check(token), keys.any_active()
-(True, None, False)
+>>> keys.revoke("alice"), keys.check(token), keys.any_made()
+(True, None, True)
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import hashlib
 import re
 import secrets
 import threading
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -39,8 +42,6 @@ NAME = re.compile(r"[A-Za-z0-9_.@-]{1,40}")
 TOKEN_BYTES = 32
 #: ``used_at`` is written at most this often per key and process (a request does not write).
 USED_EVERY = timedelta(seconds=60)
-#: How long whether any key exists (open mode or not) is remembered by a process.
-ACTIVE_CACHE_SECONDS = 2.0
 
 
 class Role(enum.StrEnum):
@@ -106,7 +107,9 @@ class Keys:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._used: dict[str, datetime] = {}
-        self._active: tuple[float, bool] | None = None
+        # Only "a key was made" is remembered: it never goes back, so a process that remembered "none"
+        # would serve a key made a moment ago as the open service (its jobs owned by nobody).
+        self._made = False
         self._lock = threading.Lock()
 
     def add(self, name: str, role: str, origin: Origin = Origin.COMMAND) -> str:
@@ -121,7 +124,7 @@ class Keys:
                 session.add(ApiKey(name=name, role=role, digest=digest_of(token), origin=origin))
         except IntegrityError:  # made by someone else at the same moment
             raise KeyRefused(f"there is a key named {name!r} already") from None
-        self._active = None
+        self._made = True
         return token
 
     def revoke(self, name: str) -> bool:
@@ -130,7 +133,6 @@ class Keys:
             done = session.execute(update(ApiKey).where(ApiKey.name == name, ApiKey.revoked_at.is_(None))
                                    .values(revoked_at=utcnow())).rowcount
             session.execute(delete(WebSession).where(WebSession.key_name == name))
-        self._active = None
         return bool(done)
 
     def list(self) -> list[KeyInfo]:
@@ -158,16 +160,13 @@ class Keys:
         self._touch(row.name)
         return Identity(row.name, row.role), row.digest
 
-    def any_active(self) -> bool:
-        """Whether some key is active (else the service is open), remembered for a moment."""
-        now = time.monotonic()
-        known = self._active
-        if known is not None and now - known[0] < ACTIVE_CACHE_SECONDS:
-            return known[1]
-        with self.db.session(write=False) as session:
-            found = bool(session.scalar(select(exists().where(ApiKey.revoked_at.is_(None)))))
-        self._active = (now, found)
-        return found
+    def any_made(self) -> bool:
+        """Whether a key was ever made, revoked or not (else the service is open): asked of the database
+        until one was, then remembered for good."""
+        if not self._made:
+            with self.db.session(write=False) as session:
+                self._made = bool(session.scalar(select(exists().select_from(ApiKey))))
+        return self._made
 
     def seed(self, seeds: list[Seed]) -> None:
         """Bring the keys of ``DEALER_API_KEYS`` into the table: a new name is added; a changed token
@@ -180,7 +179,6 @@ class Keys:
             except IntegrityError:  # another web process seeded at the same moment
                 if attempt:
                     raise
-        self._active = None
 
     def _seed(self, seeds: list[Seed]) -> None:
         wanted = {seed.name: seed for seed in seeds}

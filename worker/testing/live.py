@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,7 +78,8 @@ class LiveService:
             self.wait_for_web()
 
     def wait_for_web(self) -> None:
-        self.wait_until(lambda: self.get("/api/overview") is not None, "the web server to answer")
+        # A document every visitor may read: with keys, reads of jobs and figures are private.
+        self.wait_until(lambda: self.get("/api/openapi.json") is not None, "the web server to answer")
 
     def start_worker(self, concurrency: int | None = None) -> subprocess.Popen[bytes]:
         worker = self._spawn("worker", "--concurrency", str(concurrency or self.concurrency), "--loglevel",
@@ -86,13 +88,24 @@ class LiveService:
         return worker
 
     def wait_for_workers(self, count: int = 1) -> None:
-        self.wait_until(lambda: len((self.get("/api/overview") or {}).get("workers", [])) >= count,
-                        f"{count} worker(s) to report")
+        # /healthz needs no key and names the workers seen even while it answers 503 (a stuck job, say).
+        def seen() -> int:
+            return int((self.get("/healthz", errors_too=True) or {}).get("workers", {}).get("seen", 0))
 
-    def get(self, path: str) -> Any:
+        self.wait_until(lambda: seen() >= count, f"{count} worker(s) to report")
+
+    def get(self, path: str, errors_too: bool = False) -> Any:
+        """The JSON ``path`` answers (with ``errors_too``, an error's body too), else ``None``."""
         try:
             with urllib.request.urlopen(self.url + path, timeout=10) as response:
                 return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            if not errors_too:
+                return None
+            try:
+                return json.loads(error.read())
+            except ValueError:
+                return None
         except OSError:
             return None
 

@@ -18,7 +18,7 @@ function showService(overview) {
   let text = `${workers} worker${workers === 1 ? "" : "s"}`;
   if (!workers) { state = "down"; text = "No workers"; }
   if (waiting) { text += ` · ${count(waiting)} waiting`; if (workers) state = "busy"; }
-  if (overview.queue_depth === null) { state = "down"; text += " · broker unreachable"; }
+  if (!overview.broker_up) { state = "down"; text += " · broker unreachable"; }
   pill.dataset.state = state;
   pill.querySelector(".service-text").textContent = text;
   pill.title = workers ? `Workers: ${overview.workers.map((w) => w.name).join(", ")}` : "No worker has reported lately";
@@ -30,16 +30,19 @@ async function refreshOverview() {
     const overview = await api("/api/overview");
     document.dispatchEvent(new CustomEvent("dealer:overview", { detail: overview }));
     return overview.queued_cases > 0;
-  } catch {
-    pill.dataset.state = "down";
-    pill.querySelector(".service-text").textContent = "Service unreachable";
+  } catch (error) {
+    // Reads are private and nobody is logged in: the service answers, it only shows nothing yet.
+    const locked = error.status === 401;
+    pill.dataset.state = locked ? "locked" : "down";
+    pill.querySelector(".service-text").textContent = locked ? "Log in to see the service" : "Service unreachable";
     return false;
   }
 }
 
 document.addEventListener("dealer:overview", ({ detail }) => showService(detail));
-// The dashboard follows the overview in its own event stream (dashboard.js); other pages look now and then.
-if (!document.body.classList.contains("page-dashboard")) {
+// The dashboard follows the overview in its own event stream (dashboard.js); other pages look now and then,
+// unless the page says there is nothing to see before logging in (reads private, nobody logged in).
+if (!document.body.classList.contains("page-dashboard") && pill.dataset.state !== "locked") {
   const overviewPoll = poll(refreshOverview, { fast: 5000, slow: 15000 });
   document.addEventListener("dealer:refresh-overview", () => overviewPoll.now());
 }

@@ -93,7 +93,8 @@ document.addEventListener("dealer:overview", ({ detail: o }) => {
   set("queued-jobs", o.jobs_by_status.queued);
   set("queued-cases", count(o.queued_cases));
   set("chunks", count(o.pending_chunks));
-  set("depth", o.queue_depth === null ? "unreachable" : count(o.queue_depth));
+  // A user who sees only its own jobs is told whether the broker answers, not how much of everyone's work waits.
+  set("depth", o.queue_depth !== null ? count(o.queue_depth) : o.broker_up ? "up" : "unreachable");
   const by = o.jobs_by_status;
   set("finished", count(by.succeeded + by.failed + by.cancelled));  // the big figure counts every ending
   set("succeeded", count(by.succeeded));
