@@ -5,7 +5,8 @@ and removes everything afterwards. Every scenario is logged and asserted on its 
 prints the stack's state and the last lines of its logs, and the next scenario goes on.
 
 Only Dealer's outside interfaces are used, so that refactors inside do not break this test: the
-``dealer`` commands (``solve`` and ``submit`` on the host, ``db upgrade`` in ``migrate``), the
+``dealer`` commands (``solve`` and ``submit`` on the host, ``db upgrade`` in ``migrate``, ``keys add`` in
+``web``), the
 environment variables, the HTTP API (``POST /api/jobs``, ``GET /api/jobs`` and ``/api/jobs/<id>``,
 ``/output``, ``/rerun``, ``/api/overview``, ``/healthz``) and, in one place (``stored``), SQL
 queries through ``psql``.
@@ -13,6 +14,7 @@ queries through ``psql``.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -41,8 +43,9 @@ WORK = Path(os.environ.get("DEALER_COMPOSE_WORK", "/tmp/dealer-compose"))
 PROJECT, UPGRADE_PROJECT = os.environ.get("DEALER_COMPOSE_PROJECTS", "dealer-compose-test dealer-compose-upgrade").split()
 CURRENT_IMAGE, PREVIOUS_IMAGE = os.environ.get(
     "DEALER_COMPOSE_IMAGES", "dealer-compose-test:current dealer-compose-test:previous").split()
-#: The release the upgrade starts from: the last commit on main before the stack was tested.
-UPGRADE_FROM = os.environ.get("DEALER_UPGRADE_FROM", "9d37043")
+#: The release the upgrade starts from, run with its own compose file: the last before the web was
+#: closed unless opened and private unless shared (its reads were public by default).
+UPGRADE_FROM = os.environ.get("DEALER_UPGRADE_FROM", "8373e44")
 #: Decks in each job a fault is made during (each of its own seed: no case comes from the result cache).
 BIG_JOB_DECKS = int(os.environ.get("DEALER_COMPOSE_DECKS", "300000"))
 FINAL = ("succeeded", "failed", "cancelled")
@@ -89,6 +92,9 @@ class Stack:
     workers: int = 2
     monitoring: bool = False
     env_file: Path | None = None
+    #: Says the service is meant to be open (DEALER_OPEN=1): with no key made, the web refuses to start.
+    open: bool = True
+    compose_file: Path = COMPOSE_FILE
     web_port: int = field(default_factory=free_port)
     flower_port: int = field(default_factory=free_port)
     project_dir: Path = ROOT
@@ -99,11 +105,15 @@ class Stack:
         env = {**os.environ, "DEALER_IMAGE": self.image, "DEALER_WEB_PORT": str(self.web_port),
                "DEALER_FLOWER_PORT": str(self.flower_port)}
         env["DEALER_ENV_FILE"] = str(self.env_file or WORK / "no-such.env")
+        if self.open:
+            env["DEALER_OPEN"] = "1"
+        else:
+            env.pop("DEALER_OPEN", None)
         return env
 
     def compose(self, *args: str, timeout: float = 900) -> bytes:
         profiles = ["--profile", "monitoring"] if self.monitoring else []
-        return run(["docker", "compose", "-p", self.project, "-f", str(COMPOSE_FILE), "--project-directory",
+        return run(["docker", "compose", "-p", self.project, "-f", str(self.compose_file), "--project-directory",
                     str(self.project_dir), *profiles, *args], env=self.env(), timeout=timeout)
 
     def up(self, *args: str) -> float:
@@ -351,12 +361,14 @@ def every_service_healthy(stack: Stack) -> None:
         else:
             check(state == "healthy", f"{name} is {state}")
     services = {service for service, _, _ in states.values()}
-    check(services == {"postgres", "redis", "migrate", "web", "worker"}, f"services: {sorted(services)}")
+    check(services == {"postgres", "redis", "migrate", "web", "proxy", "worker"}, f"services: {sorted(services)}")
     used = set(run(["docker", "inspect", "-f", "{{.Image}}", *stack.compose("ps", "-q", "web", "worker").decode().split(),
                     *stack.compose("ps", "-aq", "migrate").decode().split()]).decode().split())
     check(len(used) == 1, f"web, worker and migrate run {len(used)} different images")
-    bound = stack.compose("port", "web", "8000").decode().strip()
-    check(bound == f"127.0.0.1:{stack.web_port}", f"the web is published on {bound}")
+    bound = stack.compose("port", "proxy", "80").decode().strip()
+    check(bound == f"127.0.0.1:{stack.web_port}", f"the proxy is published on {bound}")
+    ports = run(["docker", "inspect", "-f", "{{json .NetworkSettings.Ports}}", *stack.containers("web")]).decode()
+    check("HostPort" not in ports, f"the web is published on the host too: {ports.strip()}")
     health = stack.api.get("/healthz")
     check(health["ok"] and health["workers"]["seen"] == stack.workers, f"/healthz: {health}")
 
@@ -369,6 +381,78 @@ def dealer_submit(stack: Stack) -> None:
                    "--url", stack.api.url])
         check(out == path.with_suffix(".out").read_bytes(), f"dealer submit {game}: the output differs")
         log(f"  {game}/random-2000.in: byte-exact ({len(out):,} bytes)")
+
+
+def read_until(sock: socket.socket, wanted: bytes, seconds: float) -> bytes:
+    """What ``sock`` receives until ``wanted`` is among it, the connection closes or ``seconds`` pass."""
+    sock.settimeout(seconds)
+    received = b""
+    deadline = time.monotonic() + seconds
+    with contextlib.suppress(TimeoutError, ConnectionResetError):
+        while wanted not in received and time.monotonic() < deadline:
+            data = sock.recv(65536)
+            if not data:
+                break
+            received += data
+    return received
+
+
+@scenario("through nginx: a live stream unbuffered, an export streamed, slow heads dropped by nginx")
+def through_the_proxy(stack: Stack) -> None:
+    host, port = "127.0.0.1", stack.web_port
+    served = stack.api.request("GET", "/api/openapi.json")[2].get("Server", "")
+    check(served.startswith("nginx"), f"the published port is served by {served!r}, not nginx")
+    # A live stream's first events come through at once (nginx buffers no answer): the page's updates.
+    with socket.create_connection((host, port), timeout=30) as sock:
+        sock.sendall(f"GET /events/dashboard HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        events = read_until(sock, b"event: jobs", 20)
+    check(b"text/event-stream" in events and b"event: overview" in events and b"event: jobs" in events,
+          f"the dashboard's live stream through nginx: {events[:300]!r}")
+    # An upload streamed through (no request buffering) and its export streamed back.
+    path = JUDGE / "mahjong" / "sample.in"
+    job = stack.api.wait(stack.api.submit(path, "mahjong"))
+    check(job["status"] == "succeeded", f"job {job['id']}: {job['status']}")
+    status, body, headers = stack.api.request("GET", f"/api/results/export?job_id={job['id']}&format=csv")
+    check(status == 200 and body.count(b"\n") == job["total"] + 1, f"the export: {status} {body[:200]!r}")
+    # Heads sent a byte a second: nginx holds them, not the web, and drops them after its header
+    # timeout (client_header_timeout), while the API answers all the while.
+    slow = [socket.create_connection((host, port), timeout=60) for _ in range(200)]
+    try:
+        for sock in slow:
+            sock.sendall(b"GET /api/jobs HTTP/1.1\r\nX-Slow: ")
+        asked = 0
+        open_ = slow
+        deadline = time.monotonic() + 120
+        while open_ and time.monotonic() < deadline:
+            stack.api.get("/api/jobs")
+            asked += 1
+            for sock in open_:
+                with contextlib.suppress(OSError):
+                    sock.send(b"a")
+            time.sleep(1)
+            open_ = [sock for sock in open_ if not closed(sock)]
+        check(not open_, f"{len(open_)} of {len(slow)} slow heads still open after 120 s")
+    finally:
+        for sock in slow:
+            sock.close()
+    log(f"  Server: {served}; the live stream's first events came through at once; an upload and its CSV "
+        f"export ({len(body):,} bytes); {len(slow)} slow heads dropped by nginx while GET /api/jobs answered "
+        f"{asked} times")
+
+
+def closed(sock: socket.socket) -> bool:
+    """Whether the other end closed ``sock`` (whatever it sent before is read and dropped)."""
+    sock.setblocking(False)
+    try:
+        while data := sock.recv(65536):
+            del data
+        return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    finally:
+        sock.setblocking(True)
 
 
 @scenario("judge files of the three games, byte-exact through POST /api/jobs")
@@ -507,50 +591,71 @@ def keys_from_env_file(stack: Stack) -> None:
         f"byte-exact; /data/secret_key made ({secret})")
 
 
-@scenario(f"upgrade: the stack of {UPGRADE_FROM} with a finished job, then up --build of this code")
+@scenario(f"upgrade: the stack of {UPGRADE_FROM} (its own compose file) with keys made and "
+          "DEALER_PUBLIC_READS=true, a finished job, then up --build of this code")
 def upgrade(_: Stack) -> None:
     previous = WORK / "previous"
     previous.mkdir(parents=True, exist_ok=True)
     archive = run(["git", "-C", str(ROOT), "archive", "--format=tar", UPGRADE_FROM])
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(previous, filter="data")
-    dockerfile = previous / "Dockerfile"
-    base = os.environ.get("PYTHON_IMAGE")
-    if base and "ARG PYTHON_IMAGE" not in dockerfile.read_text():
-        # Releases before the base image was a build argument name python:3.11-slim.
-        dockerfile.write_text(dockerfile.read_text().replace("FROM python:3.11-slim", f"FROM {base}"))
-        log(f"  {UPGRADE_FROM}'s Dockerfile names python:3.11-slim: built FROM {base} instead")
-    old = Stack(UPGRADE_PROJECT, PREVIOUS_IMAGE, workers=1, project_dir=previous)
+    # A deployment that made keys and set public reads explicitly (the release's default then), in the
+    # env file both releases read: after the upgrade (public reads now off by default) reads without a
+    # key still succeed, and writes still need a key.
+    env_file = WORK / "upgrade.env"
+    env_file.write_text("DEALER_PUBLIC_READS=true\n")
+    old = Stack(UPGRADE_PROJECT, PREVIOUS_IMAGE, workers=1, env_file=env_file, open=False, project_dir=previous,
+                compose_file=previous / "docker-compose.yml")
     start = time.monotonic()
     old.compose("build", "migrate")
     log(f"  {UPGRADE_FROM} built from git archive in {time.monotonic() - start:.1f} s")
-    # That release's worker has no health check this compose file knows: the API says when it is up.
-    old.compose("up", "-d", "--scale", "worker=1")
-    old.api.wait_ready(workers=1)
+    old.up()
+    key = old.compose("exec", "-T", "web", "dealer", "keys", "add", "operator", "--role", "admin").decode().strip()
+    check(len(key) >= 20, f"dealer keys add printed {key!r}")
+    keyed = Api(old.api.url, key=key)
+    # That release's web processes learned that a key exists up to 2 s after it was made (its cache):
+    # until each has, a write without a key went through. A rerun of no job is a write that makes nothing.
+    refused, deadline = 0, time.monotonic() + 60
+    while refused < 10 and time.monotonic() < deadline:
+        refused = refused + 1 if old.api.request("POST", "/api/jobs/999999/rerun")[0] == 401 else 0
+        time.sleep(0.5)
+    check(refused == 10, f"{UPGRADE_FROM}: a write without a key was not refused once a key was made")
     path = JUDGE / "accordion" / "random-2000.in"
-    job_id = old.api.submit(path)
+    status, answer = old.api.post_job(path)
+    check(status == 401, f"{UPGRADE_FROM}: an upload without a key: {status} {answer}")
+    job_id = keyed.submit(path)
     check(old.api.wait(job_id)["status"] == "succeeded", f"job {job_id} on {UPGRADE_FROM} did not succeed")
     output = old.api.output(job_id)
     check(output == path.with_suffix(".out").read_bytes(), f"job {job_id} on {UPGRADE_FROM}: the output differs")
-    log(f"  {UPGRADE_FROM}: job {job_id} succeeded, output byte-exact")
-    new = Stack(UPGRADE_PROJECT, CURRENT_IMAGE, workers=1, web_port=old.web_port, flower_port=old.flower_port)
-    log(f"  up --build of this code: {new.up('--build'):.1f} s")
+    log(f"  {UPGRADE_FROM}: a key made (dealer keys add); an upload without it 401; job {job_id} with it "
+        f"succeeded, its output read without a key byte-exact")
+    new = Stack(UPGRADE_PROJECT, CURRENT_IMAGE, workers=1, env_file=env_file, open=False, web_port=old.web_port,
+                flower_port=old.flower_port)
+    log(f"  up --build of this code (no DEALER_OPEN: the key made lets the web start): {new.up('--build'):.1f} s")
     migrate = [state for name, state in new.states().items() if state[0] == "migrate"]
     check(migrate == [("migrate", "exited", 0)], f"migrate: {migrate}")
     migrate_log = new.compose("logs", "--no-color", "migrate").decode()
     check("database at head" in migrate_log, f"migrate's log: {migrate_log[-500:]}")
     used = run(["docker", "inspect", "-f", "{{.Config.Image}}", *new.containers("web")]).decode().split()
     check(used == [CURRENT_IMAGE], f"the web runs {used}")
-    job = new.api.job(job_id)
+    job = new.api.job(job_id)  # without a key: reads are public, as the deployment set them
     check(job["status"] == "succeeded", f"job {job_id} after the upgrade: {job['status']}")
-    check(new.api.output(job_id) == output, f"job {job_id}'s output changed across the upgrade")
+    check(new.api.output(job_id) == output, f"job {job_id}'s output changed across the upgrade (read without a key)")
+    check(any(item["id"] == job_id for item in new.api.get("/api/jobs")["items"]),
+          f"GET /api/jobs without a key does not list job {job_id}")
     status, body, _headers = new.api.request("POST", f"/api/jobs/{job_id}/rerun")
-    check(status == 201, f"rerun of job {job_id}: {status} {body[:300]!r}")
+    check(status == 401, f"a rerun without a key after the upgrade: {status} {body[:300]!r}")
+    status, answer = new.api.post_job(path)
+    check(status == 401, f"an upload without a key after the upgrade: {status} {answer}")
+    keyed = Api(new.api.url, key=key)
+    status, body, _headers = keyed.request("POST", f"/api/jobs/{job_id}/rerun")
+    check(status == 201, f"rerun of job {job_id} with the key: {status} {body[:300]!r}")
     rerun = json.loads(body)["id"]
     check(new.api.wait(rerun)["status"] == "succeeded", f"the rerun, job {rerun}, did not succeed")
     check(new.api.output(rerun) == output, f"the rerun, job {rerun}: the output differs")
-    log(f"  migrate exited 0 ('database at head'); job {job_id} and its output still served; "
-        f"its rerun, job {rerun}, succeeded byte-exact")
+    log(f"  migrate exited 0 ('database at head'); without a key job {job_id}, its output and the list of jobs "
+        f"are still served, a rerun and an upload are 401; with the key made before, the rerun (job {rerun}) "
+        "succeeded byte-exact")
     new.down("--volumes")
 
 
@@ -561,11 +666,12 @@ def main() -> int:
         f"images: python {os.environ.get('PYTHON_IMAGE', 'python:3.11-slim')}, "
         f"postgres {os.environ.get('POSTGRES_IMAGE', 'postgres:16')}, redis {os.environ.get('REDIS_IMAGE', 'redis:7')}")
     results: list[tuple[str, bool, float]] = []
-    # DEALER_COMPOSE_ONLY=words: the scenarios whose titles hold them, after the first (it brings
-    # the stack up): one scenario re-run while it is being fixed, not the whole half hour of a loaded machine.
-    only = os.environ.get("DEALER_COMPOSE_ONLY", "")
+    # DEALER_COMPOSE_ONLY=words[,words...]: the scenarios whose titles hold any of them, after the first
+    # (it brings the stack up): a scenario re-run while it is being fixed, not the whole half hour of a
+    # loaded machine.
+    only = [words for words in os.environ.get("DEALER_COMPOSE_ONLY", "").split(",") if words]
     for number, (title, function) in enumerate(SCENARIOS, 1):
-        if only and number > 1 and only not in title:
+        if only and number > 1 and not any(words in title for words in only):
             continue
         log(f"[{number}/{len(SCENARIOS)}] {title}")
         start = time.monotonic()

@@ -7,6 +7,7 @@ import gc
 import io
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -70,7 +71,9 @@ def _collections_paused() -> Iterator[None]:
 
 
 def _written(batches: Iterator[ExportBatch], write: Callable[[ExportBatch], _Piece]) -> Iterator[_Piece]:
-    """Each batch read and written with the collector held off; what is sent goes out between."""
+    """Each batch read and written with the collector held off; what is sent goes out between, and the
+    other requests of the process get their turn (under gevent, ``time.sleep`` yields to its hub: an
+    export of millions of cases, a second of work each 10,000, must not keep them waiting)."""
     while True:
         with _collections_paused():
             batch = next(batches, None)
@@ -79,6 +82,7 @@ def _written(batches: Iterator[ExportBatch], write: Callable[[ExportBatch], _Pie
             piece = write(batch)
         if piece:
             yield piece
+        time.sleep(0)
 
 
 def csv_lines(batches: Iterator[ExportBatch]) -> Iterator[str]:

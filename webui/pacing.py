@@ -1,45 +1,44 @@
-"""Slow clients cannot starve the web process: a request must arrive at a least pace, and only so many
-requests may send a body at once.
+"""Slow clients cost nothing: the web process serves each connection on a greenlet (gunicorn's gevent
+worker), so a thousand clients trickling their requests hold a thousand greenlets, not the threads the
+dashboard and the API need. What gevent and gunicorn do not do by themselves is bound how long a client
+may take to send a request; here, as Apache's ``mod_reqtimeout`` does it:
 
-Gunicorn's threaded worker (``gthread``) keeps idle connections off its threads, but a thread reads a
-request's body to its end, and 16 uploads sending a byte a second once held every thread of
-``dealer web``, with no timeout. Here, as Apache's ``mod_reqtimeout`` does it (``body=20,MinRate=500``):
+- a request's head must arrive whole within :data:`HEADER_SECONDS` of the connection's opening (or of
+  the previous answer on a kept-alive connection), or the connection is closed unanswered: gunicorn's
+  keep-alive wait covers the head too (:meth:`PacedWorker.timeout_ctx`);
+- every read of its body must come by a deadline that starts at :data:`GRACE_SECONDS` and grows a second
+  for every :data:`MIN_RATE` bytes received, but never lies more than :data:`MOST_AHEAD_SECONDS` ahead (a
+  fast start buys no stall of hours); a client slower than that is answered ``408`` (:class:`PacedSocket`,
+  :func:`late`).
 
-- every read of a request, its head and its body, must come by a deadline that starts at
-  :data:`GRACE_SECONDS` and grows a second for every :data:`MIN_RATE` bytes received, but never
-  lies more than :data:`MOST_AHEAD_SECONDS` ahead (a fast start buys no stall of hours); a client
-  slower than that is answered ``408`` (:class:`PacedWorker`, :func:`late`) and its thread freed;
-- at most :data:`BODIES` requests of a process read a body at once (:class:`BodyLimit`), fewer than
-  its :data:`THREADS`: the rest are answered ``503`` with ``Retry-After`` at once, before their body
-  is read, so the dashboard and the API keep threads of their own whatever the uploads do.
-
-In production a buffering reverse proxy (nginx) in front reads each body before the app sees it
-(README, "Behind a reverse proxy").
+A connection costs a file descriptor: the process may hold :data:`CONNECTIONS` at once, and the soft
+limit of open files is raised to the hard one (:func:`raise_open_files_limit`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
-import json
+import resource
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from gunicorn.workers.gthread import ThreadWorker
+import gevent
+from gunicorn.workers.ggevent import GeventWorker
 
-#: Threads of a web process: a thread serves one request at a time, while it is read, run and answered.
-THREADS = 64
-#: Requests of a web process reading a body at once (uploads, and any other write that sends one).
-BODIES = 48
+from worker.store.database import Database
+
+#: Connections one web process holds at once (gunicorn's ``worker_connections``).
+CONNECTIONS = 10_000
+#: Seconds a request's head has to arrive whole, and that an idle kept-alive connection is kept.
+HEADER_SECONDS = 5
 #: Seconds a request has before its pace counts, and the least bytes a second it must then keep to.
 GRACE_SECONDS = 20.0
 MIN_RATE = 500
 #: The longest a request may send nothing, however much it sent before.
 MOST_AHEAD_SECONDS = 60.0
-#: What a client refused for too many bodies at once is told to wait.
-RETRY_SECONDS = 5
 
 #: The WSGI environ key under which gunicorn hands the app the connection's socket.
 SOCKET_KEY = "gunicorn.socket"
@@ -47,8 +46,8 @@ SOCKET_KEY = "gunicorn.socket"
 
 class PacedSocket:
     """A connection's socket whose reads must keep pace: each waits at most until the request's deadline
-    (:meth:`start` sets it at a request's first read), then fails as a reset connection would, so that
-    gunicorn and Werkzeug give up on the request the way they do when a client goes away."""
+    (:meth:`start` clears it; a request's first read sets it), then fails as a reset connection would, so
+    that gunicorn and Werkzeug give up on the request the way they do when a client goes away."""
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
@@ -95,14 +94,38 @@ class PacedSocket:
         return getattr(self._sock, name)
 
 
-class PacedWorker(ThreadWorker):  # type: ignore[misc]
-    """Gunicorn's threaded worker whose connections' reads keep pace (:class:`PacedSocket`)."""
+class PacedWorker(GeventWorker):  # type: ignore[misc]
+    """Gunicorn's gevent worker whose connections' reads keep pace (:class:`PacedSocket`) and whose
+    requests' heads come within :data:`HEADER_SECONDS`."""
 
-    def handle(self, conn: Any) -> Any:
-        if not isinstance(conn.sock, PacedSocket):
-            conn.sock = PacedSocket(conn.sock)
-        conn.sock.start()  # each request of a kept-alive connection has its own deadline
-        return super().handle(conn)
+    def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
+        super().handle(listener, PacedSocket(client), addr)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: PacedSocket, addr: Any) -> Any:
+        try:
+            return super().handle_request(listener_name, req, sock, addr)
+        finally:
+            sock.start()  # the next request of a kept-alive connection has its own deadline
+
+    def patch(self) -> None:
+        super().patch()  # gevent's monkey-patching of the standard library, before the app is loaded
+        # The arbiter opened the database (an embedded one is brought up to date): its pool's locks are of
+        # the unpatched kind, on which a greenlet waiting for a connection would hold the whole process.
+        Database.forget_pools()
+
+    def timeout_ctx(self) -> gevent.Timeout:
+        # Gunicorn waits this long, silently giving up, for each request's head to be read whole.
+        return gevent.Timeout(HEADER_SECONDS, False)
+
+
+def raise_open_files_limit() -> None:
+    """Let this process (and the web processes it forks) open as many files as the system allows it:
+    each connection is one, and the usual soft limit (1,024) is less than :data:`CONNECTIONS`."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        # An unlimited hard limit is more than the kernel takes as a soft one: the soft one then stays.
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def late(environ: dict[str, Any]) -> bool:
@@ -114,61 +137,3 @@ def late(environ: dict[str, Any]) -> bool:
 def too_slow_message() -> str:
     return (f"the request came slower than {MIN_RATE} bytes a second (after {GRACE_SECONDS:.0f} s): "
             "send it again on a faster connection")
-
-
-class BodyLimit:
-    """WSGI middleware: at most ``most`` requests reading a body at once; the others are answered ``503``
-    before their body is read."""
-
-    def __init__(self, app: Callable[..., Iterable[bytes]], most: int = BODIES) -> None:
-        self.app = app
-        self.most = most
-        self._slots = threading.BoundedSemaphore(most)
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if not _has_body(environ):
-            return self.app(environ, start_response)
-        if not self._slots.acquire(blocking=False):
-            return _busy(start_response, self.most)
-        try:
-            answer = self.app(environ, start_response)
-        except BaseException:
-            self._slots.release()
-            raise
-        return _Released(answer, self._slots)
-
-
-def _has_body(environ: dict[str, Any]) -> bool:
-    if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
-        return True
-    length = environ.get("CONTENT_LENGTH") or "0"
-    return not length.isdigit() or int(length) > 0
-
-
-def _busy(start_response: Callable[..., Any], most: int) -> list[bytes]:
-    body = json.dumps({"error": f"the server is reading as many requests with a body as it may ({most}): "
-                                f"send it again in {RETRY_SECONDS} s"}).encode()
-    # Connection: close, as the body is left unread on the socket.
-    start_response("503 Service Unavailable", [("Content-Type", "application/json"),
-                                               ("Content-Length", str(len(body))),
-                                               ("Retry-After", str(RETRY_SECONDS)), ("Connection", "close")])
-    return [body]
-
-
-class _Released:
-    """A WSGI answer that gives its request's slot back when the server closes it (the answer sent)."""
-
-    def __init__(self, answer: Iterable[bytes], slots: threading.BoundedSemaphore) -> None:
-        self.answer = answer
-        self.slots = slots
-
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self.answer)
-
-    def close(self) -> None:
-        try:
-            close = getattr(self.answer, "close", None)
-            if close is not None:
-                close()
-        finally:
-            self.slots.release()

@@ -13,7 +13,7 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from webui.pacing import THREADS, BodyLimit, PacedWorker
+from webui.pacing import CONNECTIONS, HEADER_SECONDS, PacedWorker, raise_open_files_limit
 from worker.config import Settings
 
 
@@ -57,18 +57,20 @@ def port_refusal(host: str, port: int) -> str | None:
 
 
 class WebServer(BaseApplication):  # type: ignore[misc]
-    """Gunicorn with threads: uploads stream for minutes while the dashboard keeps polling; slow clients
-    are cut off and bodies read at once are bounded (:mod:`webui.pacing`)."""
+    """Gunicorn with its gevent worker: uploads stream for minutes and slow clients trickle while the
+    dashboard keeps polling, each connection a greenlet; slow clients are cut off (:mod:`webui.pacing`)."""
 
-    def __init__(self, settings: Settings, host: str, port: int, workers: int = 1, threads: int = THREADS,
-                 graceful_seconds: int = 5, on_stop: Callable[[], None] | None = None) -> None:
+    def __init__(self, settings: Settings, host: str, port: int, workers: int = 1, graceful_seconds: int = 5,
+                 on_stop: Callable[[], None] | None = None) -> None:
         self.settings = settings
         self.on_stop = on_stop
         self.options = {
             "bind": f"{host}:{port}",
             "workers": workers,
             "worker_class": PacedWorker,
-            "threads": threads,
+            "worker_connections": CONNECTIONS,
+            # How long a request's head may take, and an idle kept-alive connection stays (webui.pacing).
+            "keepalive": HEADER_SECONDS,
             # An upload of gigabytes may take longer than any fixed limit: a request is held to a pace instead.
             "timeout": 0,
             "graceful_timeout": graceful_seconds,
@@ -79,6 +81,7 @@ class WebServer(BaseApplication):  # type: ignore[misc]
             # seconds of a Ctrl-C on a loaded machine.
             "control_socket_disable": True,
         }
+        raise_open_files_limit()  # before the web processes are forked: they inherit it
         super().__init__()
 
     def load_config(self) -> None:
@@ -103,9 +106,7 @@ class WebServer(BaseApplication):  # type: ignore[misc]
     def load(self) -> Any:
         from webui.app import create_app
 
-        app = create_app(self.settings)
-        app.wsgi_app = BodyLimit(app.wsgi_app)  # type: ignore[method-assign]
-        return app
+        return create_app(self.settings)
 
 
 def _end_streams_when_told_to_stop(worker: Any) -> None:
@@ -136,7 +137,7 @@ def _end_streams_when_told_to_stop(worker: Any) -> None:
 
 def _leave() -> None:
     """Leave at once on a quick stop (Ctrl-C, SIGQUIT), as gunicorn means it, only faster: its own way
-    returns through Python's exit, which waits for every request thread, so that one in hand (an upload
+    returns through Python's exit, which waits for every request in hand, so that one (an upload
     being sent, a long export) held the process until gunicorn killed it at the end of its grace, which
     it logs as an error ("was sent SIGKILL! Perhaps out of memory?"); and on a loaded machine the exit
     itself took seconds. Nothing is lost: an upload cut short is never made a job (and is cleaned up as

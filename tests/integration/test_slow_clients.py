@@ -1,6 +1,7 @@
-"""Slow clients cannot starve ``dealer web`` (``webui.pacing``): while 32 uploads send their body a byte a
-second, the dashboard, the API and another upload are answered; past its bounded share of threads an
-upload is refused at once (503, Retry-After); and a client slower than the least pace is cut off (408)."""
+"""Slow clients cost nothing (``webui.pacing``): while a few hundred connections send a request's head a
+byte a second, and some uploads their body, opened again as soon as the server drops them, every request
+of the API, the dashboard and another upload is answered; a head that does not come whole in time is
+dropped unanswered, and a body slower than the least pace is answered 408."""
 
 from __future__ import annotations
 
@@ -11,32 +12,32 @@ import pytest
 
 from tests.support.paths import JUDGE_DATA
 from tests.support.waiting import until
-from webui.pacing import BODIES, GRACE_SECONDS
 from worker.testing.live import live_service
 from worker.testing.slow import SlowClients
 
 pytestmark = [pytest.mark.slow]
 
-SLOW = 32
-#: What one request may take here: generous on a loaded machine, yet well inside the slow clients'
-#: time (they are cut off only after ``GRACE_SECONDS``), which the test checks they still have.
-ANSWER_SECONDS = GRACE_SECONDS / 2
+HEADS = 300
+UPLOADS = 30
+#: What one request may take before it counts as failed: very generous, as the machine may be loaded;
+#: the test asserts that each is answered, not how fast.
+ANSWER_SECONDS = 60
 HANDS = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes()
 
 
 def _ask(port: int, method: str, path: str, body: bytes | None = None,
-         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str]]:
+         headers: dict[str, str] | None = None) -> int:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=ANSWER_SECONDS)
     try:
         connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()
         response.read()
-        return response.status, dict(response.getheaders())
+        return response.status
     finally:
         connection.close()
 
 
-def _upload(port: int) -> tuple[int, dict[str, str]]:
+def _upload(port: int) -> int:
     boundary = "dealer-test"
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"hands.in\"\r\n\r\n"
             ).encode() + HANDS + f"\r\n--{boundary}--\r\n".encode()
@@ -44,37 +45,36 @@ def _upload(port: int) -> tuple[int, dict[str, str]]:
 
 
 def _others_are_answered(port: int) -> None:
-    for path in ("/", "/api/jobs", "/api/overview", "/healthz"):
-        status, _ = _ask(port, "GET", path)
-        assert status in (200, 503 if path == "/healthz" else 200), (path, status)  # /healthz: no worker here
-    status, _ = _upload(port)
-    assert status == 201
+    for path in ("/", "/api/jobs", "/api/overview"):
+        assert _ask(port, "GET", path) == 200, path
+    assert _upload(port) == 201
 
 
-def test_slow_uploads_cannot_starve_the_web_process(tmp_path: Path) -> None:
+def test_slow_clients_are_dropped_while_the_api_answers(tmp_path: Path) -> None:
     with live_service("embedded", tmp_path, workers=0) as live:
         port = int(live.url.rsplit(":", 1)[1])
-        with SlowClients("127.0.0.1", port).running() as slow:
-            slow.add(SLOW)
-            # Every slow upload is being read by the server (a thread each) before the others ask.
-            until(lambda: slow.uploads, lambda uploads: min(u.sent for u in uploads) >= 2,
-                  "the slow uploads to have sent a few bytes each")
+        statuses: list[int] = []
+        with SlowClients("127.0.0.1", port, reconnect=True).running() as slow:
+            slow.add_heads(HEADS)
+            slow.add_uploads(UPLOADS)
+
+            def asked() -> set[str]:
+                statuses.append(_ask(port, "GET", "/api/jobs"))
+                return {kind for kind, _ in slow.ended}
+
+            # Asked again and again until the server has dropped heads and cut uploads off, each opened
+            # again at once: the slow clients keep pressing the whole time.
+            until(asked, lambda kinds: kinds == {"head", "upload"},
+                  "slow heads to be dropped and slow uploads cut off", timeout=300, every=0.5)
             _others_are_answered(port)
-            assert slow.answered() == [], "a slow upload was answered before the others were served"
-
-            # Past the bodies a process reads at once, an upload is refused at once, not queued.
-            slow.add(BODIES - SLOW)  # with these, every slot is held
-            until(lambda: slow.uploads, lambda uploads: min(u.sent for u in uploads) >= 2,
-                  "the added slow uploads to have sent a few bytes each")
-            status, headers = _upload(port)
-            assert status == 503 and int(headers["Retry-After"]) > 0
-            status, _ = _ask(port, "GET", "/api/jobs")
-            assert status == 200
-            assert slow.answered() == [], "a slow upload was answered before the others were served"
-
-            # Slower than the least pace, every one of them is cut off with a 408, and the slots come back.
-            answers = until(slow.answered, lambda answered: len(answered) == BODIES,
-                            "every slow upload to be cut off", GRACE_SECONDS * 6)
-            assert all(answer.startswith(b"HTTP/1.1 408") for answer in answers), {a[:40] for a in answers}
-            assert b"bytes a second" in answers[0]
+            held = [c for c in slow.connections if not c.closed]
+            ended = list(slow.ended)
+        assert set(statuses) == {200}, statuses
+        assert len(held) > HEADS // 2, "the slow clients were not held while the API was asked"
+        heads = [answer for kind, answer in ended if kind == "head"]
+        assert heads and set(heads) == {b""}, "a slow head was answered instead of dropped"
+        uploads = [answer for kind, answer in ended if kind == "upload"]
+        assert uploads and all(answer.startswith(b"HTTP/1.1 408") for answer in uploads), \
+            {answer[:40] for answer in uploads}
+        assert b"bytes a second" in uploads[0]
         _others_are_answered(port)
