@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/en
 		worker/store/bloom.py worker/generating/core.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e '.[test,docs]'
 	$(BIN)/dealer games --cores
 	# Byte-compile now: where PYTHONDONTWRITEBYTECODE is set, every run would compile from source.
 	$(BIN)/python -m compileall -q worker webui

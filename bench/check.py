@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench import figures
 from worker import work
 from worker.checks.queries import CheckQueries
 from worker.checks.run import run_check
@@ -159,4 +160,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("check", main))

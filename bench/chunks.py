@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 
 from bench.engines import judge_file
+from bench import figures
 from worker import engines
 from worker.engines import native
 from worker.engines.base import Case, Engine
@@ -108,4 +109,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("chunks", main))

@@ -33,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import figures
 from worker import engines
 from worker.engines import native
 
@@ -261,4 +262,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("engines", main))

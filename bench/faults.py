@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench import figures
 from worker.config import Settings
 from worker.testing import faults as scenarios
 from worker.testing.live import live_service
@@ -93,4 +94,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("faults", main))

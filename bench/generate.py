@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench import figures
 from worker.engines import native
 from worker.generating.cover import cover_text
 from worker.generating.cover.branches import RULES, measure, unreachable
@@ -143,4 +144,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("generate", main))

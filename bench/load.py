@@ -26,6 +26,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import figures
 from bench.scale import endpoints, fill, scale_settings, test_client
 from worker.store.database import Database
 from worker.store.migrate import upgrade
@@ -146,4 +147,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("load", main))

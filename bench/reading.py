@@ -32,6 +32,7 @@ from pathlib import Path
 
 from bench.chunks import measure
 from bench.engines import judge_file
+from bench import figures
 from worker import engines
 from worker.engines import native
 from worker.engines.base import Engine
@@ -132,4 +133,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("reading", main))

@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 from sqlalchemy import func, select, text
 
+from bench import figures
 from worker import engines
 from worker.config import Settings
 from worker.jobs.lifecycle import Progress
@@ -322,4 +323,4 @@ def _scale_database(fresh: bool) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("scale", main))

@@ -39,6 +39,7 @@ from datetime import datetime
 from pathlib import Path
 
 from bench.engines import CACHE, judge_file
+from bench import figures
 from worker import engines
 from worker.testing.live import DEALER, LiveService, live_service
 from worker.testing.servers import PrivatePostgres, PrivateRedis, ServiceMissing
@@ -337,4 +338,4 @@ def _measure(live: LiveService, found: Servers, mode: str, path: Path, expected:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("service", main))

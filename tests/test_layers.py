@@ -1,6 +1,6 @@
 """The floors of ARCHITECTURE.md, as import-linter checks them: each floor imports only the floors below it,
 floors that share a level do not import each other, the engines import nothing of the project, and no
-modules of a package of ``worker/`` import each other in a circle.
+modules of a package of ``worker/`` or ``webui/`` import each other in a circle.
 
 The contracts are in ``pyproject.toml`` (``[tool.importlinter]``); here they are run as a developer
 runs them, ``lint-imports``, and every module of ``worker/`` must stand on one of their floors, so

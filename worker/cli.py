@@ -463,7 +463,7 @@ def keys_revoke(name: str) -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=False))
 @click.option("--game", "-g", type=GAMES, help="The game (default: recognised from the content).")
 @click.option("--url", default="http://127.0.0.1:8000", show_default=True, envvar="DEALER_URL",
-              help="The Dealer service.")
+              show_envvar=True, help="The Dealer service.")
 @click.option("--wait", is_flag=True, help="Wait for the job to finish and print its judge output (with --expected, "
               "the check's verdict: exit status 0 when accepted, 1 when not).")
 @click.option("--expected", type=click.Path(exists=True, dir_okay=False), default=None,

@@ -83,14 +83,18 @@ class Settings:
     #: The embedded mode's SQLite database and broker folder, and the pages' session secret when
     #: ``secret_key`` is not given (uploads live in the database).
     data_dir: Path
+    #: The database (``postgresql+psycopg://…`` in production); default: SQLite in the data folder.
     database_url: str
+    #: The Celery broker (``redis://…`` in production); default: a folder of files, no server.
     broker_url: str
-    #: Cases per solve task; 0 sizes them per game so that a task solves for about 150 ms
-    #: (about 1,500 decks, 12,500 mahjong hands: see ``worker.jobs.sizing``).
+    #: Cases per solve task; 0 sizes them from the upload: about a hundred chunks a job, each of
+    #: 250 to 10,000 cases (``worker.jobs.sizing``).
     chunk_size: int = 0
+    #: Bytes one upload may hold, a whole number; a larger one is refused with ``413``.
     max_upload_bytes: int = 4 << 30
     #: A file solved before (an earlier job of the same file, game and traces succeeded) is copied, not solved.
     result_cache: bool = True
+    #: Keep each case's trace (the moves the replay page plays); off, only results are stored.
     store_traces: bool = True
     #: A worker writes its heartbeat this often...
     heartbeat_seconds: float = 2.0
