@@ -77,14 +77,7 @@ def test_every_setting_the_service_reads_is_in_the_guide() -> None:
     assert service_reads() - guide_names() == set()
 
 
-#: Named by the guide as the service will read it once issue 32's branch (``Settings.open``) is merged.
-#: Strict: from the merge on, the test passes, the mark fails it, and this set must be emptied.
-AWAITED = {"DEALER_OPEN"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(
-    strict=True, reason="read from issue 32's merge on")) if name in AWAITED else name
-    for name in sorted(guide_names())])
+@pytest.mark.parametrize("name", sorted(guide_names()))
 def test_the_guide_names_only_what_the_code_reads(name: str) -> None:
     assert name in service_reads() | harness_reads(), f"the guide names {name}, which nothing reads"
 
