@@ -15,10 +15,10 @@ from tests.support.paths import failing
 from worker.jobs.views import JobView
 
 #: What the job view says of a file's faults (the first of them and their count), where the service lists them.
-FAULTS = [{"line": 4, "column": 9, "message": '"X" is not a card value (1-10)',
+FAULTS = [{"line": 4, "column": 9, "message": 'line 4, column 9: "X" is not a card value (1-10)',
            "context": [{"line": 3, "text": "1 2 3 4"}, {"line": 4, "text": "5 6 7 8 X 9 <10>"},
                        {"line": 5, "text": "10 10"}]},
-          {"line": 9, "column": 1, "message": "a deck ends early", "context": [{"line": 9, "text": "0 0"}]}]
+          {"line": 9, "column": 1, "message": "line 9, column 1: a deck ends early", "context": [{"line": 9, "text": "0 0"}]}]
 
 
 @pytest.fixture
@@ -57,22 +57,23 @@ def test_each_fault_is_shown_with_its_lines_and_the_partial_output_linked(client
     assert unescape(re.search(r'data-f="error">(.*?)</div>', page)[1]) == failed["error"]
     faults = _shown(page, "job-faults")
     assert faults is not None
-    assert unescape(re.sub(r"<[^>]+>", "", faults.split("</p>")[0])).strip() == 'Line 4, column 9: "X" is not a card value (1-10)'
+    assert unescape(re.sub(r"<[^>]+>", "", faults.split("</p>")[0])).strip() == 'line 4, column 9: "X" is not a card value (1-10)'
     # The lines around it, the bad token marked and a caret under it, as the upload page draws a refused file's.
     first = faults.split('<li class="fault">')[1]
     assert '<span class="ln">3</span>1 2 3 4\n</span>' in first
     assert ('<span class="bad-line"><span class="ln">4</span>5 6 7 8 <mark class="bad">X</mark> 9 &lt;10&gt;</span>'
             '<span class="caret"><span class="ln"></span>        ^</span>') in first
-    assert "Line 9, column 1: a deck ends early" in faults
+    assert "line 9, column 1: a deck ends early" in faults
     assert _shown(page, "job-faults-more") == "and 5 more faults"
     assert f'href="/api/jobs/{failed["id"]}/output?partial=1"' in (_shown(page, "partial-output") or "")
 
 
 def test_a_failed_job_offers_nothing_from_before_its_failure(client: Any, failed: dict[str, Any]) -> None:
     page = client.get(f"/jobs/{failed['id']}").get_data(as_text=True)
-    # A job view without faults (a job that failed otherwise) shows none, nor a partial output.
-    assert _shown(page, "job-faults") is None and _shown(page, "job-faults-more") is None
-    assert _shown(page, "partial-output") is None
+    # The faults the service lists, and the partial output where it has one: nothing else of the failure.
+    listed = re.findall(r'<p class="fault-where">(.*?)</p>', _shown(page, "job-faults") or "")
+    assert [unescape(message) for message in listed] == [fault["message"] for fault in failed["faults"]]
+    assert (_shown(page, "partial-output") is None) == (failed["partial_output"] is None)
     assert _shown(page, "check-form") is None
     assert "it has no judge output to check against" in (_shown(page, "checks-closed") or "")
     timings = client.get(f"/api/jobs/{failed['id']}/timings").get_json()

@@ -87,7 +87,7 @@ function showFaults() {
   const faults = job.faults || [];
   $("#job-faults").hidden = !faults.length;
   $("#job-faults").replaceChildren(...faults.map((fault) => h("li", { class: "fault" },
-    h("p", { class: "fault-where" }, `Line ${count(fault.line)}${fault.column ? `, column ${count(fault.column)}` : ""}: ${fault.message}`),
+    h("p", { class: "fault-where" }, fault.message),
     contextSnippet(fault.context, fault.line, fault.column))));
   const more = (job.fault_count || 0) - faults.length;
   $("#job-faults-more").hidden = more <= 0;
