@@ -96,6 +96,12 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
     last = client.get(f"/api/jobs/{job['id']}/cases/{good[-1]}").get_json()
     assert (last["index"], last["input"]) == (good[-1], texts[good[-1] - 1])
     assert client.get(f"/api/jobs/{job['id']}/cases/{BAD[1]}").status_code == 404
+    pages = [client.get(f"/api/jobs/{job['id']}/cases?per_page=100&page={page}").get_json() for page in range(1, 7)]
+    assert [case["index"] for page in pages for case in page["items"]] == good and pages[0]["total"] == len(good)
+    backwards = client.get(f"/api/jobs/{job['id']}/cases?per_page=100&page=2&sort=-index").get_json()
+    assert [case["index"] for case in backwards["items"]] == good[::-1][100:200]
+    found = client.get("/api/results", query_string={"game": game, "input": texts[good[-1] - 1]}).get_json()
+    assert [(case["job_id"], case["index"]) for case in found["items"]][:1] == [(job["id"], good[-1])]
 
     # The faults, in file order, each with the lines around it.
     lines = data.decode().split("\n")
