@@ -107,15 +107,16 @@ def test_every_corpus_file_has_an_expectation() -> None:
 
 def taken(client: Any, settings: Any, data: bytes, game: str | None, name: str = "judge.in") -> tuple[str, str]:
     """How the service takes a bad file: ``("refused", message)`` at upload, with nothing stored, or
-    ``("failed", error)``, a job that failed having stored no case."""
+    ``("failed", error)``, a job that failed having stored every good case it read (none, at a fault no
+    reading goes on past)."""
     before = _jobs(settings)
     response = post(client, data, game, name)
     if response.status_code == 400:
         assert _jobs(settings) == before and stored_uploads(settings) == [], "a refused upload is not kept"
         return "refused", response.get_json()["error"]
     job = finished(client, response)
-    assert job["status"] == "failed" and job["done"] == 0, job
-    assert client.get(f"/api/jobs/{job['id']}/cases").get_json()["total"] == 0  # nothing half-stored
+    assert job["status"] == "failed" and job["done"] == job["total"] == (job["total"] if job["fault_count"] else 0)
+    assert client.get(f"/api/jobs/{job['id']}/cases").get_json()["total"] == job["done"], job
     return "failed", job["error"]
 
 

@@ -48,7 +48,8 @@ def test_a_malformed_line_past_the_start_fails_the_job_and_keeps_the_cases_befor
     job = queries.job(submit(service, data, "accordion").id)
     assert job.status == "failed" and (job.fault_count, job.total, job.done) == (1, 2000, 2000)
     assert job.error.startswith(f"line {line}, column 1:"), job.error
-    assert b"".join(queries.output(job.id, partial=True)) == (JUDGE_DATA / "accordion" / "random-2000.out").read_bytes()
+    expected = (JUDGE_DATA / "accordion" / "random-2000.out").read_bytes()
+    assert b"".join(queries.output(job.id, partial=True)) == expected
     with pytest.raises(Conflict, match="its partial output is at"):
         queries.output(job.id)
     with Database.of(settings).session() as session:

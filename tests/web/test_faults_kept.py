@@ -10,6 +10,7 @@ not read (``intake.recognise``), so the first fault of a job's file stands past 
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,12 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
     last = client.get(f"/api/jobs/{job['id']}/cases/{good[-1]}").get_json()
     assert (last["index"], last["input"]) == (good[-1], texts[good[-1] - 1])
     assert client.get(f"/api/jobs/{job['id']}/cases/{BAD[1]}").status_code == 404
+    pages = [client.get(f"/api/jobs/{job['id']}/cases?per_page=100&page={page}").get_json() for page in range(1, 7)]
+    assert [case["index"] for page in pages for case in page["items"]] == good and pages[0]["total"] == len(good)
+    backwards = client.get(f"/api/jobs/{job['id']}/cases?per_page=100&page=2&sort=-index").get_json()
+    assert [case["index"] for case in backwards["items"]] == good[::-1][100:200]
+    found = client.get("/api/results", query_string={"game": game, "input": texts[good[-1] - 1]}).get_json()
+    assert [(case["job_id"], case["index"]) for case in found["items"]][:1] == [(job["id"], good[-1])]
 
     # The faults, in file order, each with the lines around it.
     lines = data.decode().split("\n")
@@ -165,3 +172,28 @@ def test_a_rerun_of_a_job_with_faults_keeps_them(client: Any) -> None:
     again = client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
     assert again["status"] == "failed" and (again["faults"], again["fault_count"]) == (job["faults"], 1)
     assert client.get(again["partial_output"]).data == client.get(job["partial_output"]).data
+
+
+def test_dealer_submit_wait_prints_the_faults_and_the_partial_output(app: Any, tmp_path: Path) -> None:
+    from werkzeug.serving import make_server
+
+    data, where = judge_file("mahjong", {300, 500})
+    path = tmp_path / "bad.in"
+    path.write_bytes(data)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result = CliRunner().invoke(main, ["submit", str(path), "--game", "mahjong", "--wait", "--no-progress",
+                                           "--url", f"http://127.0.0.1:{server.server_port}"])
+    finally:
+        server.shutdown()
+        thread.join()
+    prefix, _ = judge_file("mahjong", set(), 299)
+    assert result.exit_code == 1, result.output
+    assert result.stdout_bytes == solved("mahjong", prefix, tmp_path)[1]
+    messages = result.stderr.splitlines()
+    assert [line.removeprefix("dealer: fault: ").split(": ")[0] for line in messages[1:3]] == [
+        f"line {where[300]}, column 1", f"line {where[500]}, column 1"]
+    assert messages[3].startswith("dealer: the output is partial: job ")
+    assert messages[4].startswith("dealer: error: job ") and "failed: line " in messages[4]

@@ -443,7 +443,8 @@ _FINISH_CHUNK = (update(Chunk)
                          errors=bindparam("p_errors", type_=JSON),
                          finished_at=bindparam("p_now", type_=UTCDateTime())))
 _LOCK_PROGRESS = (select(Job.status, Job.game, Job.total, Job.done, Job.failed_cases, Job.fault_count,
-                         Job.counts, Job.distribution, Job.solve_hist, Job.slowest_us, Job.slowest_index, Job.rate, Job.progress_at)
+                         Job.counts, Job.distribution, Job.solve_hist, Job.slowest_us, Job.slowest_index, Job.rate,
+                         Job.progress_at)
                   .where(Job.id == bindparam("p_job")).with_for_update(**JOB_LOCK))
 _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     done=Job.done + bindparam("p_solved", type_=Integer),
