@@ -328,6 +328,7 @@ def _host(url: str) -> str | None:
 
 
 def _guard() -> Any:
+    g.pop("keyed", None)  # asked afresh by each request, even one made within another's app context
     g.identity = None
     g.bearer = False
     g.viewer = EVERYTHING

@@ -6,7 +6,7 @@ per request from its key and role (:mod:`webui.auth`), and the queries and servi
 floors above apply its conditions in their SQL, so that a row another viewer may not see is
 never read at all (it is "not found", the same answer as an id that does not exist).
 
-- an admin (and everyone in open mode, where there are no keys) sees and manages everything;
+- an admin (and everyone in open mode, before a first key is made) sees and manages everything;
 - a user sees and manages what it made; with public reads (``DEALER_PUBLIC_READS``) it, and a
   visitor without a key, also sees everything else, but manages nothing of another's;
 - a visitor without a key sees nothing when reads are not public.
