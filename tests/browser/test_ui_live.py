@@ -569,6 +569,22 @@ def test_a_bad_file_names_its_line_the_closest_game_and_speaks_english(browser: 
     close(page)
 
 
+def test_a_failed_upload_ends_on_one_kind_of_page(browser: Any, live: LiveService, tmp_path: Path) -> None:
+    """A refusal as the file arrives stays on the upload page (the previous test); a job made and failed later
+    is shown on its job page, with its failure."""
+    data, line = failing("accordion")
+    bad = tmp_path / "fails-after-its-start.in"
+    bad.write_bytes(data)
+    page = tab(browser, live)
+    page.goto("/upload")
+    page.set_input_files("#file", str(bad))
+    page.click("#upload-button")
+    page.wait_for_url(re.compile(r"/jobs/\d+$"), timeout=60_000)
+    page.locator("#job-error").wait_for()
+    assert page.inner_text("#job-error [data-f=error]").startswith(f"line {line}, column 1: ")
+    close(page)
+
+
 def _pages(live: LiveService) -> dict[str, str]:
     if "big" not in JOBS:  # this test run alone
         JOBS["big"] = live.wait(live.submit(JUDGE_DATA / "10-20-30" / "random-2000.in", "10-20-30")["id"])["id"]
