@@ -468,6 +468,33 @@ def test_a_job_that_fails_while_watched_shows_its_failure_and_nothing_from_befor
         assert first.locator(".snippet mark.bad").inner_text() == "X"
         assert polled.inner_text("#job-faults-more") == "and 5 more faults"
         assert polled.locator("#partial-output a").get_attribute("href") == f"/api/jobs/{job_id}/output?partial=1"
+    # The dashboard offers the whole error only where its line cuts it, at either width: this one's, and (to
+    # the polling tab) a short one.
+    short = "a short error"
+
+    def shortened(route: Any) -> None:
+        response = route.fetch()
+        listing = response.json()
+        for item in listing["items"]:
+            if item["id"] == job_id:
+                item["error"] = short
+        route.fulfill(response=response, json=listing)
+
+    polled.route("**/events/dashboard*", lambda route: route.fulfill(status=429, content_type="application/json",
+                                                                      body='{"error": "poll"}'))
+    polled.route("**/api/jobs?*", shortened)
+    for size in (DESKTOP, PHONE):
+        for page in pages:
+            page.set_viewport_size(size)
+            page.goto("/")
+            row = page.locator(f'tr[data-job="{job_id}"]')
+            if page is polled:
+                page.wait_for_function("(row) => row.querySelector('[data-f=progress-text]').textContent === "
+                                       f"'{short}'", arg=row.element_handle())
+            settled(page)
+            cut = row.locator(".progress-text").evaluate("el => el.scrollWidth > el.clientWidth")
+            assert cut == (page is streamed), (size, row.inner_text())
+            assert row.locator("[data-f=more]").is_visible() == cut, (size, cut)
     for page in pages:
         no_nonsense(page)
         close(page)
@@ -539,6 +566,22 @@ def test_a_bad_file_names_its_line_the_closest_game_and_speaks_english(browser: 
     page.click("#upload-button")
     page.wait_for_selector("#upload-error:not([hidden])", timeout=30_000)
     assert "(this looks like an accordion file, not a 10-20-30 file)" in page.inner_text("#upload-error-text")
+    close(page)
+
+
+def test_a_failed_upload_ends_on_one_kind_of_page(browser: Any, live: LiveService, tmp_path: Path) -> None:
+    """A refusal as the file arrives stays on the upload page (the previous test); a job made and failed later
+    is shown on its job page, with its failure."""
+    data, line = failing("accordion")
+    bad = tmp_path / "fails-after-its-start.in"
+    bad.write_bytes(data)
+    page = tab(browser, live)
+    page.goto("/upload")
+    page.set_input_files("#file", str(bad))
+    page.click("#upload-button")
+    page.wait_for_url(re.compile(r"/jobs/\d+$"), timeout=60_000)
+    page.locator("#job-error").wait_for()
+    assert page.inner_text("#job-error [data-f=error]").startswith(f"line {line}, column 1: ")
     close(page)
 
 

@@ -167,3 +167,13 @@ def test_a_port_in_use_is_named_in_one_line_and_nothing_starts(tmp_path: Path, c
         assert not (tmp_path / "data").exists()
     finally:
         holder.communicate("")
+
+
+def test_an_address_not_of_this_machine_is_named_with_the_way_out() -> None:
+    from webui.server import port_refusal
+
+    port = free_port()
+    assert port_refusal("127.0.0.1", port) is None
+    # TEST-NET-3 (RFC 5737): no interface of this machine has it.
+    assert port_refusal("203.0.113.7", port) == ("203.0.113.7 is no address of this machine: choose another with "
+                                                 "--host / make run HOST=…")
