@@ -147,6 +147,41 @@ def test_submit_exits_by_the_status_of_the_answer(status: int, code: Exit) -> No
     assert f"POST /api/jobs: {status} a stand-in's answer" in result.stderr
 
 
+class _RefusingEarly(_OneStatus):
+    """Reads a MiB of the body, answers 400 and closes the connection with the rest unread (the kernel then
+    resets it), as a service that refuses an upload as it arrives does."""
+
+    def _answer(self) -> None:
+        self.rfile.read(1 << 20)
+        body = json.dumps({"error": "line 1: the line is longer than the limit of 1 MiB"}).encode()
+        self.send_response(400)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(body)
+        self.close_connection = True
+
+    do_POST = _answer
+
+
+def test_submit_of_a_file_refused_as_it_arrives_exits_2_with_the_answer(tmp_path: Path) -> None:
+    big = tmp_path / "big.in"
+    with big.open("wb") as out:
+        for _ in range(32):
+            out.write(b"7 " * (1 << 19))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _RefusingEarly)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result = dealer("submit", str(big), "--url", f"http://127.0.0.1:{server.server_port}")
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+    assert result.exit_code == Exit.BAD_INPUT, result.stderr
+    assert result.stderr == "dealer: error: POST /api/jobs: 400 line 1: the line is longer than the limit of 1 MiB\n"
+
+
 def test_submit_to_no_http_url_exits_2() -> None:
     result = dealer("submit", str(HANDS), "--url", "ftp://example.org")
     assert result.exit_code == Exit.BAD_INPUT and "not an http(s) URL" in result.stderr
