@@ -62,8 +62,8 @@ class Client:
         connection = self._connection()
         sending: OSError | None = None
         try:
-            connection.request(method, self.prefix + path, body=body if body is None else _until_answered(connection, body),
-                               headers={**self.headers, **(headers or {})})
+            sent = body if body is None else _until_answered(connection, body)
+            connection.request(method, self.prefix + path, body=sent, headers={**self.headers, **(headers or {})})
         except OSError as error:
             # The service may have answered before the body was all sent, and stopped reading it (an upload
             # refused as it arrives): its answer is read all the same.
