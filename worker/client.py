@@ -65,6 +65,8 @@ class Client:
             sent = body if body is None else _until_answered(connection, body)
             connection.request(method, self.prefix + path, body=sent, headers={**self.headers, **(headers or {})})
         except OSError as error:
+            if connection.sock is None:  # never connected
+                raise ClientError(f"cannot reach {self.url}: {error}") from None
             # The service may have answered before the body was all sent, and stopped reading it (an upload
             # refused as it arrives): its answer is read all the same.
             sending = error
