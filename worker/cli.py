@@ -65,8 +65,8 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
     from worker.jobs.intake import HeadKept, explain
     from worker.solving import TRACE_BUFFER, solve_file
 
-    engine = engines.get(game)
     kept = HeadKept(_screened(file))  # for the message of a bad file (intake.explain)
+    engine = engines.get(game)
     reading = kept.reading()
     warnings: list[Diagnostic] = []
     faults = Faults()
@@ -123,9 +123,9 @@ def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> Non
     from worker.jobs.errors import Invalid
     from worker.jobs.intake import HeadKept, explain
 
+    kept = HeadKept(_screened(input_file))
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
-    kept = HeadKept(_screened(input_file))
     lines = (engine.solve(case, False).line for case in engine.parse(kept.reading(), warnings))
     try:
         report = judge_stream(lines, output, keep=max(show, 1))

@@ -9,9 +9,10 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import select
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,6 +27,15 @@ class ClientError(Exception):
     def __init__(self, message: str, exit: Exit = Exit.UNREACHABLE) -> None:
         super().__init__(message)
         self.exit = exit
+
+
+def _until_answered(connection: http.client.HTTPConnection, body: Iterable[bytes]) -> Iterator[bytes]:
+    """``body``'s pieces, until the service answers: an answer before the whole body is a refusal (an upload
+    refused as it arrives), and the rest would only be sent to a socket that is closing."""
+    for piece in body:
+        if connection.sock is not None and select.select([connection.sock], [], [], 0)[0]:
+            return
+        yield piece
 
 
 class Client:
@@ -50,13 +60,25 @@ class Client:
     def _request(self, method: str, path: str, body: Any = None,
                  headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
         connection = self._connection()
+        sending: OSError | None = None
         try:
-            connection.request(method, self.prefix + path, body=body, headers={**self.headers, **(headers or {})})
+            sent = body if body is None else _until_answered(connection, body)
+            connection.request(method, self.prefix + path, body=sent, headers={**self.headers, **(headers or {})})
+        except OSError as error:
+            if connection.sock is None:  # never connected
+                raise ClientError(f"cannot reach {self.url}: {error}") from None
+            # The service may have answered before the body was all sent, and stopped reading it (an upload
+            # refused as it arrives): its answer is read all the same.
+            sending = error
+        try:
             response = connection.getresponse()
         except (OSError, http.client.HTTPException) as error:
-            raise ClientError(f"cannot reach {self.url}: {error}") from None
+            raise ClientError(f"cannot reach {self.url}: {sending or error}") from None
         if response.status >= 400:
-            raw = response.read()
+            try:
+                raw = response.read()
+            except (OSError, http.client.HTTPException):
+                raw = b""
             try:
                 message = json.loads(raw)["error"]
             except (ValueError, KeyError, TypeError):

@@ -136,11 +136,11 @@ def test_dealer_submit_sends_dealer_api_key(live: LiveService) -> None:
     hands = str(JUDGE_DATA / "mahjong" / "sample.in")
     refused = subprocess.run([*DEALER, "submit", hands, "--url", live.url], env=env, capture_output=True,
                              text=True, timeout=60)
-    assert refused.returncode == 1
+    assert refused.returncode == 3  # the service refuses (worker/exits.py)
     assert "401 this needs an API key" in refused.stderr and "(set DEALER_API_KEY to your key)" in refused.stderr
     wrong = subprocess.run([*DEALER, "submit", hands, "--url", live.url], env={**env, "DEALER_API_KEY": "x" * 20},
                            capture_output=True, text=True, timeout=60)
-    assert wrong.returncode == 1 and "the API key is not valid" in wrong.stderr and "x" * 20 not in wrong.stderr
+    assert wrong.returncode == 3 and "the API key is not valid" in wrong.stderr and "x" * 20 not in wrong.stderr
     done = subprocess.run([*DEALER, "submit", hands, "--url", live.url, "--wait"],
                           env={**env, "DEALER_API_KEY": KEY}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -26,7 +26,7 @@ from worker.states import NO_OUTPUT, JobStatus
 from worker.store.database import Database
 from worker.store.models import Job
 from worker.store.owners import EVERYTHING, Viewer
-from worker.store.uploads import StoredUpload, UploadReader, hold
+from worker.store.uploads import Screen, StoredUpload, UploadReader, hold
 
 
 class CheckService:
@@ -80,7 +80,7 @@ class CheckService:
         with UploadReader(self.db, upload.id) as stream:
             self._refuse_unless(lambda: check_text(stream, self.settings.max_line_bytes))
 
-    def output_screen(self) -> _OutputScreen:
+    def output_screen(self) -> Screen:
         """:meth:`check_output` on an output while it arrives (an upload's screen), so that one that is no
         text is refused where that shows, before the rest is read."""
         return _OutputScreen(self, TextScreen(self.settings.max_line_bytes))

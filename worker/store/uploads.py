@@ -1,4 +1,4 @@
-"""Uploads kept in the database: streamed in as compressed blocks, hashed and size-limited on the way.
+"""Uploads kept in the database: streamed in as compressed blocks, screened, hashed and size-limited on the way.
 
 The web process writes an upload block by block while the request body arrives (constant
 memory, whatever the size); the split task on any worker reads it back the same way.
