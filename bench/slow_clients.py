@@ -4,7 +4,8 @@ uploads sending their body a byte a second, each opened again as soon as the ser
 
 The server is ``dealer web`` with its shipped settings and no proxy in front, started by the live-service
 harness (``worker.testing.live``: one web process, so every slow client lands on it), on the machine's
-PostgreSQL and Redis (``--mode embedded``: SQLite and the file broker), with no worker. ``--record``
+PostgreSQL and Redis (``--mode embedded``: SQLite and the file broker), with no worker; the slow clients
+run in a process of their own, beside the one asking. ``--record``
 writes the figures, the settings and the machine into ``docs/figures/slow_clients.md``.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import multiprocessing
 import os
 import platform
 import statistics
@@ -21,6 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from webui.pacing import CONNECTIONS, GRACE_SECONDS, HEADER_SECONDS, MIN_RATE
 from worker.testing.live import live_service
@@ -51,6 +54,21 @@ def ask(port: int) -> float:
     finally:
         connection.close()
     return time.perf_counter() - started
+
+
+def attack(port: int, heads: int, uploads: int, ready: Any, results: Any) -> None:
+    """The slow clients, in a process of their own (so that the requests measured do not wait for their
+    thread's turn), until ``ready`` is cleared; then what they saw goes to ``results``."""
+    with SlowClients("127.0.0.1", port, reconnect=True).running() as slow:
+        slow.add_heads(heads)
+        slow.add_uploads(uploads)
+        ready.set()
+        while ready.is_set():
+            time.sleep(0.2)
+        held = len(slow.connections) - len(slow.answered(slow.connections))
+        dropped = sum(1 for kind, answer in slow.ended if kind == "head" and not answer)
+        cut = sum(1 for kind, answer in slow.ended if kind == "upload" and answer.startswith(b"HTTP/1.1 408"))
+    results.put((held, dropped, cut))
 
 
 def measure(port: int, seconds: float, every: float) -> Asked:
@@ -122,20 +140,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, live_service(args.mode, Path(tmp), workers=0) as live:
         port = int(live.url.rsplit(":", 1)[1])
         measure(port, 1, 0.1)  # warm up
-        with SlowClients("127.0.0.1", port, reconnect=True).running() as slow:
-            slow.add_heads(args.heads)
-            slow.add_uploads(args.uploads)
-            others = busiest()
-            asked = measure(port, args.seconds, args.every)
-            held = len(slow.connections) - len(slow.answered(slow.connections))
-            dropped = sum(1 for kind, answer in slow.ended if kind == "head" and not answer)
-            cut = sum(1 for kind, answer in slow.ended if kind == "upload" and answer.startswith(b"HTTP/1.1 408"))
+        # The same requests with no slow client first, for as long as a third of the run: what this machine,
+        # as loaded as it is now, gives anyway.
+        alone = measure(port, args.seconds / 3, args.every)
+        context = multiprocessing.get_context("fork")
+        ready, results = context.Event(), context.Queue()
+        slow = context.Process(target=attack, args=(port, args.heads, args.uploads, ready, results), daemon=True)
+        slow.start()
+        if not ready.wait(120):
+            raise SystemExit("the slow clients could not connect")
+        others = busiest()
+        asked = measure(port, args.seconds, args.every)
+        ready.clear()  # tells the slow clients to stop
+        held, dropped, cut = results.get(timeout=120)
+        slow.join()
     load_after = os.getloadavg()
     count = len(asked.seconds) + len(asked.failures)
-    figures = {
-        "p50": statistics.median(asked.seconds), "p90": percentile(asked.seconds, 0.9),
-        "p99": percentile(asked.seconds, 0.99), "max": max(asked.seconds),
-    } if asked.seconds else {}
+    figures, baseline = summary(asked), summary(alone)
     met = bool(figures) and figures["p99"] <= TARGET_P99_SECONDS and not asked.failures
     verdict = (f"p99 {figures.get('p99', float('nan')) * 1000:.0f} ms, {len(asked.failures)} failing "
                f"(target: p99 <= {TARGET_P99_SECONDS * 1000:.0f} ms, none failing): {'met' if met else 'NOT met'}")
@@ -145,16 +166,25 @@ def main() -> int:
     print(f"GET /api/jobs every {args.every} s for {args.seconds:.0f} s: {count} asked, "
           + ", ".join(f"{name} {value * 1000:.0f} ms" for name, value in figures.items())
           + f", {len(asked.failures)} failed")
+    print(f"the same with no slow client first ({args.seconds / 3:.0f} s): "
+          + ", ".join(f"{name} {value * 1000:.0f} ms" for name, value in baseline.items())
+          + f", {len(alone.failures)} failed")
     for failure in sorted(set(asked.failures)):
         print(f"  failed: {failure} ({asked.failures.count(failure)}x)")
     print(verdict)
     if args.record:
-        record(args, figures, len(asked.failures), count, verdict, (held, dropped, cut),
+        record(args, figures, baseline, len(asked.failures), count, verdict, (held, dropped, cut),
                (load_before, load_after), others)
     return 0 if met else 1
 
 
-def record(args: argparse.Namespace, figures: dict[str, float], failed: int, count: int, verdict: str,
+def summary(asked: Asked) -> dict[str, float]:
+    return {"p50": statistics.median(asked.seconds), "p90": percentile(asked.seconds, 0.9),
+            "p99": percentile(asked.seconds, 0.99), "max": max(asked.seconds)} if asked.seconds else {}
+
+
+def record(args: argparse.Namespace, figures: dict[str, float], baseline: dict[str, float], failed: int,
+           count: int, verdict: str,
            slow: tuple[int, int, int], load: tuple[tuple[float, ...], tuple[float, ...]], others: str) -> None:
     held, dropped, cut = slow
     loads = " → ".join(" ".join(f"{value:.2f}" for value in each) for each in load)
@@ -171,6 +201,8 @@ def record(args: argparse.Namespace, figures: dict[str, float], failed: int, cou
         ("requests", f"`GET /api/jobs` every {args.every:g} s for {args.seconds:g} s: {count} asked, "
                      f"{failed} failed (over {FAIL_SECONDS:.0f} s or not 200)"),
         ("latency", ", ".join(f"{name} {value * 1000:.0f} ms" for name, value in figures.items()) or "none answered"),
+        ("with no slow client", "the same requests for a third as long, just before: "
+         + ", ".join(f"{name} {value * 1000:.0f} ms" for name, value in baseline.items())),
         ("verdict", verdict),
         ("machine", machine()),
         ("what else ran", f"load average (1, 5, 15 min) {loads} (before → after); the busiest other "
