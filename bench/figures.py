@@ -8,7 +8,8 @@ processes when it began, and the date. The guide's pages include that file (``do
 no figure in the guide is typed by hand. A run that fails writes nothing, so the page keeps the last
 figure that was measured.
 
->>> text = page("engines", "all done\\n", Run("python -m bench.engines", {}, "now", (1.0, 1.0, 1.0), ["x 50%"]))
+>>> run = Run("python -m bench.engines", {}, "now", (1.0, 1.0, 1.0), ["x 50%"])
+>>> text = page("engines", "all done\\n", run)
 >>> text.splitlines()[0]
 '<!-- Written by `python -m bench.engines` (bench/figures.py); run it again to measure again. -->'
 >>> "all done" in text and "x 50%" in text

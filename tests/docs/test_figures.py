@@ -9,8 +9,8 @@ import pytest
 from bench import figures
 
 
-def test_a_run_that_succeeds_writes_its_output_under_what_produced_it(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_that_succeeds_writes_its_output_under_what_produced_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(figures, "FIGURES", tmp_path)
     monkeypatch.setattr("sys.argv", ["engines.py", "--cases", "10"])
     monkeypatch.setenv("DEALER_CHUNK_SIZE", "500")
