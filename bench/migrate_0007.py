@@ -1,4 +1,4 @@
-"""How long migration 0007 (results per chunk) takes per million cases, for the README's runbook.
+"""How long migration 0007 (results per chunk) takes per million cases, for the guide's Operating page (docs/operating.md).
 
 Builds a PostgreSQL database at revision 0006 holding ``--cases`` solved 10-20-30 decks as the code
 of 0006 stored them (jobs of 2,000 decks in chunks of 100: inputs, judge lines, a JSON result row a
