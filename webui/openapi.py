@@ -61,7 +61,7 @@ def document(keyed: bool = True) -> dict[str, Any]:
 
 #: Real answers of each operation (``tests/docs/record_examples.py`` records them; ``tests/docs`` holds
 #: each to its schema), shown beside the schemas by ``/docs``.
-EXAMPLES: dict[str, dict[str, Any]] = json.loads(resources.files("webui").joinpath("examples.json").read_text())
+EXAMPLES: dict[str, dict[str, Any]] = json.loads((resources.files("webui") / "examples.json").read_text())
 
 
 def with_examples(paths: dict[str, Any]) -> dict[str, Any]:

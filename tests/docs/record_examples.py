@@ -64,7 +64,8 @@ def record() -> dict[str, dict[str, Any]]:
                     continue  # the document as its own example says nothing
                 if method != "get":
                     continue  # the writes are recorded below, each on a job it may change
-                found[operation["operationId"]] = answer(client.get(url + QUERIES.get(operation["operationId"], "")))
+                name = operation["operationId"]
+                found[name] = answer(client.get(url + QUERIES.get(name, "")))
         found["createJob"] = answer(post_file(client, judge("mahjong", "sample"), "mahjong", "hands.in"))
         found["createCheck"] = answer(check)
         found["generateJob"] = answer(client.post("/api/generate", json=GENERATE))
