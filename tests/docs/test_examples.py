@@ -39,7 +39,8 @@ def test_the_example_names_a_command_and_its_options(page: str, example: str) ->
     assert not isinstance(command, click.Group), f"{page}: {example}: no such command"
     if command.context_settings.get("ignore_unknown_options"):
         return  # dealer worker hands what it does not know to Celery
-    known = {name for param in command.params for name in (*param.opts, *param.secondary_opts)} | {"--help", "-h"}
+    known = {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
+    known |= {"--help", "-h"}
     for word in words:
         if word.startswith("-") and word != "-":
             assert word.split("=", 1)[0] in known, f"{page}: {example}: {command.name} has no {word}"
