@@ -25,11 +25,22 @@ def test_a_run_that_succeeds_writes_its_output_under_what_produced_it(
     assert "`python -m bench.engines --cases 10`" in text
     assert "`DEALER_CHUNK_SIZE=500`" in text and "secret-token" not in text
     assert f"{figures.os.cpu_count()} CPUs" in text and "load average" in text
-    assert "10-20-30  0.02x" in text
+    assert "10-20-30  0.02x" in text and "**Exit status**: 0 (every target met)" in text
 
 
-def test_a_run_that_fails_leaves_the_last_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missed_target_is_a_figure_that_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(figures, "FIGURES", tmp_path)
+    assert figures.record("faults", lambda: 1) == 1
+    assert "**Exit status**: 1 (a target missed" in (tmp_path / "faults.md").read_text()
+
+
+def test_a_run_that_raises_leaves_the_last_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(figures, "FIGURES", tmp_path)
     (tmp_path / "faults.md").write_text("the last figure")
-    assert figures.record("faults", lambda: 1) == 1
+
+    def broken() -> int:
+        raise RuntimeError("the private servers did not start")
+
+    with pytest.raises(RuntimeError):
+        figures.record("faults", broken)
     assert (tmp_path / "faults.md").read_text() == "the last figure"
