@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import os
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -29,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
+#: What follows a word naming a secret on another process's command line is not written down.
+SECRET = re.compile(r"(?i)(\S*(?:key|token|password|secret)\S*?[= ])\S+")
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ def busiest(own: int, count: int = 5) -> list[str]:
         pid, cpu, name = line.split(None, 2)
         if int(pid) != own and float(cpu) >= 1.0:
             # the command line, cut: which program and what it was asked (``python -m pytest tests/…``)
-            found.append(f"`{name[:60]}` {cpu}%")
+            shown = SECRET.sub(r"\1…", name)[:60]
+            found.append(f"`{shown}` {cpu}%")
     return found[:count]
 
 

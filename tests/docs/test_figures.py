@@ -44,3 +44,9 @@ def test_a_run_that_raises_leaves_the_last_figure(tmp_path: Path, monkeypatch: p
     with pytest.raises(RuntimeError):
         figures.record("faults", broken)
     assert (tmp_path / "faults.md").read_text() == "the last figure"
+
+
+def test_no_secret_on_another_process_command_line_is_written_down() -> None:
+    shown = figures.SECRET.sub(r"\1…", "dealer submit decks.in --api-key s3cr3t-token --url http://h")
+    assert "s3cr3t" not in shown and "--url http://h" in shown
+    assert "hunter2" not in figures.SECRET.sub(r"\1…", "psql --password=hunter2 -h db")
