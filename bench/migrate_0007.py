@@ -20,6 +20,7 @@ import orjson
 import zstandard
 from sqlalchemy import text
 
+from bench import figures
 from worker import engines
 from worker.config import Settings
 from worker.store.database import Database
@@ -105,4 +106,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("migrate_0007", main))
