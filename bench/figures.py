@@ -1,14 +1,15 @@
 """The figures the guide shows, written by the benchmarks that measure them.
 
 A benchmark runs its ``main`` through :func:`record`: what it prints still goes to the terminal, and
-when it ends with status 0 the same text is written to ``docs/figures/<name>.md`` under a header
-saying what produced it: the command and its arguments, the ``DEALER_*`` settings it ran with, the
-machine (CPUs, their model, memory), the load average before and after and the busiest other
-processes when it began, and the date. The guide's pages include that file (``docs/hooks/figures.py``);
-no figure in the guide is typed by hand. A run that fails writes nothing, so the page keeps the last
-figure that was measured.
+once it returns the same text is written to ``docs/figures/<name>.md`` under a header saying what
+produced it: the command and its arguments, the ``DEALER_*`` settings it ran with, the machine (CPUs,
+their model, memory), the load average before and after and the busiest other processes when it
+began, the date, and its exit status (a missed target is a figure too, and shows as one). The
+guide's pages include that file (``docs/hooks/figures.py``); no figure in the guide is typed by hand.
+A run that raises writes nothing, so the page keeps the last figure that was measured.
 
->>> text = page("engines", "all done\\n", Run("python -m bench.engines", {}, "now", (1.0, 1.0, 1.0), ["x 50%"]))
+>>> run = Run("python -m bench.engines", {}, "now", (1.0, 1.0, 1.0), ["x 50%"])
+>>> text = page("engines", "all done\\n", run, 0)
 >>> text.splitlines()[0]
 '<!-- Written by `python -m bench.engines` (bench/figures.py); run it again to measure again. -->'
 >>> "all done" in text and "x 50%" in text
@@ -20,6 +21,7 @@ from __future__ import annotations
 import io
 import os
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -28,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 FIGURES = Path(__file__).resolve().parents[1] / "docs" / "figures"
+#: What follows a word naming a secret on another process's command line is not written down.
+SECRET = re.compile(r"(?i)(\S*(?:key|token|password|secret)\S*?[= ])\S+")
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ def busiest(own: int, count: int = 5) -> list[str]:
     """The processes using the most CPU besides this one, as ``ps`` sees them (its %CPU is the share of
     one CPU averaged over each process's life)."""
     try:
-        listing = subprocess.run(["ps", "-eo", "pid=,pcpu=,comm=", "--sort=-pcpu"], capture_output=True,
+        listing = subprocess.run(["ps", "-eo", "pid=,pcpu=,args=", "--sort=-pcpu"], capture_output=True,
                                  text=True, check=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
         return []
@@ -88,7 +92,9 @@ def busiest(own: int, count: int = 5) -> list[str]:
     for line in listing.splitlines():
         pid, cpu, name = line.split(None, 2)
         if int(pid) != own and float(cpu) >= 1.0:
-            found.append(f"{name} {cpu}%")
+            # the command line, cut: which program and what it was asked (``python -m pytest tests/…``)
+            shown = SECRET.sub(r"\1…", name)[:60]
+            found.append(f"`{shown}` {cpu}%")
     return found[:count]
 
 
@@ -100,7 +106,7 @@ def started(module: str) -> Run:
                busiest=busiest(os.getpid()))
 
 
-def page(name: str, output: str, run: Run) -> str:
+def page(name: str, output: str, run: Run, status: int) -> str:
     """The figure file: what produced it, then the benchmark's output as it printed it."""
     end = os.getloadavg()
     settings = ", ".join(f"`{k}={v}`" for k, v in run.settings.items()) or "the shipped defaults"
@@ -114,6 +120,8 @@ def page(name: str, output: str, run: Run) -> str:
         f"{platform.system()} {platform.release()}, Python {platform.python_version()}",
         f"- **What else ran**: load average {run.load[0]:.1f} at the start, {end[0]:.1f} at the end; "
         f"the busiest other processes at the start: {others}",
+        f"- **Exit status**: {status}" + (" (every target met)" if status == 0 else
+                                          " (a target missed or a check failed: the output says which)"),
         "",
         "```text",
         output.rstrip("\n"),
@@ -123,7 +131,7 @@ def page(name: str, output: str, run: Run) -> str:
 
 
 def record(name: str, main: Callable[[], int | None]) -> int:
-    """Run a benchmark's ``main``, and write its figure to ``docs/figures/<name>.md`` when it succeeds."""
+    """Run a benchmark's ``main``, and write its figure to ``docs/figures/<name>.md`` once it returns."""
     run = started(f"bench.{name}")
     tee = _Tee(sys.stdout)  # type: ignore[arg-type]
     sys.stdout = tee
@@ -131,8 +139,7 @@ def record(name: str, main: Callable[[], int | None]) -> int:
         status = main() or 0
     finally:
         sys.stdout = tee.terminal
-    if status == 0:
-        FIGURES.mkdir(parents=True, exist_ok=True)
-        (FIGURES / f"{name}.md").write_text(page(name, tee.kept.getvalue(), run))
-        print(f"figure written to {FIGURES / f'{name}.md'}", file=sys.stderr)
+    FIGURES.mkdir(parents=True, exist_ok=True)
+    (FIGURES / f"{name}.md").write_text(page(name, tee.kept.getvalue(), run, status))
+    print(f"figure written to {FIGURES / f'{name}.md'}", file=sys.stderr)
     return status

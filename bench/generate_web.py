@@ -15,11 +15,13 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
+from bench import figures
 from worker.testing.live import DEALER, LiveService, live_service
 
 MIX = "win=1,loss=1,draw=1"
@@ -68,4 +70,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(figures.record("generate_web", main))

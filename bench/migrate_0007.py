@@ -1,4 +1,4 @@
-"""How long migration 0007 (results per chunk) takes per million cases, for the README's runbook.
+"""How long migration 0007 (results per chunk) takes per million cases, for the guide's Operating page (docs/operating.md).
 
 Builds a PostgreSQL database at revision 0006 holding ``--cases`` solved 10-20-30 decks as the code
 of 0006 stored them (jobs of 2,000 decks in chunks of 100: inputs, judge lines, a JSON result row a
@@ -20,6 +20,7 @@ import orjson
 import zstandard
 from sqlalchemy import text
 
+from bench import figures
 from worker import engines
 from worker.config import Settings
 from worker.store.database import Database
@@ -105,4 +106,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(figures.record("migrate_0007", main))

@@ -1,4 +1,4 @@
-"""The JSON API of jobs and of the service (README.md's table), each route with its OpenAPI description.
+"""The JSON API of jobs and of the service (the guide's API page lists them: docs/api.md), each route with its OpenAPI description.
 
 A job's results are in :mod:`webui.results`, its checks in :mod:`webui.checks`.
 """

@@ -9,7 +9,9 @@ documented schemas field by field.
 
 from __future__ import annotations
 
+import json
 from functools import cache
+from importlib import resources
 from typing import Any
 
 from flask import Blueprint, jsonify
@@ -55,5 +57,25 @@ def served() -> dict[str, Any]:
 @cache
 def document(keyed: bool = True) -> dict[str, Any]:
     paths, views = assemble(DECLARED, keyed)
-    return {"openapi": "3.1.0", "info": INFO, "tags": TAGS, "paths": paths,
+    return {"openapi": "3.1.0", "info": INFO, "tags": TAGS, "paths": with_examples(paths),
             "components": {"schemas": schemas(views), "securitySchemes": SECURITY_SCHEMES}}
+
+
+#: Real answers of each operation (``tests/docs/record_examples.py`` records them; ``tests/docs`` holds
+#: each to its schema), shown beside the schemas by ``/docs``.
+EXAMPLES: dict[str, dict[str, Any]] = json.loads((resources.files("webui") / "examples.json").read_text())
+
+
+def with_examples(paths: dict[str, Any]) -> dict[str, Any]:
+    """``paths`` with each operation's recorded answer (and request) as the example of its content."""
+    for item in paths.values():
+        for operation in item.values():
+            recorded = EXAMPLES.get(operation.get("operationId", "")) if isinstance(operation, dict) else None
+            if recorded is None:
+                continue
+            content = operation["responses"].get(recorded["status"], {}).get("content", {})
+            if recorded["type"] in content:
+                content[recorded["type"]]["example"] = recorded["example"]
+            if "request" in recorded:
+                operation["requestBody"]["content"]["application/json"]["example"] = recorded["request"]
+    return paths

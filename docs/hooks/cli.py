@@ -20,8 +20,8 @@ WIDTH = 100
 def commands(command: click.Command, parent: click.Context | None = None,
              name: str = "dealer") -> Iterator[tuple[str, click.Command, click.Context]]:
     """Every command under ``command`` (itself first), with its full name and a context for its help."""
-    context = click.Context(command, info_name=name, parent=parent, max_content_width=WIDTH, terminal_width=WIDTH,
-                            **command.context_settings)
+    context = click.Context(command, info_name=name, parent=parent, max_content_width=WIDTH,
+                            terminal_width=WIDTH, **command.context_settings)
     yield context.command_path, command, context
     if isinstance(command, click.Group):
         for sub in command.list_commands(context):

@@ -20,8 +20,8 @@ def included(markdown: str, figures: Path) -> str:
         found = figures / f"{match['name']}.md"
         if found.is_file():
             return found.read_text()
-        return (f"!!! note \"Not measured in this checkout\"\n    `{match['command']}` measures this and writes "
-                f"`docs/figures/{match['name']}.md`, which this page then shows.\n")
+        return (f"!!! note \"Not measured in this checkout\"\n    `{match['command']}` measures this "
+                f"and writes `docs/figures/{match['name']}.md`, which this page then shows.\n")
 
     return MARKER.sub(figure, markdown)
 

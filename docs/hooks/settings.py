@@ -80,7 +80,8 @@ def table() -> str:
         if not text:
             raise LookupError(f"worker/config.py: Settings.{item.name} has no #: comment to document it by")
         required = item.default is MISSING and item.default_factory is MISSING
-        default = f"`{values[item.name]}`" + (", in the data folder" if required and item.name != "data_dir" else "")
+        made = required and item.name != "data_dir"
+        default = f"`{values[item.name]}`" + (", in the data folder" if made else "")
         # The comments are reStructuredText (``code``); the guide is Markdown.
         text = text.replace("``", "`").replace("|", "&#124;")
         rows.append(f"| `{variable(item)}` | {default} | {text} |")

@@ -3,7 +3,7 @@ phone (a check of a 200,000-line output included) opening on the lines not accep
 "Finished" and a job's time at 1280 px; a mahjong file with a wrong suit named like any other bad file;
 times that stay in UTC after the scripts run, numbers grouped alike, verdicts written alike, the solve
 times users can act on; and every page, the check pages included, through axe-core at 1280 and 390 px
-without sideways scrolling, each shot (the README's screenshots are these: docs/screenshots)."""
+without sideways scrolling, each shot (the README's and the guide's screenshots are these: docs/screenshots)."""
 
 from __future__ import annotations
 

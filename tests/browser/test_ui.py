@@ -272,7 +272,8 @@ def test_history_finds_a_deck_in_every_job(page: Any, live: LiveService, screens
 
 def test_api_page_error_page_and_a_phone(page: Any, live: LiveService, screenshot: Any) -> None:
     page.goto("/docs")
-    assert page.locator("details.endpoint").count() >= 18
+    page.wait_for_selector(".opblock")
+    assert page.locator(".opblock").count() >= 18
     screenshot(page, "api")
     response = page.goto("/jobs/999999")
     assert response.status == 404 and "Not found" in page.inner_text("main")

@@ -9,7 +9,8 @@ from tests.support.paths import ROOT
 
 
 def hook(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"dealer_docs_hook_{name}", ROOT / "docs" / "hooks" / f"{name}.py")
+    path = ROOT / "docs" / "hooks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"dealer_docs_hook_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

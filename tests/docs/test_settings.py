@@ -60,7 +60,8 @@ def harness_reads() -> set[str]:
 
 
 def guide_names() -> set[str]:
-    pages = [p for p in (ROOT / "docs").rglob("*.md") if p.name != "changelog.md"] + [ROOT / "ARCHITECTURE.md"]
+    pages = [p for p in (ROOT / "docs").rglob("*.md") if p.name != "changelog.md"]
+    pages.append(ROOT / "ARCHITECTURE.md")
     text = "\n".join(p.read_text() for p in pages)
     text += hook("settings").table() + hook("cli").reference()
     return set(re.findall(NAME, text))

@@ -28,7 +28,7 @@ from worker.testing.servers import free_port
 pytestmark = [pytest.mark.slow]
 
 #: What a stop may take: the web's and the worker's graces run side by side, so either bounds it; the
-#: rest is room for a machine four times slower than a quiet one (a quiet one stops in about 2 s).
+#: rest is room for a machine four times slower than a quiet one (a quiet one stops within a few seconds).
 STOP_LIMIT_SECONDS = max(SERVE_GRACE_SECONDS, WORKER_GRACE_SECONDS) + 25
 
 

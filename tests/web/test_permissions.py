@@ -1,4 +1,4 @@
-"""Who may do what to whose jobs: every row of the README's permission table (Security), from one table.
+"""Who may do what to whose jobs: every row of the guide's permission table (docs/security.md), from one table.
 
 Each row is a viewer (an admin key, a user key, no key; with reads private or public) and whose
 job it acts on (its own or another's); each is tried on every action of the API and the pages.
@@ -27,7 +27,7 @@ TOKENS = {"root": ROOT, "alice": ALICE, "bob": BOB}
 HANDS = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes()
 ANSWERS = (JUDGE_DATA / "mahjong" / "sample.out").read_bytes()
 
-#: The README's table: who (its key's role, or none; reads public or not), whose job, and what it may do
+#: The guide's table: who (its key's role, or none; reads public or not), whose job, and what it may do
 #: to it: read (see it, its results, cases, output, checks; find it in lists, searches and exports) and
 #: write (check an output against it, rerun, cancel, delete). ok: allowed (listed); 404: not found (not
 #: listed); 403: seen but not changed; 401: a key is needed (the pages send to the login).

@@ -17,7 +17,7 @@ per-case result cache.
 Existing data is moved, chunk by chunk: each stored chunk's results become its facts,
 facets and filter, its judge lines gain a newline each, and the case rows are dropped. This
 cannot be undone (``downgrade`` refuses): back the database up first. It reads every stored
-chunk once; the README's runbook gives its time per million cases.
+chunk once; the guide's Operating page (docs/operating.md) says how to time it.
 
 The blobs' layout is written out here, so that this migration keeps doing what it did when
 the code moves on; the input hash and the filter are imported, as their values are stored

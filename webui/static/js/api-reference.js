@@ -1,0 +1,27 @@
+// The interactive API reference of /docs: Swagger UI (shipped in static/vendor/swagger-ui) over the
+// service's own OpenAPI document. "Try it out" runs in this page, so it carries the page's login: the
+// session cookie goes with every same-origin request, and a write also needs the session's CSRF token,
+// which webui/auth.py checks in the X-CSRF-Token header, as the other pages' scripts send it.
+(() => {
+  const node = document.getElementById("swagger-ui");
+  const token = document.querySelector('meta[name="csrf-token"]')?.content;
+  const safe = new Set(["GET", "HEAD", "OPTIONS"]);
+  node.textContent = "";
+  window.SwaggerUIBundle({
+    url: node.dataset.spec,
+    domNode: node,
+    // A deep link is an anchor inside each operation's button: a control nested in a control (axe).
+    deepLinking: false,
+    docExpansion: "list",
+    defaultModelsExpandDepth: 0,
+    // Swagger UI would otherwise send the document to validator.swagger.io for its badge.
+    validatorUrl: null,
+    requestInterceptor: (request) => {
+      if (token && !safe.has((request.method || "GET").toUpperCase())) {
+        request.headers["X-CSRF-Token"] = token;
+      }
+      request.credentials = "same-origin";
+      return request;
+    },
+  });
+})();
