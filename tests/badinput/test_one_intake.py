@@ -58,13 +58,14 @@ FILES = _files()
 
 
 def by_the_service(client: Any, game: str, data: bytes) -> str:
-    """What the service says of the file: the error of its refusal, or of its job, which fails."""
+    """What the service says of the file: the error of its refusal, or the first fault its job lists (the
+    job fails; its error says that and what was kept)."""
     response = post(client, data, game)
     if response.status_code == 400:
         return str(response.get_json()["error"])
     job = finished(client, response)
     assert job["status"] == "failed", job
-    return str(job["error"])
+    return str(job["faults"][0]["message"] if job["faults"] else job["error"])
 
 
 def by_the_command_line(command: str, game: str, path: Path) -> str:

@@ -50,7 +50,7 @@ def test_a_malformed_line_past_the_start_fails_the_job_and_keeps_the_cases_befor
     assert job.error.startswith(f"line {line}, column 1:"), job.error
     expected = (JUDGE_DATA / "accordion" / "random-2000.out").read_bytes()
     assert b"".join(queries.output(job.id, partial=True)) == expected
-    with pytest.raises(Conflict, match="its partial output is at"):
+    with pytest.raises(Conflict, match="are its partial output, at"):
         queries.output(job.id)
     with Database.of(settings).session() as session:
         assert session.scalar(select(func.sum(Chunk.count)).where(Chunk.job_id == job.id)) == 2000

@@ -121,8 +121,9 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
     assert partial.status_code == 200 and partial.data == expected
     whole = client.get(f"/api/jobs/{job['id']}/output")
     assert whole.status_code == 409
-    assert whole.get_json()["error"] == (f"job {job['id']} failed, so its judge output is not whole: its partial "
-                                         f"output is at /api/jobs/{job['id']}/output?partial=1")
+    assert whole.get_json()["error"] == (f"job {job['id']} failed, so it has no complete output: the answers to "
+                                         f"its cases before its first fault are its partial output, at "
+                                         f"/api/jobs/{job['id']}/output?partial=1")
 
     # dealer solve of the whole file: the same answers, then every fault, exit 2.
     status, output, messages = solved(game, data, tmp_path)
