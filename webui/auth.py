@@ -80,8 +80,10 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 MIN_KEY_LENGTH = 16
-#: Reachable without a key even when reads are private: logging in, assets, the load balancer's check.
-OPEN_ENDPOINTS = frozenset({"auth.login", "auth.logout", "static", "ops.healthz", "openapi.openapi_document"})
+#: Reachable without a key even when reads are private: logging in, assets, the load balancer's check, and
+#: the API's description (the document and its reference page: how to use the API is no one's data).
+OPEN_ENDPOINTS = frozenset({"auth.login", "auth.logout", "static", "ops.healthz", "openapi.openapi_document",
+                            "pages.docs"})
 #: Answered without asking the keys (which live in the database): the assets, and the load balancer's
 #: check, which must say what is down when the database is (it shows no job).
 UNGUARDED = frozenset({"static", "ops.healthz"})
