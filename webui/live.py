@@ -1,8 +1,8 @@
 """Live updates of the pages, pushed as Server-Sent Events.
 
 An event stream is a plain streamed answer (a generator), so it passes gunicorn and a reverse
-proxy that does not buffer it (``X-Accel-Buffering: no`` tells nginx). Each open stream holds a
-worker thread, so a process serves few at once and each for a bounded time; the browser's
+proxy that does not buffer it (``X-Accel-Buffering: no`` tells nginx). Each open stream costs a
+greenlet and a query a tick, so a process serves few at once and each for a bounded time; the browser's
 ``EventSource`` reconnects when one ends, and a page that is refused (``429``) or loses its
 stream polls the JSON API instead. Under gunicorn's sync workers (one request at a time per
 process, where a stream would hold the whole process) every stream is refused: the pages poll.
@@ -26,7 +26,7 @@ live = Blueprint("live", __name__)
 
 #: Streams one web process serves at once; beyond them the pages poll.
 MAX_STREAMS = 4
-#: How long one stream lasts before the browser is asked to reconnect (which frees the thread between).
+#: How long one stream lasts before the browser is asked to reconnect (which frees its slot between).
 STREAM_SECONDS = 30.0
 #: How often a stream looks for changes.
 TICK_SECONDS = 1.0
