@@ -181,8 +181,8 @@ def _name_faults(name: str, game: str, faults: Faults, head: bytes) -> None:
     from worker.jobs.intake import explain
 
     for fault in faults.first:
-        click.echo(f"dealer: error: {name}: {explain(game, InputError(fault.message, fault.line, fault.column), head)}",
-                   err=True)
+        error = InputError(fault.message, fault.line, fault.column)
+        click.echo(f"dealer: error: {name}: {explain(game, error, head)}", err=True)
     if faults.count > len(faults.first):
         click.echo(f"dealer: error: {name}: and {faults.count - len(faults.first):,} more faults", err=True)
 

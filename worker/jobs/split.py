@@ -20,8 +20,8 @@ from worker import engines
 from worker.config import Settings
 from worker.engines.base import Diagnostic, Faults, InputError
 from worker.jobs import lifecycle
-from worker.jobs.faults import listed
 from worker.jobs.dispatch import Dispatcher, process_name, send_quietly
+from worker.jobs.faults import listed
 from worker.jobs.intake import SNIFF_BYTES, explain
 from worker.jobs.reading import LineLimitReader, take_guarded
 from worker.states import JobStatus
