@@ -4,8 +4,9 @@ file, every fault listed, the job failed, and the judge output before the first 
 
 The files are made here from the judge data's decks and hands, written as the problems write them (a
 deck of 10-20-30 or accordion on two lines of 26, a hand on a line), a bad case's first token of its
-second line (of its line, for a hand) replaced by ``X``. The intake refuses a file whose first 8 KiB do
-not read (``intake.recognise``), so the first fault of a job's file stands past them.
+second line (of its line, for a hand) replaced by ``X``. The intake refuses a file whose first 8 KiB hold
+no good case (``intake.recognise``: another game's file, or none's); a fault among good cases there is
+kept like any other.
 """
 
 from __future__ import annotations
@@ -131,6 +132,22 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
     named = [line.removeprefix("dealer: error: ").split(": ", 1)[1] for line in messages.splitlines()]
     assert named[0] == f"the output is that of the {BAD[0] - 1:,} {engine.unit}s before the first"
     assert named[1:] == [fault["message"] for fault in job["faults"]]
+
+
+@pytest.mark.parametrize("game", engines.names())
+def test_a_fault_at_the_start_keeps_the_good_cases_after_it(client: Any, settings: Any, tmp_path: Path,
+                                                             game: str) -> None:
+    data, where = judge_file(game, {1, 3}, 50)
+    job = upload(client, data, game)
+    assert job["status"] == "failed" and (job["total"], job["done"], job["fault_count"]) == (48, 48, 2)
+    assert [fault["line"] for fault in job["faults"]] == [where[1], where[3]]
+    assert sorted(stored(settings, job["id"])) == [2, *range(4, 51)]
+    assert job["partial_output"] is None  # no case comes before the first fault
+    # dealer solve says the same of the same bytes: no answer, both faults, exit 2.
+    status, output, messages = solved(game, data, tmp_path)
+    assert (status, output) == (2, b"")
+    named = [line.removeprefix("dealer: error: ").split(": ", 1)[1] for line in messages.splitlines()[1:]]
+    assert named == [fault["message"] for fault in job["faults"]]
 
 
 def test_a_bad_first_case_past_the_head_leaves_no_partial_output(client: Any, settings: Any,

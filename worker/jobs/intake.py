@@ -17,7 +17,7 @@ import re
 from typing import IO, Any, cast
 
 from worker import engines
-from worker.engines.base import MAX_TOKEN, Engine, InputError
+from worker.engines.base import MAX_TOKEN, Engine, Faults, InputError
 from worker.jobs.errors import Invalid
 from worker.units import format_size
 
@@ -189,8 +189,9 @@ def _reads_a_case(engine: engines.Engine, sample: bytes) -> bool:
 def recognise(head: bytes, size: int, game: str | None = None) -> str:
     """The game of an upload of ``size`` bytes that starts with ``head``: ``game`` when given, else the one
     its content says; :class:`Invalid` when no game's is, or when the head does not read as that game.
-    Chosen or recognised, a file is refused on the same grounds with the same message; what only the
-    whole file shows (a bad line past the head) makes a job that fails with that message.
+    Chosen or recognised, a file is refused on the same grounds with the same message when its head holds no
+    good case of the game; a file with good cases and faults makes a job that keeps the good cases, lists
+    the faults and fails.
 
     >>> recognise(b"QD AD 8H 5S 3H 5H QC 9S 3D 2C KD 3C 2S TD 9C 5D 3S KS JD 10C #", 59)
     Traceback (most recent call last):
@@ -206,10 +207,31 @@ def recognise(head: bytes, size: int, game: str | None = None) -> str:
         if game is None:
             raise Invalid("cannot tell which game this file is for" + _closest(head) + "; choose one of "
                           + ", ".join(engines.names()))
-    error = head_error(engines.get(game), head, whole=size <= len(head))
-    if error is not None:
+    engine = engines.get(game)
+    error = head_error(engine, head, whole=size <= len(head))
+    if error is not None and not _keeps_a_case(engine, head):
         raise Invalid(explain(game, error, head))
     return game
+
+
+def _keeps_a_case(engine: Engine, head: bytes) -> bool:
+    """Whether the whole lines of ``head`` hold a good case of ``engine``'s, read past its faults: then a
+    fault there is one of a file of that game, whose job keeps its good cases and names its faults; else
+    the file is refused at once (another game's, or none's).
+
+    >>> from worker.engines import get
+    >>> _keeps_a_case(get("mahjong"), b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FX FA\\n1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n")
+    True
+    >>> _keeps_a_case(get("10-20-30"), b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n0\\n")
+    False
+    """
+    faults = Faults()
+    try:
+        for _ in engine.parse(io.BytesIO(head[:head.rfind(b"\n") + 1]), [], faults):
+            return True
+    except Exception:  # noqa: BLE001 - a fatal fault, or a reader's bug: nothing good to keep
+        return False
+    return False
 
 
 def head_error(engine: Engine, head: bytes, whole: bool) -> InputError | None:
