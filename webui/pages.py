@@ -188,7 +188,7 @@ def _snippet(fault: dict[str, Any]) -> Markup:
     the upload page's script draws around a refused file's error (``snippet`` in ``static/js/upload.js``).
 
     >>> print(_snippet({"line": 2, "column": 3, "context": [{"line": 1, "text": "1 2"}, {"line": 2, "text": "4 X <"}]}))
-    <pre class="snippet"><span><span class="ln">1</span>1 2
+    <pre class="snippet" tabindex="0"><span><span class="ln">1</span>1 2
     </span><span class="bad-line"><span class="ln">2</span>4 <mark class="bad">X</mark> &lt;</span><span class="caret"><span class="ln"></span>  ^</span></pre>
     """
     shown = []
@@ -206,7 +206,7 @@ def _snippet(fault: dict[str, Any]) -> Markup:
         shown.append(Markup('<span class="bad-line"><span class="ln">%s</span>%s<mark class="bad">%s</mark>%s</span>'
                             '<span class="caret"><span class="ln"></span>%s^</span>')
                      % (number, before, token or " ", after[:200], " " * len(before)))
-    return Markup('<pre class="snippet">%s</pre>') % Markup("").join(shown)
+    return Markup('<pre class="snippet" tabindex="0">%s</pre>') % Markup("").join(shown)
 
 
 @pages.app_template_filter("sentence")

@@ -224,27 +224,26 @@ def _settings(data_dir: str | None = None) -> Any:
 HOST_HELP = "The address to listen on  [default: DEALER_WEB_ADDRESS, else 127.0.0.1]"
 
 
-def _address(settings: Any, host: str | None) -> str:
-    """Where ``dealer web`` or ``dealer serve`` is to listen: ``--host``, else ``DEALER_WEB_ADDRESS``. A
-    service that would be open to everyone (no key made, none in ``DEALER_API_KEYS``) refuses any address
-    but this machine's own, unless ``DEALER_OPEN`` says it is meant to be open."""
+def _refuse_open_to_all(data_dir: str | None, address: str) -> None:
+    """Refuse to serve ``address`` (``dealer web``, ``dealer serve``) where the service would be open to
+    everyone who reaches it: no key made, none in ``DEALER_API_KEYS``, an address other than this
+    machine's own, and ``DEALER_OPEN`` not saying it is meant to be open."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from worker.store.database import Database
     from worker.store.keys import Keys
 
-    address = host if host is not None else settings.web_address
+    settings = _read_settings(data_dir)
     if settings.open or _loopback(address) or any(key.strip() for key in settings.api_keys.split(",")):
-        return address
+        return
     try:
-        keyed = Keys(Database.of(settings)).any_made()
+        keyed = Keys(Database.of(_settings(data_dir))).any_made()
     except SQLAlchemyError as error:
-        return _fail(f"cannot tell whether an API key was made: the database did not answer "
-                     f"({error.__class__.__name__}; is it up, and upgraded by dealer db upgrade?)", 3)
+        _fail(f"cannot tell whether an API key was made: the database did not answer "
+              f"({error.__class__.__name__}; is it up, and upgraded by dealer db upgrade?)", Exit.UNREACHABLE)
     if not keyed:
         _fail(f"refusing to serve {address} with no API key, open to anyone who reaches it: make a key "
               "(dealer keys add NAME), or set DEALER_OPEN=1 if it is meant to be open")
-    return address
 
 
 def _loopback(address: str) -> bool:
@@ -278,9 +277,10 @@ def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | 
 
     from webui.server import WebServer, leave_unless_free
 
+    host = host if host is not None else _read_settings(data_dir).web_address
+    _refuse_open_to_all(data_dir, host)
+    leave_unless_free(host, port)  # before anything is made, the embedded database included
     settings = _settings(data_dir)
-    host = _address(settings, host)
-    leave_unless_free(host, port)
     command = [sys.executable, "-m", "worker.cli", "worker"]
     if concurrency:
         command += ["--concurrency", str(concurrency)]
@@ -356,9 +356,10 @@ def web(host: str | None, port: int, workers: int) -> None:
     """The web UI and API alone (configured by DEALER_DATABASE_URL, DEALER_BROKER_URL)."""
     from webui.server import WebServer, leave_unless_free
 
-    settings = _settings()
-    host = _address(settings, host)
+    host = host if host is not None else _read_settings().web_address
+    _refuse_open_to_all(None, host)
     leave_unless_free(host, port)
+    settings = _settings()
     WebServer(settings, host, port, workers=workers).run()
 
 

@@ -88,8 +88,9 @@ def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) 
         # held the web process until gunicorn killed it, which gunicorn logs as an error).
         upload = socket.create_connection(("127.0.0.1", port), timeout=10)
         boundary = b"dealerboundary"
+        decks = (JUDGE_DATA / "10-20-30" / "random-2000.in").read_bytes().removesuffix(b"0\n")  # good decks
         part = (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; filename="half.in"\r\n'
-                b"Content-Type: application/octet-stream\r\n\r\n" + b"1 2 3 4 5 6 7 8 9 10 " * 150_000)
+                b"Content-Type: application/octet-stream\r\n\r\n" + decks * 13)
         upload.sendall(b"POST /api/jobs HTTP/1.1\r\nHost: dealer\r\nContent-Type: multipart/form-data; boundary="
                        + boundary + b"\r\nContent-Length: " + str(len(part) * 4).encode() + b"\r\n\r\n" + part)
         until(lambda: _receiving(tmp_path / "data" / "dealer.db"), bool, "the upload to be received")

@@ -83,7 +83,7 @@ export async function snippet(message, file) {
     const to = n < starts.length ? starts[n] - 1 : bytes.length;
     return from === undefined ? null : bytes.subarray(from, to).filter((b) => b !== 13);
   };
-  const pre = h("pre", { class: "snippet" });
+  const pre = h("pre", { class: "snippet", tabindex: "0" });
   for (let n = Math.max(1, line - 2); n <= line + 1; n += 1) {
     const raw = lineBytes(n);
     if (raw === null) continue;
@@ -101,7 +101,7 @@ export async function snippet(message, file) {
 
 /** A fault's lines as the service keeps them (``context``: [{line, text}]), drawn as snippet draws a file's. */
 export function contextSnippet(context, line, column) {
-  const pre = h("pre", { class: "snippet" });
+  const pre = h("pre", { class: "snippet", tabindex: "0" });
   for (const near of context || []) {
     if (near.line !== line || !column) {
       pre.append(plainLine(near.line, near.text, near.line === line));
