@@ -4,6 +4,7 @@ status), ``dealer solve`` and ``dealer check`` on files of their own."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -130,19 +131,25 @@ def test_submit_to_a_service_that_is_down_exits_3() -> None:
     assert "cannot reach" in result.stderr
 
 
-@pytest.mark.parametrize("status, code", [(403, Exit.UNREACHABLE), (429, Exit.UNREACHABLE), (500, Exit.UNREACHABLE),
-                                          (503, Exit.UNREACHABLE), (404, Exit.BAD_INPUT), (413, Exit.BAD_INPUT)])
-def test_submit_exits_by_the_status_of_the_answer(status: int, code: Exit) -> None:
-    handler = type("Handler", (_OneStatus,), {"status": status})
+@contextlib.contextmanager
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A stand-in service answering with ``handler`` on a free port of this machine: its URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        result = dealer("submit", str(HANDS), "--url", f"http://127.0.0.1:{server.server_port}")
+        yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
         thread.join()
         server.server_close()
+
+
+@pytest.mark.parametrize("status, code", [(403, Exit.UNREACHABLE), (429, Exit.UNREACHABLE), (500, Exit.UNREACHABLE),
+                                          (503, Exit.UNREACHABLE), (404, Exit.BAD_INPUT), (413, Exit.BAD_INPUT)])
+def test_submit_exits_by_the_status_of_the_answer(status: int, code: Exit) -> None:
+    with _serving(type("Handler", (_OneStatus,), {"status": status})) as url:
+        result = dealer("submit", str(HANDS), "--url", url)
     assert result.exit_code == code, result.stderr
     assert f"POST /api/jobs: {status} a stand-in's answer" in result.stderr
 
@@ -169,15 +176,8 @@ def test_submit_of_a_file_refused_as_it_arrives_exits_2_with_the_answer(tmp_path
     with big.open("wb") as out:
         for _ in range(32):
             out.write(b"7 " * (1 << 19))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _RefusingEarly)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        result = dealer("submit", str(big), "--url", f"http://127.0.0.1:{server.server_port}")
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
+    with _serving(_RefusingEarly) as url:
+        result = dealer("submit", str(big), "--url", url)
     assert result.exit_code == Exit.BAD_INPUT, result.stderr
     assert result.stderr == "dealer: error: POST /api/jobs: 400 line 1: the line is longer than the limit of 1 MiB\n"
 
