@@ -33,8 +33,9 @@ def test_game_is_recognised_from_content(service) -> None:
     assert job.game == "accordion"
 
 
-def test_a_malformed_start_is_refused_with_the_parser_message_and_no_job(service, settings) -> None:
-    data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes().replace(b"QD AD", b"QD 1D", 1)
+def test_a_start_with_no_good_case_is_refused_with_the_parser_message_and_no_job(service, settings) -> None:
+    # Both decks bad: nothing of the file could be kept (a bad deck among good ones is kept: below).
+    data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes().replace(b"QD AD", b"QD 1D", 1).replace(b"AH", b"1H")
     with pytest.raises(Invalid, match=r'^line 1, column 4: "1D"'):
         submit(service, data, "accordion")
     with Database.of(settings).session() as session:
