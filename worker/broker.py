@@ -99,6 +99,19 @@ class CeleryDispatcher:
     def for_settings(cls, settings: Settings) -> CeleryDispatcher:
         return cls(create_celery(settings))
 
+    def prepare(self) -> None:
+        """Make what a process's first send would make: Celery's task sender and the result backend it
+        reads (even with results ignored). Done before a pool forks, every process inherits them."""
+        # Each is made on first reading.
+        self.app.backend, self.app.amqp.router, self.app.amqp.send_task_message  # noqa: B018
+
+    def connect(self) -> None:
+        """Open the broker connection the sends go through, with the queue declared, now rather than in
+        the first send (which the first job's split would otherwise wait for)."""
+        with self.app.producer_or_acquire() as producer:
+            producer.connection.ensure_connection(max_retries=0)
+            producer.maybe_declare(self.app.amqp.queues[QUEUE])
+
     def split(self, job_id: int) -> None:
         self.app.send_task(SPLIT, args=[job_id], queue=QUEUE)
 
