@@ -84,6 +84,9 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         from worker.broker import CeleryDispatcher  # Celery is loaded only when no dispatcher is given
 
         dispatcher = CeleryDispatcher.for_settings(settings)
+        # Made now, so that the first upload's job is not sent after Celery makes its sender (no connection
+        # is opened here: a broker away must not hold up the web's start).
+        dispatcher.prepare()
     app = Flask(__name__)
     app.request_class = StreamingRequest
     app.url_map.converters.update(id=IdConverter, case_id=CaseIdConverter)

@@ -36,7 +36,7 @@ def create_celery(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
         # One message waiting per process besides the one it runs: a process that finishes a chunk
-        # starts the next at once instead of waiting for the broker (a chunk is a hundredth of a job,
+        # starts the next at once instead of waiting for the broker (a chunk is a fortieth of a job,
         # worker.jobs.sizing, so holding one in reserve keeps no other worker waiting long).
         worker_prefetch_multiplier=2,
         worker_hijack_root_logger=False,
@@ -98,6 +98,19 @@ class CeleryDispatcher:
     @classmethod
     def for_settings(cls, settings: Settings) -> CeleryDispatcher:
         return cls(create_celery(settings))
+
+    def prepare(self) -> None:
+        """Make what a process's first send would make: Celery's task sender and the result backend it
+        reads (even with results ignored). Done before a pool forks, every process inherits them."""
+        # Each is made on first reading.
+        self.app.backend, self.app.amqp.router, self.app.amqp.send_task_message  # noqa: B018
+
+    def connect(self) -> None:
+        """Open the broker connection the sends go through, with the queue declared, now rather than in
+        the first send (which the first job's split would otherwise wait for)."""
+        with self.app.producer_or_acquire() as producer:
+            producer.connection.ensure_connection(max_retries=0)
+            producer.maybe_declare(self.app.amqp.queues[QUEUE])
 
     def split(self, job_id: int) -> None:
         self.app.send_task(SPLIT, args=[job_id], queue=QUEUE)

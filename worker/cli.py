@@ -11,7 +11,9 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
+from pathlib import Path
 from typing import IO, Any
 
 import click
@@ -287,9 +289,11 @@ def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | 
     # The worker is another process: it learns the data folder the way any process does. In a session of
     # its own, a terminal's Ctrl-C reaches only this process, which then stops the worker once, below
     # (Celery told twice starts its shutdown over).
-    worker = subprocess.Popen(command, env={**os.environ, "DEALER_DATA_DIR": str(settings.data_dir)},
-                              start_new_session=True)
-    click.echo(f"Dealer is serving on http://{host}:{port}/ (Ctrl-C stops it)", err=True)
+    beats = Path(settings.heartbeat_file or settings.data_dir / "worker.heartbeat")
+    beats.unlink(missing_ok=True)
+    worker = subprocess.Popen(command, env={**os.environ, "DEALER_DATA_DIR": str(settings.data_dir),
+                                            "DEALER_HEARTBEAT_FILE": str(beats)}, start_new_session=True)
+    threading.Thread(target=_say_when_ready, args=(worker, beats, f"http://{host}:{port}/"), daemon=True).start()
     me = os.getpid()
     asked: list[float] = []
 
@@ -320,6 +324,16 @@ def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | 
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(status)
+
+
+def _say_when_ready(worker: Any, beats: Path, url: str) -> None:
+    """Say that ``dealer serve`` serves once its worker's first heartbeat came, which it sends once its
+    pool processes are warm: a job sent from then is taken at once."""
+    while worker.poll() is None:
+        if beats.exists():
+            click.echo(f"Dealer is serving on {url} (Ctrl-C stops it)", err=True)
+            return
+        time.sleep(0.05)
 
 
 #: What ``dealer serve`` gives the web process to leave when it stops: its open requests, then Python's own

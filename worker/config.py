@@ -87,8 +87,8 @@ class Settings:
     database_url: str
     #: The Celery broker (``redis://…`` in production); default: a folder of files, no server.
     broker_url: str
-    #: Cases per solve task; 0 sizes them from the upload: about a hundred chunks a job, each of
-    #: 250 to 10,000 cases (``worker.jobs.sizing``).
+    #: Cases per solve task; 0 sizes them from the upload: about forty chunks a job, each of
+    #: 1,000 to 10,000 cases (``worker.jobs.sizing``).
     chunk_size: int = 0
     #: Bytes one upload may hold, a whole number; a larger one is refused with ``413``.
     max_upload_bytes: int = 4 << 30

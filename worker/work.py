@@ -18,7 +18,7 @@ from datetime import datetime
 from worker.checks import wake
 from worker.checks.run import run_check
 from worker.config import Settings
-from worker.jobs import retention
+from worker.jobs import lifecycle, retention
 from worker.jobs import sweep as jobs_sweep
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.solve import solve_chunk
@@ -27,6 +27,15 @@ from worker.states import JobStatus
 from worker.store import purge as store_purge
 from worker.store.database import Database
 from worker.store.models import utcnow
+
+
+def warm(settings: Settings) -> None:
+    """Do now what a process's first task would do first, so that a job is not kept waiting by it: open a
+    database connection (kept in the process's pool) and run the query a split starts with, on a job that
+    cannot exist (ids start at 1), which has SQLAlchemy compile it and ready its ORM for this process (a
+    tenth of a second on PostgreSQL, measured)."""
+    with Database.of(settings).session(write=False) as session:
+        lifecycle.lock_job(session, 0)
 
 
 def split(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:

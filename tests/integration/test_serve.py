@@ -13,6 +13,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -178,3 +179,31 @@ def test_an_address_not_of_this_machine_is_named_with_the_way_out() -> None:
     # TEST-NET-3 (RFC 5737): no interface of this machine has it.
     assert port_refusal("203.0.113.7", port) == ("203.0.113.7 is no address of this machine: choose another with "
                                                  "--host / make run HOST=…")
+
+
+def test_serve_says_it_serves_once_its_worker_is_ready(tmp_path: Path) -> None:
+    """The line saying where Dealer serves comes once the worker has said it is ready (its row in
+    ``workers``, written once its pool processes are warm): a job sent on reading it is taken at once."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    serve = subprocess.Popen([sys.executable, "-m", "worker.cli", "serve", "--port", str(port), "--data-dir",
+                              str(tmp_path / "data"), "--concurrency", "2"], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
+    workers_then: list[int] = []
+    # Reading waits for a line: a serve that never says it would hold the test for good.
+    guard = threading.Timer(120, os.killpg, (serve.pid, signal.SIGKILL))
+    guard.start()
+    try:
+        assert serve.stdout is not None
+        for line in serve.stdout:
+            if line.startswith(b"Dealer is serving on"):
+                with contextlib.closing(sqlite3.connect(tmp_path / "data" / "dealer.db", timeout=10)) as db:
+                    workers_then.append(int(db.execute("SELECT count(*) FROM workers").fetchone()[0]))
+                break
+    finally:
+        guard.cancel()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(serve.pid, signal.SIGKILL)
+        serve.wait()
+    assert workers_then == [1]

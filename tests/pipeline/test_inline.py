@@ -297,8 +297,8 @@ def test_a_chunk_finished_after_its_job_was_cancelled_stores_nothing(service, qu
 
 
 def test_chunks_are_sized_from_the_file(service, queries, settings) -> None:
-    """A job is cut into about a hundred chunks, so that its progress moves in steps of about one per cent:
-    a small file in one, a large one in a hundred, a huge one in chunks of at most 20,000 cases."""
+    """A job is cut into about forty chunks, so that its progress moves in steps of a few per cent: a small
+    file in one, a large one in forty, a huge one in chunks of at most 10,000 cases."""
     import dataclasses
 
     from worker.jobs.sizing import CHUNK_BOUNDS, CHUNKS_PER_JOB, chunk_size

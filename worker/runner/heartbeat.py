@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 import os
+import select
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import delete, update
@@ -25,6 +27,8 @@ log = logging.getLogger("dealer.worker")
 RETRYABLE = (OperationalError, DBAPIError, ConnectionError)
 #: A pool process adds the tasks it ran to its worker's row at most this often.
 COUNT_EVERY_SECONDS = 2.0
+#: How long a worker waits for its pool processes to be warm before it says it is ready all the same.
+WARM_WAIT_SECONDS = 30.0
 #: Old throughput rows are removed this often (by every worker: whichever comes first finds them).
 PRUNE_EVERY_SECONDS = 60.0
 
@@ -32,8 +36,10 @@ PRUNE_EVERY_SECONDS = 60.0
 class Heartbeat(threading.Thread):
     """Keeps this worker's row fresh and sweeps up after lost workers and lost messages."""
 
-    def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int) -> None:
+    def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int,
+                 before_first_beat: Callable[[], object] | None = None) -> None:
         super().__init__(name="dealer-heartbeat", daemon=True)
+        self.before_first_beat = before_first_beat
         self.settings = settings
         self.dispatcher = dispatcher
         self.concurrency = concurrency
@@ -43,6 +49,10 @@ class Heartbeat(threading.Thread):
         self.purger = Purger(settings, self.stopping)
 
     def run(self) -> None:
+        # The worker's row is what says it is ready (/healthz, the dashboard, the live harness), so it is
+        # written once the worker can take a job at once (its pool processes warm).
+        if self.before_first_beat is not None:
+            self.before_first_beat()
         self.purger.start()
         next_sweep = next_prune = 0.0
         while not self.stopping.is_set():
@@ -80,6 +90,32 @@ class Heartbeat(threading.Thread):
                 session.execute(delete(WorkerRow).where(WorkerRow.name == self.name_in_db))
         except RETRYABLE:
             pass
+
+
+class PoolWarmth:
+    """The pool processes tell their worker they are warm (:func:`worker.work.warm`): a byte each down a
+    pipe made before the pool forks."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        # A process started later (one replaced after it died) writes too, and nobody reads it then:
+        # a full pipe must not block it.
+        os.set_blocking(self._write, False)
+
+    def tell(self) -> None:
+        try:
+            os.write(self._write, b"w")
+        except OSError:
+            pass
+
+    def wait(self, count: int, seconds: float = WARM_WAIT_SECONDS) -> int:
+        """Wait until ``count`` processes told (at most ``seconds``); how many did."""
+        told = 0
+        deadline = time.monotonic() + seconds
+        while told < count and (left := deadline - time.monotonic()) > 0:
+            if select.select([self._read], [], [], left)[0]:
+                told += len(os.read(self._read, count - told))
+        return told
 
 
 class Purger(threading.Thread):

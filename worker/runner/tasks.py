@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import gc
 import logging
+import threading
 from typing import Any
 
 from celery import Celery
+from celery.concurrency.prefork import TaskPool as PreforkPool
 from celery.signals import (
     after_setup_logger,
     task_postrun,
@@ -20,15 +22,17 @@ from celery.signals import (
     worker_ready,
     worker_shutdown,
 )
+from sqlalchemy.orm import configure_mappers
 
 from worker import engines, work
 from worker.broker import CHECK, SOLVE, SPLIT, CeleryDispatcher, create_celery
 from worker.config import Settings
-from worker.runner.heartbeat import RETRYABLE, Heartbeat, TaskCounter
+from worker.runner.heartbeat import RETRYABLE, Heartbeat, PoolWarmth, TaskCounter
 from worker.store.database import Database
 
 #: Celery's loggers of every task received ("Task … received") and done ("Task … succeeded in …").
 TASK_LOGGERS = ("celery.worker.strategy", "celery.app.trace")
+log = logging.getLogger("dealer.worker")
 _RETRY: dict[str, Any] = {"autoretry_for": RETRYABLE, "retry_backoff": 1, "retry_backoff_max": 30,
                           "retry_jitter": True, "max_retries": 100}
 
@@ -39,9 +43,12 @@ def create_worker_app(settings: Settings) -> Celery:
     dispatcher = CeleryDispatcher(app)
     engines.use_native_core(not settings.pure_python)
     # Made before the pool forks, so that each process starts with them instead of spending its first
-    # task on them (the engines' tables, SQLAlchemy's engine and its compiled statements).
+    # task on them (the engines' tables, SQLAlchemy's engine and its mapped classes, Celery's sender).
     engines.all_engines()
     Database.of(settings)
+    configure_mappers()
+    dispatcher.prepare()
+    warmth = PoolWarmth()
 
     @app.task(name=SPLIT, **_RETRY)
     def split(job_id: int) -> None:
@@ -64,6 +71,22 @@ def create_worker_app(settings: Settings) -> Celery:
         # What the process holds now (modules, Celery, SQLAlchemy's metadata) lives as long as
         # it does: out of the collector's sight, full collections stay cheap while solving.
         gc.freeze()
+        # In a thread: Celery gives a pool process seconds to start, and a database that is slow to
+        # answer must not have it killed and started again; a task that comes first just opens its own.
+        threading.Thread(target=warm_pool_process, name="dealer-warm", daemon=True).start()
+
+    def warm_process() -> None:
+        """Open what this process's first task needs: a database connection, the broker's."""
+        try:
+            work.warm(settings)
+            dispatcher.connect()
+        except Exception:  # noqa: BLE001 - only a head start: the first task opens what is missing
+            log.warning("could not open the connections ahead of the first task", exc_info=True)
+
+    def warm_pool_process() -> None:
+        """Warm, then tell the worker, which says it is ready (its first heartbeat) once its every process has."""
+        warm_process()
+        warmth.tell()
 
     @task_postrun.connect(weak=False)
     def count_task(**_: Any) -> None:
@@ -75,8 +98,12 @@ def create_worker_app(settings: Settings) -> Celery:
 
     @worker_ready.connect(weak=False)
     def start_heartbeat(sender: Any = None, **_: Any) -> None:
-        concurrency = getattr(getattr(sender, "controller", None), "concurrency", None) or 1
-        heartbeat.append(Heartbeat(settings, dispatcher, int(concurrency)))
+        concurrency = int(getattr(getattr(sender, "controller", None), "concurrency", None) or 1)
+        # A pool of other kinds (``--pool solo`` or threads, passed on to Celery) runs its tasks in this
+        # process, which then warms itself before saying it is ready.
+        forks = isinstance(getattr(sender, "pool", None), PreforkPool)
+        heartbeat.append(Heartbeat(settings, dispatcher, concurrency, before_first_beat=(
+            (lambda: warmth.wait(concurrency)) if forks else warm_process)))
         heartbeat[-1].start()
 
     @after_setup_logger.connect(weak=False)

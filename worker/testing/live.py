@@ -23,11 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
+
 from worker.cli import stop_worker
 from worker.client import Client
 from worker.config import Settings
+from worker.jobs.dispatch import worker_name
 from worker.store.database import Database
 from worker.store.migrate import upgrade
+from worker.store.models import WorkerRow
 from worker.testing.servers import (
     create_postgres_database,
     drop_postgres_database,
@@ -93,6 +97,22 @@ class LiveService:
             return int((self.get("/healthz", errors_too=True) or {}).get("workers", {}).get("seen", 0))
 
         self.wait_until(lambda: seen() >= count, f"{count} worker(s) to report")
+
+    def wait_for_own_workers(self) -> None:
+        """Wait until each worker this service started says it is ready: its own row in ``workers``, which
+        it writes once its pool processes are warm. The count ``/healthz`` gives would do only on a fresh
+        database: on one an earlier service used, the row of its worker (killed, so never removed) counts
+        until it times out, and a job sent then waited for the new worker's start."""
+        names = {worker_name(proc.pid) for proc in self.workers}
+
+        def ready() -> bool:
+            with self.db.session(write=False) as session:
+                return set(session.scalars(select(WorkerRow.name).where(WorkerRow.name.in_(names)))) == names
+
+        try:
+            self.wait_until(ready, f"{len(names)} worker(s) to say they are ready")
+        finally:
+            self.db.engine.dispose()  # no connection of the harness's left open: a database may be dropped
 
     def get(self, path: str, errors_too: bool = False) -> Any:
         """The JSON ``path`` answers (with ``errors_too``, an error's body too), else ``None``."""
@@ -188,8 +208,7 @@ def live_service(mode: str, tmp: Path, concurrency: int = 2, workers: int = 1, d
         for _ in range(workers):
             live.start_worker()
         live.wait_for_web()
-        if workers:
-            live.wait_for_workers(workers)
+        live.wait_for_own_workers()
         yield live
     finally:
         live.stop()

@@ -1,0 +1,55 @@
+"""What a worker does before it says it is ready: each pool process warms (``work.warm``: a database
+connection opened and kept), tells its worker (``PoolWarmth``), and the heartbeat writes the worker's row,
+which is what says "ready", only once they all have (``tests/integration/test_warm_start.py`` watches a
+real worker's processes)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import select
+
+from tests.support.waiting import until
+from worker import work
+from worker.config import Settings
+from worker.runner.heartbeat import Heartbeat, PoolWarmth
+from worker.store.database import Database
+from worker.store.models import WorkerRow
+
+
+def test_warming_leaves_an_open_connection_in_the_process_pool(settings: Settings) -> None:
+    db = Database.of(settings)
+    db.engine.dispose()
+    work.warm(settings)
+    assert db.engine.pool.checkedin() == 1
+
+
+def test_the_warmth_counts_the_processes_that_told() -> None:
+    warmth = PoolWarmth()
+    told = [threading.Thread(target=warmth.tell) for _ in range(3)]
+    for thread in told:
+        thread.start()
+    assert warmth.wait(3) == 3
+    warmth.tell()
+    assert warmth.wait(2, seconds=0.2) == 1  # one told, the other never does: the wait ends all the same
+
+
+def test_the_worker_row_is_written_once_its_pool_is_warm(settings: Settings, dispatcher: Any) -> None:
+    warm = threading.Event()
+    beat = Heartbeat(replace(settings, heartbeat_seconds=0.01), dispatcher, 2, before_first_beat=warm.wait)
+    db = Database.of(settings)
+
+    def rows() -> list[str]:
+        with db.session(write=False) as session:
+            return list(session.scalars(select(WorkerRow.name)))
+
+    beat.start()
+    try:
+        assert rows() == []  # the heartbeat is held before its first beat
+        warm.set()
+        until(rows, lambda names: names == [beat.name_in_db], "the worker's row")
+    finally:
+        beat.stop()
+        beat.join(10)
