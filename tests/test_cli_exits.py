@@ -32,8 +32,9 @@ def dealer(*arguments: str) -> Any:
     return CliRunner().invoke(main, list(arguments))
 
 
-def serve(app: Any) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, app, threaded=True)
+@contextlib.contextmanager
+def running(server: Any) -> Iterator[str]:
+    """``server`` (a werkzeug or http.server one, on a free port of this machine) serving: its URL."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -41,12 +42,14 @@ def serve(app: Any) -> Iterator[str]:
     finally:
         server.shutdown()
         thread.join()
+        server.server_close()
 
 
 @pytest.fixture
 def url(app: Any) -> Iterator[str]:
     """The service (its jobs run as they are made), over HTTP."""
-    yield from serve(app)
+    with running(make_server("127.0.0.1", 0, app, threaded=True)) as served:
+        yield served
 
 
 @pytest.fixture
@@ -55,7 +58,9 @@ def keyed_url(settings: Settings) -> Iterator[str]:
     from webui.app import create_app
 
     keyed = replace(settings, api_keys=f"exits:{TOKEN}")
-    yield from serve(create_app(keyed, InlineDispatcher(keyed), config={"TESTING": True}))
+    app = create_app(keyed, InlineDispatcher(keyed), config={"TESTING": True})
+    with running(make_server("127.0.0.1", 0, app, threaded=True)) as served:
+        yield served
 
 
 class _OneStatus(BaseHTTPRequestHandler):
@@ -131,24 +136,11 @@ def test_submit_to_a_service_that_is_down_exits_3() -> None:
     assert "cannot reach" in result.stderr
 
 
-@contextlib.contextmanager
-def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """A stand-in service answering with ``handler`` on a free port of this machine: its URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
-
-
 @pytest.mark.parametrize("status, code", [(403, Exit.UNREACHABLE), (429, Exit.UNREACHABLE), (500, Exit.UNREACHABLE),
                                           (503, Exit.UNREACHABLE), (404, Exit.BAD_INPUT), (413, Exit.BAD_INPUT)])
 def test_submit_exits_by_the_status_of_the_answer(status: int, code: Exit) -> None:
-    with _serving(type("Handler", (_OneStatus,), {"status": status})) as url:
+    handler = type("Handler", (_OneStatus,), {"status": status})
+    with running(ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url:
         result = dealer("submit", str(HANDS), "--url", url)
     assert result.exit_code == code, result.stderr
     assert f"POST /api/jobs: {status} a stand-in's answer" in result.stderr
@@ -176,7 +168,7 @@ def test_submit_of_a_file_refused_as_it_arrives_exits_2_with_the_answer(tmp_path
     with big.open("wb") as out:
         for _ in range(32):
             out.write(b"7 " * (1 << 19))
-    with _serving(_RefusingEarly) as url:
+    with running(ThreadingHTTPServer(("127.0.0.1", 0), _RefusingEarly)) as url:
         result = dealer("submit", str(big), "--url", url)
     assert result.exit_code == Exit.BAD_INPUT, result.stderr
     assert result.stderr == "dealer: error: POST /api/jobs: 400 line 1: the line is longer than the limit of 1 MiB\n"

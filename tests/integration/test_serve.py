@@ -62,13 +62,19 @@ def _descendants(pid: int) -> list[int]:
     return children + [grandchild for child in children for grandchild in _descendants(child)]
 
 
-def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) -> None:
-    port = free_port()
+def _serve(port: int, data: Path) -> subprocess.Popen[bytes]:
+    """``dealer serve`` of two worker processes on ``port``, in a session of its own (as a terminal starts
+    it), with none of this environment's settings: its output on its stdout."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-    serve = subprocess.Popen([sys.executable, "-m", "worker.cli", "serve", "--port", str(port), "--data-dir",
-                              str(tmp_path / "data"), "--concurrency", "2"], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, start_new_session=True)
+    return subprocess.Popen([sys.executable, "-m", "worker.cli", "serve", "--port", str(port), "--data-dir",
+                             str(data), "--concurrency", "2"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def test_ctrl_c_stops_web_and_worker_and_leaves_nothing_running(tmp_path: Path) -> None:
+    port = free_port()
+    serve = _serve(port, tmp_path / "data")
     url = f"http://127.0.0.1:{port}"
     stream = upload = None
     try:
@@ -185,11 +191,7 @@ def test_serve_says_it_serves_once_its_worker_is_ready(tmp_path: Path) -> None:
     """The line saying where Dealer serves comes once the worker has said it is ready (its row in
     ``workers``, written once its pool processes are warm): a job sent on reading it is taken at once."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-    serve = subprocess.Popen([sys.executable, "-m", "worker.cli", "serve", "--port", str(port), "--data-dir",
-                              str(tmp_path / "data"), "--concurrency", "2"], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, start_new_session=True)
+    serve = _serve(port, tmp_path / "data")
     workers_then: list[int] = []
     # Reading waits for a line: a serve that never says it would hold the test for good.
     guard = threading.Timer(120, os.killpg, (serve.pid, signal.SIGKILL))
