@@ -205,7 +205,16 @@ def test_serve_says_it_serves_once_its_worker_is_ready(tmp_path: Path) -> None:
                 break
     finally:
         guard.cancel()
+        # Ctrl-C, as a terminal sends it: serve stops its worker, which runs in a session of its own (a
+        # SIGKILL of serve's group would leave the worker running); whatever is left after is killed.
+        family = _descendants(serve.pid)
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(serve.pid, signal.SIGKILL)
-        serve.wait()
+            os.killpg(serve.pid, signal.SIGINT)
+        try:
+            serve.wait(timeout=60)
+        finally:
+            for pid in [serve.pid, *family]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            serve.wait()
     assert workers_then == [1]
