@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from worker.engines.base import Case, Diagnostic, Engine, InputBlocks, InputError
+from worker.jobs.screen import Lines
 from worker.units import format_size
 
 log = logging.getLogger("dealer.worker")
@@ -20,8 +21,9 @@ log = logging.getLogger("dealer.worker")
 class LineLimitReader:
     """A binary stream whose lines may be at most ``limit`` bytes long (without their newline).
 
-    Reading past the limit raises :class:`InputError` naming the line. Costs one
-    ``count`` and two ``find`` calls per read, so splitting stays as fast as without it.
+    Reading past the limit raises :class:`InputError` naming the line (the screen's count of lines,
+    :class:`worker.jobs.screen.Lines`). Uploads are screened as they arrive; this holds those stored
+    before that to the same limit. A few ``find`` calls a read: splitting stays as fast as without it.
 
     >>> import io
     >>> LineLimitReader(io.BytesIO(b"12\\n1234\\n"), 4).read()
@@ -34,37 +36,16 @@ class LineLimitReader:
 
     def __init__(self, stream: IO[bytes], limit: int) -> None:
         self.stream = stream
-        self.limit = limit
-        self.line = 1  # the line the next byte belongs to
-        self.run = 0  # bytes of that line already read
+        self.lines = Lines(limit)
 
     def read(self, size: int = -1) -> bytes:
         data = self.stream.read(size)
         if data:
-            self._check(data)
+            found = self.lines.too_long(data)
+            if found is not None:
+                raise InputError(f"the line is longer than the limit of {format_size(self.lines.limit)}", found[1])
+            self.lines.advance(data)
         return data
-
-    def _check(self, data: bytes) -> None:
-        first = data.find(b"\n")
-        if first < 0:
-            self.run += len(data)
-            if self.run > self.limit:
-                self._fail(self.line)
-            return
-        if self.run + first > self.limit:
-            self._fail(self.line)
-        newlines = data.count(b"\n")
-        if len(data) > self.limit:  # a line inside this piece may be too long on its own
-            for offset, part in enumerate(data.split(b"\n")[1:-1], start=1):
-                if len(part) > self.limit:
-                    self._fail(self.line + offset)
-        self.line += newlines
-        self.run = len(data) - data.rfind(b"\n") - 1
-        if self.run > self.limit:
-            self._fail(self.line)
-
-    def _fail(self, line: int) -> None:
-        raise InputError(f"the line is longer than the limit of {format_size(self.limit)}", line)
 
 
 def take_guarded(engine: Engine, blocks: InputBlocks, cases: int) -> tuple[bytes, int]:
