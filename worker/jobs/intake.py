@@ -203,13 +203,15 @@ def recognise(head: bytes, size: int, game: str | None = None) -> str:
     worker.jobs.errors.Invalid: line 1, column 1: ... (this looks like a mahjong file, not a 10-20-30 file)
     """
     if game is None:
-        # A file whose start holds a fault among good cases is still that game's: the one whose reader
-        # keeps a case there, when only one does.
-        keeping = [engine.slug for engine in engines.all_engines() if _keeps_a_case(engine, head)]
-        game = engines.detect(head) or (keeping[0] if len(keeping) == 1 else None)
+        game = engines.detect(head)
         if game is None:
-            raise Invalid("cannot tell which game this file is for" + _closest(head) + "; choose one of "
-                          + ", ".join(engines.names()))
+            # A file whose start holds a fault among good cases is still that game's: the one whose reader
+            # keeps a case there, when only one does.
+            keeping = [engine.slug for engine in engines.all_engines() if _keeps_a_case(engine, head)]
+            if len(keeping) != 1:
+                raise Invalid("cannot tell which game this file is for" + _closest(head) + "; choose one of "
+                              + ", ".join(engines.names()))
+            game = keeping[0]
     engine = engines.get(game)
     error = head_error(engine, head, whole=size <= len(head))
     if error is not None and not _keeps_a_case(engine, head):
