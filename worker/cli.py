@@ -80,15 +80,13 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
             # Records go to the kernel a MiB at a time (see TRACE_BUFFER); the file is closed,
             # and so written, also when the input turns out bad.
             records = None if traces is None else stack.enter_context(_open_traces(traces, TRACE_BUFFER))
+            stream, advance = reading, None
             if progress:
                 from worker.progress import file_progress
 
                 stream, advance = stack.enter_context(file_progress(reading, f"solving {engine.unit}s"))
-                solved = solve_file(engine, stream, out, jobs=jobs, traces=records, warnings=warnings,
-                                    faults=faults, on_batch=advance)
-            else:
-                solved = solve_file(engine, reading, out, jobs=jobs, traces=records, warnings=warnings,
-                                    faults=faults)
+            solved = solve_file(engine, stream, out, jobs=jobs, traces=records, warnings=warnings, faults=faults,
+                                on_batch=advance)
         out.flush()
         if faults:
             before = (f"the output is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} before the "
