@@ -144,6 +144,16 @@ def test_rerun_creates_a_new_job_from_the_stored_upload(service, queries) -> Non
     assert queries.job(again.id).status == "succeeded"
 
 
+def test_a_rerun_whose_upload_goes_as_it_is_made_solves_the_stored_cases(service, queries, monkeypatch) -> None:
+    first = submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")
+    # The upload released between the rerun's reading of the job and the new job's making.
+    monkeypatch.setattr("worker.jobs.service.hold", lambda session, upload_id: False)
+    again = service.rerun(first.id)
+    assert again.rerun_of == first.id
+    assert queries.job(again.id).status == "succeeded"
+    assert output(queries, again.id) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes()
+
+
 def test_sweep_resends_lost_chunks(service, queries, settings, dispatcher) -> None:
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")

@@ -31,6 +31,10 @@ class Conflict(ServiceError):
     """The request does not fit the job's state (cancel a finished job, delete a running one)."""
 
 
+class UploadGone(Conflict):
+    """The upload a job was to be made for was removed meanwhile (its last job was split)."""
+
+
 class TooManyJobs(ServiceError):
     """A client has as many unfinished jobs as it may have at once, or created as many as it may lately."""
 

@@ -20,7 +20,7 @@ from worker import engines
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, send_quietly
-from worker.jobs.errors import Conflict, Forbidden, NotFound, TooManyJobs
+from worker.jobs.errors import Conflict, Forbidden, NotFound, TooManyJobs, UploadGone
 from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, recognise
 from worker.jobs.queries import job_view
 from worker.jobs.quotas import Quotas
@@ -98,7 +98,7 @@ class JobService:
             self._check_client(session, client, locked=True)
             self.quotas().check(session, incoming=upload.size, new_job=True)
             if not hold(session, upload.id):
-                raise Conflict("the upload was removed meanwhile; send the file again")
+                raise UploadGone("the upload was removed meanwhile; send the file again")
             job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
                                     sha256=upload.sha256, size=upload.size,
                                     chunk_size=chunk_size(self.settings, game, upload.size), client=client,
@@ -181,14 +181,19 @@ class JobService:
             job = session.get(Job, job_id)
             self.may_manage(job, job_id)
             assert job is not None
-            if job.upload_id is not None:
-                upload = StoredUpload(job.upload_id, job.sha256, job.size)
-                filename, game = job.filename, job.game
-            elif job.split_at is None:
+            if job.upload_id is None and job.split_at is None:
                 raise Conflict(f"the upload of job {job_id} is no longer stored")
-            else:
-                return self._rerun_from_chunks(job_id, client)
-        return self.create_job(upload, filename, game, client=client, rerun_of=job_id)
+            upload = None if job.upload_id is None else StoredUpload(job.upload_id, job.sha256, job.size)
+            filename, game, split = job.filename, job.game, job.split_at is not None
+        if upload is not None:
+            try:
+                return self.create_job(upload, filename, game, client=client, rerun_of=job_id)
+            except UploadGone:
+                # Released between this read and the job's making (its last job's split just ended): the
+                # job's chunks hold its cases all the same.
+                if not split:
+                    raise
+        return self._rerun_from_chunks(job_id, client)
 
     def _rerun_from_chunks(self, job_id: int, client: str | None) -> JobView:
         with self.db.session() as session:
