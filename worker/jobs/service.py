@@ -26,7 +26,7 @@ from worker.jobs.queries import job_view
 from worker.jobs.quotas import Quotas
 from worker.jobs.sizing import chunk_size
 from worker.jobs.views import JobView
-from worker.states import FINISHED, UNFINISHED
+from worker.states import FINISHED, UNFINISHED, JobStatus
 from worker.store.codecs import lock_key
 from worker.store.database import Database
 from worker.store.models import Check, Job, Upload, utcnow
@@ -175,22 +175,22 @@ class JobService:
             return job_view(job)
 
     def rerun(self, job_id: int, client: str | None = None) -> JobView:
-        """A new job for the same file: split again from its upload while that is kept, else solved
-        again from the first job's chunks (its cases, read once already)."""
+        """A new job for the same file: a job that succeeded is solved again from its chunks (its cases, read
+        once already: its upload is released once its split ends, which may be after the job has); any
+        other is split again from its upload while that is kept, else from its chunks."""
         with self.db.session(write=False) as session:
             job = session.get(Job, job_id)
             self.may_manage(job, job_id)
             assert job is not None
             if job.upload_id is None and job.split_at is None:
                 raise Conflict(f"the upload of job {job_id} is no longer stored")
-            upload = None if job.upload_id is None else StoredUpload(job.upload_id, job.sha256, job.size)
+            kept = job.upload_id is not None and job.status != JobStatus.SUCCEEDED
+            upload = StoredUpload(job.upload_id, job.sha256, job.size) if kept else None
             filename, game, split = job.filename, job.game, job.split_at is not None
         if upload is not None:
             try:
                 return self.create_job(upload, filename, game, client=client, rerun_of=job_id)
-            except UploadGone:
-                # Released between this read and the job's making (its last job's split just ended): the
-                # job's chunks hold its cases all the same.
+            except UploadGone:  # removed since it was read: the chunks hold the cases all the same
                 if not split:
                     raise
         return self._rerun_from_chunks(job_id, client)
