@@ -109,6 +109,9 @@ class Settings:
     stall_seconds: int = 10
     #: How often each worker looks for work to hand out again (the recovery sweep).
     sweep_seconds: float = 4.0
+    #: A solve task goes on taking its job's next pending chunks from the database for this long after the
+    #: one it was sent, sparing each the broker's round trip; 0: one chunk a task.
+    solve_run_seconds: float = 1.0
     #: A solve task re-checks whether its job was cancelled this often (seconds).
     cancel_check_seconds: float = 1.0
     #: Time budgets: a case over its budget fails with a reason; a chunk over its budget fails

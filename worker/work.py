@@ -18,9 +18,10 @@ from datetime import datetime
 from worker.checks import wake
 from worker.checks.run import run_check
 from worker.config import Settings
-from worker.jobs import lifecycle, retention
+from worker.jobs import retention
 from worker.jobs import sweep as jobs_sweep
-from worker.jobs.dispatch import Dispatcher
+from worker.jobs.dispatch import Dispatcher, send_quietly
+from worker.jobs.rehearsal import rehearse
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
 from worker.states import JobStatus
@@ -31,11 +32,9 @@ from worker.store.models import utcnow
 
 def warm(settings: Settings) -> None:
     """Do now what a process's first task would do first, so that a job is not kept waiting by it: open a
-    database connection (kept in the process's pool) and run the query a split starts with, on a job that
-    cannot exist (ids start at 1), which has SQLAlchemy compile it and ready its ORM for this process (a
-    tenth of a second on PostgreSQL, measured)."""
-    with Database.of(settings).session(write=False) as session:
-        lifecycle.lock_job(session, 0)
+    database connection (kept in the process's pool) and rehearse a job's split and solve on it, rolled
+    back (:mod:`worker.jobs.rehearsal`)."""
+    rehearse(settings)
 
 
 def split(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
@@ -45,10 +44,15 @@ def split(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
 
 
 def solve(settings: Settings, chunk_id: int, dispatcher: Dispatcher) -> None:
-    """Solve a chunk and store its cases."""
+    """Solve a chunk and store its cases, and the job's next ones for a moment (a run); a run cut short by
+    its time sends a message to go on with the job (after the jobs queued meanwhile: each takes its turn)."""
     stored = solve_chunk(settings, chunk_id)
-    if stored is not None and stored.status == JobStatus.SUCCEEDED:
+    if stored is None:
+        return
+    if stored.status == JobStatus.SUCCEEDED:
         wake.wake(settings, dispatcher, stored.job_id)
+    elif stored.cut_short:
+        send_quietly(lambda: dispatcher.solve([stored.chunk_id]))
 
 
 def check(settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:

@@ -23,8 +23,14 @@ from typing import Any
 
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
-from sqlalchemy import select
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+from sqlalchemy import select, update
 
 from tests.support.flaky import FlakyBroker
 from tests.support.jobs import output
@@ -130,10 +136,12 @@ class EveryJobEnds(RuleBasedStateMachine):
         """The faults stop: a worker runs every message and sweeps; every job must end, right."""
         self.broker.down = False
         queries = JobQueries(self.settings)
-        for _ in range(ROUNDS):
+        for turn in range(ROUNDS):
             self.broker.drain()
             if self.ended(queries):
                 break
+            if turn == ROUNDS // 2:
+                self.leases_run_out()
             self.broker.sweep(self.advance(self.settings.stall_seconds + self.settings.worker_timeout))
         self.broker.drain()
         db = Database.of(self.settings)
@@ -146,6 +154,13 @@ class EveryJobEnds(RuleBasedStateMachine):
         for check_id in self.checks:
             check = CheckQueries(self.settings).check(check_id)
             assert check.status == "done" and check.verdict == "accepted", check
+
+    def leases_run_out(self) -> None:
+        """The leases of the checks' runs that died run out, as they do ``lease_seconds`` after: a check's
+        run is recovered by its lease alone, which its next run reads on the real clock, not the sweeps'."""
+        with Database.of(self.settings).session() as session:
+            session.execute(update(Check).where(Check.status == "pending", Check.lease_until.is_not(None))
+                            .values(lease_until=utcnow() - timedelta(seconds=1)))
 
     def ended(self, queries: JobQueries) -> bool:
         with Database.of(self.settings).session(write=False) as session:

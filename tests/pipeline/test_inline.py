@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from sqlalchemy import func, select
 
@@ -13,8 +15,8 @@ from worker.jobs.filters import ResultFilter
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
 from worker.jobs.sweep import sweep
-from worker.store.database import Database
 from worker.store.chunks import coverage
+from worker.store.database import Database
 from worker.store.models import Chunk, Job
 
 
@@ -127,7 +129,7 @@ def test_cancel_stops_remaining_chunks(service, queries, settings, dispatcher) -
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
     kind, ident = dispatcher.queue.popleft()
     split_job(settings, ident, dispatcher)
-    solve_chunk(settings, dispatcher.queue.popleft()[1])
+    solve_chunk(replace(settings, solve_run_seconds=0), dispatcher.queue.popleft()[1])  # one chunk alone
     cancelled = service.cancel(job.id)
     assert cancelled.status == "cancelled"
     dispatcher.drain()

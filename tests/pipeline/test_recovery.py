@@ -5,6 +5,7 @@ running chunks included; a job that makes no progress says so instead of guessin
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.exc import OperationalError
 
+from tests.support import jobs
 from tests.support.flaky import FlakyBroker
 from tests.support.jobs import output, submit
 from tests.support.paths import JUDGE_DATA
@@ -19,7 +21,6 @@ from worker import engines
 from worker.jobs import lifecycle, split
 from worker.jobs.dispatch import owner, process_name
 from worker.jobs.service import JobService
-from worker.jobs.split import split_job
 from worker.jobs.sweep import sweep
 from worker.solving import solve_file
 from worker.states import ChunkStatus
@@ -34,15 +35,7 @@ ELSEWHERE = "elsewhere:4242:4243"
 
 
 def split_only(service: Any, settings: Any, dispatcher: Any) -> tuple[int, list[int]]:
-    """A job split into chunks whose messages the broker has lost: (job id, chunk ids)."""
-    dispatcher.immediate = False
-    job = submit(service, DECKS, "accordion")
-    kind, ident = dispatcher.queue.popleft()
-    assert kind == "split"
-    split_job(settings, ident, dispatcher)
-    chunks = [ident for kind, ident in dispatcher.queue if kind == "solve"]
-    dispatcher.queue.clear()
-    return job.id, chunks
+    return jobs.split_only(service, settings, dispatcher, DECKS)
 
 
 def claim(settings: Any, chunk_id: int, worker: str = ELSEWHERE) -> None:
@@ -119,7 +112,7 @@ def test_a_job_that_answers_nothing_says_stalled_and_guesses_no_time_left(
     job_id, chunks = split_only(service, settings, dispatcher)
     from worker.jobs.solve import solve_chunk
 
-    solve_chunk(settings, chunks[0])
+    solve_chunk(replace(settings, solve_run_seconds=0), chunks[0])  # that chunk alone
     moving = queries.job(job_id)
     assert moving.status == "solving" and not moving.stalled and moving.eta_seconds is not None
     with Database.of(settings).session() as session:

@@ -53,3 +53,22 @@ def test_the_worker_row_is_written_once_its_pool_is_warm(settings: Settings, dis
     finally:
         beat.stop()
         beat.join(10)
+
+
+def test_the_rehearsal_leaves_nothing_and_draws_no_id(settings: Settings, service: Any) -> None:
+    """Each pool process rehearses a job of every game as it starts (``worker.jobs.rehearsal``): nothing of it
+    stays, and the next job's number is the one it would have been."""
+    from sqlalchemy import func
+
+    from tests.support.jobs import submit
+    from tests.support.paths import JUDGE_DATA
+    from worker.store.models import Chunk, Job
+
+    data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
+    first = submit(service, data, "accordion").id
+    work.warm(settings)
+    work.warm(settings)
+    with Database.of(settings).session(write=False) as session:
+        assert session.scalar(select(func.min(Job.id))) == first
+        assert session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id != first)) == 0
+    assert submit(service, data, "accordion").id == first + 1

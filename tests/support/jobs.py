@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from sqlalchemy import select
 
 from worker.config import Settings
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
+from worker.jobs.split import split_job
 from worker.jobs.views import JobView
+from worker.states import UploadState
 from worker.store.chunks import pack_traces, read_chunks
 from worker.store.database import Database
-from worker.states import UploadState
 from worker.store.models import Chunk, Upload
 from worker.store.uploads import store_stream
 
@@ -26,6 +28,25 @@ def submit(service: JobService, data: bytes, game: str | None = None, name: str 
 def output(queries: JobQueries, job_id: int) -> bytes:
     """A job's judge output, whole."""
     return b"".join(queries.output(job_id))
+
+
+def split_only(service: JobService, settings: Settings, dispatcher: Any, data: bytes,
+               game: str = "accordion") -> tuple[int, list[int]]:
+    """A job of ``data`` split into chunks, none solved, their messages dropped: (job id, its chunks' ids
+    in the order of the file)."""
+    dispatcher.immediate = False
+    job = submit(service, data, game)
+    kind, ident = dispatcher.queue.popleft()
+    assert kind == "split"
+    split_job(settings, ident, dispatcher)
+    dispatcher.queue.clear()
+    return job.id, chunk_ids(settings, job.id)
+
+
+def chunk_ids(settings: Settings, job_id: int) -> list[int]:
+    """A job's chunks, in the order of the file."""
+    with Database.of(settings).session(write=False) as session:
+        return list(session.scalars(select(Chunk.id).where(Chunk.job_id == job_id).order_by(Chunk.seq)))
 
 
 def stored_uploads(settings: Settings) -> list[tuple[int, str]]:

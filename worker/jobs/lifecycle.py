@@ -35,7 +35,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from worker import engines
 from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
@@ -304,13 +304,34 @@ def give_up_split(session: Session, job_id: int, splitter: str) -> None:
 
 
 def claim_chunk(connection: Connection, chunk_id: int, worker: str, lease_until: datetime) -> Row[Any] | None:
-    """Take a chunk to solve: ``(job_id, first_index, inputs, game, status)`` (its job's game and status), or
-    ``None`` when it is done, cancelled or gone.
+    """Take the chunk a message named to solve: ``(id, job_id, first_index, inputs, game, status)`` (its job's
+    game and status), or, when it is not to be taken, its job's next pending chunk (:func:`claim_next_chunk`);
+    ``None`` when there is neither.
 
-    A running chunk can be claimed again: its message was delivered again, after its
-    worker died or was cut off (the first to store it wins, see :func:`finish_chunk`).
+    A chunk is taken when pending, or when running and sent again since it was taken (``dispatched_at``,
+    which a claim clears): a worker that died or a job that stalled had it sent again (``worker.jobs.sweep``),
+    and the first to store it wins (:func:`finish_chunk`). A message sent before the chunk was taken
+    (another solve task took it from the database first) takes the job's next chunk instead: no message
+    is wasted and no chunk solved twice.
     """
-    return connection.execute(_CLAIM, {"p_chunk": chunk_id, "p_me": worker, "p_lease": lease_until}).one_or_none()
+    params = {"p_chunk": chunk_id, "p_me": worker, "p_lease": lease_until}
+    return connection.execute(_CLAIM, params).one_or_none() or connection.execute(_CLAIM_NEXT_OF, params).one_or_none()
+
+
+def claim_next_chunk(connection: Connection, job_id: int, worker: str, lease_until: datetime) -> Row[Any] | None:
+    """Take the job's first pending chunk that no other transaction holds (skipped, not waited for), as
+    :func:`claim_chunk` takes one; ``None`` when there is none."""
+    return connection.execute(_CLAIM_NEXT, {"p_job": job_id, "p_me": worker, "p_lease": lease_until}).one_or_none()
+
+
+def give_back(executor: Connection | Session, chunk_ids: list[int], worker: str, now: datetime) -> list[int]:
+    """Running chunks ``worker`` took and will not finish (its task failed, or the process is gone) go
+    back to pending, as sent ``now``: the next message of their job takes them, or the sweep sends them
+    again. The ids of those that did (the others were stored or given back meanwhile)."""
+    return list(executor.execute(
+        update(Chunk).where(Chunk.id.in_(chunk_ids), Chunk.status == ChunkStatus.RUNNING, Chunk.worker == worker)
+        .values(status=ChunkStatus.PENDING, worker=None, lease_until=None, dispatched_at=now)
+        .returning(Chunk.id)).scalars())
 
 
 def cancel_chunk(connection: Connection, chunk_id: int) -> None:
@@ -423,14 +444,32 @@ def requeue_chunk(chunk: Chunk, now: datetime) -> None:
     chunk.dispatched_at = now
 
 
+#: What a claim sets, and returns: the job's game and status come in the same round trip (a claim is on
+#: every chunk's path).
+_TAKE = {"status": ChunkStatus.RUNNING, "attempts": Chunk.attempts + 1, "worker": bindparam("p_me"),
+         "lease_until": bindparam("p_lease", type_=UTCDateTime()), "dispatched_at": None}
+_TAKEN = (Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.inputs,
+          select(Job.game).where(Job.id == Chunk.job_id).scalar_subquery().label("game"),
+          select(Job.status).where(Job.id == Chunk.job_id).scalar_subquery().label("status"))
 _CLAIM = (update(Chunk)
-          .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS), Chunk.inputs.is_not(None))
-          .values(status=ChunkStatus.RUNNING, attempts=Chunk.attempts + 1, worker=bindparam("p_me"),
-                  lease_until=bindparam("p_lease", type_=UTCDateTime()))
-          # The job's game and status in the same round trip: the claim is on every chunk's path.
-          .returning(Chunk.job_id, Chunk.first_index, Chunk.inputs,
-                     select(Job.game).where(Job.id == Chunk.job_id).scalar_subquery().label("game"),
-                     select(Job.status).where(Job.id == Chunk.job_id).scalar_subquery().label("status")))
+          .where(Chunk.id == bindparam("p_chunk"), Chunk.inputs.is_not(None),
+                 (Chunk.status == ChunkStatus.PENDING)
+                 | ((Chunk.status == ChunkStatus.RUNNING) & Chunk.dispatched_at.is_not(None)))
+          .values(**_TAKE).returning(*_TAKEN))
+
+
+def _claim_next(job: Any) -> Any:
+    """The claim of ``job``'s first pending chunk (by ``seq``) that no other transaction has locked."""
+    other = aliased(Chunk)  # not the row being updated
+    first = (select(other.id).where(other.job_id == job, other.status == ChunkStatus.PENDING, other.inputs.is_not(None))
+             .order_by(other.seq).limit(1).with_for_update(skip_locked=True).scalar_subquery())
+    return (update(Chunk).where(Chunk.id == first, Chunk.status == ChunkStatus.PENDING)
+            .values(**_TAKE).returning(*_TAKEN))
+
+
+_CLAIM_NEXT = _claim_next(bindparam("p_job"))
+_NAMED = aliased(Chunk)
+_CLAIM_NEXT_OF = _claim_next(select(_NAMED.job_id).where(_NAMED.id == bindparam("p_chunk")).scalar_subquery())
 _CANCEL_CHUNK = update(Chunk).where(Chunk.id == bindparam("p_chunk")).values(status=ChunkStatus.CANCELLED)
 _FINISH_CHUNK = (update(Chunk)
                  .where(Chunk.id == bindparam("p_chunk"), Chunk.status.in_(OPEN_CHUNKS))

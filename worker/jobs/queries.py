@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import itertools
 import math
-
 import re
 import threading
 from collections import OrderedDict
@@ -41,9 +40,9 @@ from worker.jobs.views import (
     JobView,
     NumberCount,
     OverviewView,
-    StuckJobView,
     ProcessView,
     SlowestCase,
+    StuckJobView,
     ThroughputPoint,
     ThroughputView,
     TimingsView,
@@ -481,7 +480,7 @@ class JobQueries:
             series, tasks = self._work_done(session, since)
             # What a process is busy with is shown only of the jobs the viewer sees.
             running = session.execute(
-                select(Chunk.worker, Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.count, Chunk.dispatched_at)
+                select(Chunk.worker, Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.count, Chunk.lease_until)
                 .join(Job).where(Chunk.status == ChunkStatus.RUNNING, self.viewer.reads(Job.owner))
                 .order_by(Chunk.id)).all()
         busy: dict[str, list[ProcessView]] = {}
@@ -490,7 +489,8 @@ class JobQueries:
                 worker, pid = chunk.worker.rsplit(":", 1)
                 busy.setdefault(worker, []).append(ProcessView(
                     name=chunk.worker, pid=int(pid) if pid.isdigit() else 0, job_id=chunk.job_id, chunk_id=chunk.id,
-                    first_index=chunk.first_index, cases=chunk.count, started_at=chunk.dispatched_at))
+                    first_index=chunk.first_index, cases=chunk.count,
+                    started_at=chunk.lease_until - self.lease if chunk.lease_until else None))
         minute = now - timedelta(seconds=60)
         details = []
         for name in sorted(set(rows) | set(series)):

@@ -1,5 +1,7 @@
-"""Solving one chunk: claim it (one transaction), solve it in one call to the engine, store what that
-gave with the job's progress (a second transaction).
+"""Solving chunks: take one (a transaction), solve it in one call to the engine, store what that gave with
+the job's progress and take the job's next pending chunk (a second transaction), and so on for a
+moment (``DEALER_SOLVE_RUN_SECONDS``): a solve message starts a run of its job's chunks, taken straight from the
+database, rather than carrying one chunk through the broker.
 
 A plain function of (settings, chunk id): :mod:`worker.work` runs it (for the Celery task and
 the tests' dispatcher alike), and wakes what the chunk's end of its job made ready. A chunk
@@ -16,11 +18,12 @@ engines), which solve under the per-case time budget.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from bisect import bisect_left
 from collections import Counter
-from datetime import timedelta
-from typing import NamedTuple
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
 
 from worker import engines
 from worker.config import Settings
@@ -36,30 +39,60 @@ from worker.store.models import SOLVE_BUCKETS_US, utcnow
 
 
 class Stored(NamedTuple):
-    """What storing a chunk left its job in."""
+    """What storing a run's last chunk left its job in."""
 
     job_id: int
     #: ``succeeded`` (or ``failed``) when this chunk was the job's last.
     status: JobStatus
+    #: The chunk: a message naming it takes its job's next pending chunk.
+    chunk_id: int
+    #: The run stopped at its time, not for want of chunks: its job may have more, which no message names.
+    cut_short: bool = False
 
 
 def solve_chunk(settings: Settings, chunk_id: int) -> Stored | None:
-    """Solve one chunk and store its cases with its job's progress, in one transaction; the job and its
-    status after that, or ``None`` when nothing was stored (the chunk was done, cancelled or gone,
-    another delivery stored it first, or the job stopped)."""
+    """Solve the chunk a message named (or, when another task took it, its job's next pending one) and
+    store its cases with its job's progress; then, for up to ``solve_run_seconds``, take the job's next
+    pending chunk in the transaction that stores each, and do the same. What the last chunk stored left
+    its job in (``cut_short`` when the run's time ran out first: the caller sends a message to go on), or
+    ``None`` when nothing was stored (no chunk to take, another delivery stored it first, or the job
+    stopped).
+
+    A chunk whose solving or storing fails is given back (pending again) where the database allows,
+    and the error raised: the task's retry, or any message of the job, takes it again.
+    """
     db = Database.of(settings)
     me = process_name()
-    lease = utcnow() + timedelta(seconds=settings.lease_seconds)
+    ends = time.monotonic() + settings.solve_run_seconds
     with db.transaction() as connection:
-        claimed = lifecycle.claim_chunk(connection, chunk_id, me, lease)
-        if claimed is None:
-            return None  # done, cancelled or gone
-        job_id, first, inputs, game, status = claimed
+        claimed = lifecycle.claim_chunk(connection, chunk_id, me, _lease(settings))
+    stored = None
+    while claimed is not None:
+        chunk_id, job_id, first, inputs, game, status = claimed
         if status not in ACTIVE:
-            lifecycle.cancel_chunk(connection, chunk_id)
-            return None
+            with db.transaction() as connection:
+                lifecycle.cancel_chunk(connection, chunk_id)
+            break
+        try:
+            solved, progress, tally = solve_inputs(settings, engines.get(game), first, inputs)
+            more = _lease(settings) if time.monotonic() < ends else None
+            status, claimed = store_results(db, chunk_id, job_id, me, solved, progress, tally, more)
+        except Exception:
+            with contextlib.suppress(Exception), db.transaction() as connection:
+                lifecycle.give_back(connection, [chunk_id], me, utcnow())
+            raise
+        if status is None:
+            break
+        stored = Stored(job_id, status, chunk_id, cut_short=more is None and status in ACTIVE)
+    return stored
 
-    engine = engines.get(game)
+
+def _lease(settings: Settings) -> datetime:
+    return utcnow() + timedelta(seconds=settings.lease_seconds)
+
+
+def solve_inputs(settings: Settings, engine: engines.Engine, first: int, inputs: bytes) -> tuple[Solved, Progress, Tally]:
+    """A chunk's cases solved in one call to the engine: what its row keeps, what it adds to its job."""
     errors: dict[int, str] = {}
     cpu_started = time.process_time()
     deadline = time.monotonic() + settings.chunk_seconds if settings.chunk_seconds else None
@@ -80,31 +113,35 @@ def solve_chunk(settings: Settings, chunk_id: int) -> Stored | None:
         solution = engine.solve_chunk(inputs_text(inputs), first, settings.store_traces, deadline, in_python)
     for k in range(solution.started, solution.count):
         errors[k] = f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"
-    progress_cpu = time.process_time() - cpu_started
     tally = Tally.of(solution.outcomes, solution.numbers, solution.solve_us)
     progress = progress_of(engine, solution, tally, first)
-    progress.cpu_us = int(progress_cpu * 1e6)
+    progress.cpu_us = int((time.process_time() - cpu_started) * 1e6)
     solved = Solved(solution.count, solution.lines, solution.offsets if settings.store_traces else None,
                     solution.traces if settings.store_traces else None, solution.outcomes, solution.numbers,
                     solution.extras, solution.solve_us, solution.hashes, errors or None)
-    status = store_results(db, chunk_id, job_id, me, solved, progress, tally)
-    return None if status is None else Stored(job_id, status)
+    return solved, progress, tally
 
 
-def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved: Solved,
-                  progress: Progress, tally: Tally | None = None) -> JobStatus | None:
+def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved: Solved, progress: Progress,
+                  tally: Tally | None = None, lease_next: datetime | None = None) -> tuple[JobStatus | None, Any]:
     """Store a solved chunk in its row and add it to its job's progress, in one transaction; the job's
-    status after it. Nothing (``None``) when another delivery stored the chunk first or the job
-    stopped meanwhile."""
+    status after it (``None`` when another delivery stored the chunk first or the job stopped meanwhile:
+    then nothing is stored), and, given ``lease_next``, the job's next pending chunk taken in the same
+    transaction (:func:`lifecycle.claim_next_chunk`), else ``None``."""
     blobs = pack(solved, tally)
     now = utcnow()
+    claimed = None
     with db.transaction() as connection:
         if not lifecycle.finish_chunk(connection, chunk_id, now, worker, blobs):
-            return None
+            return None, None
+        # Taken before the job row is locked, as every chunk is (the lock order); skipped if locked.
+        if lease_next is not None:
+            claimed = lifecycle.claim_next_chunk(connection, job_id, worker, lease_next)
         status = lifecycle.add_progress(connection, job_id, progress, now)
         if status is None:
             connection.rollback()
-    return status
+            return None, None
+    return status, claimed
 
 
 def progress_of(engine: engines.Engine, solution: ChunkSolution, tally: Tally, first: int) -> Progress:

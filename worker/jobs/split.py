@@ -214,9 +214,10 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
     except IntegrityError:
         return False  # a second split of this job got there first; it carries on alone
     if ids:
-        # Stored is enough: a send the broker refused is made again by the sweep (the chunks are
-        # pending since ``dispatched_at``), and the split reads on meanwhile.
-        send_quietly(lambda: dispatcher.solve(ids))
+        # One message for the run: it wakes a worker, whose task takes the chunks one after the other
+        # (``solve.solve_chunk``). Stored is enough: a send the broker refused is made again by the
+        # sweep (the chunks are pending since ``dispatched_at``), and the split reads on meanwhile.
+        send_quietly(lambda: dispatcher.solve(ids[:1]))
     return True
 
 

@@ -15,13 +15,14 @@ period, whichever process died or whichever broker was down when.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
 from worker.config import Settings
 from worker.jobs import lifecycle
-from worker.jobs.dispatch import Dispatcher, owner
+from worker.jobs.dispatch import Dispatcher, owner, send_quietly
 from worker.states import ACTIVE, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, WorkerRow, utcnow
@@ -87,6 +88,26 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
         dispatcher.solve(list(resend))
     report["chunks"], report["splits"] = len(resend), len(splits)
     return report
+
+
+def give_back_gone(settings: Settings, dispatcher: Dispatcher, worker: str, alive: Callable[[int], bool]) -> int:
+    """The running chunks of ``worker``'s pool processes that are gone (``alive(pid)`` says not) given back
+    and sent again: how many. A worker runs it at each heartbeat, which a killed pool process does not stop
+    (the worker replaces the process and beats on); the chunk's message, delivered again, cannot tell its
+    process is gone: it takes its job's next chunk instead (``lifecycle.claim_chunk``)."""
+    prefix = f"{worker}:"
+    now = utcnow()
+    with Database.of(settings).session() as session:
+        held: dict[str, list[int]] = {}
+        for ident, name in session.execute(select(Chunk.id, Chunk.worker).where(
+                Chunk.status == ChunkStatus.RUNNING, Chunk.worker.startswith(prefix, autoescape=True))):
+            pid = name[len(prefix):]
+            if pid.isdigit() and not alive(int(pid)):
+                held.setdefault(name, []).append(ident)
+        sent = [ident for name, ids in held.items() for ident in lifecycle.give_back(session, ids, name, now)]
+    if sent:
+        send_quietly(lambda: dispatcher.solve(sent))
+    return len(sent)
 
 
 def _unclaimed(job: Job) -> bool:

@@ -257,7 +257,7 @@ class ProcessView(View):
     chunk_id: int = doc("The chunk it is solving.")
     first_index: int = doc("The chunk's first case, from 1.")
     cases: int = doc("Cases in the chunk.")
-    started_at: datetime | None = doc("When the chunk was handed out.", format="date-time")
+    started_at: datetime | None = doc("When it took the chunk.", format="date-time")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

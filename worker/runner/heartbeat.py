@@ -17,8 +17,10 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from worker.config import Settings
 from worker.jobs import throughput
 from worker.jobs.dispatch import Dispatcher, worker_name
+from worker.jobs.sweep import give_back_gone
 from worker.store.database import Database
 from worker.store.models import WorkerRow, utcnow
+from worker.store.uploads import process_alive
 from worker.work import purge, sweep
 
 log = logging.getLogger("dealer.worker")
@@ -58,6 +60,8 @@ class Heartbeat(threading.Thread):
         while not self.stopping.is_set():
             try:
                 self.beat()
+                if give_back_gone(self.settings, self.dispatcher, self.name_in_db, process_alive):
+                    log.warning("chunks of a pool process that died were sent again")
                 if self.settings.heartbeat_file:
                     Path(self.settings.heartbeat_file).touch()
                 if time.monotonic() >= next_prune:

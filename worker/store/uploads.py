@@ -295,7 +295,7 @@ def discard_stale(db: Database) -> int:
     cutoff = utcnow() - ABANDONED
     for upload_id, receiver, seen_at in receiving:
         name, _, pid = (receiver or "").rpartition(":")
-        orphan = name == host and pid.isdigit() and not _alive(int(pid))
+        orphan = name == host and pid.isdigit() and not process_alive(int(pid))
         if orphan or seen_at < cutoff:
             removed.append(upload_id)
     if removed:
@@ -305,7 +305,8 @@ def discard_stale(db: Database) -> int:
     return len(removed)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host runs (a zombie, dead and not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
