@@ -112,8 +112,6 @@ class Settings:
     #: A solve task goes on taking its job's next pending chunks from the database for this long after the
     #: one it was sent, sparing each the broker's round trip; 0: one chunk a task.
     solve_run_seconds: float = 1.0
-    #: A solve task re-checks whether its job was cancelled this often (seconds).
-    cancel_check_seconds: float = 1.0
     #: Time budgets: a case over its budget fails with a reason; a chunk over its budget fails
     #: its remaining cases. Either way the worker moves on (0 turns a budget off).
     case_seconds: float = 60.0

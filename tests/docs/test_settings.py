@@ -70,7 +70,7 @@ def guide_names() -> set[str]:
 def test_the_readers_are_found() -> None:
     read = service_reads()
     assert {"DEALER_URL", "DEALER_API_KEY", "DEALER_PURE_PYTHON", "DEALER_CHUNK_SECONDS",
-            "DEALER_CANCEL_CHECK_SECONDS", "DEALER_WEB_PORT"} <= read
+            "DEALER_SOLVE_RUN_SECONDS", "DEALER_WEB_PORT"} <= read
     assert {"DEALER_CHROMIUM", "DEALER_REQUIRE_SERVICES"} <= harness_reads()
 
 

@@ -219,7 +219,11 @@ export function live(url, handlers, fallback) {
   let fellBack = false;
   const giveUp = () => { source.close(); if (!fellBack) { fellBack = true; fallback(); } };
   for (const [name, handle] of Object.entries(handlers)) {
-    source.addEventListener(name, (event) => handle(JSON.parse(event.data)));
+    // A handler that fails (what it fetches went away meanwhile: the job was deleted) fails that update
+    // alone, as a poll's does: the next event draws again.
+    source.addEventListener(name, (event) => {
+      Promise.resolve().then(() => handle(JSON.parse(event.data))).catch((error) => console.warn(error));
+    });
   }
   source.addEventListener("end", () => source.close());
   // A stream the server ends is reconnected by the browser (CONNECTING); a refused one is CLOSED.
