@@ -12,12 +12,12 @@ The floor is a chunk's fixed cost against its cases' (measured on 2 busy CPUs, 2
 ``bench/job_sizes.py`` and each job's timings):
 inside the task a chunk costs about 1 ms on SQLite and 2 ms on PostgreSQL (its claim, its store with
 the job's figures), and through Celery about 10 ms in all (the message, the pool's hand-off, the late
-acknowledgement), when a case costs a few microseconds. With a floor of 250 a job of 10,000 decks was
-43 tasks and took 0.30 to 0.50 s from its split to its end, 0.18 to 0.22 s with 1,000; and one of
-100,000 decks cut in chunks of 1,000 took 0.82 to 1.01 s on PostgreSQL, 0.56 to 0.64 s in chunks of
-2,000 (0.49 to 0.58 s in chunks of 4,000). So a job is cut into forty chunks rather than a hundred: a
-job that short needs no hundred steps of progress, and one of 400,000 cases and more is in chunks of
-the most a chunk holds.
+acknowledgement; a run's later chunks now skip it, ``worker.jobs.solve``), when a case costs a few
+microseconds. With a floor of 250 a job of 10,000 decks was 43 tasks and took 0.30 to 0.50 s from its
+split to its end, 0.18 to 0.22 s with 1,000; and one of 100,000 decks cut in chunks of 1,000 took 0.82
+to 1.01 s on PostgreSQL, 0.56 to 0.64 s in chunks of 2,000 (0.49 to 0.58 s in chunks of 4,000). So a
+job is cut into forty chunks rather than a hundred: a job that short needs no hundred steps of progress,
+and one of 400,000 cases and more is in chunks of the most a chunk holds.
 """
 
 from __future__ import annotations

@@ -91,7 +91,8 @@ def _lease(settings: Settings) -> datetime:
     return utcnow() + timedelta(seconds=settings.lease_seconds)
 
 
-def solve_inputs(settings: Settings, engine: engines.Engine, first: int, inputs: bytes) -> tuple[Solved, Progress, Tally]:
+def solve_inputs(settings: Settings, engine: engines.Engine, first: int,
+                 inputs: bytes) -> tuple[Solved, Progress, Tally]:
     """A chunk's cases solved in one call to the engine: what its row keeps, what it adds to its job."""
     errors: dict[int, str] = {}
     cpu_started = time.process_time()
