@@ -15,6 +15,7 @@ from gunicorn.app.base import BaseApplication
 
 from webui.pacing import CONNECTIONS, HEADER_SECONDS, PacedWorker, raise_open_files_limit
 from worker.config import Settings
+from worker.jobs.rehearsal import rehearse_upload
 
 
 #: The exit status of a command refused its address: bad usage (the command line's table of exit codes).
@@ -87,9 +88,19 @@ class WebServer(BaseApplication):  # type: ignore[misc]
     def load_config(self) -> None:
         for key, value in self.options.items():
             self.cfg.set(key, value)
-        self.cfg.set("post_worker_init", _end_streams_when_told_to_stop)
+        self.cfg.set("post_worker_init", self._ready_worker)
         if self.on_stop is not None:
             self.cfg.set("when_ready", self._call_on_stop)
+
+    def _ready_worker(self, worker: Any) -> None:
+        """In a web process, before its first request: its live streams end when it is told to stop, and
+        an upload and its job's making are rehearsed (rolled back), so that its first upload is not slower
+        than the next (``worker.jobs.rehearsal``)."""
+        _end_streams_when_told_to_stop(worker)
+        try:
+            rehearse_upload(self.settings)
+        except Exception:  # noqa: BLE001 - only a head start: the database may be down at start
+            worker.log.warning("could not rehearse an upload before the first request", exc_info=True)
 
     def _call_on_stop(self, arbiter: Any) -> None:
         """Have ``on_stop`` called as soon as the arbiter is told to stop (Ctrl-C, SIGTERM, SIGQUIT)."""

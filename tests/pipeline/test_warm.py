@@ -62,13 +62,16 @@ def test_the_rehearsal_leaves_nothing_and_draws_no_id(settings: Settings, servic
 
     from tests.support.jobs import submit
     from tests.support.paths import JUDGE_DATA
-    from worker.store.models import Chunk, Job
+    from worker.jobs.rehearsal import rehearse_upload
+    from worker.store.models import Chunk, Job, Upload
 
     data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
     first = submit(service, data, "accordion").id
     work.warm(settings)
     work.warm(settings)
+    rehearse_upload(settings)  # what a web process does before its first request
     with Database.of(settings).session(write=False) as session:
         assert session.scalar(select(func.min(Job.id))) == first
         assert session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id != first)) == 0
+        assert session.scalar(select(func.count()).select_from(Upload).where(Upload.receiver == "rehearsal")) == 0
     assert submit(service, data, "accordion").id == first + 1
