@@ -66,7 +66,9 @@ def list_jobs() -> Any:
 
 @operations.post("/jobs", "createJob", "Upload a judge file and start a job", tag="jobs", request_body={
     "required": True, "content": {"multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {
-        "file": {"type": "string", "contentMediaType": "application/octet-stream", "description": "The judge file."},
+        "file": {"type": "string", "contentMediaType": "application/octet-stream", "description":
+                 "The judge file. One over 1 MiB is solved while it arrives: its job is made from its first MiB "
+                 "on (listed meanwhile, its sha256 null), and goes with it if the rest is refused."},
         "game": {"type": "string", "enum": engines.names(),
                  "description": "Optional when the game can be recognised from the content."},
         "expected": {"type": "string", "contentMediaType": "text/plain",
@@ -79,7 +81,7 @@ def list_jobs() -> Any:
         "413": error("The file is over the upload limit, or its owner over its quota of bytes kept (the message "
                      "says the limit and what is used)."), "429": TOO_MANY,
         "415": error("The expected output is no text (the message says the line and column).")})
-@takes_files(file=judge_file, expected=program_output)
+@takes_files(job_from="file", file=judge_file, expected=program_output)
 def create_job() -> Any:
     job = receive_upload()
     return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}

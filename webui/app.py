@@ -15,28 +15,31 @@ from webui import api, auth, checks, errors, generate, keys, live, openapi, ops,
 from webui.context import Dealer, dealer, service, settings, viewer
 from webui.converters import CaseIdConverter, IdConverter
 from webui.pacing import late, too_slow_message
-from webui.uploads import screen
+from webui.uploads import follower, screen
 from worker import engines
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
 from worker.config import Settings
+from worker.jobs.arriving import withdraw_abandoned
 from worker.jobs.dispatch import Dispatcher
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.store.database import Database
-from worker.store.uploads import UploadWriter, discard_stale
+from worker.store.uploads import UploadWriter
 
 #: Room for the multipart envelope around a file of the largest allowed size.
 FORM_OVERHEAD = 1 << 20
 
 
 class _FieldsParser(MultiPartParser):
-    """Gives each file's writer, before any of the file arrives, its field's screen."""
+    """Gives each file's writer, before any of the file arrives, its field's screen and the job made of it
+    while it arrives (``uploads.follower``)."""
 
     def start_file_streaming(self, event: File, total_content_length: int | None) -> Any:
         stream = super().start_file_streaming(event, total_content_length)
         if isinstance(stream, UploadWriter):
             stream.screen = screen(event.name)
+            stream.follower = follower(event.name, event.filename, total_content_length)
         return stream
 
 
@@ -105,7 +108,7 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
     app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(settings),
                                       CheckService(settings, dispatcher, jobs), CheckQueries(settings))
     try:
-        discard_stale(Database.of(settings))
+        withdraw_abandoned(Database.of(settings))
     except Exception:  # noqa: BLE001 - the database may be down at start; the workers' sweep does it too
         app.logger.warning("could not look for abandoned uploads at start")
 

@@ -124,7 +124,7 @@ def workers() -> str:
 
 
 @pages.route("/upload", methods=["GET", "POST"])
-@takes_files(file=judge_file, expected=program_output)
+@takes_files(job_from="file", file=judge_file, expected=program_output)
 def upload() -> Any:
     """The upload form; its script sends the file to ``POST /api/jobs`` with progress, and without
     JavaScript the form posts here and lands on the new job's page.

@@ -10,6 +10,7 @@ from flask import current_app, g, request
 
 from webui.auth import client_id
 from webui.context import checks, service, settings
+from worker.jobs.arriving import ArrivingJob
 from worker.jobs.errors import Invalid
 from worker.jobs.screen import JudgeFileScreen
 from worker.jobs.views import JobView
@@ -26,27 +27,42 @@ def program_output() -> Screen:
     return checks().output_screen()
 
 
-def takes_files(**fields: Callable[[], Screen]) -> Callable[[View], View]:
+def takes_files(job_from: str | None = None, **fields: Callable[[], Screen]) -> Callable[[View], View]:
     """Name a view's file fields with what each holds (:func:`judge_file`, :func:`program_output`): each is
     then screened while the form streams in, and a file plainly not what its field holds is refused where
-    that shows, what was stored of it dropped (the rest of the body is not even read)."""
+    that shows, what was stored of it dropped (the rest of the body is not even read). ``job_from``: the
+    field the view makes a job of (:func:`receive_upload`), made as its first MiB is stored and split
+    while the rest arrives (:mod:`worker.jobs.arriving`)."""
 
     def declare(view: View) -> View:
         view.upload_fields = fields  # type: ignore[attr-defined]
+        view.job_field = job_from  # type: ignore[attr-defined]
         return view
 
     return declare
 
 
+def _view() -> Any:
+    return current_app.view_functions.get(request.endpoint or "")
+
+
 def screen(field: str) -> Screen | None:
     """The screen of the request's view for its file ``field`` (``None``: none)."""
-    view = current_app.view_functions.get(request.endpoint or "")
-    made = getattr(view, "upload_fields", {}).get(field)
+    made = getattr(_view(), "upload_fields", {}).get(field)
     return made() if made is not None else None
 
 
+def follower(field: str, filename: str | None, length: int | None) -> ArrivingJob | None:
+    """The job the request's view makes of its file ``field`` (named ``filename``, in a request of ``length``
+    bytes) while it arrives; ``None`` for any other field."""
+    if getattr(_view(), "job_field", None) != field:
+        return None
+    return ArrivingJob(service(), filename or "upload", client_id(), length)
+
+
 def receive_upload() -> JobView:
-    """Create a job from the request's ``file`` (streamed into the database) and optional ``game``."""
+    """Create a job from the request's ``file`` (streamed into the database) and optional ``game``: the one
+    made while the file arrived, else one made now."""
     service().check_client(client_id())  # before the body is read: a refused client's file is not stored
     service().check_quota(new_job=True)
     upload = request.files.get("file")
@@ -60,18 +76,24 @@ def receive_upload() -> JobView:
     writer = upload.stream
     if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
         raise Invalid("the upload was not streamed into the database")
-    stored = writer.commit()
     game = request.form.get("game") or None
+    arriving = writer.follower if isinstance(writer.follower, ArrivingJob) else None
+    if arriving is not None and arriving.job is not None and game not in (None, arriving.job.game):
+        arriving.withdraw()  # the game chosen decides: the job is made now, or refused saying why
+    stored = writer.commit()
     expected = None
     try:
         expected = stored_file("expected")
+        if arriving is not None and arriving.job is not None:
+            return checks().job_arrived(arriving, expected)
         return checks().create_job(stored, upload.filename or "upload", game, client=client_id(), expected=expected)
     except BaseException:
+        if arriving is not None:
+            arriving.withdraw()
         service().forget_upload(stored)
         if expected is not None:
             service().forget_upload(expected[0])
         raise
-
 
 def stored_file(field: str) -> tuple[StoredUpload, str] | None:
     """The request's file ``field``, stored, with its name; ``None`` when the form has none (a browser

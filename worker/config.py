@@ -112,6 +112,9 @@ class Settings:
     #: A solve task goes on taking its job's next pending chunks from the database for this long after the
     #: one it was sent, sparing each the broker's round trip; 0: one chunk a task.
     solve_run_seconds: float = 1.0
+    #: A job is split while its file arrives; its split waits for the file at most this long in all, then
+    #: lets its worker process go until the file has come (a slow client must not hold a worker long).
+    split_patience_seconds: float = 5.0
     #: Time budgets: a case over its budget fails with a reason; a chunk over its budget fails
     #: its remaining cases. Either way the worker moves on (0 turns a budget off).
     case_seconds: float = 60.0

@@ -197,9 +197,16 @@ def test_a_big_upload_is_watched_through_its_life_read_solved_stalled_and_done(
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
                                                    "uploadThroughput": big_file.stat().st_size / 2.5})
     upload.set_input_files("#file", str(big_file))
-    with upload.expect_response(lambda r: r.url.endswith("/api/jobs") and r.request.method == "POST",
-                                timeout=120_000) as answer:
-        upload.click("#upload-button")
+    # The worker held still while the file arrives, so that the job is split and solved once it has come:
+    # the stages below are looked at one after the other (a split follows a file as it arrives too, which
+    # tests/web/test_arriving.py tests).
+    os.killpg(live.workers[0].pid, signal.SIGSTOP)
+    try:
+        with upload.expect_response(lambda r: r.url.endswith("/api/jobs") and r.request.method == "POST",
+                                    timeout=120_000) as answer:
+            upload.click("#upload-button")
+    finally:
+        os.killpg(live.workers[0].pid, signal.SIGCONT)
     job_id = int(answer.value.json()["id"])
     JOBS["big"] = job_id
     sent = [text for text in upload.seen["progress"] if " of " in text]

@@ -42,7 +42,9 @@ from worker.testing.servers import ServiceMissing, create_postgres_database, dro
 TEST_CHUNK_SIZE = 7
 #: What the tests' settings change: small chunks; and no copying of a file solved before, since tests
 #: send the same judge files again and again to watch them solved (the tests of copying turn it on).
-TEST_SETTINGS = {"chunk_size": TEST_CHUNK_SIZE, "result_cache": False}
+#: A split sent while its file arrives runs in the send with the inline dispatcher, inside the upload:
+#: it can wait for no block (tests of the wait give it patience and a writer of its own).
+TEST_SETTINGS = {"chunk_size": TEST_CHUNK_SIZE, "result_cache": False, "split_patience_seconds": 0}
 
 # Hypothesis judges by the clock unless told not to: a deadline for each example (200 ms) and a health
 # check failing data that is slow to generate, both of which a busy machine trips. How fast the code is

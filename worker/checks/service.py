@@ -18,6 +18,7 @@ from worker.checks.text import TextScreen, check_text
 from worker.checks.views import CheckView
 from worker.config import Settings
 from worker.jobs import lifecycle as job_lifecycle
+from worker.jobs.arriving import ArrivingJob
 from worker.jobs.dispatch import Dispatcher, send_quietly
 from worker.jobs.errors import Conflict, TooLarge, Unsupported
 from worker.jobs.service import JobService
@@ -57,13 +58,29 @@ class CheckService:
         succeeded, else when it does. Refused for a job that failed or was cancelled, for a job the viewer
         does not manage, and for an output that is no text (nothing is stored then but the upload, which
         the caller forgets)."""
+        check_id = self._add_check(job_id, upload, filename, refuse_ended=True)
+        with self.db.session(write=False) as session:
+            return get_check(session, check_id, self.viewer)
+
+    def job_arrived(self, arriving: ArrivingJob, expected: tuple[StoredUpload, str] | None = None) -> JobView:
+        """A job made while its file arrived (:mod:`worker.jobs.arriving`), its file now stored: with
+        ``expected``, the output to check against it, as :meth:`create_job` makes it (refused when no
+        text; the caller then withdraws the job)."""
+        assert arriving.job is not None
+        if expected is not None:
+            self._add_check(arriving.job.id, *expected, refuse_ended=False)
+        return arriving.arrived()
+
+    def _add_check(self, job_id: int, upload: StoredUpload, filename: str, refuse_ended: bool) -> int:
+        """A new check's id (:meth:`create_check`); a job that ended with no output refused only when
+        ``refuse_ended`` (a check made with its job shows failed with it)."""
         self.check_output(upload)
         with self.db.session() as session:
             # The lock every transaction that ends a job takes: the job cannot end unseen meanwhile.
             job = job_lifecycle.lock_job(session, job_id)
             self.jobs.may_manage(job, job_id)
             assert job is not None
-            if job.status in NO_OUTPUT:
+            if refuse_ended and job.status in NO_OUTPUT:
                 why = f" ({job.error})" if job.error else ""
                 raise Conflict(f"job {job_id} {job.status}{why}: it has no judge output to check against")
             if not hold(session, upload.id):
@@ -72,8 +89,7 @@ class CheckService:
             ready = job.status == JobStatus.SUCCEEDED
         if ready:
             send_quietly(lambda: self.dispatcher.check(check_id))
-        with self.db.session(write=False) as session:
-            return get_check(session, check_id, self.viewer)
+        return check_id
 
     def check_output(self, upload: StoredUpload) -> None:
         """Refuse an output that is no text (415) or has a line over the limit (413), saying where."""

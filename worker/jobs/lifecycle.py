@@ -125,16 +125,26 @@ def end_split(session: Session, job: Job, total: int, warnings: list[dict[str, A
 def earlier_results(session: Session, job: Job, traces: bool) -> int | None:
     """An earlier job of the same file (same game and SHA-256) and the same owner whose stored results the
     new ``job`` may copy instead of solving: one that succeeded, with every case's trace when traces are
-    kept. Only the owner's own jobs: a copy names its source (``copied_from``), and how fast a job ends
+    kept, cut into the same chunks (a split resumed with chunks of its own stored goes on with the earlier
+    job's). Only the owner's own jobs: a copy names its source (``copied_from``), and how fast a job ends
     would tell anyone else that the file was sent before."""
     for old in session.scalars(select(Job.id).where(
             Job.sha256 == job.sha256, Job.game == job.game, Job.status == JobStatus.SUCCEEDED, Job.id != job.id,
+            Job.chunk_size == job.chunk_size,
             Job.owner.is_not_distinct_from(job.owner), Job.deleted_at.is_(None))
             .order_by(Job.id.desc()).limit(4)):
         if not traces or not session.scalar(select(func.count()).select_from(Chunk).where(
                 Chunk.job_id == old, Chunk.traces.is_(None), Chunk.count > 0)):
             return old
     return None
+
+
+def started_before(session: Session, owner: str | None, game: str, head_sha256: str) -> bool:
+    """Whether an earlier job of ``owner`` that succeeded had a file of ``game`` that started as one does
+    (the SHA-256 of its first MiB): the new file may be that one again, which the result cache would copy."""
+    return session.scalar(select(Job.id).where(
+        Job.head_sha256 == head_sha256, Job.game == game, Job.status == JobStatus.SUCCEEDED,
+        Job.owner.is_not_distinct_from(owner), Job.deleted_at.is_(None)).limit(1)) is not None
 
 
 def copy_results(session: Session, job: Job, old: Job, seqs: tuple[int, int], lease_seconds: float) -> int:
@@ -229,6 +239,29 @@ def cancel(session: Session, job: Job) -> bool:
     session.execute(update(Chunk).where(Chunk.job_id == job.id, Chunk.status.in_(OPEN_CHUNKS))
                     .values(status=ChunkStatus.CANCELLED))
     return True
+
+
+def file_arrived(session: Session, job_id: int, sha256: str, size: int) -> bool:
+    """The whole file of a job made while it arrived is stored (in ``session``'s transaction): the job
+    takes its hash and size; whether its split is to be sent again (it stopped waiting for the file)."""
+    job = lock_job(session, job_id)
+    if job is None or job.deleted_at is not None:
+        return False
+    job.sha256, job.size = sha256, size
+    if job.status == JobStatus.SPLITTING and job.lease_until is None:
+        job.split_sent_at = utcnow()
+        return True
+    return False
+
+
+def withdraw(session: Session, job_id: int) -> None:
+    """Remove a job made while its file arrived, the file refused or abandoned before its end: gone for
+    every read at once, as if never made (its chunks and row removed later, :mod:`worker.store.purge`)."""
+    job = lock_job_with_chunks(session, job_id)
+    if job is None or job.deleted_at is not None:
+        return
+    cancel(session, job)
+    mark_deleted(job)
 
 
 def mark_deleted(job: Job) -> None:

@@ -132,7 +132,7 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
             else answered / elapsed if elapsed > 0 else 0.0)
     since = (now - job.progress_at).total_seconds() if job.progress_at else 0.0
     return JobView(
-        id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256, status=job.status,
+        id=job.id, game=job.game, filename=job.filename, size=job.size, sha256=job.sha256 or None, status=job.status,
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
         faults=[FaultView(line=fault["line"], column=fault["column"], message=fault["message"],
                           context=[ContextLineView(**line) for line in fault["context"]]) for fault in job.faults],

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from worker.config import PerRole, Settings
 from worker.jobs.errors import TooLarge, TooManyJobs
 from worker.states import UploadState
-from worker.store.models import Check, Job, RefusedBytes, Upload, utcnow
+from worker.store.models import ARRIVING, Check, Job, RefusedBytes, Upload, utcnow
 from worker.units import format_size
 
 #: How long the bytes of a refused upload count against its owner.
@@ -39,7 +39,8 @@ class Usage:
 
 def usage(session: Session, owner: str) -> Usage:
     kept = Job.owner == owner, Job.deleted_at.is_(None)
-    files = session.scalar(select(func.coalesce(func.sum(Job.size), 0)).where(*kept)) or 0
+    # A job's file still arriving counts as its upload does (``arriving``): its size is an estimate until then.
+    files = session.scalar(select(func.coalesce(func.sum(Job.size), 0)).where(*kept, Job.sha256 != ARRIVING)) or 0
     jobs = session.scalar(select(func.count()).select_from(Job).where(*kept)) or 0
     outputs = session.scalar(select(func.coalesce(func.sum(Check.size), 0)).join(Job, Job.id == Check.job_id)
                              .where(Check.owner == owner, Job.deleted_at.is_(None))) or 0

@@ -9,6 +9,7 @@ Errors are :mod:`worker.jobs.errors`. Checks of a job's output are the floor abo
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Protocol
@@ -29,9 +30,9 @@ from worker.jobs.views import JobView
 from worker.states import FINISHED, UNFINISHED, JobStatus
 from worker.store.codecs import lock_key
 from worker.store.database import Database
-from worker.store.models import Check, Job, Upload, utcnow
+from worker.store.models import ARRIVING, Check, Job, Upload, utcnow
 from worker.store.owners import EVERYTHING, Viewer
-from worker.store.uploads import StoredUpload, count_refused, drop, head, hold, release
+from worker.store.uploads import BLOCK_BYTES, StoredUpload, count_refused, drop, head, hold, release
 
 
 class Attachment(Protocol):
@@ -89,19 +90,45 @@ class JobService:
         """
         if game is not None:
             engines.check(game)
-        start = head(self.db, upload.id, SNIFF_BYTES)
+        first = head(self.db, upload.id, BLOCK_BYTES)
+        start = first[:SNIFF_BYTES]
         check_upload(start, upload.size)
         game = recognise(start, upload.size, game)
         if attachment is not None:
             attachment.refuse()
+        return self._new_job(upload.id, filename, game, client, hashlib.sha256(first).hexdigest(), upload,
+                             rerun_of=rerun_of, attachment=attachment)
+
+    def open_job(self, upload_id: int, start: bytes, filename: str, client: str | None,
+                 expected_size: int | None) -> JobView | None:
+        """A new job for an upload still arriving, whose first block ``start`` is stored (a MiB, which the
+        upload's screen has passed): its game is the one the content says, its chunks sized for
+        ``expected_size`` bytes (the request's length, when known). It is split while the rest arrives
+        (:mod:`worker.jobs.arriving`); its hash and size are the file's once it is whole. ``None`` (no job
+        made) when an earlier job of the viewer's had a file that started the same: the job is made once
+        the file is whole, for the result cache to judge."""
+        game = recognise(start, len(start) + 1)
+        head_sha256 = hashlib.sha256(start).hexdigest()
+        if self.settings.result_cache:
+            with self.db.session(write=False) as session:
+                if lifecycle.started_before(session, self.viewer.name, game, head_sha256):
+                    return None
+        return self._new_job(upload_id, filename, game, client, head_sha256, None, expected_size=expected_size)
+
+    def _new_job(self, upload_id: int, filename: str, game: str, client: str | None, head_sha256: str,
+                 upload: StoredUpload | None, rerun_of: int | None = None, attachment: Attachment | None = None,
+                 expected_size: int | None = None) -> JobView:
+        """The job row for ``upload_id`` (whole: ``upload``; else still arriving), held to the client's and
+        the viewer's limits, and its split sent."""
         with self.db.session() as session:
             self._check_client(session, client, locked=True)
-            self.quotas().check(session, incoming=upload.size, new_job=True)
-            if not hold(session, upload.id):
+            self.quotas().check(session, incoming=upload.size if upload else 0, new_job=True)
+            if upload is not None and not hold(session, upload.id):
                 raise UploadGone("the upload was removed meanwhile; send the file again")
-            job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload.id,
-                                    sha256=upload.sha256, size=upload.size,
-                                    chunk_size=chunk_size(self.settings, game, upload.size), client=client,
+            size = upload.size if upload else max(expected_size or 0, BLOCK_BYTES)
+            job = lifecycle.new_job(game=game, filename=clean_filename(filename), upload_id=upload_id,
+                                    sha256=upload.sha256 if upload else ARRIVING, head_sha256=head_sha256, size=size,
+                                    chunk_size=chunk_size(self.settings, game, size), client=client,
                                     rerun_of=rerun_of, owner=self.viewer.name)
             session.add(job)
             session.flush()
@@ -110,6 +137,22 @@ class JobService:
             view = job_view(job)
         send_quietly(lambda: self.dispatcher.split(view.id))
         return view
+
+    def file_arrived(self, job_id: int, resend: bool) -> JobView:
+        """A job made while its file arrived, once the file is stored: its split sent again when it had
+        stopped waiting for the file (``resend``, what :func:`lifecycle.file_arrived` said)."""
+        if resend:
+            send_quietly(lambda: self.dispatcher.split(job_id))
+        with self.db.session(write=False) as session:
+            job = session.get(Job, job_id)
+            if job is None or job.deleted_at is not None:
+                raise UploadGone("the job was removed meanwhile; send the file again")
+            return job_view(job)
+
+    def withdraw(self, job_id: int) -> None:
+        """Remove a job made while its file arrived, whose file is refused after all (:func:`lifecycle.withdraw`)."""
+        with self.db.session() as session:
+            lifecycle.withdraw(session, job_id)
 
     def quotas(self) -> Quotas:
         """The viewer's quotas (:mod:`worker.jobs.quotas`)."""
@@ -182,6 +225,8 @@ class JobService:
             job = session.get(Job, job_id)
             self.may_manage(job, job_id)
             assert job is not None
+            if job.sha256 == ARRIVING:
+                raise Conflict(f"the file of job {job_id} is still arriving")
             if job.upload_id is None and job.split_at is None:
                 raise Conflict(f"the upload of job {job_id} is no longer stored")
             kept = job.upload_id is not None and job.status != JobStatus.SUCCEEDED
@@ -202,6 +247,7 @@ class JobService:
             assert old is not None
             self.quotas().check(session, incoming=old.size, new_job=True)
             job = lifecycle.new_job(game=old.game, filename=old.filename, upload_id=None, sha256=old.sha256,
+                                    head_sha256=old.head_sha256,
                                     size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id,
                                     owner=self.viewer.name)
             session.add(job)

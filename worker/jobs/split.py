@@ -27,8 +27,8 @@ from worker.jobs.reading import LineLimitReader, take_guarded
 from worker.states import JobStatus
 from worker.store.chunks import pack_input_texts
 from worker.store.database import Database
-from worker.store.models import Chunk, Job, utcnow
-from worker.store.uploads import UploadReader, head, release
+from worker.store.models import ARRIVING, Chunk, Job, utcnow
+from worker.store.uploads import UploadReader, UploadStalled, head, release
 
 #: The split commits (and dispatches) its chunks this many at a time, after the first few.
 CHUNKS_PER_COMMIT = 8
@@ -53,10 +53,19 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
     every chunk and case it had. A split that fails otherwise
     (the database went away) gives its lease up where it can, so that the sweep sends the split again
     after a stall rather than after the lease.
+
+    A job made while its file arrives (:mod:`worker.jobs.arriving`) is split as the file comes; when the
+    split has waited ``split_patience_seconds`` for it in all, it lets the job go, and the file's end sends
+    the split again (which reads it from the start, the chunks already stored kept).
     """
     me = process_name()
     try:
-        return _split(settings, job_id, dispatcher, me)
+        while True:
+            try:
+                return _split(settings, job_id, dispatcher, me)
+            except UploadStalled:
+                if not _file_arrived(settings, job_id, me):
+                    return None
     except Exception:
         with contextlib.suppress(Exception):
             with Database.of(settings).session() as session:
@@ -71,7 +80,9 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
         if job is None or not lifecycle.begin_split(job, settings.lease_seconds, me):
             return None
         game, upload_id, size = job.game, job.upload_id, job.chunk_size
-        earlier = lifecycle.earlier_results(session, job, settings.store_traces) if settings.result_cache else None
+        whole = job.sha256 != ARRIVING
+        earlier = lifecycle.earlier_results(session, job, settings.store_traces) \
+            if settings.result_cache and whole else None
         stored = session.scalar(select(func.coalesce(func.max(Chunk.seq), -1)).where(Chunk.job_id == job_id))
     if earlier is not None:
         copied = _copy(db, settings, job_id, earlier, stored)
@@ -90,7 +101,7 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
     try:
         if upload_id is None:
             raise FileNotFoundError("the upload is no longer stored")
-        with UploadReader(db, upload_id) as raw:
+        with UploadReader(db, upload_id, patience=None if whole else settings.split_patience_seconds) as raw:
             stream = LineLimitReader(raw, settings.max_line_bytes) if settings.max_line_bytes else raw
             # The file is read as blocks of canonical inputs, a chunk's a block: no object a case.
             blocks = engine.read_inputs(stream, warnings, max_bytes=MAX_CHUNK_BYTES, faults=faults)
@@ -98,6 +109,8 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
                 wanted = next(sizes)
                 # One case past the limit is enough to know the file is over it.
                 texts, count = take_guarded(engine, blocks, min(wanted, limit + 1 - total) if limit else wanted)
+                if raw.failed is not None:  # the block was cut short where the reading stopped: no chunk
+                    raise raw.failed
                 if not count:
                     break
                 total = blocks.cases
@@ -116,9 +129,11 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
                     pending = []
     except InputError as error:
         return _fail(settings, job_id, explain(game, error, _head(db, upload_id)), me)
+    except UploadStalled:
+        raise
     except OSError as error:
         return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}", me)
-    if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.size, dispatcher):
+    if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.position, dispatcher):
         return None
     found = _listed(db, game, upload_id, faults) if faults and upload_id is not None else None
     status = None
@@ -129,6 +144,21 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
             status = JobStatus(job.status)
     release(db, upload_id)
     return status
+
+
+def _file_arrived(settings: Settings, job_id: int, me: str) -> bool:
+    """A split that waited too long for its file: whether the file is whole by now (the split goes on),
+    else it lets the job go (for the file's end to send it again), if it still holds it."""
+    with Database.of(settings).session() as session:
+        # The job's lock orders this with the transaction that stores the file (``lifecycle.file_arrived``):
+        # either the file is whole here, or that transaction finds the split let go and sends it again.
+        job = lifecycle.lock_job(session, job_id)
+        if job is None or job.status != JobStatus.SPLITTING or job.splitter != me:
+            return False
+        if job.sha256 != ARRIVING:
+            return True
+        lifecycle.give_up_split(session, job_id, me)
+        return False
 
 
 def _copy(db: Database, settings: Settings, job_id: int, earlier: int, stored: int) -> JobStatus | None | bool:

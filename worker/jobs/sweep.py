@@ -22,11 +22,11 @@ from sqlalchemy import select
 
 from worker.config import Settings
 from worker.jobs import lifecycle
+from worker.jobs.arriving import withdraw_abandoned
 from worker.jobs.dispatch import Dispatcher, owner, send_quietly
 from worker.states import ACTIVE, UNFINISHED, ChunkStatus, JobStatus
 from worker.store.database import Database
-from worker.store.models import Chunk, Job, WorkerRow, utcnow
-from worker.store.uploads import discard_stale
+from worker.store.models import ARRIVING, Chunk, Job, WorkerRow, utcnow
 
 
 def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
@@ -37,6 +37,8 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
       lease ran out, goes back to pending and is sent again;
     - a splitting job whose splitter is gone, or whose split lease ran out, is handed out again
       (no splitter, no lease) and sent;
+    - the uploads of web processes that died mid-upload are dropped, the jobs made while they arrived
+      withdrawn (:func:`withdraw_abandoned`);
     - when the broker's queue is empty: a queued job, or a split handed out that no split took, sent
       ``stall_seconds`` ago is sent again (whether that send reached the broker or not), and every
       unfinished chunk of a job that made no progress for ``stall_seconds`` (or that a gone worker
@@ -81,7 +83,7 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
             report["finished"] += lifecycle.finish_if_complete(session, job)
         for job_id in splits:
             lifecycle.resend_split(session, job_id, now)
-    discard_stale(Database.of(settings))
+    withdraw_abandoned(Database.of(settings))
     for job_id in splits:
         dispatcher.split(job_id)
     if resend:
@@ -112,8 +114,10 @@ def give_back_gone(settings: Settings, dispatcher: Dispatcher, worker: str, aliv
 
 def _unclaimed(job: Job) -> bool:
     """Whether a job's split is to be sent and no split holds it: queued, or handed out again (by a
-    sweep, or by a split that failed) and not taken since."""
-    return job.status == JobStatus.QUEUED or (job.status == JobStatus.SPLITTING and job.lease_until is None)
+    sweep, or by a split that failed) and not taken since. A split that let its job go while the file
+    arrives is sent by the file's end (``worker.jobs.arriving``)."""
+    return job.status == JobStatus.QUEUED or (job.status == JobStatus.SPLITTING and job.lease_until is None
+                                              and job.sha256 != ARRIVING)
 
 
 def _split_lost(job: Job, alive: set[str], now: datetime, claimed_before: datetime) -> bool:

@@ -81,8 +81,9 @@ class JobView(View):
     id: int = doc("The job's id.")
     game: str = doc("The game's slug.", enum=engines.names())
     filename: str = doc("The uploaded file's name, as sent (never used as a path).")
-    size: int = doc("The upload's size in bytes.")
-    sha256: str = doc("The upload's SHA-256, in hex.")
+    size: int = doc("The upload's size in bytes; while the file arrives (a job is made from its first MiB, "
+                    "sha256 null), the request's length: an estimate.")
+    sha256: str | None = doc("The upload's SHA-256, in hex; null while the file arrives.")
     status: str = doc("Where the job is in its life.", enum=[s.value for s in JobStatus])
     error: str | None = doc("Why the job failed, e.g. the parser's message with line and column.")
     warnings: list[DiagnosticView] = doc("What the reader noticed without failing (a missing terminator, "

@@ -35,6 +35,11 @@ SOLVE_BUCKETS_US = (50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 10
                     5000000)
 
 
+#: ``jobs.sha256`` of a job whose file is still arriving (none is known yet: a column of every job's
+#: since the first schema, which SQLite cannot make nullable without copying the table).
+ARRIVING = ""
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -100,7 +105,12 @@ class Job(Base):
     filename: Mapped[str] = mapped_column(String(255))
     #: The upload to split; ``None`` once every job using it has been split (or it was never stored).
     upload_id: Mapped[int | None] = mapped_column(ForeignKey("uploads.id", ondelete="SET NULL"), index=True)
+    #: The file's; :data:`ARRIVING` while it arrives (a job is made from its first MiB and split as the rest
+    #: comes, ``worker.jobs.arriving``), when ``size`` is the request's length, an estimate.
     sha256: Mapped[str] = mapped_column(String(64), index=True)
+    #: The SHA-256 of the file's first MiB (of all of it when shorter), known as soon as that is: a file
+    #: whose start an earlier job's had makes its job once whole (``worker.jobs.arriving``).
+    head_sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     size: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default=JobStatus.QUEUED, index=True)
     error: Mapped[str | None] = mapped_column(Text)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -34,6 +35,9 @@ from worker.units import format_size
 BLOCK_BYTES = 1 << 20
 #: How long a ``receiving`` upload of another host may go unseen before it counts as abandoned.
 ABANDONED = timedelta(days=1)
+#: How often a reader of an upload still arriving looks for its next block at first (a block holds a MiB,
+#: which a client on the same host sends in a few milliseconds), and at most (a slow client's).
+POLL_SECONDS = (0.005, 0.05)
 
 
 class UploadTooLarge(ValueError):
@@ -49,6 +53,30 @@ class Screen(Protocol):
     def feed(self, data: bytes) -> None: ...
 
     def end(self) -> None: ...
+
+
+class Follower(Protocol):
+    """What reads an upload while it arrives (a job split from the file's first MiB on,
+    ``worker/jobs/arriving.py``): told when the first block is stored, and, in the transaction that
+    stores the whole upload or drops it, that it did."""
+
+    def started(self, upload_id: int, head: bytes) -> None:
+        """The first block (``head``, a MiB) is stored; it never raises (the upload goes on regardless)."""
+
+    def stored(self, session: Session, upload: StoredUpload) -> None:
+        """The whole upload is stored in ``session``'s transaction (before its row is written: the lock
+        order takes the jobs first)."""
+
+    def dropped(self, session: Session) -> None:
+        """The upload is refused or abandoned in ``session``'s transaction (before its row is written)."""
+
+
+class UploadGone(FileNotFoundError):
+    """The upload was dropped (refused, abandoned) while it was read."""
+
+
+class UploadStalled(TimeoutError):
+    """No block of an upload still arriving came within a reader's patience."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +109,8 @@ class UploadWriter:
         #: Called before each block is stored with the bytes received that its row does not count yet: it
         #: raises to refuse the file (an owner's quota, ``worker/jobs/quotas.py``).
         self.quota: Callable[[int], None] | None = None
+        #: Reads the upload while it arrives, from its first block stored on (see :class:`Follower`).
+        self.follower: Follower | None = None
 
     def write(self, data: bytes) -> int:
         self.size += len(data)
@@ -93,8 +123,11 @@ class UploadWriter:
         # A block is stored once a byte past it has come: a screen judges a file's first MiB with the byte
         # after it, so a file it refuses there leaves nothing stored.
         while len(self._buffer) > BLOCK_BYTES:
-            self._put(bytes(self._buffer[:BLOCK_BYTES]))
+            block = bytes(self._buffer[:BLOCK_BYTES])
+            self._put(block)
             del self._buffer[:BLOCK_BYTES]
+            if self._blocks == 1 and self.follower is not None:
+                self.follower.started(self.upload_id, block)  # type: ignore[arg-type]
         return len(data)
 
     def copy_from(self, stream: IO[bytes], chunk_size: int = BLOCK_BYTES) -> None:
@@ -140,17 +173,20 @@ class UploadWriter:
             self._buffer.clear()
         self.committed = True
         digest = self._hash.hexdigest()
+        assert self.upload_id is not None
         with self.db.session() as session:
-            same = session.scalar(select(Upload.id).where(Upload.sha256 == digest, Upload.state == UploadState.STORED,
-                                                          Upload.size == self.size,
-                                                          Upload.owner.is_not_distinct_from(self.owner)).limit(1))
+            # Read while it arrived, it is the one its follower reads: never swapped for an identical one.
+            same = None if self.follower is not None else session.scalar(select(Upload.id).where(
+                Upload.sha256 == digest, Upload.state == UploadState.STORED, Upload.size == self.size,
+                Upload.owner.is_not_distinct_from(self.owner)).limit(1))
+            if self.follower is not None:
+                self.follower.stored(session, StoredUpload(self.upload_id, digest, self.size))
             if same is not None:
                 drop(session, self.upload_id)  # its blocks go in the background
                 self.upload_id = same
             else:
                 session.execute(update(Upload).where(Upload.id == self.upload_id).values(
                     state=UploadState.STORED, sha256=digest, size=self.size, blocks=self._blocks, seen_at=utcnow()))
-        assert self.upload_id is not None
         return StoredUpload(self.upload_id, digest, self.size)
 
     def discard(self) -> None:
@@ -160,6 +196,8 @@ class UploadWriter:
             return
         with self.db.session() as session:
             if self.upload_id is not None:
+                if self.follower is not None:
+                    self.follower.dropped(session)
                 drop(session, self.upload_id)
             count_refused(session, self.owner, self.size)
         self.upload_id = None
@@ -189,46 +227,86 @@ def store_stream(db: Database, stream: IO[bytes], limit: int) -> StoredUpload:
 
 
 class UploadReader:
-    """A stored upload as a binary stream, read block by block (one short read per block)."""
+    """A stored upload as a binary stream, read block by block (one short read per block).
 
-    def __init__(self, db: Database, upload_id: int) -> None:
+    With ``patience`` (seconds), it reads an upload still arriving as well: past the blocks stored so far
+    it waits for the next (polling, less often the longer it waits: :data:`POLL_SECONDS`), and raises :class:`UploadStalled` once it
+    has waited that long in all, :class:`UploadGone` when the upload was dropped meanwhile.
+    """
+
+    def __init__(self, db: Database, upload_id: int, patience: float | None = None) -> None:
         self.db = db
         self.upload_id = upload_id
+        self.patience = patience
         self.position = 0
         self._seq = 0
         self._block = b""
         self._at = 0
+        self._waited = 0.0
+        #: What stopped the reading, once something did (an engine's reader gives the cases read before
+        #: it first: a block it cut short looks like the file's last).
+        self.failed: OSError | None = None
         with db.session(write=False) as session:
             upload = session.get(Upload, upload_id)
-            if upload is None or upload.state != UploadState.STORED:
+            arriving = upload is not None and upload.state == UploadState.RECEIVING and patience is not None
+            if upload is None or not (upload.state == UploadState.STORED or arriving):
                 raise FileNotFoundError(f"upload {upload_id} is not stored")
-            self.size, self._blocks = upload.size, upload.blocks
+            #: ``None`` until the upload is whole.
+            self.size: int | None = None if arriving else upload.size
+            self._blocks: int | None = None if arriving else upload.blocks
 
     def read(self, size: int = -1) -> bytes:
         pieces = []
-        wanted = size if size >= 0 else self.size - self.position
-        while wanted > 0:
+        wanted = size if size >= 0 else -1
+        while wanted != 0:
             if self._at == len(self._block):
-                if self._seq == self._blocks:
+                try:
+                    block = self._next()
+                except OSError as error:
+                    self.failed = error
+                    raise
+                if block is None:
                     break
-                self._block, self._at = self._fetch(self._seq), 0
-                self._seq += 1
+                self._block, self._at = block, 0
                 continue
-            piece = self._block[self._at : self._at + wanted]
+            piece = self._block[self._at:] if wanted < 0 else self._block[self._at:self._at + wanted]
             self._at += len(piece)
-            wanted -= len(piece)
+            wanted -= len(piece) if wanted > 0 else 0
             pieces.append(piece)
         data = b"".join(pieces)
         self.position += len(data)
         return data
 
-    def _fetch(self, seq: int) -> bytes:
-        with self.db.session(write=False) as session:
-            blob = session.scalar(select(UploadBlock.data).where(UploadBlock.upload_id == self.upload_id,
-                                                                 UploadBlock.seq == seq))
-        if blob is None:
-            raise FileNotFoundError(f"upload {self.upload_id} has lost its block {seq}")
-        return decompress(blob)
+    def _next(self) -> bytes | None:
+        """The next block, ``None`` past the last."""
+        pause = POLL_SECONDS[0]
+        while True:
+            if self._blocks is not None and self._seq >= self._blocks:
+                return None
+            upload = None
+            with self.db.session(write=False) as session:
+                blob = session.scalar(select(UploadBlock.data).where(UploadBlock.upload_id == self.upload_id,
+                                                                     UploadBlock.seq == self._seq))
+                if blob is None and self._blocks is None:
+                    upload = session.execute(select(Upload.state, Upload.size, Upload.blocks)
+                                             .where(Upload.id == self.upload_id)).one_or_none()
+            if blob is not None:
+                self._seq += 1
+                return decompress(blob)
+            if self._blocks is not None:
+                raise FileNotFoundError(f"upload {self.upload_id} has lost its block {self._seq}")
+            if upload is None or upload.state == UploadState.DELETING:
+                raise UploadGone(f"upload {self.upload_id} was dropped while it arrived")
+            if upload.state == UploadState.STORED:
+                self.size, self._blocks = upload.size, upload.blocks
+                continue
+            assert self.patience is not None
+            if self._waited >= self.patience:
+                raise UploadStalled(f"upload {self.upload_id} did not arrive whole within {self.patience:g} s")
+            slept = time.monotonic()
+            time.sleep(min(pause, self.patience - self._waited))
+            self._waited += time.monotonic() - slept
+            pause = min(pause * 2, POLL_SECONDS[1])
 
     def __enter__(self) -> UploadReader:
         return self
@@ -238,8 +316,8 @@ class UploadReader:
 
 
 def head(db: Database, upload_id: int, size: int = 8192) -> bytes:
-    """The first bytes of a stored upload (to sniff what it is)."""
-    return UploadReader(db, upload_id).read(size)
+    """The first bytes of an upload, stored or arriving (to sniff what it is; the first block holds a MiB)."""
+    return UploadReader(db, upload_id, patience=0).read(size)
 
 
 def hold(session: Session, upload_id: int) -> bool:
