@@ -15,7 +15,8 @@ byte with the CLI's.
 
 Targets (verdicts printed): 100,000 decks at most 1.5x the CLI, the first job after a start included;
 1,000,000 at most 1.3x; 10,000 within 0.3 s from upload to ``succeeded``; later jobs no slower than the
-first (over their median); every output identical.
+first (their median, within the spread of the CLI's own times over the same runs: one run's noise); every
+output identical.
 
     python -m bench.job_sizes                                   # every size, both modes
     python -m bench.job_sizes --sizes 1000,10000,100000 --modes embedded
@@ -51,7 +52,7 @@ MODES = ("production", "embedded")
 RATIO_TARGETS = {100_000: 1.5, 1_000_000: 1.3}
 #: Upload to ``succeeded``, in seconds, by size.
 SECONDS_TARGETS = {10_000: 0.3}
-#: The seed of a size's first file; later jobs take the next ones.
+#: The seed of the first size's first file; later jobs take the next ones, other sizes others.
 SEED = 246
 
 
@@ -122,9 +123,11 @@ def verdicts(size: int, runs: list[Run]) -> list[str]:
         verdict(f"every job within {SECONDS_TARGETS[size]:.1f} s (slowest: {slowest.label}, {slowest.total:.3f} s)",
                 slowest.total <= SECONDS_TARGETS[size])
     if len(runs) > 1:
+        # "No slower" within the noise of one run, which the CLI's own times over the same runs show.
         later = statistics.median(run.total for run in runs[1:])
-        verdict(f"later jobs no slower than the first (median {later:.3f} s against {runs[0].total:.3f} s)",
-                later <= runs[0].total)
+        noise = max(run.cli for run in runs) / min(run.cli for run in runs) - 1
+        verdict(f"later jobs no slower than the first (median {later:.3f} s against {runs[0].total:.3f} s, "
+                f"within the CLI's spread of {noise:.0%})", later <= runs[0].total * (1 + noise))
     verdict("outputs identical to the CLI's", all(run.identical for run in runs))
     return said
 
@@ -146,7 +149,10 @@ def main() -> int:
 def measure(args: argparse.Namespace) -> int:
     # A plain `kill` must still stop the private servers and live processes (their finally blocks).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    files = {size: [judge_file("10-20-30", size, SEED + k) for k in range(args.later + 1)] for size in args.sizes}
+    # A seed of its own for every file: files of one seed start with the same decks, and a file whose first
+    # MiB is that of a file solved before makes its job once whole (worker/jobs/arriving.py).
+    files = {size: [judge_file("10-20-30", size, SEED + 100 * n + k) for k in range(args.later + 1)]
+             for n, size in enumerate(args.sizes)}
     missed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for mode in args.modes:

@@ -107,7 +107,7 @@ class JobService:
         (:mod:`worker.jobs.arriving`); its hash and size are the file's once it is whole. ``None`` (no job
         made) when an earlier job of the viewer's had a file that started the same: the job is made once
         the file is whole, for the result cache to judge."""
-        game = recognise(start, len(start) + 1)
+        game = recognise(start[:SNIFF_BYTES], len(start) + 1)
         head_sha256 = hashlib.sha256(start).hexdigest()
         if self.settings.result_cache:
             with self.db.session(write=False) as session:
