@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import func, select, update
 
 from tests.support.inline import InlineDispatcher
-from webui.app import create_app
 from tests.support.jobs import output, submit
 from tests.web.test_refused_early import BOUNDARY, CountingBody, post_body
+from webui.app import create_app
 from worker import work
 from worker.config import Settings
 from worker.jobs.arriving import ArrivingJob, withdraw_abandoned
@@ -145,14 +145,15 @@ def test_a_split_follows_the_file_as_it_is_written(settings: Settings, queries: 
     writer.follower = arriving = ArrivingJob(service, "decks.in", None, len(decks))
     writer.write(decks[:2 << 20])
     assert arriving.job is not None and dispatcher.queue.popleft() == ("split", arriving.job.id)
-    split = threading.Thread(target=work.split, args=(service.settings, arriving.job.id, dispatcher))
+    job_id = arriving.job.id
+    split = threading.Thread(target=work.split, args=(service.settings, job_id, dispatcher))
     split.start()
     try:
         for at in range(2 << 20, len(decks), BLOCK_BYTES):
-            before = chunks_of(settings, arriving.job.id)
+            before = chunks_of(settings, job_id)
             writer.write(decks[at:at + BLOCK_BYTES])
             # Each block stored is read by the split while the next is not written yet.
-            wait_until(lambda: chunks_of(settings, arriving.job.id) > before or not split.is_alive())
+            wait_until(lambda seen=before: chunks_of(settings, job_id) > seen or not split.is_alive())
         assert split.is_alive()  # still waiting for the file's end
         writer.commit()
         view = arriving.arrived()

@@ -60,7 +60,7 @@ class ArrivingJob:
             self.job = self.service.open_job(upload_id, head, self.filename, self.client, self.expected_size)
         except ServiceError:
             pass  # made at the end instead, which then says why it cannot be (or makes it after all)
-        except Exception:  # noqa: BLE001 - the upload goes on; the job made at its end meets the fault or not
+        except Exception:  # the upload goes on; the job made at its end meets the fault or not
             log.exception("could not make a job while its file arrives")
 
     def stored(self, session: Session, upload: StoredUpload) -> None:
