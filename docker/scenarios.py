@@ -117,10 +117,23 @@ class Stack:
                     str(self.project_dir), *profiles, *args], env=self.env(), timeout=timeout)
 
     def up(self, *args: str) -> float:
-        """``up -d --wait`` with the stack's workers; the seconds it took."""
+        """``up -d --wait`` with the stack's workers, until the web answers through the proxy; the seconds it
+        took. ``--wait`` alone may go by a health the proxy had before the web was made again (its check
+        runs every few seconds), while it still asks the web's old address."""
         start = time.monotonic()
         self.compose("up", "-d", "--wait", "--scale", f"worker={self.workers}", *args)
+        deadline = start + 120
+        while not self._answers():
+            if time.monotonic() > deadline:
+                raise Failed("the web does not answer through the proxy two minutes after up")
+            time.sleep(0.2)
         return time.monotonic() - start
+
+    def _answers(self) -> bool:
+        try:
+            return self.api.request("GET", "/api/openapi.json")[0] == 200
+        except OSError:  # the published port not open yet
+            return False
 
     def containers(self, service: str) -> list[str]:
         return self.compose("ps", "-q", service).decode().split()

@@ -95,6 +95,7 @@ def receive_upload() -> JobView:
             service().forget_upload(expected[0])
         raise
 
+
 def stored_file(field: str) -> tuple[StoredUpload, str] | None:
     """The request's file ``field``, stored, with its name; ``None`` when the form has none (a browser
     sends a file input left empty as an empty file without a name)."""
