@@ -77,14 +77,15 @@ def receive_upload() -> JobView:
     if not isinstance(writer, UploadWriter):  # pragma: no cover - our request class always does this
         raise Invalid("the upload was not streamed into the database")
     game = request.form.get("game") or None
-    arriving = writer.follower if isinstance(writer.follower, ArrivingJob) else None
-    if arriving is not None and arriving.job is not None and game not in (None, arriving.job.game):
+    arriving = writer.following if isinstance(writer.following, ArrivingJob) else None
+    if arriving is not None and game not in (None, arriving.game):
         arriving.withdraw()  # the game chosen decides: the job is made now, or refused saying why
+        writer.following = arriving = None
     stored = writer.commit()
     expected = None
     try:
         expected = stored_file("expected")
-        if arriving is not None and arriving.job is not None:
+        if arriving is not None:
             return checks().job_arrived(arriving, expected)
         return checks().create_job(stored, upload.filename or "upload", game, client=client_id(), expected=expected)
     except BaseException:

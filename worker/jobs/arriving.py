@@ -55,13 +55,15 @@ class ArrivingJob:
         self.job: JobView | None = None
         self._resend = False
 
-    def started(self, upload_id: int, head: bytes) -> None:
+    def started(self, upload_id: int, head: bytes, head_sha256: str) -> bool:
         try:
-            self.job = self.service.open_job(upload_id, head, self.filename, self.client, self.expected_size)
+            self.job = self.service.open_job(upload_id, head, head_sha256, self.filename, self.client,
+                                             self.expected_size)
         except ServiceError:
             pass  # made at the end instead, which then says why it cannot be (or makes it after all)
         except Exception:  # the upload goes on; the job made at its end meets the fault or not
             log.exception("could not make a job while its file arrives")
+        return self.job is not None
 
     def stored(self, session: Session, upload: StoredUpload) -> None:
         if self.job is not None:
@@ -70,6 +72,10 @@ class ArrivingJob:
     def dropped(self, session: Session) -> None:
         if self.job is not None:
             lifecycle.withdraw(session, self.job.id)
+
+    @property
+    def game(self) -> str | None:
+        return self.job.game if self.job is not None else None
 
     def withdraw(self) -> None:
         """Withdraw the job before the upload ends (the request chose another game than its content's)."""

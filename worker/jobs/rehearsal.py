@@ -72,7 +72,8 @@ def rehearse(settings: Settings) -> None:
 def rehearse_upload(settings: Settings) -> None:
     """What a web process does before its first request: the statements of an upload (its row, a block, its
     end: ``store.uploads.UploadWriter``'s) and of its job's making (the upload held, the job row:
-    ``JobService.create_job``'s; the file's end for a job made while it arrived: ``worker.jobs.arriving``), on rows rolled back (the job's id below zero, as :func:`rehearse`'s).
+    ``JobService.create_job``'s; the file's end for a job made while it arrived: ``worker.jobs.arriving``),
+    on rows rolled back (the job's id below zero, as :func:`rehearse`'s).
     A statement written here unlike theirs is only compiled in vain: the first upload pays for its own,
     as before. Worth it: a live service's first upload took 30 to 55 ms longer than the next without it
     (``bench/job_sizes.py``, 10,000 decks), and no longer with it."""

@@ -9,7 +9,6 @@ Errors are :mod:`worker.jobs.errors`. Checks of a job's output are the floor abo
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Protocol
@@ -90,32 +89,30 @@ class JobService:
         """
         if game is not None:
             engines.check(game)
-        first = head(self.db, upload.id, BLOCK_BYTES)
-        start = first[:SNIFF_BYTES]
+        start = head(self.db, upload.id, SNIFF_BYTES)
         check_upload(start, upload.size)
         game = recognise(start, upload.size, game)
         if attachment is not None:
             attachment.refuse()
-        return self._new_job(upload.id, filename, game, client, hashlib.sha256(first).hexdigest(), upload,
+        return self._new_job(upload.id, filename, game, client, upload.head_sha256, upload,
                              rerun_of=rerun_of, attachment=attachment)
 
-    def open_job(self, upload_id: int, start: bytes, filename: str, client: str | None,
+    def open_job(self, upload_id: int, start: bytes, head_sha256: str, filename: str, client: str | None,
                  expected_size: int | None) -> JobView | None:
         """A new job for an upload still arriving, whose first block ``start`` is stored (a MiB, which the
-        upload's screen has passed): its game is the one the content says, its chunks sized for
+        upload's screen has passed; ``head_sha256`` its hash): its game is the one the content says, its chunks sized for
         ``expected_size`` bytes (the request's length, when known). It is split while the rest arrives
         (:mod:`worker.jobs.arriving`); its hash and size are the file's once it is whole. ``None`` (no job
         made) when an earlier job of the viewer's had a file that started the same: the job is made once
         the file is whole, for the result cache to judge."""
         game = recognise(start[:SNIFF_BYTES], len(start) + 1)
-        head_sha256 = hashlib.sha256(start).hexdigest()
         if self.settings.result_cache:
             with self.db.session(write=False) as session:
                 if lifecycle.started_before(session, self.viewer.name, game, head_sha256):
                     return None
         return self._new_job(upload_id, filename, game, client, head_sha256, None, expected_size=expected_size)
 
-    def _new_job(self, upload_id: int, filename: str, game: str, client: str | None, head_sha256: str,
+    def _new_job(self, upload_id: int, filename: str, game: str, client: str | None, head_sha256: str | None,
                  upload: StoredUpload | None, rerun_of: int | None = None, attachment: Attachment | None = None,
                  expected_size: int | None = None) -> JobView:
         """The job row for ``upload_id`` (whole: ``upload``; else still arriving), held to the client's and
@@ -230,7 +227,7 @@ class JobService:
             if job.upload_id is None and job.split_at is None:
                 raise Conflict(f"the upload of job {job_id} is no longer stored")
             kept = job.upload_id is not None and job.status != JobStatus.SUCCEEDED
-            upload = StoredUpload(job.upload_id, job.sha256, job.size) if kept else None
+            upload = StoredUpload(job.upload_id, job.sha256, job.size, job.head_sha256) if kept else None
             filename, game, split = job.filename, job.game, job.split_at is not None
         if upload is not None:
             try:

@@ -60,8 +60,9 @@ class Follower(Protocol):
     ``worker/jobs/arriving.py``): told when the first block is stored, and, in the transaction that
     stores the whole upload or drops it, that it did."""
 
-    def started(self, upload_id: int, head: bytes) -> None:
-        """The first block (``head``, a MiB) is stored; it never raises (the upload goes on regardless)."""
+    def started(self, upload_id: int, head: bytes, head_sha256: str) -> bool:
+        """The first block (``head``, a MiB, and its hash) is stored: whether it follows the upload from
+        here on (else it is told nothing more); it never raises (the upload goes on regardless)."""
 
     def stored(self, session: Session, upload: StoredUpload) -> None:
         """The whole upload is stored in ``session``'s transaction (before its row is written: the lock
@@ -84,6 +85,9 @@ class StoredUpload:
     id: int
     sha256: str
     size: int
+    #: The SHA-256 of its first block (of all of it when shorter); ``None`` for a job's upload made before
+    #: it was kept (``jobs.head_sha256``).
+    head_sha256: str | None
 
 
 def _receiver() -> str:
@@ -104,13 +108,16 @@ class UploadWriter:
         self._hash = hashlib.sha256()
         self._buffer = bytearray()
         self._blocks = 0
+        self._head_sha256 = ""
         #: Fed every piece before it is stored: it raises to refuse the file.
         self.screen: Screen | None = None
         #: Called before each block is stored with the bytes received that its row does not count yet: it
         #: raises to refuse the file (an owner's quota, ``worker/jobs/quotas.py``).
         self.quota: Callable[[int], None] | None = None
-        #: Reads the upload while it arrives, from its first block stored on (see :class:`Follower`).
+        #: Told of the first block stored, and reads the upload from there on if it says so (see
+        #: :class:`Follower`); :attr:`following` once it does.
         self.follower: Follower | None = None
+        self.following: Follower | None = None
 
     def write(self, data: bytes) -> int:
         self.size += len(data)
@@ -127,7 +134,9 @@ class UploadWriter:
             self._put(block)
             del self._buffer[:BLOCK_BYTES]
             if self._blocks == 1 and self.follower is not None:
-                self.follower.started(self.upload_id, block)  # type: ignore[arg-type]
+                assert self.upload_id is not None
+                if self.follower.started(self.upload_id, block, self._head_sha256):
+                    self.following = self.follower
         return len(data)
 
     def copy_from(self, stream: IO[bytes], chunk_size: int = BLOCK_BYTES) -> None:
@@ -145,6 +154,8 @@ class UploadWriter:
                 session.flush()
                 self.upload_id = upload.id
             session.add(UploadBlock(upload_id=self.upload_id, seq=self._blocks, data=compress(block)))
+            if not self._blocks:
+                self._head_sha256 = hashlib.sha256(block).hexdigest()
             # Its size so far, for what an owner's uploads still arriving count (``worker/jobs/quotas.py``).
             session.execute(update(Upload).where(Upload.id == self.upload_id).values(
                 seen_at=utcnow(), size=self._blocks * BLOCK_BYTES + len(block)))
@@ -176,18 +187,18 @@ class UploadWriter:
         assert self.upload_id is not None
         with self.db.session() as session:
             # Read while it arrived, it is the one its follower reads: never swapped for an identical one.
-            same = None if self.follower is not None else session.scalar(select(Upload.id).where(
+            same = None if self.following is not None else session.scalar(select(Upload.id).where(
                 Upload.sha256 == digest, Upload.state == UploadState.STORED, Upload.size == self.size,
                 Upload.owner.is_not_distinct_from(self.owner)).limit(1))
-            if self.follower is not None:
-                self.follower.stored(session, StoredUpload(self.upload_id, digest, self.size))
+            if self.following is not None:
+                self.following.stored(session, StoredUpload(self.upload_id, digest, self.size, self._head_sha256))
             if same is not None:
                 drop(session, self.upload_id)  # its blocks go in the background
                 self.upload_id = same
             else:
                 session.execute(update(Upload).where(Upload.id == self.upload_id).values(
                     state=UploadState.STORED, sha256=digest, size=self.size, blocks=self._blocks, seen_at=utcnow()))
-        return StoredUpload(self.upload_id, digest, self.size)
+        return StoredUpload(self.upload_id, digest, self.size, self._head_sha256)
 
     def discard(self) -> None:
         """Drop what was stored of an upload refused or abandoned; its bytes count against its owner's
@@ -196,8 +207,8 @@ class UploadWriter:
             return
         with self.db.session() as session:
             if self.upload_id is not None:
-                if self.follower is not None:
-                    self.follower.dropped(session)
+                if self.following is not None:
+                    self.following.dropped(session)
                 drop(session, self.upload_id)
             count_refused(session, self.owner, self.size)
         self.upload_id = None
