@@ -12,7 +12,7 @@ import os
 import select
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +36,34 @@ def _until_answered(connection: http.client.HTTPConnection, body: Iterable[bytes
         if connection.sock is not None and select.select([connection.sock], [], [], 0)[0]:
             return
         yield piece
+
+
+def multipart(files: list[tuple[str, str]], fields: dict[str, str],
+              advance: Callable[[int], object] | None = None) -> tuple[dict[str, str], Iterator[bytes]]:
+    """The headers and body of a multipart form of ``fields`` and ``files`` (field, path), the files read from
+    disk a MiB at a time as the body is sent (each read told to ``advance``), its length computed first."""
+    boundary = uuid.uuid4().hex
+    parts: list[bytes | str] = [f"--{boundary}\r\nContent-Disposition: form-data; name=\"{key}\"\r\n\r\n{value}\r\n"
+                                .encode() for key, value in fields.items()]
+    for field, path in files:
+        name = Path(path).name.replace('"', "_")
+        parts += [(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n"
+                   "Content-Type: application/octet-stream\r\n\r\n").encode(), path, b"\r\n"]
+    parts.append(f"--{boundary}--\r\n".encode())
+    length = sum(len(part) if isinstance(part, bytes) else os.path.getsize(part) for part in parts)
+
+    def body() -> Iterator[bytes]:
+        for part in parts:
+            if isinstance(part, bytes):
+                yield part
+                continue
+            with open(part, "rb") as stream:
+                while chunk := stream.read(1 << 20):
+                    if advance:
+                        advance(len(chunk))
+                    yield chunk
+
+    return {"Content-Type": f"multipart/form-data; boundary={boundary}", "Content-Length": str(length)}, body()
 
 
 class Client:
@@ -104,37 +132,15 @@ class Client:
 
     def _upload(self, url: str, files: list[tuple[str, str]], fields: dict[str, str], progress: bool) -> dict[str, Any]:
         """POST files as multipart form fields, streamed from disk with a computed length."""
-        boundary = uuid.uuid4().hex
-        parts: list[bytes | str] = [f"--{boundary}\r\nContent-Disposition: form-data; name=\"{key}\"\r\n\r\n{value}\r\n"
-                                    .encode() for key, value in fields.items()]
-        for field, path in files:
-            name = Path(path).name.replace('"', "_")
-            parts += [(f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n"
-                       "Content-Type: application/octet-stream\r\n\r\n").encode(), path, b"\r\n"]
-        parts.append(f"--{boundary}--\r\n".encode())
-        size = sum(os.path.getsize(part) for part in parts if isinstance(part, str))
-
-        def body(advance: Any = None) -> Iterator[bytes]:
-            for part in parts:
-                if isinstance(part, bytes):
-                    yield part
-                    continue
-                with open(part, "rb") as stream:
-                    while chunk := stream.read(1 << 20):
-                        if advance:
-                            advance(len(chunk))
-                        yield chunk
-
-        length = size + sum(len(part) for part in parts if isinstance(part, bytes))
-        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}", "Content-Length": str(length)}
         if not progress:
-            return json.loads(self._request("POST", url, body(), headers).read())
+            headers, body = multipart(files, fields)
+            return json.loads(self._request("POST", url, body, headers).read())
         from worker.progress import bytes_progress
 
         with bytes_progress() as bar:
-            task = bar.add_task("uploading", total=size, cases=0)
-            response = self._request("POST", url, body(lambda n: bar.update(task, advance=n)), headers)
-            return json.loads(response.read())
+            task = bar.add_task("uploading", total=sum(os.path.getsize(path) for _, path in files), cases=0)
+            headers, body = multipart(files, fields, lambda n: bar.update(task, advance=n))
+            return json.loads(self._request("POST", url, body, headers).read())
 
     def check(self, job_id: int, path: str, progress: bool = False) -> dict[str, Any]:
         """Check an output against a job's judge output (a new check, pending or done)."""

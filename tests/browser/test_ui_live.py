@@ -423,15 +423,17 @@ def with_faults(page: Any, job_id: int) -> None:
 
 
 def test_a_job_that_fails_while_watched_shows_its_failure_and_nothing_from_before(
-        browser: Any, live: LiveService, big_file: Path, tmp_path: Path) -> None:
+        browser: Any, live: LiveService, tmp_path: Path) -> None:
     """Its bad line is the file's last: the split sends the cases it has read on to be solved as it reads, so
-    the page shows a slowest case, work waiting and a form for an output to check before the split meets it."""
-    lines = big_file.read_bytes().splitlines(keepends=True)
+    the page shows a slowest case, work waiting and a form for an output to check before the split meets it
+    (the file's end held back until then: sent at once, it may be read whole before a page could look)."""
+    # Of another seed than the big file: one that starts as a job solved before is made a job once whole.
+    lines = random_judge_file(tmp_path / "decks.in", "10-20-30", BIG_DECKS, 14).read_bytes().splitlines(keepends=True)
     bad = tmp_path / "fails-late.in"
     bad.write_bytes(b"".join(lines[:-1]) + b"X\n" + lines[-1])
-    job_id = live.submit(bad, "10-20-30")["id"]
     pages = []
-    with held(live, job_id, lambda job: job["status"] == "splitting" and job["done"] > 0, "cases solved while read"):
+    with live.arriving(bad, "10-20-30") as job_id, \
+            held(live, job_id, lambda job: job["status"] == "splitting" and job["done"] > 0, "cases solved while read"):
         streamed, polled = tab(browser, live), tab(browser, live)
         with_faults(polled, job_id)
         for page in (streamed, polled):

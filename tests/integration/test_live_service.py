@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -52,21 +53,32 @@ def test_judge_files_come_out_byte_exact(live: LiveService) -> None:
 
 
 def test_results_come_while_a_big_file_is_still_read(live: LiveService, tmp_path: Path) -> None:
-    """The split streams: the first cases are solved and visible while the file is still being read,
-    the counts say how far it is (bytes read, cases read), and none is ever negative or shrinks."""
+    """The solve follows the upload: with the file's first MiBs sent and the rest held back, its first cases
+    are solved and visible, the job still splitting; the counts say how far it is (bytes read, cases read),
+    and none is ever negative or shrinks. (Held back, not just sent fast: a file sent at once may be split
+    and solved by the time a client looks, however slow or fast the machine.)"""
     from worker.testing.data import random_judge_file
 
     path = random_judge_file(tmp_path / "decks.in", "10-20-30", 60_000, 7)
-    job = live.submit(path, "10-20-30")
-    seen = []
-    while (state := live.client.job(job["id"]))["status"] not in ("succeeded", "failed", "cancelled"):
+    seen: list[dict[str, Any]] = []
+    with live.arriving(path, "10-20-30") as job_id:
+
+        def solving() -> bool:
+            seen.append(live.client.job(job_id))
+            return seen[-1]["done"] > 0
+
+        live.wait_until(solving, "cases solved while the rest of the file is held back")
+        midway = seen[-1]
+    assert midway["status"] == "splitting" and midway["sha256"] is None
+    assert midway["bytes_read"] < path.stat().st_size
+    while (state := live.client.job(job_id))["status"] not in ("succeeded", "failed", "cancelled"):
         seen.append(state)
-    assert state["status"] == "succeeded" and state["total"] == 60_000
-    during = [s for s in seen if s["status"] == "splitting" and s["done"] > 0]
-    assert during, "no result was visible before the whole file was read"
+    assert state["status"] == "succeeded" and state["total"] == state["done"] == 60_000
+    assert state["size"] == path.stat().st_size
     assert all(0 <= s["done"] <= s["total"] and s["bytes_read"] <= s["size"] and 0 <= s["progress"] <= 1
                for s in seen)
     assert [s["total"] for s in seen] == sorted(s["total"] for s in seen)
+    assert [s["done"] for s in seen] == sorted(s["done"] for s in seen)
     overview = live.get("/api/overview")
     assert overview["queued_cases"] >= 0
 
