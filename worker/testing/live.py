@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import select
 
@@ -173,7 +174,7 @@ class LiveService:
                 connection.request("POST", "/api/jobs", body=held(), headers=headers)
                 response = connection.getresponse()
                 answer.put((response.status, response.read()))
-            except Exception as error:  # told to the test, which waits for the answer
+            except (OSError, http.client.HTTPException) as error:  # told to the test, which waits for the answer
                 answer.put(error)
             finally:
                 connection.close()
@@ -183,7 +184,7 @@ class LiveService:
         found: list[int] = []
 
         def made() -> bool:
-            page = self.get(f"/api/jobs?filename={path.name}&per_page=5") or {"items": []}
+            page = self.get(f"/api/jobs?filename={quote(path.name)}&per_page=5") or {"items": []}
             found.extend(job["id"] for job in page["items"] if job["id"] > after)
             return bool(found) or not sender.is_alive()
 
