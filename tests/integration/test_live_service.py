@@ -18,6 +18,7 @@ from worker.config import Settings
 from worker.store.database import Database
 from worker.store.chunks import coverage
 from worker.store.models import Chunk
+from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService
 
 pytestmark = pytest.mark.slow
@@ -57,8 +58,6 @@ def test_results_come_while_a_big_file_is_still_read(live: LiveService, tmp_path
     are solved and visible, the job still splitting; the counts say how far it is (bytes read, cases read),
     and none is ever negative or shrinks. (Held back, not just sent fast: a file sent at once may be split
     and solved by the time a client looks, however slow or fast the machine.)"""
-    from worker.testing.data import random_judge_file
-
     path = random_judge_file(tmp_path / "decks.in", "10-20-30", 60_000, 7)
     seen: list[dict[str, Any]] = []
     with live.arriving(path, "10-20-30") as job_id:
@@ -127,23 +126,19 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
 
 
 def test_cancel_stops_a_job(live: LiveService, tmp_path: Path) -> None:
-    import random
-
-    from worker import engines
-
-    engine = engines.get("10-20-30")
-    rng = random.Random(5)
-    big = tmp_path / "big.in"
-    big.write_text("".join(engine.generate(rng) + "\n" for _ in range(20_000)) + "0\n")
-    job = live.submit(big, "10-20-30")
-    live.wait_until(lambda: live.client.job(job["id"])["done"] > 0, "the first results")
-    cancelled = live.client._json("POST", f"/api/jobs/{job['id']}/cancel")
-    assert cancelled["status"] == "cancelled" and cancelled["done"] < 20_000
+    """Cancelled with cases solved, its file's end still held back (so that it is cancelled before it could
+    end, on any machine): its figures are final, and the rest of its file, once sent, is taken all the same."""
+    big = random_judge_file(tmp_path / "big.in", "10-20-30", 60_000, 5)
+    with live.arriving(big, "10-20-30") as job_id:
+        live.wait_until(lambda: live.client.job(job_id)["done"] > 0, "the first results")
+        cancelled = live.client._json("POST", f"/api/jobs/{job_id}/cancel")
+        assert cancelled["status"] == "cancelled" and 0 < cancelled["done"] < 60_000
     # The cancel locked the job's chunks and then the job, so its figures are final: a task in flight
     # finds its chunk cancelled and stores nothing, and so does every message still queued, once taken.
     taken(live)
-    after = live.client.job(job["id"])
+    after = live.client.job(job_id)
     assert after["status"] == "cancelled" and after["done"] == cancelled["done"], (cancelled, after)
+    assert after["size"] == big.stat().st_size and after["sha256"] is not None
 
 
 def test_rerun_makes_a_new_job(live: LiveService) -> None:
