@@ -9,7 +9,6 @@ Used by the integration, fault and browser tests and by the benchmarks::
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import queue
@@ -30,7 +29,7 @@ from urllib.parse import quote
 from sqlalchemy import select
 
 from worker.cli import stop_worker
-from worker.client import Client, multipart
+from worker.client import Client, ClientError, multipart
 from worker.config import Settings
 from worker.jobs.dispatch import worker_name
 from worker.store.database import Database
@@ -165,19 +164,15 @@ class LiveService:
             for piece in body:
                 yield piece
                 count += len(piece)
-                if count >= sent and not go_on.is_set():
+                if count >= sent:
                     go_on.wait(300)
 
         def upload() -> None:
-            connection = http.client.HTTPConnection(self.url.removeprefix("http://"), timeout=300)
             try:
-                connection.request("POST", "/api/jobs", body=held(), headers=headers)
-                response = connection.getresponse()
-                answer.put((response.status, response.read()))
-            except (OSError, http.client.HTTPException) as error:  # told to the test, which waits for the answer
+                answer.put(json.loads(Client(self.url, timeout=300)._request("POST", "/api/jobs", held(), headers)
+                                      .read()))
+            except ClientError as error:  # told to the test, which waits for the answer
                 answer.put(error)
-            finally:
-                connection.close()
 
         sender = threading.Thread(target=upload, daemon=True)
         sender.start()
@@ -197,8 +192,7 @@ class LiveService:
         outcome = answer.get(timeout=300)
         if isinstance(outcome, Exception):
             raise outcome
-        status, text = outcome
-        assert status == 201 and json.loads(text)["id"] == min(found), (status, text)
+        assert outcome["id"] == min(found), outcome
 
     def wait(self, job_id: int, timeout: float = 120) -> dict[str, Any]:
         result: dict[str, Any] = {}
