@@ -182,7 +182,7 @@ class Settings:
     secure_cookies: bool = False
     #: How long a login on the pages lasts (logging out ends it at once, everywhere).
     session_hours: float = 12.0
-    #: Wrong keys (bearer or login) one client address or key prefix may send before it must wait;
+    #: Wrong keys (bearer or login) one client address may send before it must wait;
     #: each further one doubles the wait, up to ``auth_block_max_seconds`` (0 turns throttling off).
     auth_failures_allowed: int = 5
     auth_block_max_seconds: float = 300.0
@@ -226,7 +226,7 @@ def _convert(name: str, raw: str, kind: Any) -> Any:
         try:
             return float(raw)
         except ValueError:
-            raise ValueError(f"{name}={raw!r}: expected a number of seconds") from None
+            raise ValueError(f"{name}={raw!r}: expected a number") from None
     if kind in ("int", int):
         try:
             return int(raw)

@@ -37,9 +37,10 @@ class Exit(IntEnum):
 
 
 #: The table as ``dealer --help`` shows it (``\b``: click keeps its lines as they are).
-HELP = """\b
+HELP = f"""\b
 Exit status, every command alike:
   0  done; a check's output accepted
   1  a check's output not accepted, or the job failed
   2  bad input or usage (a file that is no judge file, a refused upload, a port in use)
-  3  the service unreachable or refusing the request (connection refused, HTTP 401, 403, 429, 5xx)"""
+  3  the service unreachable or refusing the request (connection refused, HTTP {
+    ", ".join(str(status) for status in sorted(_REFUSING))}, 5xx)"""

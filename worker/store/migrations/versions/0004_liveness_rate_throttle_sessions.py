@@ -8,7 +8,7 @@ Create Date: 2026-11-30 23:00:00
   follows the job's pace now rather than since it started;
 - ``jobs.splitter``: the process splitting the job, so that a split whose worker died is
   handed out again as soon as its heartbeat stops;
-- ``auth_failures``: wrong keys and logins counted per client address and per key prefix;
+- ``auth_failures``: wrong keys and logins counted per client address;
 - ``web_sessions``: the pages' sessions, so that logging out ends every copy of one.
 """
 
