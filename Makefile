@@ -37,8 +37,12 @@ test: install
 test-compose: install
 	docker/test-compose
 
+# The engines' figure, and the native core's differential against the pure-Python engines at its full size
+# (the suite runs a tenth of it: tests/engines/test_native.py RANDOM_CASES).
 bench: install
 	$(BIN)/python -m bench.engines
+	DEALER_DIFFERENTIAL_CASES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/engines/test_native.py \
+		-k random_cases_in_bulk
 
 bench-generate: install
 	$(BIN)/python -m bench.generate
