@@ -256,12 +256,14 @@ class ResultSearch:
             positions = [positions[at] for at in places]
         return index, positions
 
-    def facts(self, chunks: Sequence[Summary]) -> list[Facts]:
-        """The facts of these chunks, each read once per search (those not read yet in one query)."""
+    def facts(self, chunks: Sequence[Summary]) -> list[tuple[Summary, Facts]]:
+        """These chunks with their facts, each read once per search (those not read yet in one query). A
+        chunk purged since its job's facets were read (its job deleted meanwhile) is left out: a search
+        answers with what is still stored."""
         missing = [chunk.id for chunk in chunks if chunk.id not in self._facts]
         if missing:
             self._facts.update(stored.facts(self.session, missing, with_inputs=self.hash is not None))
-        return [self._facts[chunk.id] for chunk in chunks]
+        return [(chunk, facts) for chunk in chunks if (facts := self._facts.get(chunk.id)) is not None]
 
     def job_page(self, job: Job, bound: Bound | None, limit: int, descending: bool) -> list[Row]:
         """Up to ``limit`` of ``job``'s matching rows in the filter's sort order, past ``bound``."""
@@ -286,7 +288,7 @@ class ResultSearch:
             order = _from_bound(index, order, past, descending)
         for at in range(0, len(order), PREFETCH):
             group = [index.chunks[p] for p in order[at : at + PREFETCH]]
-            for chunk, facts in zip(group, self.facts(group), strict=True):
+            for chunk, facts in self.facts(group):
                 ks = range(chunk.count - 1, -1, -1) if descending else range(chunk.count)
                 for k in ks:
                     if not wanted(facts, k) or (self.hash is not None and facts.inputs is not None
@@ -322,7 +324,9 @@ class ResultSearch:
             self.facts([index.chunks[p] for _, p in batch])
             for value, p in batch:
                 chunk = index.chunks[p]
-                facts = self._facts[chunk.id]
+                facts = self._facts.get(chunk.id)
+                if facts is None:  # purged since the facets were read
+                    continue
                 found = [row for k in _places(sort, facts, value, descending)
                          if wanted(facts, k) and past(row := _row(job.id, chunk, facts, k, cached))]
                 rows += found
@@ -498,8 +502,8 @@ def _cursor_row(finder: ResultSearch, cursor: tuple[int, int]) -> Row:
         index = finder.facets.index(finder.session, job)
         at = index.holding(cursor[1])
         if at >= 0 and cursor[1] < index.chunks[at].first_index + index.chunks[at].count:
-            chunk = index.chunks[at]
-            return _row(job.id, chunk, finder.facts([chunk])[0], cursor[1] - chunk.first_index, bool(job.copied_from))
+            for chunk, facts in finder.facts([index.chunks[at]]):
+                return _row(job.id, chunk, facts, cursor[1] - chunk.first_index, bool(job.copied_from))
     raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
 
 
