@@ -88,9 +88,9 @@ def test_the_hot_tables_are_vacuumed_sooner_and_at_full_speed(settings: Settings
             "WHERE c.relname IN ('chunks', 'upload_blocks', 'check_parts', 'jobs')"))}
     assert set(options) == {"chunks", "upload_blocks", "check_parts", "jobs"}
     for name, (table, toast) in options.items():
-        assert {"autovacuum_vacuum_scale_factor=0.05", "autovacuum_vacuum_insert_scale_factor=0.05",
+        assert {"autovacuum_vacuum_scale_factor=0.02", "autovacuum_vacuum_insert_scale_factor=0.02",
                 "autovacuum_vacuum_cost_delay=0"} <= set(table), (name, table)
-        assert {"autovacuum_vacuum_scale_factor=0.05", "autovacuum_vacuum_cost_delay=0"} <= set(toast), (name, toast)
+        assert {"autovacuum_vacuum_scale_factor=0.02", "autovacuum_vacuum_cost_delay=0"} <= set(toast), (name, toast)
 
 
 def _old_trace(packed: bytes) -> bytes:

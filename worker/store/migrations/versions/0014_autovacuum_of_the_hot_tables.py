@@ -9,7 +9,7 @@ autovacuum: a chunk's first version once it is solved (stored at the split, rewr
 results), an upload's blocks, the jobs' rows rewritten as they progress, a check's parts. PostgreSQL's
 defaults wait for a fifth of a table to be dead and then vacuum it at a pace meant not to be noticed
 (``autovacuum_vacuum_cost_delay``); for these tables, where rows come and go by the thousand a minute,
-autovacuum comes at a twentieth, for the table and its TOAST (where the blobs are), and vacuums at full
+autovacuum comes at 2 %, for the table and its TOAST (where the blobs are), and vacuums at full
 speed. A change of the catalogue only; SQLite has no such setting (it reuses freed pages by itself).
 """
 
@@ -25,7 +25,7 @@ depends_on = None
 #: The tables whose rows come and go fastest, each with its TOAST.
 HOT = ("chunks", "upload_blocks", "check_parts", "jobs")
 #: Autovacuum's settings for each (and its TOAST: ``toast.`` before the name).
-SETTINGS = {"autovacuum_vacuum_scale_factor": "0.05", "autovacuum_vacuum_insert_scale_factor": "0.05",
+SETTINGS = {"autovacuum_vacuum_scale_factor": "0.02", "autovacuum_vacuum_insert_scale_factor": "0.02",
             "autovacuum_vacuum_cost_delay": "0"}
 TOAST = ("autovacuum_vacuum_scale_factor", "autovacuum_vacuum_cost_delay")
 
