@@ -8,10 +8,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher
 from tests.support.jobs import submit
+from tests.support.waiting import until
 from worker import work
 from worker.config import Settings
 from worker.jobs.service import JobService
@@ -50,3 +52,24 @@ def test_churned_jobs_leave_the_chunks_the_size_of_the_jobs_kept(settings: Setti
     # chunks in the space the earlier ones freed.
     settled = max(sizes[: KEEP + 2])
     assert max(sizes[KEEP + 2:]) <= settled * 1.25, sizes
+
+
+def test_the_purge_vacuums_what_it_removed_as_it_goes(settings: Settings, tmp_path: Path) -> None:
+    db = Database.of(settings)
+    if not db.postgres:
+        pytest.skip("SQLite reuses a freed page by itself: nothing to vacuum")
+    # Every batch past a byte of blobs: a vacuum after each, and one at the end.
+    settings = dataclasses.replace(settings, chunk_size=100, delete_batch_rows=4, vacuum_bytes=1)
+    service = JobService(settings, InlineDispatcher(settings))
+    job = submit(service, random_judge_file(tmp_path / "a.in", "10-20-30", 1000, 1).read_bytes(), "10-20-30")
+    service.delete(job.id)
+
+    def vacuums() -> int:
+        with db.engine.connect() as connection:
+            return int(connection.scalar(text(
+                "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'chunks'")) or 0)
+
+    before = vacuums()
+    batches = [batch for batch in work.purge(settings) if batch.table == "chunks"]
+    assert len(batches) >= 3
+    until(lambda: vacuums() - before, lambda done: done >= len(batches), "the chunks vacuumed after each batch")
