@@ -4,6 +4,7 @@ between two reads of one search, or of one export, is left out of the answer, ne
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,3 +97,28 @@ def test_an_export_leaves_out_what_was_deleted_while_it_streamed(settings: Setti
         exported = [batch.job_id for batch in queries.iter_results(ResultFilter(game="10-20-30", sort=sort).checked())]
         assert ids[0] in exported
     assert len(deleter.deleted) == JOBS - 1
+
+
+def test_searches_answer_while_jobs_are_deleted_and_purged_beside_them(settings: Settings, tmp_path: Path) -> None:
+    service, ids = _jobs(settings, tmp_path)
+    queries = JobQueries(settings)
+    failures: list[BaseException] = []
+    answered = 0
+
+    def delete_all() -> None:
+        try:
+            for job_id in reversed(ids):
+                service.delete(job_id)
+                work.purge(dataclasses.replace(settings, delete_batch_rows=1))
+        except BaseException as error:  # noqa: BLE001 - handed to the test's thread
+            failures.append(error)
+
+    deleting = threading.Thread(target=delete_all)
+    deleting.start()
+    while deleting.is_alive() or not answered:
+        for sort in ("index", "number", "outcome", "solve_us"):
+            queries.results(ResultFilter(game="10-20-30", per_page=500, sort=sort).checked())
+            answered += 1
+    deleting.join()
+    assert not failures
+    assert queries.results(ResultFilter(game="10-20-30", per_page=50).checked()).items == []
