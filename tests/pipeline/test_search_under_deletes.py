@@ -7,6 +7,7 @@ import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,13 @@ from tests.support.jobs import submit
 from worker import work
 from worker.config import Settings
 from worker.jobs import queries as job_queries
+from worker.jobs import results
 from worker.jobs.filters import ResultFilter
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.store import chunks as stored
+from worker.store.database import Database
+from worker.store.owners import EVERYTHING
 from worker.testing.data import random_judge_file
 
 JOBS = 4
@@ -122,3 +126,20 @@ def test_searches_answer_while_jobs_are_deleted_and_purged_beside_them(settings:
     deleting.join()
     assert not failures
     assert queries.results(ResultFilter(game="10-20-30", per_page=50).checked()).items == []
+
+
+@pytest.mark.parametrize("sort", ["index", "number"])
+def test_an_export_goes_on_past_the_job_of_its_last_page_deleted(settings: Settings, tmp_path: Path,
+                                                                  sort: str) -> None:
+    service, _ = _jobs(settings, tmp_path)
+    db = Database.of(settings)
+    flt = ResultFilter(game="10-20-30", sort=sort).checked()
+    everything = list(results.iter_rows(lambda: db.session(write=False), flt, EVERYTHING, page_rows=50))
+    rows = results.iter_rows(lambda: db.session(write=False), flt, EVERYTHING, page_rows=50)
+    first = list(islice(rows, 50))
+    gone = first[-1][0]  # the job of the row the next page starts after
+    service.delete(gone)
+    work.purge(settings)
+    rest = list(rows)
+    assert first == everything[:50]
+    assert rest == [row for row in everything[50:] if row[0] != gone]

@@ -445,9 +445,10 @@ def _all(values: Any, value: int) -> Iterator[int]:
 
 
 def search(session: Session, flt: ResultFilter, viewer: Viewer, after: str | None = None, before: str | None = None,
-           last: bool = False, facets: FacetCache | None = None) -> Found:
+           last: bool = False, facets: FacetCache | None = None, after_row: Row | None = None) -> Found:
     """A page of results matching ``flt`` among the jobs ``viewer`` sees: the first (or the ``last``), or
-    the one after/before a cursor."""
+    the one after/before a cursor (or after ``after_row``, a row a page before gave: its job may be gone
+    since)."""
     finder = ResultSearch(session, flt, facets)
     jobs = candidate_jobs(session, flt, finder, viewer)
     total, exact = finder.count(jobs)
@@ -460,7 +461,8 @@ def search(session: Session, flt: ResultFilter, viewer: Viewer, after: str | Non
     skip = (flt.page - 1) * flt.per_page
     if cursor is not None and cursor[0] not in {job.id for job in jobs}:
         raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
-    rows = _walk(finder, jobs, cursor, skip + flt.per_page + 1, descending)[skip:]
+    start = _cursor_row(finder, cursor) if cursor is not None else after_row
+    rows = _walk(finder, jobs, start, skip + flt.per_page + 1, descending)[skip:]
     more = len(rows) > flt.per_page
     rows = rows[: flt.per_page]
     if backwards:
@@ -507,10 +509,8 @@ def _cursor_row(finder: ResultSearch, cursor: tuple[int, int]) -> Row:
     raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
 
 
-def _walk(finder: ResultSearch, jobs: list[Job], cursor: tuple[int, int] | None, limit: int,
-          descending: bool) -> list[Row]:
-    """Up to ``limit`` rows past ``cursor`` in the search's order (``descending`` as walked)."""
-    after = _cursor_row(finder, cursor) if cursor is not None else None
+def _walk(finder: ResultSearch, jobs: list[Job], after: Row | None, limit: int, descending: bool) -> list[Row]:
+    """Up to ``limit`` rows past the row ``after`` in the search's order (``descending`` as walked)."""
     sort = finder.flt.sort if finder.flt.sort not in TIME_SORTS else "index"
     if sort == "index" or len(jobs) == 1:
         # Job by job (by id, as the jobs were made): every row of a job comes before the next job's.
@@ -553,13 +553,14 @@ def iter_rows(sessions: Callable[[], AbstractContextManager[Session]], flt: Resu
     """Every matching row in the search's order (for exports), page by page, each page read in a
     session of its own from ``sessions``."""
     flt = replace(flt, per_page=page_rows)
-    cursor: str | None = None
+    last: Row | None = None
     facets = facets or FacetCache()
     while True:
+        # The next page starts after the last row itself, not its cursor: its job may be deleted meanwhile.
         with sessions() as session:
-            found = search(session, flt, viewer, cursor, None, facets=facets)
+            found = search(session, flt, viewer, facets=facets, after_row=last)
         yield from found.rows
         if found.next is None:
             return
-        cursor = found.next
+        last = found.rows[-1]
 

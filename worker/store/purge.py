@@ -62,7 +62,7 @@ def purge(db: Database, max_rows: int, max_bytes: int, more: Callable[[], bool] 
         if vacuum_bytes and removed.total() >= vacuum_bytes:
             vacuum(db, removed)
             removed.clear()
-    if removed:
+    if removed and more():  # a worker stopping leaves it to the next purge's or autovacuum
         vacuum(db, removed)
     return done
 
