@@ -160,6 +160,10 @@ class Settings:
     #: (one row at least), so that no write waits long behind one.
     delete_batch_rows: int = 64
     delete_batch_bytes: int = 4 << 20
+    #: On PostgreSQL the purge vacuums the tables it removed rows from each time it has removed this many
+    #: bytes of blobs, and when it is done (``worker/store/purge.py``), so that the next rows stored take
+    #: their space: the database holds what its live jobs need plus about this much. 0: only when done.
+    vacuum_bytes: int = 64 << 20
 
     # --- access (see webui/auth.py) ---
     #: The address ``dealer web`` and ``dealer serve`` listen on (their ``--host`` overrides it): this

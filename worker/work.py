@@ -77,4 +77,5 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
 def purge(settings: Settings, more: Callable[[], bool] = lambda: True) -> list[store_purge.Batch]:
     """Remove what deletes and expiry marked, in short transactions (:mod:`worker.store.purge`), until none
     is left or ``more()`` says stop; the batches."""
-    return store_purge.purge(Database.of(settings), settings.delete_batch_rows, settings.delete_batch_bytes, more)
+    return store_purge.purge(Database.of(settings), settings.delete_batch_rows, settings.delete_batch_bytes, more,
+                             settings.vacuum_bytes)

@@ -48,7 +48,7 @@ def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) ->
 def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
     db = Database.of(blank)
     upgrade(db)
-    assert current(db) == "0013"
+    assert current(db) == "0014"
     with db.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
         if not db.postgres:
@@ -76,6 +76,21 @@ def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(
             "WHERE c.relname IN ('upload_blocks', 'chunks', 'check_parts') AND a.attnum > 0 AND NOT a.attisdropped "
             "AND a.atttypid = 'bytea'::regtype")))
     assert {key for key, kind in storage.items() if kind == "e"} == blobs, storage
+
+
+def test_the_hot_tables_are_vacuumed_sooner_and_at_full_speed(settings: Settings) -> None:
+    db = Database.of(settings)
+    if not db.postgres:
+        pytest.skip("a PostgreSQL setting (SQLite reuses freed pages by itself)")
+    with db.engine.connect() as connection:
+        options = {name: (table or [], toast or []) for name, table, toast in connection.execute(text(
+            "SELECT c.relname, c.reloptions, t.reloptions FROM pg_class c LEFT JOIN pg_class t ON t.oid = c.reltoastrelid "
+            "WHERE c.relname IN ('chunks', 'upload_blocks', 'check_parts', 'jobs')"))}
+    assert set(options) == {"chunks", "upload_blocks", "check_parts", "jobs"}
+    for name, (table, toast) in options.items():
+        assert {"autovacuum_vacuum_scale_factor=0.02", "autovacuum_vacuum_insert_scale_factor=0.02",
+                "autovacuum_vacuum_cost_delay=0"} <= set(table), (name, table)
+        assert {"autovacuum_vacuum_scale_factor=0.02", "autovacuum_vacuum_cost_delay=0"} <= set(toast), (name, toast)
 
 
 def _old_trace(packed: bytes) -> bytes:

@@ -295,7 +295,8 @@ class JobQueries:
             found = chunks_holding(session, job_id, indexes, Chunk.worker, Chunk.finished_at)
             data = self._chunk_data(session, {chunk.id: chunk.finished_at for chunk in found.values()}, traces)
             for index, chunk in found.items():
-                places[job_id, index] = _Place(job, chunk, data[chunk.id], index - chunk.first_index)
+                if chunk.id in data:  # else purged between the two reads (its job deleted meanwhile)
+                    places[job_id, index] = _Place(job, chunk, data[chunk.id], index - chunk.first_index)
         return places
 
     def _chunk_data(self, session: Session, chunks: dict[int, datetime | None], traces: bool

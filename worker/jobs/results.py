@@ -256,12 +256,14 @@ class ResultSearch:
             positions = [positions[at] for at in places]
         return index, positions
 
-    def facts(self, chunks: Sequence[Summary]) -> list[Facts]:
-        """The facts of these chunks, each read once per search (those not read yet in one query)."""
+    def facts(self, chunks: Sequence[Summary]) -> list[tuple[Summary, Facts]]:
+        """These chunks with their facts, each read once per search (those not read yet in one query). A
+        chunk purged since its job's facets were read (its job deleted meanwhile) is left out: a search
+        answers with what is still stored."""
         missing = [chunk.id for chunk in chunks if chunk.id not in self._facts]
         if missing:
             self._facts.update(stored.facts(self.session, missing, with_inputs=self.hash is not None))
-        return [self._facts[chunk.id] for chunk in chunks]
+        return [(chunk, facts) for chunk in chunks if (facts := self._facts.get(chunk.id)) is not None]
 
     def job_page(self, job: Job, bound: Bound | None, limit: int, descending: bool) -> list[Row]:
         """Up to ``limit`` of ``job``'s matching rows in the filter's sort order, past ``bound``."""
@@ -286,7 +288,7 @@ class ResultSearch:
             order = _from_bound(index, order, past, descending)
         for at in range(0, len(order), PREFETCH):
             group = [index.chunks[p] for p in order[at : at + PREFETCH]]
-            for chunk, facts in zip(group, self.facts(group), strict=True):
+            for chunk, facts in self.facts(group):
                 ks = range(chunk.count - 1, -1, -1) if descending else range(chunk.count)
                 for k in ks:
                     if not wanted(facts, k) or (self.hash is not None and facts.inputs is not None
@@ -322,7 +324,9 @@ class ResultSearch:
             self.facts([index.chunks[p] for _, p in batch])
             for value, p in batch:
                 chunk = index.chunks[p]
-                facts = self._facts[chunk.id]
+                facts = self._facts.get(chunk.id)
+                if facts is None:  # purged since the facets were read
+                    continue
                 found = [row for k in _places(sort, facts, value, descending)
                          if wanted(facts, k) and past(row := _row(job.id, chunk, facts, k, cached))]
                 rows += found
@@ -441,9 +445,10 @@ def _all(values: Any, value: int) -> Iterator[int]:
 
 
 def search(session: Session, flt: ResultFilter, viewer: Viewer, after: str | None = None, before: str | None = None,
-           last: bool = False, facets: FacetCache | None = None) -> Found:
+           last: bool = False, facets: FacetCache | None = None, after_row: Row | None = None) -> Found:
     """A page of results matching ``flt`` among the jobs ``viewer`` sees: the first (or the ``last``), or
-    the one after/before a cursor."""
+    the one after/before a cursor (or after ``after_row``, a row a page before gave: its job may be gone
+    since)."""
     finder = ResultSearch(session, flt, facets)
     jobs = candidate_jobs(session, flt, finder, viewer)
     total, exact = finder.count(jobs)
@@ -456,7 +461,8 @@ def search(session: Session, flt: ResultFilter, viewer: Viewer, after: str | Non
     skip = (flt.page - 1) * flt.per_page
     if cursor is not None and cursor[0] not in {job.id for job in jobs}:
         raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
-    rows = _walk(finder, jobs, cursor, skip + flt.per_page + 1, descending)[skip:]
+    start = _cursor_row(finder, cursor) if cursor is not None else after_row
+    rows = _walk(finder, jobs, start, skip + flt.per_page + 1, descending)[skip:]
     more = len(rows) > flt.per_page
     rows = rows[: flt.per_page]
     if backwards:
@@ -498,15 +504,13 @@ def _cursor_row(finder: ResultSearch, cursor: tuple[int, int]) -> Row:
         index = finder.facets.index(finder.session, job)
         at = index.holding(cursor[1])
         if at >= 0 and cursor[1] < index.chunks[at].first_index + index.chunks[at].count:
-            chunk = index.chunks[at]
-            return _row(job.id, chunk, finder.facts([chunk])[0], cursor[1] - chunk.first_index, bool(job.copied_from))
+            for chunk, facts in finder.facts([index.chunks[at]]):
+                return _row(job.id, chunk, facts, cursor[1] - chunk.first_index, bool(job.copied_from))
     raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
 
 
-def _walk(finder: ResultSearch, jobs: list[Job], cursor: tuple[int, int] | None, limit: int,
-          descending: bool) -> list[Row]:
-    """Up to ``limit`` rows past ``cursor`` in the search's order (``descending`` as walked)."""
-    after = _cursor_row(finder, cursor) if cursor is not None else None
+def _walk(finder: ResultSearch, jobs: list[Job], after: Row | None, limit: int, descending: bool) -> list[Row]:
+    """Up to ``limit`` rows past the row ``after`` in the search's order (``descending`` as walked)."""
     sort = finder.flt.sort if finder.flt.sort not in TIME_SORTS else "index"
     if sort == "index" or len(jobs) == 1:
         # Job by job (by id, as the jobs were made): every row of a job comes before the next job's.
@@ -549,13 +553,14 @@ def iter_rows(sessions: Callable[[], AbstractContextManager[Session]], flt: Resu
     """Every matching row in the search's order (for exports), page by page, each page read in a
     session of its own from ``sessions``."""
     flt = replace(flt, per_page=page_rows)
-    cursor: str | None = None
+    last: Row | None = None
     facets = facets or FacetCache()
     while True:
+        # The next page starts after the last row itself, not its cursor: its job may be deleted meanwhile.
         with sessions() as session:
-            found = search(session, flt, viewer, cursor, None, facets=facets)
+            found = search(session, flt, viewer, facets=facets, after_row=last)
         yield from found.rows
         if found.next is None:
             return
-        cursor = found.next
+        last = found.rows[-1]
 

@@ -11,15 +11,26 @@ checks' parts, its checks, its chunks, then its row; a deleting upload's blocks,
 
 Two purges at once (two workers) each remove what they find: on PostgreSQL each skips the
 rows the other holds; on SQLite they take turns.
+
+The space comes back at once. On PostgreSQL a deleted row (and its blobs, out of line in the table's
+TOAST) keeps its place until a ``VACUUM`` finds it dead; left to autovacuum (its pace, its nap, or
+off on the server), a service that deletes as fast as it stores grows by what it deletes. So the
+purge vacuums the tables it removed rows from itself: every ``vacuum_bytes`` of blobs removed and at
+the end of each round, outside any transaction, ``SKIP_LOCKED`` (another worker's vacuum of the same
+table is as good). A plain ``VACUUM`` takes no lock that stops reads or writes, and the next rows
+stored take the space it freed: the tables stay within what the live jobs need plus what is deleted
+between two vacuums. SQLite needs none of it: it keeps a freed page in its file's free list and
+stores the next rows there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Select, delete, exists, func, literal, select, tuple_
+from sqlalchemy import Connection, Select, delete, exists, func, literal, select, text, tuple_
 from sqlalchemy.sql.elements import ColumnElement
 
 from worker.states import UploadState
@@ -36,15 +47,34 @@ class Batch:
     bytes: int
 
 
-def purge(db: Database, max_rows: int, max_bytes: int, more: Callable[[], bool] = lambda: True) -> list[Batch]:
+def purge(db: Database, max_rows: int, max_bytes: int, more: Callable[[], bool] = lambda: True,
+          vacuum_bytes: int = 0) -> list[Batch]:
     """Remove what is marked deleted, batch by batch, until nothing is left (or ``more()`` says stop before
-    a batch); the batches, in order."""
+    a batch), vacuuming the tables it removed rows from every ``vacuum_bytes`` of blobs (0: only once
+    done) and once done; the batches, in order."""
     done: list[Batch] = []
     if not pending(db):  # a read: an idle purge takes no write lock
         return done
+    removed: Counter[str] = Counter()
     while more() and (batch := purge_batch(db, max_rows, max_bytes)) is not None:
         done.append(batch)
+        removed[batch.table] += batch.bytes
+        if vacuum_bytes and removed.total() >= vacuum_bytes:
+            vacuum(db, removed)
+            removed.clear()
+    if removed and more():  # a worker stopping leaves it to the next purge's or autovacuum
+        vacuum(db, removed)
     return done
+
+
+def vacuum(db: Database, tables: Iterable[str]) -> None:
+    """``VACUUM`` these tables (their TOAST with them) on PostgreSQL, so that the space of the rows removed
+    is taken by the next ones stored; nothing on SQLite, which reuses a freed page by itself."""
+    if not db.postgres:
+        return
+    names = ", ".join(sorted(tables))  # the purge's own table names, never input
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text(f"VACUUM (SKIP_LOCKED) {names}"))
 
 
 def purge_batch(db: Database, max_rows: int, max_bytes: int) -> Batch | None:
