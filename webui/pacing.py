@@ -14,9 +14,12 @@ may take to send a request; here, as Apache's ``mod_reqtimeout`` does it:
   none), so a body sent as fast as the network allows would hold the event loop for as long as it lasts:
   every read lets the other greenlets run first;
 - an answer given before the request's body is read to its end (a refused upload, a 401, a 413 ...) says
-  ``Connection: close`` and the connection is closed once it is written: gunicorn would otherwise read
-  (and drop) the rest of the body, however long, to serve the next request on the connection
-  (:func:`closes_when_body_unread`).
+  ``Connection: close`` and the connection is closed once it is written, nothing more of it read: gunicorn
+  would otherwise read (and drop) the rest of the body, however long, to serve the next request on the
+  connection (:func:`closes_when_body_unread`). The answer is followed by the end of the stream at once,
+  and the socket closed when the client closes its end, or after :data:`LINGER_SECONDS` (:func:`linger`):
+  closed at once over the bytes still coming, it would reset the connection, and a client (nginx in front,
+  still sending the body) could take the reset before the answer and lose it.
 
 A connection costs a file descriptor: the process may hold :data:`CONNECTIONS` at once, and the soft
 limit of open files is raised to the hard one (:func:`raise_open_files_limit`).
@@ -47,6 +50,12 @@ GRACE_SECONDS = 20.0
 MIN_RATE = 500
 #: The longest a request may send nothing, however much it sent before.
 MOST_AHEAD_SECONDS = 60.0
+
+#: The longest a connection answered before its body was read is held, unread, for its client to take the
+#: answer and close its end (most do at once: a client that goes on sending is then reset).
+LINGER_SECONDS = 1.0
+#: The states of a Linux TCP socket (``tcpi_state``) that has sent its end of the stream and awaits the peer's.
+_ENDING = (4, 5)  # TCP_FIN_WAIT1, TCP_FIN_WAIT2
 
 #: The WSGI environ key under which gunicorn hands the app the connection's socket.
 SOCKET_KEY = "gunicorn.socket"
@@ -115,6 +124,10 @@ class PacedWorker(GeventWorker):  # type: ignore[misc]
         closes_when_body_unread(req)
         try:
             return super().handle_request(listener_name, req, sock, addr)
+        except StopIteration:  # gunicorn closes the connection next
+            if not _read_to_end(req.body):
+                linger(sock)
+            raise
         finally:
             sock.start()  # the next request of a kept-alive connection has its own deadline
 
@@ -153,6 +166,23 @@ def _read_to_end(body: Body) -> bool:
     if isinstance(reader, ChunkedReader):  # its parser is dropped once the last chunk and trailers are in
         return reader.parser is None
     return False
+
+
+def linger(sock: PacedSocket) -> None:
+    """End the stream after the answer written on ``sock`` (the client reads it, then the end), and wait,
+    reading nothing, until the client has closed its end or :data:`LINGER_SECONDS` have passed."""
+    deadline = time.monotonic() + LINGER_SECONDS
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_WR)
+        while time.monotonic() < deadline and _state(sock) in _ENDING:
+            gevent.sleep(0.02)
+
+
+def _state(sock: PacedSocket) -> int | None:
+    """The TCP state of ``sock`` (Linux); ``None`` where it cannot be told: then the wait lasts its limit."""
+    if not hasattr(socket, "TCP_INFO"):
+        return _ENDING[0]
+    return int(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0])
 
 
 def raise_open_files_limit() -> None:

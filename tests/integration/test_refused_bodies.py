@@ -6,6 +6,7 @@ API answers the others all the while."""
 from __future__ import annotations
 
 import http.client
+import select
 import socket
 import threading
 from collections.abc import Iterator
@@ -38,11 +39,12 @@ HANDS = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes()
 @dataclass
 class Pushed:
     """What a client pushing a body saw: the bytes it sent, the answer it read, whether the connection closed
-    (the end of the answer's stream, or a reset) rather than waiting for more."""
+    (the end of the answer's stream, or a reset) rather than waiting for more, and whether it was reset."""
 
     sent: int
     answer: bytes
     closed: bool
+    reset: bool = False
 
     @property
     def status(self) -> int:
@@ -82,6 +84,35 @@ def push(port: int, fill: bytes, headers: str = "") -> Pushed:
     return Pushed(sent, answer, closed)
 
 
+def push_reading(port: int, fill: bytes) -> Pushed:
+    """As :func:`push`, but reading what comes back while it pushes (as ``dealer submit``, curl and nginx
+    do), until the end of the stream or a reset."""
+    part = (f"--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.in\"\r\n\r\n"
+            ).encode()
+    head = (f"POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {BODY_BYTES}\r\n"
+            f"Content-Type: multipart/form-data; boundary={BOUNDARY}\r\n\r\n").encode()
+    block = fill * ((1 << 16) // len(fill))
+    sent, answer = len(part), b""
+    with socket.create_connection(("127.0.0.1", port), timeout=WAIT_SECONDS) as sock:
+        sock.sendall(head + part)
+        while True:
+            readable, writable, _ = select.select([sock], [sock], [], WAIT_SECONDS)
+            if not readable and not writable:
+                return Pushed(sent, answer, closed=False)
+            try:
+                if readable:
+                    data = sock.recv(1 << 16)
+                    if not data:
+                        return Pushed(sent, answer, closed=True)
+                    answer += data
+                elif sent < BODY_BYTES:
+                    sent += sock.send(block[:BODY_BYTES - sent], socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                return Pushed(sent, answer, closed=True, reset=True)
+
+
 def assert_closed_unread(pushed: Pushed, status: int) -> None:
     assert pushed.answer, "no answer before the connection closed"
     assert pushed.status == status, pushed.answer[:300]
@@ -96,6 +127,11 @@ def test_a_refused_upload_is_answered_and_its_connection_closed_unread(tmp_path:
         pushed = push(port, b"\0")  # a NUL byte: a binary file, refused from its first block
         assert_closed_unread(pushed, 400)
         assert b"this looks like a binary file" in pushed.answer
+        # A client reading while it pushes finds the answer followed by the end of the stream, not a reset
+        # (which may come before it has read the answer, and lose it: nginx in front answered 502 then).
+        reading = push_reading(port, b"\0")
+        assert_closed_unread(reading, 400)
+        assert not reading.reset
         assert live.get("/api/jobs")["items"] == []  # and the service is whole
 
 
