@@ -151,7 +151,7 @@ def closes_when_body_unread(req: Any) -> None:
     Gunicorn asks the request's ``should_close()`` when it writes the answer's head (its ``Connection``
     header; the app's own is dropped as hop-by-hop), after the answer (closing instead of waiting for the
     next request) and before reading the next one (draining the body first): saying yes from the start of
-    the answer covers all three. Written against gunicorn 27.0 (``http.message.Request.should_close``,
+    the answer covers all three. Written against gunicorn 27.0.x (``http.message.Request.should_close``,
     ``http.body``'s readers, ``workers.base_async.AsyncWorker.handle_request``)."""
     says = req.should_close
     req.should_close = lambda: says() or not _read_to_end(req.body)
@@ -178,8 +178,9 @@ def linger(sock: PacedSocket) -> None:
             gevent.sleep(0.02)
 
 
-def _state(sock: PacedSocket) -> int | None:
-    """The TCP state of ``sock`` (Linux); ``None`` where it cannot be told: then the wait lasts its limit."""
+def _state(sock: PacedSocket) -> int:
+    """The TCP state of ``sock`` (Linux's ``tcpi_state``); where it cannot be told, one of :data:`_ENDING`
+    (the wait then lasts its limit)."""
     if not hasattr(socket, "TCP_INFO"):
         return _ENDING[0]
     return int(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0])
