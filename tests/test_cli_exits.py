@@ -200,4 +200,4 @@ def test_check_exits_0_1_and_2(tmp_path: Path) -> None:
     empty.write_bytes(b"  \n")
     result = dealer("check", "mahjong", str(empty), str(right))
     assert result.exit_code == Exit.BAD_INPUT
-    assert result.stderr == f"dealer: error: {empty}: the file is empty: it holds only whitespace\n"
+    assert result.stderr == f"dealer: error: {empty}: the file is empty: it holds only whitespace (1 line)\n"

@@ -9,7 +9,17 @@ may take to send a request; here, as Apache's ``mod_reqtimeout`` does it:
 - every read of its body must come by a deadline that starts at :data:`GRACE_SECONDS` and grows a second
   for every :data:`MIN_RATE` bytes received, but never lies more than :data:`MOST_AHEAD_SECONDS` ahead (a
   fast start buys no stall of hours); a client slower than that is answered ``408`` (:class:`PacedSocket`,
-  :func:`late`).
+  :func:`late`);
+- a read returns at once while the client's bytes are buffered (gevent's ``recv`` waits only when there are
+  none), so a body sent as fast as the network allows would hold the event loop for as long as it lasts:
+  every read lets the other greenlets run first;
+- an answer given before the request's body is read to its end (a refused upload, a 401, a 413 ...) says
+  ``Connection: close`` and the connection is closed once it is written, nothing more of it read: gunicorn
+  would otherwise read (and drop) the rest of the body, however long, to serve the next request on the
+  connection (:func:`closes_when_body_unread`). The answer is followed by the end of the stream at once,
+  and the socket closed when the client closes its end, or after :data:`LINGER_SECONDS` (:func:`linger`):
+  closed at once over the bytes still coming, it would reset the connection, and a client (nginx in front,
+  still sending the body) could take the reset before the answer and lose it.
 
 A connection costs a file descriptor: the process may hold :data:`CONNECTIONS` at once, and the soft
 limit of open files is raised to the hard one (:func:`raise_open_files_limit`).
@@ -26,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gevent
+from gunicorn.http.body import Body, ChunkedReader, LengthReader
 from gunicorn.workers.ggevent import GeventWorker
 
 from worker.store.database import Database
@@ -39,6 +50,12 @@ GRACE_SECONDS = 20.0
 MIN_RATE = 500
 #: The longest a request may send nothing, however much it sent before.
 MOST_AHEAD_SECONDS = 60.0
+
+#: The longest a connection answered before its body was read is held, unread, for its client to take the
+#: answer and close its end (most do at once: a client that goes on sending is then reset).
+LINGER_SECONDS = 1.0
+#: The states of a Linux TCP socket (``tcpi_state``) that has sent its end of the stream and awaits the peer's.
+_ENDING = (4, 5)  # TCP_FIN_WAIT1, TCP_FIN_WAIT2
 
 #: The WSGI environ key under which gunicorn hands the app the connection's socket.
 SOCKET_KEY = "gunicorn.socket"
@@ -76,11 +93,13 @@ class PacedSocket:
             raise self._too_slow()
         self._sock.settimeout(self.deadline - now)
         try:
-            return read()
+            data = read()
         except TimeoutError:
             raise self._too_slow() from None
         finally:
             self._sock.settimeout(None)  # answers are written without a deadline (an export may stream long)
+        gevent.sleep(0)  # the others' turn: a read of buffered bytes never waits, so it never yields by itself
+        return data
 
     def _received(self, count: int) -> None:
         if self.deadline is not None:
@@ -102,8 +121,13 @@ class PacedWorker(GeventWorker):  # type: ignore[misc]
         super().handle(listener, PacedSocket(client), addr)
 
     def handle_request(self, listener_name: Any, req: Any, sock: PacedSocket, addr: Any) -> Any:
+        closes_when_body_unread(req)
         try:
             return super().handle_request(listener_name, req, sock, addr)
+        except StopIteration:  # gunicorn closes the connection next
+            if not _read_to_end(req.body):
+                linger(sock)
+            raise
         finally:
             sock.start()  # the next request of a kept-alive connection has its own deadline
 
@@ -116,6 +140,50 @@ class PacedWorker(GeventWorker):  # type: ignore[misc]
     def timeout_ctx(self) -> gevent.Timeout:
         # Gunicorn waits this long, silently giving up, for each request's head to be read whole.
         return gevent.Timeout(HEADER_SECONDS, False)
+
+
+def closes_when_body_unread(req: Any) -> None:
+    """Have gunicorn close ``req``'s connection, saying so in the answer (``Connection: close``), when the
+    answer is given before the body was read to its end: gunicorn would otherwise read the rest of the body
+    (to find where the next request starts), and a refused upload of gigabytes would be read whole, at the
+    cost of the process's CPU.
+
+    Gunicorn asks the request's ``should_close()`` when it writes the answer's head (its ``Connection``
+    header; the app's own is dropped as hop-by-hop), after the answer (closing instead of waiting for the
+    next request) and before reading the next one (draining the body first): saying yes from the start of
+    the answer covers all three. Written against gunicorn 27.0.x (``http.message.Request.should_close``,
+    ``http.body``'s readers, ``workers.base_async.AsyncWorker.handle_request``)."""
+    says = req.should_close
+    req.should_close = lambda: says() or not _read_to_end(req.body)
+
+
+def _read_to_end(body: Body) -> bool:
+    """Whether all of a request's body has been taken from its connection (what the app has not read of it
+    yet, it may still read from the buffer)."""
+    reader = body.reader
+    if isinstance(reader, LengthReader):  # Content-Length (a request without a body has a length of 0)
+        return bool(reader.length == 0)
+    if isinstance(reader, ChunkedReader):  # its parser is dropped once the last chunk and trailers are in
+        return reader.parser is None
+    return False
+
+
+def linger(sock: PacedSocket) -> None:
+    """End the stream after the answer written on ``sock`` (the client reads it, then the end), and wait,
+    reading nothing, until the client has closed its end or :data:`LINGER_SECONDS` have passed."""
+    deadline = time.monotonic() + LINGER_SECONDS
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_WR)
+        while time.monotonic() < deadline and _state(sock) in _ENDING:
+            gevent.sleep(0.02)
+
+
+def _state(sock: PacedSocket) -> int:
+    """The TCP state of ``sock`` (Linux's ``tcpi_state``); where it cannot be told, one of :data:`_ENDING`
+    (the wait then lasts its limit)."""
+    if not hasattr(socket, "TCP_INFO"):
+        return _ENDING[0]
+    return int(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0])
 
 
 def raise_open_files_limit() -> None:

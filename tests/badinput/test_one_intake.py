@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from tests.support.http import finished
 from tests.support.http import post_file as post
+from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA, judge
 from worker.cli import main
 from worker.exits import Exit
@@ -37,6 +38,9 @@ def _files() -> dict[str, tuple[str, bytes, str]]:
                                  "this looks like a binary file (byte 0x00 at line "),
         "whitespace only": ("mahjong", (CORPUS / "any" / "whitespace.in").read_bytes(),
                             "the file is empty: it holds only whitespace"),
+        # Past the first MiB, which the head's judge takes as the start of a longer file.
+        "whitespace past the first MiB": ("mahjong", b"\n" * 2_000_000,
+                                          "the file is empty: it holds only whitespace (2,000,000 lines)"),
         "empty": ("accordion", b"", "the file is empty"),
         # 20,000 good decks on one line of 2.4 MB: over DEALER_MAX_LINE_BYTES (1 MiB) in both.
         "a long line": ("10-20-30", b" ".join([DECKS] * 20_000) + b"\n0\n",
@@ -89,6 +93,18 @@ def test_the_service_and_the_command_line_give_one_verdict_and_one_message(
     assert said.startswith(start), said
     assert by_the_command_line("solve", game, path) == said
     assert by_the_command_line("check", game, path) == said
+
+
+@pytest.mark.parametrize("game", [None, "mahjong"])
+@pytest.mark.parametrize("data, lines", [(b"\n" * 2_000_000, "2,000,000 lines"),
+                                         (b" \t \r\n" * 600_000 + b"  ", "600,001 lines")])
+def test_a_file_of_whitespace_is_refused_as_it_arrives(client: Any, settings: Any, game: str | None, data: bytes,
+                                                       lines: str) -> None:
+    response = post(client, data, game)
+    assert response.status_code == 400
+    assert response.get_json() == {"error": f"the file is empty: it holds only whitespace ({lines})"}
+    assert client.get("/api/jobs").get_json()["items"] == []
+    assert stored_uploads(settings) == []
 
 
 def test_standard_input_is_screened_as_a_file_is() -> None:

@@ -4,12 +4,14 @@ in the API and the pages; admins unlimited unless named; open mode without quota
 from __future__ import annotations
 
 import io
+import threading
 from dataclasses import replace
 from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from tests.support.inline import InlineDispatcher
+from tests.support.waiting import until
 from tests.web.test_access import csrf_of, login
 from tests.web.test_owners import as_, keyed, upload
 from tests.web.test_permissions import ALICE, BOB, HANDS, KEYS, ROOT
@@ -18,7 +20,7 @@ from worker import work
 from worker.config import PerRole, Settings
 from worker.store.database import Database
 from worker.store.models import Job, RefusedBytes, UploadBlock, utcnow
-from worker.store.uploads import BLOCK_BYTES
+from worker.store.uploads import BLOCK_BYTES, count_refused
 
 MiB = 1 << 20
 
@@ -89,6 +91,39 @@ def test_refused_uploads_count_against_the_quota_for_an_hour(settings: Settings)
         for row in session.scalars(select(RefusedBytes)):
             row.hour -= timedelta(hours=2)
     upload(client, ALICE)
+
+
+def test_refusals_of_one_owner_racing_in_a_new_hour_are_all_counted(settings: Settings) -> None:
+    db = Database.of(settings)
+    failures: list[BaseException] = []
+
+    def refuse() -> None:
+        try:
+            with db.session() as session:
+                count_refused(session, "alice", 1000)
+        except BaseException as error:  # noqa: BLE001 - the test says which
+            failures.append(error)
+
+    others = [threading.Thread(target=refuse) for _ in range(4)]
+    with db.session() as first:
+        count_refused(first, "alice", 1000)
+        first.flush()  # the hour's row written, not yet committed: the others find none
+        for thread in others:
+            thread.start()
+        if db.dialect == "postgresql":  # each waits on the first's row (SQLite: on the first's transaction)
+            until(lambda: _waiting_on_locks(settings), lambda count: count == len(others),
+                  what="the other refusals waiting on the first's row")
+    for thread in others:
+        thread.join()
+    assert failures == []
+    with db.session(write=False) as session:
+        assert session.execute(select(RefusedBytes.owner, RefusedBytes.bytes)).all() == [("alice", 5000)]
+
+
+def _waiting_on_locks(settings: Settings) -> int:
+    with Database.of(settings).session(write=False) as session:
+        return session.scalar(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                   "AND wait_event_type = 'Lock'")) or 0
 
 
 def test_the_upload_page_shows_the_quota(settings: Settings) -> None:

@@ -61,7 +61,7 @@ def sniff_upload(head: bytes, size: int | None) -> str | None:
     >>> sniff_upload(b"", 0)
     'the file is empty'
     >>> sniff_upload(b" \\r\\n\\t\\n", 5)
-    'the file is empty: it holds only whitespace'
+    'the file is empty: it holds only whitespace (2 lines)'
     >>> sniff_upload(b"QD AD\\n\\x00\\x01", 8)  # doctest: +ELLIPSIS
     'this looks like a binary file (byte 0x00 at line 2, column 1), not a judge file; upload the judge file itself...'
     >>> sniff_upload(b"\\xef\\xbb\\xbf2 6 5", 8)  # doctest: +ELLIPSIS
@@ -70,7 +70,7 @@ def sniff_upload(head: bytes, size: int | None) -> str | None:
     if size == 0:
         return "the file is empty"
     if size is not None and size <= len(head) and not head.strip():
-        return "the file is empty: it holds only whitespace"
+        return whitespace_only(head.count(b"\n") + (not head.endswith(b"\n")))
     for magic, what, advice in MAGIC:
         if head.startswith(magic):
             return f"this looks like {what}; {advice}"
@@ -96,6 +96,15 @@ def position(data: bytes, at: int) -> tuple[int, int]:
     (2, 2)
     """
     return data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+
+
+def whitespace_only(lines: int) -> str:
+    """A file of blank lines and spaces, however long: no case in it, for any game.
+
+    >>> whitespace_only(2_000_000)
+    'the file is empty: it holds only whitespace (2,000,000 lines)'
+    """
+    return f"the file is empty: it holds only whitespace ({lines:,} line{'' if lines == 1 else 's'})"
 
 
 def binary_file(line: int, column: int) -> str:

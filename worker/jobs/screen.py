@@ -11,7 +11,7 @@ first line ends within it, then, for a longer file, whether its whole lines read
 (``intake.refuse_no_game``). Every later block is held to the limits as it comes: a NUL byte, a byte that is
 no UTF-8, a line longer than ``DEALER_MAX_LINE_BYTES``, a token longer than any game's. Where a block holds
 several faults, the first in the file is named, so the verdict does not depend on how the file was cut into
-blocks.
+blocks. A file that ends without a byte but whitespace (blank lines, however many) is refused at its end.
 
 >>> screen = JudgeFileScreen(max_line_bytes=100)
 >>> screen.feed(b"2 6 5 10\\n4 ")
@@ -30,7 +30,7 @@ from typing import IO, Any, cast
 from worker.engines.base import MAX_TOKEN
 from worker.jobs.errors import Invalid
 from worker.jobs.intake import (binary_file, line_too_long, not_text, position, refuse_no_game, sniff_upload,
-                                token_too_long)
+                                token_too_long, whitespace_only)
 
 #: The start of a file judged whole: what it looks like, its first line, its game.
 HEAD_BYTES = 1 << 20
@@ -98,6 +98,7 @@ class JudgeFileScreen:
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._token = 0  # bytes of the token the screened bytes end in
         self._token_at = (1, 1)  # where it starts
+        self._blank = True  # nothing but whitespace screened so far
 
     def feed(self, data: bytes) -> None:
         if self._head is None:
@@ -112,6 +113,8 @@ class JudgeFileScreen:
     def end(self) -> None:
         if self._head is not None:
             self._judge_head(b"")
+        if self._blank:  # a file of whitespace past its first MiB (a shorter one is refused with it)
+            raise Invalid(whitespace_only(self.lines.line - (self.lines.run == 0)))
         try:
             self._decoder.decode(b"", final=True)
         except UnicodeDecodeError as error:  # a character cut short by the end of the file
@@ -139,6 +142,8 @@ class JudgeFileScreen:
         if faults:
             raise Invalid(min(faults)[1])
         self.lines.advance(data)
+        if self._blank and data.strip():
+            self._blank = False
 
     # Each fault of ``data`` as (where in it it shows, its message), or None.
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from sqlalchemy import func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from worker.states import CheckStatus, UploadState
@@ -219,11 +220,12 @@ def count_refused(session: Session, owner: str | None, size: int) -> None:
     if not owner or size <= 0:
         return
     hour = utcnow().replace(minute=0, second=0, microsecond=0)
-    row = session.get(RefusedBytes, (owner, hour), with_for_update=True)
-    if row is None:
-        session.add(RefusedBytes(owner=owner, hour=hour, bytes=size))
-    else:
-        row.bytes += size
+    # One statement that adds to the hour's row or makes it: refusals of one owner racing in a new hour
+    # both found no row to add to, and the second to make it failed on the first's.
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    counted = dialect.insert(RefusedBytes).values(owner=owner, hour=hour, bytes=size)
+    session.execute(counted.on_conflict_do_update(index_elements=[RefusedBytes.owner, RefusedBytes.hour],
+                                                  set_={"bytes": RefusedBytes.bytes + counted.excluded.bytes}))
 
 
 def store_stream(db: Database, stream: IO[bytes], limit: int) -> StoredUpload:
