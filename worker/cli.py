@@ -216,9 +216,19 @@ def _settings(data_dir: str | None = None) -> Any:
     settings = _read_settings(data_dir)
     _configure_engines(settings)
     if settings.database_url.startswith("sqlite"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        _make_data_folder(settings)
         upgrade(Database.of(settings))
     return settings
+
+
+def _make_data_folder(settings: Any) -> None:
+    """The embedded data folder made where the settings say (never the working directory: the same for
+    every command, ``worker.config.default_data_dir``), or one line naming it and exit 2."""
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        _fail(f"cannot make the data folder {settings.data_dir}: {error.strerror}; name another with "
+              "DEALER_DATA_DIR (or --data-dir)")
 
 
 HOST_HELP = "The address to listen on  [default: DEALER_WEB_ADDRESS, else 127.0.0.1]"
@@ -268,7 +278,7 @@ def _loopback(address: str) -> bool:
 @click.option("--host", default=None, help=HOST_HELP)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database and broker "
-              "live (default: ./data or DEALER_DATA_DIR).")
+              "live (default: DEALER_DATA_DIR, else the user's data folder, whatever the working directory).")
 @click.option("--concurrency", "-c", default=None, type=click.IntRange(1, 64),
               help="Worker processes (default: one per CPU).")
 def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | None) -> None:
@@ -291,7 +301,8 @@ def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | 
     beats.unlink(missing_ok=True)
     worker = subprocess.Popen(command, env={**os.environ, "DEALER_DATA_DIR": str(settings.data_dir),
                                             "DEALER_HEARTBEAT_FILE": str(beats)}, start_new_session=True)
-    threading.Thread(target=_say_when_ready, args=(worker, beats, f"http://{host}:{port}/"), daemon=True).start()
+    threading.Thread(target=_say_when_ready, args=(worker, beats, f"http://{host}:{port}/", settings),
+                     daemon=True).start()
     me = os.getpid()
     asked: list[float] = []
 
@@ -324,12 +335,14 @@ def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | 
                 os._exit(status)
 
 
-def _say_when_ready(worker: Any, beats: Path, url: str) -> None:
+def _say_when_ready(worker: Any, beats: Path, url: str, settings: Any) -> None:
     """Say that ``dealer serve`` serves once its worker's first heartbeat came, which it sends once its
-    pool processes are warm: a job sent from then is taken at once."""
+    pool processes are warm: a job sent from then is taken at once. It names the data folder where the
+    database is one, the folder ``dealer keys`` and ``dealer db`` find too."""
+    kept = f", its data in {settings.data_dir}" if settings.database_url.startswith("sqlite") else ""
     while worker.poll() is None:
         if beats.exists():
-            click.echo(f"Dealer is serving on {url} (Ctrl-C stops it)", err=True)
+            click.echo(f"Dealer is serving on {url}{kept} (Ctrl-C stops it)", err=True)
             return
         time.sleep(0.05)
 
@@ -415,7 +428,7 @@ def db_upgrade(revision: str) -> None:
 
     settings = _read_settings()
     if settings.database_url.startswith("sqlite"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        _make_data_folder(settings)
     upgrade(Database.of(settings), revision)
     click.echo(f"database at {revision}", err=True)
 
