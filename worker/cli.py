@@ -155,14 +155,17 @@ def _screened(file: IO[bytes]) -> IO[bytes]:
 
 
 def _print_check(verdict: str, counts: dict[str, int], differences: list[dict[str, Any]]) -> None:
-    """A check's verdict, counts and differences, as ``dealer check`` and ``dealer submit --expected`` print them."""
+    """A check's verdict, counts and differences, as ``dealer check`` and ``dealer submit --expected`` print them,
+    in the pages' words (``worker.checks.wording``)."""
+    from worker.checks.wording import place, verdict_label
+
     cases = sum(counts.values()) - counts["extra"]
-    click.echo(f"{verdict}: {counts['accepted']:,} of {cases:,} cases accepted")
-    click.echo("  " + " · ".join(f"{name} {count:,}" for name, count in counts.items()))
+    click.echo(f"{verdict_label(verdict)}: {counts['accepted']:,} of {cases:,} cases accepted")
+    click.echo("  " + " · ".join(f"{verdict_label(name)} {count:,}" for name, count in counts.items()))
     for difference in differences:
-        where = f"case {difference['index']:,}" if difference["index"] else "after the last case"
-        column = f", from column {difference['column']}" if difference["column"] else ""
-        click.echo(f"{where} (line {difference['line']:,}): {difference['verdict']}{column}")
+        where = place(difference["line"], difference["column"])
+        where = f"case {difference['index']:,}, {where}" if difference["index"] else f"{where}, after the last case"
+        click.echo(f"{where}: {verdict_label(difference['verdict'])}")
         if difference["expected"] is not None:
             click.echo(f"  expected: {difference['expected']}")
         click.echo("  got:      " + (difference["got"] if difference["got"] is not None else "(the output ended)"))
