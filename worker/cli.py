@@ -89,8 +89,9 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
                                 on_batch=advance)
         out.flush()
         if faults:
-            before = (f"the output is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} before the "
-                      "first" if solved else f"no {engine.unit} comes before the first")
+            before = (f"the judge output printed is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} "
+                      "before the first fault" if solved else f"no {engine.unit} comes before the first fault, so "
+                      "no judge output is printed")
             click.echo(f"dealer: error: {file.name} is no valid judge file ({faults.count:,} "
                        f"fault{'' if faults.count == 1 else 's'}, named below): {before}", err=True)
             _name_faults(file.name, game, faults, kept.head)
