@@ -60,7 +60,7 @@ def test_submit_with_expected_prints_every_difference_as_dealer_check_does(live:
                            timeout=180, check=False)
     assert done.returncode == local.returncode == 1, (done.stderr, local.stderr)
     assert done.stdout == local.stdout
-    assert [line.split(" (")[0] for line in done.stdout.splitlines() if line.startswith("case ")] == \
+    assert [line.split(", line")[0] for line in done.stdout.splitlines() if line.startswith("case ")] == \
         ["case 17", "case 250", "case 1,999"]
 
 
