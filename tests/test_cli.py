@@ -59,7 +59,8 @@ def test_bad_input_exits_2_with_line_and_column(tmp_path: Path) -> None:
     done = subprocess.run([*DEALER, "solve", "accordion", str(bad)], capture_output=True)
     assert done.returncode == 2
     assert done.stderr.decode() == (f"dealer: error: {bad} is no valid judge file (1 fault, named below): no deck "
-                                    f"comes before the first\ndealer: error: {bad}: line 2, column 4: "
+                                    "comes before the first fault, so no judge output is printed\n"
+                                    f"dealer: error: {bad}: line 2, column 4: "
                                     '"XX" is not a card (rank A23456789TJQK, suit CDHS)\n')
 
 

@@ -26,7 +26,7 @@ def check(tmp_path: Path, output: bytes, *extra: str, game: str = "mahjong",
 def test_a_right_output_exits_0(tmp_path: Path, output: bytes) -> None:
     done = check(tmp_path, output)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0] == "accepted: 2,000 of 2,000 cases accepted"
+    assert done.stdout.splitlines()[0] == "Accepted: 2,000 of 2,000 cases accepted"
 
 
 def test_a_wrong_output_exits_1_and_shows_the_first_differences(tmp_path: Path) -> None:
@@ -36,22 +36,30 @@ def test_a_wrong_output_exits_1_and_shows_the_first_differences(tmp_path: Path) 
     done = check(tmp_path, b"\n".join(lines[:1998]), "--show", "2")
     assert done.returncode == 1
     out = done.stdout.splitlines()
-    assert out[0] == "wrong_answer: 1,996 of 2,000 cases accepted"
-    assert out[1] == "  accepted 1,996 · presentation_error 1 · wrong_answer 1 · missing 2 · extra 0"
-    assert out[2] == "case 10 (line 10): presentation_error, from column 10"
+    # The verdicts as the check page names them, a place as the readers' errors name one.
+    assert out[0] == "Wrong answer: 1,996 of 2,000 cases accepted"
+    assert out[1] == "  Accepted 1,996 · Presentation error 1 · Wrong answer 1 · Missing 2 · Extra 0"
+    assert out[2] == "case 10, line 10, column 10: Presentation error"
     assert out[3] == f"  expected: {lines[9].decode().replace(':  ', ': ')}"
-    assert out[5].startswith("case 42 (line 42): wrong_answer, from column ")
+    column = next(i for i, (a, b) in enumerate(zip(lines[41], OUTPUT.split(b"\n")[41], strict=False)) if a != b) + 1
+    assert out[5] == f"case 42, line 42, column {column}: Wrong answer"
     assert out[7] == "  got:      Case 42: 1S" and len(out) == 8
 
 
 def test_an_empty_output_has_every_case_missing(tmp_path: Path) -> None:
     done = check(tmp_path, b"", "--show", "1")
     assert done.returncode == 1
-    assert done.stdout.splitlines()[:3] == ["wrong_answer: 0 of 2,000 cases accepted",
-                                            ("  accepted 0 · presentation_error 0 · wrong_answer 0 · missing 2,000 · "
-                                             "extra 0"),
-                                            "case 1 (line 1): missing"]
+    assert done.stdout.splitlines()[:3] == ["Wrong answer: 0 of 2,000 cases accepted",
+                                            ("  Accepted 0 · Presentation error 0 · Wrong answer 0 · Missing 2,000 · "
+                                             "Extra 0"),
+                                            "case 1, line 1: Missing"]
     assert done.stdout.splitlines()[4] == "  got:      (the output ended)"
+
+
+def test_a_line_past_the_last_case_is_named_by_its_place(tmp_path: Path) -> None:
+    done = check(tmp_path, OUTPUT + b"one line too many\n", "--show", "1")
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[2:4] == ["line 2,001, after the last case: Extra", "  got:      one line too many"]
 
 
 def test_bad_input_exits_2(tmp_path: Path) -> None:

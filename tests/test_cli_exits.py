@@ -97,7 +97,7 @@ def test_submit_accepted_and_done_exit_0(url: str, tmp_path: Path) -> None:
     assert waited.stdout_bytes == HANDS.with_suffix(".out").read_bytes()
     checked = dealer("submit", str(HANDS), "--url", url, "--wait", "--expected", str(HANDS.with_suffix(".out")))
     assert checked.exit_code == Exit.DONE, checked.stderr
-    assert checked.stdout.startswith("accepted: 2 of 2 cases accepted")
+    assert checked.stdout.startswith("Accepted: 2 of 2 cases accepted")
 
 
 def test_submit_not_accepted_exits_1(url: str, tmp_path: Path) -> None:
@@ -105,7 +105,7 @@ def test_submit_not_accepted_exits_1(url: str, tmp_path: Path) -> None:
     wrong.write_bytes(HANDS.with_suffix(".out").read_bytes().replace(b"Case 2", b"Case 3"))
     result = dealer("submit", str(HANDS), "--url", url, "--wait", "--expected", str(wrong))
     assert result.exit_code == Exit.NOT_ACCEPTED, result.stderr
-    assert result.stdout.startswith("wrong_answer: 1 of 2 cases accepted")
+    assert result.stdout.startswith("Wrong answer: 1 of 2 cases accepted")
 
 
 def test_submit_of_a_job_that_fails_exits_1(url: str, tmp_path: Path) -> None:

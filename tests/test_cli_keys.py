@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,3 +195,80 @@ def test_a_service_that_cannot_tell_whether_it_has_keys_does_not_start_open(sett
     assert refused.exit_code == 3 and no_server == []
     assert refused.stderr.startswith("dealer: error: cannot tell whether an API key was made: the database did "
                                      "not answer (OperationalError;")
+
+
+# --- one database wherever a command runs ----------------------------------------------------------------
+
+#: No data folder or database named: each command finds its own, as a shell without Dealer's variables would.
+UNNAMED = {"DEALER_DATA_DIR": None, "DEALER_DATABASE_URL": None, "DEALER_API_KEYS": None,
+           "DEALER_WEB_ADDRESS": None, "DEALER_OPEN": None}
+
+
+@pytest.fixture
+def user_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's data folder (``XDG_DATA_HOME``) in ``tmp_path``, and a checkout with no ``data/`` of its
+    own: where the default data folder then is."""
+    import worker.config
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home" / "share"))
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text("")
+    monkeypatch.setattr(worker.config, "PROJECT", checkout)
+    return tmp_path / "home" / "share" / "dealer"
+
+
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Path:
+    """A new empty working directory."""
+    folder = tmp_path / name
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_a_key_made_from_any_directory_is_the_one_serve_finds(tmp_path: Path, user_data: Path,
+                                                             monkeypatch: pytest.MonkeyPatch,
+                                                             no_server: list[Any]) -> None:
+    first = elsewhere(tmp_path, monkeypatch, "first")
+    made = CliRunner().invoke(main, ["keys", "add", "teacher", "--role", "admin"], env=UNNAMED)
+    assert made.exit_code == 0, made.output
+    assert list(first.iterdir()) == []  # nothing made where the command ran
+    assert (user_data / "dealer.db").is_file()
+    second = elsewhere(tmp_path, monkeypatch, "second")
+    assert Settings.from_env({}).data_dir == user_data  # the same default from both
+    listed = CliRunner().invoke(main, ["keys", "list"], env=UNNAMED)
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == ["teacher"]
+    # Serving everyone is refused without a key: serve, from a third directory, found the teacher's.
+    third = elsewhere(tmp_path, monkeypatch, "third")
+    served = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--port", "8123"], env=UNNAMED)
+    assert served.exit_code == 0, served.output
+    assert no_server == [("0.0.0.0", 8123)]
+    upgraded = CliRunner().invoke(main, ["db", "upgrade"], env=UNNAMED)
+    assert upgraded.exit_code == 0, upgraded.output
+    assert [list(folder.iterdir()) for folder in (second, third)] == [[], []]
+
+
+def test_a_checkouts_earlier_database_is_kept(tmp_path: Path, user_data: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import worker.config
+
+    earlier = worker.config.PROJECT / "data"
+    assert CliRunner().invoke(main, ["keys", "add", "alice"],
+                              env={**UNNAMED, "DEALER_DATA_DIR": str(earlier)}).exit_code == 0
+    elsewhere(tmp_path, monkeypatch, "anywhere")
+    listed = CliRunner().invoke(main, ["keys", "list"], env=UNNAMED)
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == ["alice"]
+    assert not user_data.exists()
+
+
+def test_a_data_folder_that_cannot_be_made_is_named_in_one_line(tmp_path: Path, user_data: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "share").write_text("a file where the user's data folder would be")
+    here = elsewhere(tmp_path, monkeypatch, "here")
+    for command in (["keys", "add", "alice"], ["keys", "list"], ["db", "upgrade"]):
+        refused = CliRunner().invoke(main, command, env=UNNAMED)
+        assert refused.exit_code == 2, command
+        assert refused.stderr == (f"dealer: error: cannot make the data folder {user_data}: Not a directory; "
+                                  "name another with DEALER_DATA_DIR (or --data-dir)\n")
+    assert list(here.iterdir()) == []

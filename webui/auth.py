@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import logging
 import math
 import os
@@ -99,9 +100,11 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
-    "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
 }
+#: Sent only where a browser honours it, a trustworthy origin (HTTPS, or this machine's own address): on
+#: plain HTTP to another address it is ignored, and every page would log an error saying so.
+TRUSTWORTHY_ONLY = {"Cross-Origin-Opener-Policy": "same-origin"}
 
 auth = Blueprint("auth", __name__)
 
@@ -429,9 +432,35 @@ def _safe_next(target: str | None) -> str:
 
 
 def _security_headers(response: Response) -> Response:
-    for name, value in SECURITY_HEADERS.items():
+    trustworthy = _trustworthy(request.scheme, request.host)
+    headers = {**SECURITY_HEADERS, **TRUSTWORTHY_ONLY} if trustworthy else SECURITY_HEADERS
+    for name, value in headers.items():
         response.headers.setdefault(name, value)
     return response
+
+
+def _trustworthy(scheme: str, host: str) -> bool:
+    """Whether a browser takes ``scheme://host`` (the address it asked for, port and all) for a potentially
+    trustworthy origin (W3C Secure Contexts): HTTPS, or a loopback address or ``localhost`` name.
+
+    >>> [_trustworthy("https", h) for h in ("dealer.example", "10.0.0.5:8000")]
+    [True, True]
+    >>> [_trustworthy("http", h) for h in ("127.0.0.1:8000", "127.9.9.9", "[::1]:8000", "localhost:8000",
+    ...                                    "app.localhost", "LOCALHOST")]
+    [True, True, True, True, True, True]
+    >>> [_trustworthy("http", h) for h in ("192.168.1.20:8000", "10.0.0.5", "dealer.example", "[fe80::1]:80",
+    ...                                    "localhost.example", "")]
+    [False, False, False, False, False, False]
+    """
+    if scheme == "https":
+        return True
+    name = urlsplit(f"//{host}").hostname or ""
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _template_globals() -> dict[str, Any]:

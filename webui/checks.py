@@ -12,9 +12,9 @@ from webui.context import check_queries, checks, queries, service
 from webui.params import given, paging, present, whole_number
 from webui.spec import BAD_REQUEST, Operations, error, json_body, query, ref
 from webui.uploads import program_output, stored_file, takes_files
+from worker.checks import wording
 from worker.checks.compare import VERDICTS, marks
-from worker.checks.queries import FILTERS, NOT_ACCEPTED
-from worker.checks.queries import DEFAULT_CHECK_CASES
+from worker.checks.queries import DEFAULT_CHECK_CASES, FILTERS, NOT_ACCEPTED
 from worker.checks.views import CheckCasePage, CheckView
 from worker.jobs.errors import Invalid
 from worker.jobs.filters import MAX_PER_PAGE
@@ -27,9 +27,6 @@ check_pages = Blueprint("check_pages", __name__)
 
 #: A check's cases per page on the check page.
 CASES_PER_PAGE = 50
-#: What the page calls each verdict.
-VERDICT_LABELS = {"accepted": "Accepted", "presentation_error": "Presentation error", "wrong_answer": "Wrong answer",
-                  "missing": "Missing", "extra": "Extra", NOT_ACCEPTED: "Not accepted"}
 #: The check page's filter of every line (without one, it shows those not accepted when there are any).
 ALL_LINES = "all"
 
@@ -59,12 +56,14 @@ def receive_check(job_id: int) -> CheckView:
 
 @check_pages.app_template_filter("verdict_label")
 def verdict_label(name: str) -> str:
-    """A verdict, or a check's status, as every page writes it: "Wrong answer", "Pending".
+    """A verdict, or a check's status, as every page writes it (and the command line): "Wrong answer"."""
+    return wording.verdict_label(name)
 
-    >>> verdict_label("wrong_answer"), verdict_label("pending")
-    ('Wrong answer', 'Pending')
-    """
-    return VERDICT_LABELS.get(name) or name.replace("_", " ").capitalize()
+
+@check_pages.app_template_global("place")
+def place(line: int, column: int | None = None) -> str:
+    """Where in an output, as every page writes it (and the command line): "line 17, column 3"."""
+    return wording.place(line, column)
 
 
 @check_pages.app_template_global("checks_of")
@@ -156,4 +155,4 @@ def check(check_id: int) -> str:
     job = queries().job(found.job_id)
     return render_template("check.html", page_name="check", check=found.to_dict(), job=job.to_dict(),
                            cases=cases.to_dict(), rows=rows, verdict=verdict or ALL_LINES, verdicts=VERDICTS,
-                           labels=VERDICT_LABELS)
+                           labels=wording.VERDICT_LABELS)

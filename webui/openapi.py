@@ -30,7 +30,7 @@ INFO = {"title": "Dealer", "version": "1",
         "description": "Solves judge files of UVa 246 (10-20-30), 127 (Accordian Patience) and 11210 "
                        "(Chinese Mahjong). Errors are JSON {\"error\": \"...\"} with a fitting 4xx status."
                        " Once the service has API keys (dealer keys add, or DEALER_API_KEYS), every write"
-                       " needs one, sent as Authorization: Bearer <key>; reads too unless DEALER_PUBLIC_READS"
+                       " needs one, sent as `Authorization: Bearer <key>`; reads too unless DEALER_PUBLIC_READS"
                        " is true, and a user's key reads only its own jobs."}
 TAGS = [{"name": "jobs"}, {"name": "results"}, {"name": "checks"}, {"name": "service"}]
 SECURITY_SCHEMES = {

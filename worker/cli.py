@@ -89,8 +89,9 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
                                 on_batch=advance)
         out.flush()
         if faults:
-            before = (f"the output is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} before the "
-                      "first" if solved else f"no {engine.unit} comes before the first")
+            before = (f"the judge output printed is that of the {solved:,} {engine.unit}{'' if solved == 1 else 's'} "
+                      "before the first fault" if solved else f"no {engine.unit} comes before the first fault, so "
+                      "no judge output is printed")
             click.echo(f"dealer: error: {file.name} is no valid judge file ({faults.count:,} "
                        f"fault{'' if faults.count == 1 else 's'}, named below): {before}", err=True)
             _name_faults(file.name, game, faults, kept.head)
@@ -155,14 +156,17 @@ def _screened(file: IO[bytes]) -> IO[bytes]:
 
 
 def _print_check(verdict: str, counts: dict[str, int], differences: list[dict[str, Any]]) -> None:
-    """A check's verdict, counts and differences, as ``dealer check`` and ``dealer submit --expected`` print them."""
+    """A check's verdict, counts and differences, as ``dealer check`` and ``dealer submit --expected`` print them,
+    in the pages' words (``worker.checks.wording``)."""
+    from worker.checks.wording import place, verdict_label
+
     cases = sum(counts.values()) - counts["extra"]
-    click.echo(f"{verdict}: {counts['accepted']:,} of {cases:,} cases accepted")
-    click.echo("  " + " · ".join(f"{name} {count:,}" for name, count in counts.items()))
+    click.echo(f"{verdict_label(verdict)}: {counts['accepted']:,} of {cases:,} cases accepted")
+    click.echo("  " + " · ".join(f"{verdict_label(name)} {count:,}" for name, count in counts.items()))
     for difference in differences:
-        where = f"case {difference['index']:,}" if difference["index"] else "after the last case"
-        column = f", from column {difference['column']}" if difference["column"] else ""
-        click.echo(f"{where} (line {difference['line']:,}): {difference['verdict']}{column}")
+        where = place(difference["line"], difference["column"])
+        where = f"case {difference['index']:,}, {where}" if difference["index"] else f"{where}, after the last case"
+        click.echo(f"{where}: {verdict_label(difference['verdict'])}")
         if difference["expected"] is not None:
             click.echo(f"  expected: {difference['expected']}")
         click.echo("  got:      " + (difference["got"] if difference["got"] is not None else "(the output ended)"))
@@ -216,9 +220,19 @@ def _settings(data_dir: str | None = None) -> Any:
     settings = _read_settings(data_dir)
     _configure_engines(settings)
     if settings.database_url.startswith("sqlite"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        _make_data_folder(settings)
         upgrade(Database.of(settings))
     return settings
+
+
+def _make_data_folder(settings: Any) -> None:
+    """The embedded data folder made where the settings say (never the working directory: the same for
+    every command, ``worker.config.default_data_dir``), or one line naming it and exit 2."""
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        _fail(f"cannot make the data folder {settings.data_dir}: {error.strerror}; name another with "
+              "DEALER_DATA_DIR (or --data-dir)")
 
 
 HOST_HELP = "The address to listen on  [default: DEALER_WEB_ADDRESS, else 127.0.0.1]"
@@ -268,7 +282,7 @@ def _loopback(address: str) -> bool:
 @click.option("--host", default=None, help=HOST_HELP)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--data-dir", type=click.Path(file_okay=False), help="Where the embedded database and broker "
-              "live (default: ./data or DEALER_DATA_DIR).")
+              "live (default: DEALER_DATA_DIR, else the user's data folder, whatever the working directory).")
 @click.option("--concurrency", "-c", default=None, type=click.IntRange(1, 64),
               help="Worker processes (default: one per CPU).")
 def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | None) -> None:
@@ -291,7 +305,8 @@ def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | 
     beats.unlink(missing_ok=True)
     worker = subprocess.Popen(command, env={**os.environ, "DEALER_DATA_DIR": str(settings.data_dir),
                                             "DEALER_HEARTBEAT_FILE": str(beats)}, start_new_session=True)
-    threading.Thread(target=_say_when_ready, args=(worker, beats, f"http://{host}:{port}/"), daemon=True).start()
+    threading.Thread(target=_say_when_ready, args=(worker, beats, f"http://{host}:{port}/", settings),
+                     daemon=True).start()
     me = os.getpid()
     asked: list[float] = []
 
@@ -324,12 +339,14 @@ def serve(host: str | None, port: int, data_dir: str | None, concurrency: int | 
                 os._exit(status)
 
 
-def _say_when_ready(worker: Any, beats: Path, url: str) -> None:
+def _say_when_ready(worker: Any, beats: Path, url: str, settings: Any) -> None:
     """Say that ``dealer serve`` serves once its worker's first heartbeat came, which it sends once its
-    pool processes are warm: a job sent from then is taken at once."""
+    pool processes are warm: a job sent from then is taken at once. It names the data folder where the
+    database is one, the folder ``dealer keys`` and ``dealer db`` find too."""
+    kept = f", its data in {settings.data_dir}" if settings.database_url.startswith("sqlite") else ""
     while worker.poll() is None:
         if beats.exists():
-            click.echo(f"Dealer is serving on {url} (Ctrl-C stops it)", err=True)
+            click.echo(f"Dealer is serving on {url}{kept} (Ctrl-C stops it)", err=True)
             return
         time.sleep(0.05)
 
@@ -415,7 +432,7 @@ def db_upgrade(revision: str) -> None:
 
     settings = _read_settings()
     if settings.database_url.startswith("sqlite"):
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        _make_data_folder(settings)
     upgrade(Database.of(settings), revision)
     click.echo(f"database at {revision}", err=True)
 

@@ -3,7 +3,9 @@ command line's own options).
 
 Every setting is a field of :class:`Settings` with a ``DEALER_`` variable (the field's name in
 capitals: ``pure_python`` is ``DEALER_PURE_PYTHON``). Without any, Dealer runs embedded: a
-SQLite file and a broker folder under the data folder, no server needed.
+SQLite file and a broker folder under the data folder, no server needed. The data folder is the same
+wherever a command runs (:func:`default_data_dir`), so that ``dealer keys add`` reaches the database
+``dealer serve`` uses.
 
 >>> s = Settings.from_env({"DEALER_DATA_DIR": "/tmp/d"})
 >>> s.database_url, s.broker_url
@@ -19,6 +21,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+import platformdirs
+
+#: The checkout the code runs from (an editable install: ``make install``), or the folder that holds the
+#: installed packages; before the data folder became the user's, ``make run`` kept it under ``data/`` here.
+PROJECT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,9 @@ def _number(name: str, value: str) -> float:
 @dataclass(frozen=True)
 class Settings:
     #: The embedded mode's SQLite database and broker folder, and the pages' session secret when
-    #: ``secret_key`` is not given (uploads live in the database).
+    #: ``secret_key`` is not given (uploads live in the database). Default: the user's data folder
+    #: (``~/.local/share/dealer`` on Linux), whatever the working directory; a checkout whose ``data/``
+    #: holds a ``dealer.db`` from an earlier version keeps using that one.
     data_dir: Path
     #: The database (``postgresql+psycopg://…`` in production); default: SQLite in the data folder.
     database_url: str
@@ -204,7 +214,8 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         env = os.environ if env is None else env
-        data_dir = Path(overrides.pop("data_dir", None) or env.get("DEALER_DATA_DIR") or "data").resolve()
+        given = overrides.pop("data_dir", None) or env.get("DEALER_DATA_DIR")
+        data_dir = Path(given).resolve() if given else default_data_dir()
         values: dict[str, Any] = {
             "data_dir": data_dir,
             "database_url": env.get("DEALER_DATABASE_URL") or f"sqlite:///{data_dir / 'dealer.db'}",
@@ -215,6 +226,30 @@ class Settings:
             if item.name not in values and name in env:
                 values[item.name] = _convert(name, env[name], item.type)
         return replace(cls(**values), **overrides)
+
+
+def default_data_dir(project: Path | None = None) -> Path:
+    """The data folder when neither ``DEALER_DATA_DIR`` nor ``--data-dir`` names one: never the working
+    directory, so that every command finds the database the service uses. The user's data folder
+    (``platformdirs``: ``$XDG_DATA_HOME/dealer``, ``~/Library/Application Support/dealer``, …), unless the
+    checkout's ``data/`` already holds a database (``make run`` made it there before): that one is kept.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     checkout = Path(folder)
+    ...     _ = (checkout / "pyproject.toml").write_text("")
+    ...     fresh = default_data_dir(checkout)
+    ...     (checkout / "data").mkdir()
+    ...     _ = (checkout / "data" / "dealer.db").write_bytes(b"")
+    ...     kept = default_data_dir(checkout)
+    >>> fresh.name, fresh == default_data_dir(Path("/nowhere")), kept == checkout / "data"
+    ('dealer', True, True)
+    """
+    project = PROJECT if project is None else project
+    earlier = project / "data"
+    if (project / "pyproject.toml").is_file() and (earlier / "dealer.db").is_file():
+        return earlier
+    return Path(platformdirs.user_data_dir("dealer", appauthor=False)).resolve()
 
 
 def _convert(name: str, raw: str, kind: Any) -> Any:

@@ -43,8 +43,13 @@ def comments() -> dict[str, str]:
     return found
 
 
+#: The default data folder as the table writes it (``worker.config.default_data_dir``, on Linux).
+USER_DATA = "~/.local/share/dealer"
+
+
 def defaults() -> dict[str, str]:
-    """Each field's value with an empty environment, as the table shows it (the data folder as ``./data``)."""
+    """Each field's value with an empty environment, as the table shows it (the data folder as the user's,
+    whatever machine builds the guide, and the rest of it relative to it)."""
     from worker.config import Settings
     from worker.units import format_size
 
@@ -60,7 +65,7 @@ def defaults() -> dict[str, str]:
         elif value in ("", None) or (not isinstance(value, int | float) and not value):
             text = "empty"
         else:
-            text = str(value).replace(here, ".")
+            text = str(value).replace(str(settings.data_dir), USER_DATA).replace(here, ".")
         shown[item.name] = text
     return shown
 

@@ -46,6 +46,9 @@ def test_upload_with_an_output_to_check_shows_its_verdict(page: Any, live: LiveS
                       "extra": "0"}
     first = page.locator("#first-difference")
     assert "case 17" in first.inner_text() and "presentation error" in first.inner_text().lower()
+    # Its place as dealer check writes it: line and column, from 1 (the column past the line's first space).
+    column = INPUT.with_suffix(".out").read_text().splitlines()[16].index(" ") + 2
+    assert f"Line 17, column {column} of the output." in first.inner_text()
     # It opens on what the user came for, the lines not accepted; every line is one click away.
     rows = page.locator("#check-cases tbody tr")
     assert [row.get_attribute("data-line") for row in rows.all()] == ["17", "250", "1999", "2000"]

@@ -35,7 +35,7 @@ def test_submit_with_expected_prints_the_verdict(live: LiveService, tmp_path: Pa
     right.write_bytes(INPUT.with_suffix(".out").read_bytes().replace(b"\n", b"\r\n"))
     done = submit(live, right)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0] == "accepted: 2,000 of 2,000 cases accepted"
+    assert done.stdout.splitlines()[0] == "Accepted: 2,000 of 2,000 cases accepted"
 
     lines = INPUT.with_suffix(".out").read_bytes().split(b"\n")
     lines[1234] = b"1 pile remaining: 52"
@@ -44,8 +44,8 @@ def test_submit_with_expected_prints_the_verdict(live: LiveService, tmp_path: Pa
     done = submit(live, wrong)
     assert done.returncode == 1, done.stderr
     out = done.stdout.splitlines()
-    assert out[0] == "wrong_answer: 1,999 of 2,000 cases accepted"
-    assert out[2].startswith("case 1,235 (line 1,235): wrong_answer")
+    assert out[0] == "Wrong answer: 1,999 of 2,000 cases accepted"
+    assert out[2] == "case 1,235, line 1,235, column 1: Wrong answer"
 
 
 def test_submit_with_expected_prints_every_difference_as_dealer_check_does(live: LiveService,
@@ -60,7 +60,7 @@ def test_submit_with_expected_prints_every_difference_as_dealer_check_does(live:
                            timeout=180, check=False)
     assert done.returncode == local.returncode == 1, (done.stderr, local.stderr)
     assert done.stdout == local.stdout
-    assert [line.split(" (")[0] for line in done.stdout.splitlines() if line.startswith("case ")] == \
+    assert [line.split(", line")[0] for line in done.stdout.splitlines() if line.startswith("case ")] == \
         ["case 17", "case 250", "case 1,999"]
 
 

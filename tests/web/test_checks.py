@@ -253,6 +253,17 @@ def test_the_check_page_shows_the_verdict_and_marks_the_difference(client: Any, 
     assert f"/checks/{check['id']}" in client.get(f"/jobs/{job['id']}").get_data(as_text=True)
 
 
+def test_the_pages_name_a_difference_as_the_command_line_does(client: Any, job: dict[str, Any]) -> None:
+    """One wording (``worker.checks.wording``): the verdict as "Wrong answer", the place as line and column."""
+    check = checked(client, job["id"], OUT.replace(b"Loss: 82", b"Loss: 83"))
+    first = check["first_difference"]
+    assert (first["verdict"], first["line"], first["column"]) == ("wrong_answer", 2, 8)  # the API's names
+    html = " ".join(client.get(f"/checks/{check['id']}").get_data(as_text=True).split())
+    assert "Line 2, column 8 of the output." in html and "character" not in html
+    job_page = " ".join(client.get(f"/jobs/{job['id']}").get_data(as_text=True).split())
+    assert "Wrong answer" in job_page and "first difference on line 2, column 8" in job_page
+
+
 def test_the_job_page_takes_another_output(client: Any, job: dict[str, Any]) -> None:
     response = client.post(f"/jobs/{job['id']}/checks", data={"file": (io.BytesIO(OUT), "again.out")},
                            content_type="multipart/form-data")

@@ -112,6 +112,9 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
         near = range(max(fault["line"] - 2, 1), min(fault["line"] + 2, len(lines) - 1) + 1)
         assert fault["context"] == [{"line": n, "text": lines[n - 1]} for n in near]
     assert job["error"].startswith(job["faults"][0]["message"] + " (and 2 more faults): ")
+    # A whole sentence, as the job page shows it: where the partial output is served is a field, not prose.
+    assert job["error"].endswith(f"and the judge output of the {BAD[0] - 1:,} {engine.unit}s before the first fault "
+                                 "is kept as the job's partial output") and "/api/" not in job["error"]
 
     # The judge output before the first fault: dealer solve's of the file cut there.
     prefix, _ = judge_file(game, set(), BAD[0] - 1)
@@ -130,7 +133,7 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
     status, output, messages = solved(game, data, tmp_path)
     assert (status, output) == (2, expected)
     named = [line.removeprefix("dealer: error: ").split(": ", 1)[1] for line in messages.splitlines()]
-    assert named[0] == f"the output is that of the {BAD[0] - 1:,} {engine.unit}s before the first"
+    assert named[0] == f"the judge output printed is that of the {BAD[0] - 1:,} {engine.unit}s before the first fault"
     assert named[1:] == [fault["message"] for fault in job["faults"]]
 
 
@@ -178,7 +181,8 @@ def test_a_hundred_faults_are_listed_and_all_counted(client: Any, settings: Any,
     status, output, messages = solved("mahjong", data, tmp_path)
     named = messages.splitlines()
     assert status == 2 and output.count(b"\n") == 300 and len(named) == 102
-    assert named[0].endswith("(150 faults, named below): the output is that of the 300 hands before the first")
+    assert named[0].endswith("(150 faults, named below): the judge output printed is that of the 300 hands before "
+                             "the first fault")
     assert named[101] == f"dealer: error: {tmp_path / 'file.in'}: and 50 more faults"
 
 

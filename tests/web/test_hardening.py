@@ -107,6 +107,33 @@ def test_every_answer_carries_the_security_headers(client: Any) -> None:
             assert response.headers.get(header) == value, (path, header)
 
 
+@pytest.mark.parametrize(("base_url", "sent"), [
+    ("http://localhost", True), ("http://127.0.0.1:8000", True), ("http://[::1]:8000", True),
+    ("https://192.168.1.20", True), ("https://dealer.example", True),
+    ("http://192.168.1.20:8000", False), ("http://dealer.example", False)])
+def test_the_opener_policy_is_sent_only_where_a_browser_honours_it(client: Any, base_url: str, sent: bool) -> None:
+    """Cross-Origin-Opener-Policy is honoured on a trustworthy origin alone (HTTPS, this machine): over plain
+    HTTP on a LAN address the browser ignores it and logs an error on every page, so it is not sent."""
+    for path in ("/", "/docs", "/api/jobs", "/static/dealer.css"):
+        response = client.get(path, base_url=base_url)
+        assert response.headers.get("Cross-Origin-Opener-Policy") == ("same-origin" if sent else None), path
+        assert response.headers["X-Frame-Options"] == "DENY"  # the others, everywhere
+
+
+def test_a_proxy_that_says_https_is_trusted_for_the_opener_policy(settings: Any, dispatcher: Any) -> None:
+    from dataclasses import replace
+
+    from webui.app import create_app
+
+    app = create_app(replace(settings, proxy_hops=1), dispatcher, config={"TESTING": True})
+    client = app.test_client()
+    forwarded = {"X-Forwarded-For": "192.168.1.7", "X-Forwarded-Host": "192.168.1.20"}
+    over_https = client.get("/", headers={**forwarded, "X-Forwarded-Proto": "https"}, base_url="http://10.0.0.2")
+    assert over_https.headers.get("Cross-Origin-Opener-Policy") == "same-origin"
+    over_http = client.get("/", headers={**forwarded, "X-Forwarded-Proto": "http"}, base_url="http://10.0.0.2")
+    assert "Cross-Origin-Opener-Policy" not in over_http.headers
+
+
 class ScriptsAndStyles(HTMLParser):
     """What a Content-Security-Policy of 'self' would block: inline scripts, styles and handlers."""
 

@@ -165,3 +165,27 @@ def test_without_keys_no_operation_asks_for_one(client: Any) -> None:
             if method != "parameters":
                 assert operation["security"] == [{}], (path, method)
     assert client.post("/api/jobs/999999/cancel").status_code == 404  # asked for no key, answered
+
+
+def test_no_description_loses_words_to_the_pages_markdown() -> None:
+    """Swagger UI (/docs) renders descriptions as CommonMark and drops HTML it does not allow: a ``<key>``
+    outside a code span would vanish ("Authorization: Bearer ;")."""
+    from webui.openapi import document
+
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("description", "summary") and isinstance(value, str):
+                    if re.search(r"<[A-Za-z/!]", re.sub(r"`[^`]*`", "", value)):
+                        found.append(value)
+                elif key != "example":
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(document(keyed=True))
+    assert found == []
+    assert "`Authorization: Bearer <key>`" in document(keyed=True)["info"]["description"]

@@ -304,7 +304,7 @@ def _ending(connection: Connection, job_id: int, game: str, failed: int, total: 
     unit = engines.get(game).unit
     return JobStatus.FAILED, (
         f"{failed:,} of {total:,} {unit}s could not be solved within their time budget (the first is {unit} "
-        f"{first}): the judge output of the others is at {partial_output(job_id)}")
+        f"{first}); the judge output of the others is kept as the job's partial output")
 
 
 def _faulty(connection: Connection, job_id: int, game: str, failed: int, total: int, faults: int) -> str:
@@ -316,8 +316,9 @@ def _faulty(connection: Connection, job_id: int, game: str, failed: int, total: 
             else f"no {unit} of it is good")
     if failed:
         kept += f" ({failed:,} of them could not be solved within their time budget)"
-    before = (f"; the judge output of the {unit}s before the first fault is at {partial_output(job_id)}"
-              if case is not None and case > 1 else "")
+    # Where the partial output is served is the job's ``partial_output``: a sentence names no path.
+    before = (f", and the judge output of the {case - 1:,} {unit}{'' if case == 2 else 's'} before the first fault "
+              "is kept as the job's partial output" if case is not None and case > 1 else "")
     return f"{listed[0]['message']}{more}: the file is no valid judge file; {kept}{before}"
 
 

@@ -2,6 +2,17 @@
 // service's own OpenAPI document. "Try it out" runs in this page, so it carries the page's login: the
 // session cookie goes with every same-origin request, and a write also needs the session's CSRF token,
 // which webui/auth.py checks in the X-CSRF-Token header, as the other pages' scripts send it.
+//
+// A choice a request body may leave out (the game of POST /api/jobs: recognised from the file when left out)
+// starts unchosen: Swagger UI would preset its first value, and send it.
+const unpresetChoices = (system) => ({
+  wrapComponents: {
+    JsonSchemaForm: (Original) => (props) => system.React.createElement(Original,
+      props.dispatchInitialValue && !props.required && props.schema?.get?.("enum")
+        ? { ...props, dispatchInitialValue: false } : props),
+  },
+});
+
 (() => {
   const node = document.getElementById("swagger-ui");
   const token = document.querySelector('meta[name="csrf-token"]')?.content;
@@ -16,6 +27,7 @@
     defaultModelsExpandDepth: 0,
     // Swagger UI would otherwise send the document to validator.swagger.io for its badge.
     validatorUrl: null,
+    plugins: [unpresetChoices],
     requestInterceptor: (request) => {
       if (token && !safe.has((request.method || "GET").toUpperCase())) {
         request.headers["X-CSRF-Token"] = token;
