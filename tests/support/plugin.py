@@ -53,6 +53,13 @@ hypothesis_settings.register_profile("dealer", deadline=None, suppress_health_ch
 hypothesis_settings.load_profile("dealer")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The user's data folder (the embedded default, ``worker.config.default_data_dir``) is one of this run's
+    own: a command a test runs without naming a data folder must not write to the real one, nor find what
+    an earlier run left there. Set before any test's process starts, so that the live services inherit it."""
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="dealer-test-xdg-")
+
+
 def services_required() -> bool:
     """Whether missing servers (PostgreSQL, Redis, Chromium) fail tests instead of skipping them."""
     return os.environ.get("DEALER_REQUIRE_SERVICES", "") not in ("", "0", "false", "no")
