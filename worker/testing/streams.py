@@ -35,6 +35,8 @@ class Stream:
     #: The longest wait between two arrivals of bytes since its first event.
     longest_gap: float = 0.0
     ended: bool = False
+    #: Whether it received ``end`` (its job finished).
+    finished: bool = False
     _tail: bytes = field(default=b"", repr=False)
 
     @property
@@ -59,7 +61,8 @@ class Stream:
         if found and self.first_event_at is None:
             self.first_event_at = now
         self.events += found
-        self._tail = seen[-(len(EVENT) - 1):]
+        self.finished = self.finished or EVENT + b"end\n" in seen
+        self._tail = seen[-(len(EVENT) - 1):]  # an event's name cut between two reads is counted once
 
 
 class Streams:
