@@ -64,11 +64,17 @@ TICK_SECONDS = 1.0
 RETRY_MS = 1000
 #: Where the streams are: the only paths :class:`Admission` counts.
 PREFIX = "/events/"
+#: Streams of a process that may be opening at once (their login check and the job's lookup read the
+#: database), and how long one waits for its turn before it is refused: a thousand pages opened (or
+#: reconnected) together wait in memory instead of taking every connection of the pool from the API.
+OPENING = 8
+OPENING_WAIT_SECONDS = 20.0
 
 #: Set when this process is told to stop (:func:`stop`): every stream ends at once, so that the process
 #: leaves within its grace instead of being killed at its end (the pages reconnect or poll).
 stopping = threading.Event()
 _hubs: weakref.WeakSet[Hub] = weakref.WeakSet()
+_making = threading.Lock()
 
 
 def stop() -> None:
@@ -104,6 +110,8 @@ class Reading:
     #: No more to come: the job has finished (``end`` is sent), or is gone (its streams just end).
     finished: bool = False
     gone: bool = False
+    #: A job's owner: whether another viewer may see it is known without asking the database.
+    owner: str | None = None
 
 
 class Watch:
@@ -118,8 +126,8 @@ class Watch:
         #: Set (and replaced) whenever the reading changes: what the streams wait on.
         self.changed = threading.Event()
 
-    def publish(self, events: Events, finished: bool = False, gone: bool = False) -> None:
-        reading = Reading(events, finished, gone)
+    def publish(self, events: Events, finished: bool = False, gone: bool = False, owner: str | None = None) -> None:
+        reading = Reading(events, finished, gone, owner)
         if reading != self.now:
             self.now = reading
             self.wake()
@@ -145,10 +153,11 @@ class Hub:
 
     @classmethod
     def of(cls, app: Flask) -> Hub:
-        found = app.extensions.get("live")
-        if found is None:
-            service: Dealer = app.extensions["dealer"]
-            found = app.extensions["live"] = cls(service.queries, service.dispatcher)
+        with _making:
+            found = app.extensions.get("live")
+            if found is None:
+                service: Dealer = app.extensions["dealer"]
+                found = app.extensions["live"] = cls(service.queries, service.dispatcher)
         hub: Hub = found
         return hub
 
@@ -173,6 +182,11 @@ class Hub:
     def watched(self) -> int:
         """How many distinct things are watched now."""
         return len(self._watches)
+
+    def reading(self, key: Key) -> Reading | None:
+        """The latest reading of ``key``, if it is watched and was read."""
+        found = self._watches.get(key)
+        return None if found is None else found.now
 
     def wake(self) -> None:
         self._wake.set()
@@ -217,7 +231,7 @@ class Hub:
                         continue
                     job, timings = found[watch.key]
                     watch.publish([("job", orjson.dumps(job.to_dict())), ("timings", orjson.dumps(timings.to_dict()))],
-                                  finished=job.status in FINISHED)
+                                  finished=job.status in FINISHED, owner=job.owner)
             if boards:
                 depth = self.dispatcher.queue_depth()
                 for watch in boards:
@@ -243,7 +257,11 @@ class Hub:
 @live.get("/events/jobs/<id:job_id>")
 def job_events(job_id: int) -> Any:
     """A job's figures (``job``, ``timings``) whenever they change; ``end`` once it has finished."""
-    queries().job(job_id)  # 404 now for a job that does not exist or is not the viewer's to see
+    # A job that others watch: its owner is known, and the database is not asked (a class opening the
+    # same job's page at once); else a 404 now for a job that does not exist or is not the viewer's to see.
+    known = Hub.of(current_app).reading(job_id)
+    if known is None or known.gone or not viewer().may_read(known.owner):
+        queries().job(job_id)
     return _stream(job_id)
 
 
@@ -252,10 +270,12 @@ def dashboard_events() -> Any:
     """The dashboard's figures (``overview``) and its page of jobs (``jobs``, with the page's filters)."""
     page, per_page = paging(request.args, JOBS_PER_PAGE)
     filters = job_filters(present(request.args))
-    queries().jobs(page, per_page, **filters)  # a bad filter is a 400 now
     # Whoever sees everything sees the same dashboard: one reading serves them all.
     who = EVERYTHING if viewer().sees_all else viewer()
-    return _stream(Dashboard(who, page, per_page, tuple(sorted(filters.items()))))
+    board = Dashboard(who, page, per_page, tuple(sorted(filters.items())))
+    if Hub.of(current_app).reading(board) is None:  # a view watched already has good filters
+        queries().jobs(page, per_page, **filters)  # a bad filter is a 400 now
+    return _stream(board)
 
 
 def _stream(key: Key) -> Any:
@@ -309,7 +329,8 @@ def _body(watch: Watch) -> Iterator[bytes]:
 class Admission:
     """Counts the event streams open on this process and refuses those beyond its limits with a ``429``
     before the app sees them: from counters in memory, so that a refusal costs no database work (the
-    login check and the job's lookup come after). Wraps the app's WSGI callable."""
+    login check and the job's lookup come after). Streams admitted open :data:`OPENING` at a time.
+    Wraps the app's WSGI callable."""
 
     def __init__(self, app: Flask, per_client: int) -> None:
         self.app = app
@@ -318,6 +339,7 @@ class Admission:
         self._lock = threading.Lock()
         self.open = 0
         self._clients: Counter[tuple[str, bytes]] = Counter()
+        self._opening = threading.BoundedSemaphore(OPENING)
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if not str(environ.get("PATH_INFO", "")).startswith(PREFIX):
@@ -349,11 +371,19 @@ class Admission:
                     if not self._clients[client]:
                         del self._clients[client]
 
+        waited = time.monotonic() + OPENING_WAIT_SECONDS
+        while not self._opening.acquire(timeout=min(TICK_SECONDS, OPENING_WAIT_SECONDS)):
+            if stopping.is_set() or time.monotonic() >= waited:
+                release()
+                return _refuse(start_response, "too many live streams are opening at once: poll the JSON API "
+                                               "instead")
         try:
             body = self.inner(environ, start_response)
         except BaseException:
             release()
             raise
+        finally:
+            self._opening.release()
         return ClosingIterator(body, release)
 
     def _client(self, environ: dict[str, Any]) -> tuple[str, bytes]:

@@ -244,6 +244,20 @@ def test_streams_beyond_a_clients_share_or_the_process_ceiling_are_refused_befor
     again.close()
 
 
+def test_streams_that_cannot_open_in_time_are_refused_before_any_database_work(
+        app: Any, client: Any, settings: Settings, submit: Any, monkeypatch: Any) -> None:
+    job = _running(settings, submit(HAND, "mahjong"))
+    monkeypatch.setattr(live, "OPENING_WAIT_SECONDS", 0.1)
+    monkeypatch.setattr(app.wsgi_app, "_opening", threading.BoundedSemaphore(1))
+    app.wsgi_app._opening.acquire()  # another stream is opening, and takes its time
+    with _Statements(settings) as statements:
+        refused = client.get(f"/events/jobs/{job}")
+    assert refused.status_code == 429 and "opening at once" in refused.get_json()["error"]
+    assert statements.count == 0 and app.wsgi_app.open == 0
+    app.wsgi_app._opening.release()
+    _opened(client, f"/events/jobs/{job}").close()
+
+
 def test_a_watched_job_ends_its_streams_when_it_finishes_or_is_deleted(client: Any, settings: Settings,
                                                                          submit: Any) -> None:
     finishing = _running(settings, submit(HAND, "mahjong", name="finishing.in"))
