@@ -68,7 +68,7 @@ PREFIX = "/events/"
 #: database), and how long one waits for its turn before it is refused: a thousand pages opened (or
 #: reconnected) together wait in memory instead of taking every connection of the pool from the API.
 OPENING = 8
-OPENING_WAIT_SECONDS = 20.0
+OPENING_WAIT_SECONDS = 60.0
 
 #: Set when this process is told to stop (:func:`stop`): every stream ends at once, so that the process
 #: leaves within its grace instead of being killed at its end (the pages reconnect or poll).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import threading
 from datetime import timedelta
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy import event, select
 
@@ -168,7 +168,7 @@ class _Statements:
         if threading.current_thread() is self.thread:
             self.count += 1
 
-    def __enter__(self) -> _Statements:
+    def __enter__(self) -> Self:
         event.listen(self.engine, "before_cursor_execute", self._seen)
         return self
 
