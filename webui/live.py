@@ -8,16 +8,18 @@ dashboard view, its page, filters and viewer's visibility, once), and hands the 
 streams watching it; a stream waits for them and writes only what changed (a comment line now and then
 when nothing did). A thing nobody watches any more is not read; with nothing watched the poller stops.
 
-A viewer's right to see a job is checked once, when its stream opens (``404`` otherwise); a job deleted
-meanwhile ends its streams. Each stream lasts :data:`STREAM_SECONDS`, after which the browser's
+A viewer's right to see a job is checked once, when its stream opens (``404`` otherwise; from the owner
+the poller read when others watch it already); a job deleted meanwhile ends its streams. Each stream lasts :data:`STREAM_SECONDS`, after which the browser's
 ``EventSource`` reconnects (and is asked for its key or login again).
 
 What is refused is refused by :class:`Admission`, before the request reaches the app (whose login check
 reads the database), from counters in memory: beyond :data:`MAX_STREAMS` on this process, or beyond
 ``DEALER_LIVE_STREAMS_PER_CLIENT`` from one client (its address and the digest of its key or session
 cookie, so that a class behind one address is many clients), a stream is answered ``429`` and the page
-polls the JSON API instead, as it does when it loses its stream. Under gunicorn's sync workers (one
-request at a time per process, where a stream would hold the whole process) every stream is refused.
+polls the JSON API instead, as it does when it loses its stream. Streams admitted open :data:`OPENING` at a
+time, the others waiting in memory (refused after :data:`OPENING_WAIT_SECONDS`). Under gunicorn's sync
+workers (one request at a time per process, where a stream would hold the whole process) every stream is
+refused.
 """
 
 from __future__ import annotations
