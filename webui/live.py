@@ -100,14 +100,20 @@ class Dashboard:
 
 
 Key = int | Dashboard  # a job's id, or a view of the dashboard
+#: A reading's events: each name with its whole frame (``event:`` and ``data:`` lines), made once for all
+#: the streams that write it.
 Events = list[tuple[str, bytes]]
+
+
+def frame(name: str, value: Any) -> tuple[str, bytes]:
+    return name, b"event: " + name.encode() + b"\ndata: " + orjson.dumps(value) + b"\n\n"
 
 
 @dataclass(frozen=True)
 class Reading:
     """What a watched thing looked like at one tick."""
 
-    #: Its events (name, JSON).
+    #: Its events.
     events: Events
     #: No more to come: the job has finished (``end`` is sent), or is gone (its streams just end).
     finished: bool = False
@@ -232,7 +238,7 @@ class Hub:
                         watch.publish([], gone=True)
                         continue
                     job, timings = found[watch.key]
-                    watch.publish([("job", orjson.dumps(job.to_dict())), ("timings", orjson.dumps(timings.to_dict()))],
+                    watch.publish([frame("job", job.to_dict()), frame("timings", timings.to_dict())],
                                   finished=job.status in FINISHED, owner=job.owner)
             if boards:
                 depth = self.dispatcher.queue_depth()
@@ -240,9 +246,9 @@ class Hub:
                     board = watch.key
                     assert isinstance(board, Dashboard)
                     reads = self.reads.seen_by(board.viewer)
-                    watch.publish([("overview", orjson.dumps(reads.overview(depth).to_dict())),
-                                   ("jobs", orjson.dumps(reads.jobs(board.page, board.per_page,
-                                                                    **dict(board.filters)).to_dict()))])
+                    watch.publish([frame("overview", reads.overview(depth).to_dict()),
+                                   frame("jobs", reads.jobs(board.page, board.per_page,
+                                                            **dict(board.filters)).to_dict())])
         except Exception:  # noqa: BLE001 - the streams wait (with their comment lines); the next tick reads again
             if not self._failing:
                 log.warning("the live figures could not be read; trying again every tick", exc_info=True)
@@ -307,8 +313,7 @@ def _body(watch: Watch) -> Iterator[bytes]:
         reading = watch.now
         if reading is not None:
             # What changed, in one write (a thousand streams woken at once: one send each, not one an event).
-            changes = [b"event: " + name.encode() + b"\ndata: " + data + b"\n\n"
-                       for name, data in reading.events if sent.get(name) != data]
+            changes = [data for name, data in reading.events if sent.get(name) != data]
             sent.update(reading.events)
             if reading.finished:
                 changes.append(b"event: end\ndata: {}\n\n")
