@@ -200,6 +200,14 @@ class Hub:
         self._wake.set()
 
     def _run(self) -> None:
+        try:
+            self._poll()
+        except Exception:  # noqa: BLE001 - a bug of the poller: the next stream to watch something starts another
+            log.exception("the live poller stopped")
+            with self._lock:
+                self._running = False
+
+    def _poll(self) -> None:
         next_tick = time.monotonic()
         while not stopping.is_set():
             self._wake.clear()  # before looking: a thing watched from now on sets it again
@@ -217,7 +225,7 @@ class Hub:
         with self._lock:
             self._running = False
             watches = list(self._watches.values())
-        for found in watches:
+        for found in watches:  # told to stop: their streams end now
             found.wake()
 
     def tick(self) -> None:
