@@ -166,10 +166,12 @@ def refusal_seconds(count: int = 10_000) -> float:
     """CPU seconds of one refusal by :class:`webui.live.Admission` (a client at its share), in this process:
     what a refused stream costs the web before any other work (its request's parsing by gunicorn aside)."""
     app = Flask("refusal")
-    admission = Admission(app, per_client=0)
+    app.wsgi_app = lambda environ, start_response: [b""]  # type: ignore[method-assign]  # the app admitted to
+    admission = Admission(app, per_client=1)
     environ = {"PATH_INFO": "/events/dashboard", "REMOTE_ADDR": "127.0.0.1", "SERVER_SOFTWARE": "gunicorn/23",
                "wsgi.multithread": True, "HTTP_AUTHORIZATION": "Bearer " + "k" * 40,
                "HTTP_COOKIE": "dealer_session=" + "s" * 80}
+    admission(dict(environ), lambda status, headers: None)  # the client's one stream, held open
     began = time.process_time()
     for _ in range(count):
         admission(dict(environ), lambda status, headers: None)

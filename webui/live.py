@@ -367,7 +367,7 @@ class Admission:
         with self._lock:
             if self.open >= MAX_STREAMS:
                 refusal = "this process serves as many live streams as it can: poll the JSON API instead"
-            elif self._clients[client] >= self.per_client:
+            elif self.per_client and self._clients[client] >= self.per_client:
                 refusal = (f"too many live streams from one client (at most {self.per_client}): poll the JSON "
                            "API instead")
             else:
