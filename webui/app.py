@@ -100,6 +100,8 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         app.config.update(config)
     # Debug mode (the interactive debugger) only where asked for by FLASK_DEBUG, never by accident.
     app.config["DEBUG"] = get_debug_flag()
+    # Inside ProxyFix: a client of the streams is known by its own address, not the proxy's.
+    app.wsgi_app = live.Admission(app, settings.live_streams_per_client)  # type: ignore[method-assign]
     if settings.proxy_hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
                                 x_proto=settings.proxy_hops, x_host=settings.proxy_hops)

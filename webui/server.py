@@ -124,7 +124,7 @@ def _end_streams_when_told_to_stop(worker: Any) -> None:
     """In a web process: have its live streams end as soon as it is told to stop (Ctrl-C, SIGTERM,
     SIGQUIT). A stream lasts up to ``live.STREAM_SECONDS``, longer than the grace the process gets to
     leave: held open, it had the process killed at the grace's end, which gunicorn logs as an error."""
-    from webui.live import stopping
+    from webui.live import stop
 
     told: list[int] = []
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
@@ -135,7 +135,7 @@ def _end_streams_when_told_to_stop(worker: Any) -> None:
         def tell(signum: int, frame: Any, handler: Callable[[int, Any], None] = handler) -> None:
             if not told:  # Ctrl-C brings SIGINT and the arbiter's SIGQUIT: set() must not be re-entered
                 told.append(signum)
-                stopping.set()
+                stop()
             if signum != signal.SIGTERM:
                 _leave()
             handler(signum, frame)

@@ -200,6 +200,10 @@ class Settings:
     #: each further one doubles the wait, up to ``auth_block_max_seconds`` (0 turns throttling off).
     auth_failures_allowed: int = 5
     auth_block_max_seconds: float = 300.0
+    #: Live event streams (``/events/…``) one client (its address and its key or login) may hold open on a
+    #: web process at once; beyond them its pages poll the JSON API. A browser holds one or two a tab
+    #: (0: no share, the process's ceiling alone).
+    live_streams_per_client: int = 100
     #: Reverse proxies in front of the web app whose X-Forwarded-For/-Proto/-Host are trusted.
     proxy_hops: int = 0
 

@@ -301,22 +301,26 @@ def test_a_big_upload_is_watched_through_its_life_read_solved_stalled_and_done(
 
 def test_when_no_stream_is_to_be_had_the_pages_poll(browser: Any, live: LiveService) -> None:
     host, port = live.url.removeprefix("http://").split(":")
-    held: list[socket.socket] = []
-
-    def hold_a_slot() -> bool:
-        connection = socket.create_connection((host, int(port)))
-        connection.sendall(b"GET /events/dashboard HTTP/1.1\r\nHost: x\r\n\r\n")
-        if connection.recv(64).startswith(b"HTTP/1.1 200"):  # the stream's headers: it holds its slot now
-            held.append(connection)
-            return True
-        connection.close()  # refused: a stream of an earlier test's page still holds it, for a while at most
-        return False
-
-    for _ in range(live_streams.MAX_STREAMS):
-        until(hold_a_slot, bool, "a stream's slot", timeout=live_streams.STREAM_SECONDS + 60, every=0.2)
     page = tab(browser, live)
     page.errors_allowed = ("EventSource",)
+    page.goto("/history")  # a page with no stream: the browser's cookie, if it is given one, is known now
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+    held: list[socket.socket] = []
+
+    def hold_a_stream() -> bool:
+        """One more stream of this browser's client (its address and login): its share taken, one at a time."""
+        connection = socket.create_connection((host, int(port)))
+        connection.sendall(f"GET /events/dashboard HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\n\r\n".encode())
+        if connection.recv(64).startswith(b"HTTP/1.1 200"):  # the stream's headers: it is counted now
+            held.append(connection)
+            return True
+        connection.close()  # refused: a stream of an earlier test's page still counts, for a while at most
+        return False
+
     try:
+        for _ in range(live.settings.live_streams_per_client):
+            until(hold_a_stream, bool, "a stream of the client's share", timeout=live_streams.STREAM_SECONDS + 60,
+                  every=0.2)
         polled: list[str] = []
         page.on("request", lambda request: polled.append(request.url) if "/api/jobs?" in request.url else None)
         page.goto("/")

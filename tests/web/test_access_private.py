@@ -105,11 +105,17 @@ def test_lists_searches_and_exports_show_none_of_anothers_jobs(settings: Setting
     assert world.get("/api/results/export", BOB).get_data() == b""
     assert f'data-job="{job_id}"' not in world.get("/", BOB).get_data(as_text=True)
     assert "hands.in" not in world.get("/history?game=mahjong", BOB).get_data(as_text=True)
-    stream = world.get("/events/dashboard", BOB)
-    chunks = iter(stream.response)
-    assert next(chunks).startswith(b"retry: ")
-    overview, jobs = (json.loads(next(chunks).decode().split("data: ", 1)[1]) for _ in range(2))
-    stream.close()
+    # Alice's dashboard watched at the same time: the streams share a reading per viewer, never across.
+    streams = [world.get("/events/dashboard", token) for token in (ALICE, BOB)]
+    pages = []
+    for stream in streams:
+        chunks = iter(stream.response)
+        assert next(chunks).startswith(b"retry: ")
+        written = next(chunks).decode()  # the overview and the page of jobs, in one write
+        pages.append([json.loads(block.split("data: ", 1)[1]) for block in written.split("\n\n")[:2]])
+        stream.close()
+    (_, alices_page), (overview, jobs) = pages
+    assert [job["id"] for job in alices_page["items"]] == [job_id]
     assert sum(overview["jobs_by_status"].values()) == 0 and jobs["items"] == []
     # Alice and the admin find it.
     assert world.get("/api/jobs", ALICE).get_json()["total"] == 1

@@ -1,13 +1,14 @@
 """What the pages watch: the workers and their throughput, a job's own throughput, the dashboard's
-filters, and the live event streams (with their limit)."""
+filters, and the live event streams (fanned out from one poller, with their limits)."""
 
 from __future__ import annotations
 
 import re
+import threading
 from datetime import timedelta
-from typing import Any
+from typing import Any, Self
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from webui import live
 from worker.config import Settings
@@ -140,22 +141,149 @@ def test_the_dashboard_stream_sends_the_overview_and_its_page(client: Any, submi
     response = client.get("/events/dashboard?filename=a.in", buffered=False)
     chunks = iter(response.response)
     assert next(chunks).startswith(b"retry: ")
-    first, second = next(chunks).decode(), next(chunks).decode()
+    first = next(chunks).decode()  # what changed, in one write
     response.close()
-    assert first.startswith("event: overview\n") and second.startswith("event: jobs\n") and "a.in" in second
+    overview, jobs = first.split("\n\n")[:2]
+    assert overview.startswith("event: overview\n") and jobs.startswith("event: jobs\n") and "a.in" in jobs
     assert client.get("/events/dashboard?status=nonsense").status_code == 400
 
 
-def test_streams_beyond_the_limit_are_refused_so_the_page_polls(client: Any, submit: Any) -> None:
-    job = submit(HAND, "mahjong")
-    held = [client.get("/events/dashboard", buffered=False) for _ in range(live.MAX_STREAMS)]
+def _running(settings: Settings, job: dict[str, Any]) -> int:
+    """``job`` made running again (the tests have no worker: a job submitted is solved at once)."""
+    with Database.of(settings).session() as session:
+        row = session.get(Job, job["id"])
+        row.status, row.finished_at = JobStatus.SOLVING, None
+    return int(job["id"])
+
+
+class _Statements:
+    """Counts the SQL statements this thread sends while in the block (the poller's thread, which reads on
+    its own, is not counted)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.engine = Database.of(settings).engine
+        self.count = 0
+        self.thread = threading.current_thread()
+
+    def _seen(self, *_: Any) -> None:
+        if threading.current_thread() is self.thread:
+            self.count += 1
+
+    def __enter__(self) -> Self:
+        event.listen(self.engine, "before_cursor_execute", self._seen)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._seen)
+
+
+def _opened(client: Any, url: str, **environ: Any) -> Any:
+    """A stream opened and read until its first figures came (its thing is watched and was read)."""
+    response = client.get(url, buffered=False, environ_overrides=environ)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    chunks = iter(response.response)
+    assert next(chunks).startswith(b"retry: ")
+    assert next(chunks).startswith(b"event: ")
+    return response
+
+
+def test_a_tick_reads_each_thing_watched_once_whatever_the_number_of_its_viewers(
+        app: Any, client: Any, settings: Settings, submit: Any) -> None:
+    jobs = [_running(settings, submit(HAND, "mahjong", name=f"{k}.in")) for k in range(3)]
+    hub = live.Hub.of(app)
+    opened = [_opened(client, f"/events/jobs/{jobs[0]}"), _opened(client, "/events/dashboard?game=mahjong")]
     try:
-        refused = client.get(f"/events/jobs/{job['id']}")
+        with _Statements(settings) as few:
+            hub.tick()
+        assert few.count > 0
+        for k in range(30):
+            opened += [_opened(client, f"/events/jobs/{jobs[k % 3]}"), _opened(client, "/events/dashboard?game=mahjong")]
+        assert hub.watched() == 4  # three jobs and one view of the dashboard, for 62 streams
+        with _Statements(settings) as many:
+            hub.tick()
+        assert many.count == few.count  # every job watched in one query, the dashboard's view read once
+        opened.append(_opened(client, "/events/dashboard?game=10-20-30"))
+        with _Statements(settings) as more:
+            hub.tick()
+        assert more.count > many.count  # another view of the dashboard is read on its own
+    finally:
+        for response in opened:
+            response.close()
+    assert hub.watched() == 0
+    with _Statements(settings) as none:
+        hub.tick()
+    assert none.count == 0  # nobody watches: nothing is read
+
+
+def test_streams_beyond_a_clients_share_or_the_process_ceiling_are_refused_before_any_database_work(
+        app: Any, client: Any, settings: Settings, submit: Any, monkeypatch: Any) -> None:
+    job = _running(settings, submit(HAND, "mahjong"))
+    admission = app.wsgi_app
+    assert isinstance(admission, live.Admission) and admission.per_client == settings.live_streams_per_client
+    monkeypatch.setattr(admission, "per_client", 2)
+    held = [_opened(client, "/events/dashboard") for _ in range(2)]
+    try:
+        with _Statements(settings) as statements:
+            refused = client.get(f"/events/jobs/{job}")
         assert refused.status_code == 429 and refused.headers["Retry-After"] == "5"
+        assert "at most 2" in refused.get_json()["error"]
+        assert statements.count == 0
+        # Another client: another address, or another key (or login) from the same address.
+        held.append(_opened(client, f"/events/jobs/{job}", REMOTE_ADDR="10.0.0.2"))
+        held.append(_opened(client, f"/events/jobs/{job}", HTTP_AUTHORIZATION="Bearer another-key"))
+        monkeypatch.setattr(live, "MAX_STREAMS", 4)
+        with _Statements(settings) as statements:
+            full = client.get(f"/events/jobs/{job}", environ_overrides={"REMOTE_ADDR": "10.0.0.3"})
+        assert full.status_code == 429 and "as many live streams as it can" in full.get_json()["error"]
+        assert statements.count == 0 and admission.open == 4
     finally:
         for response in held:
             response.close()
-    assert _events(client.get(f"/events/jobs/{job['id']}", buffered=False))[-1][0] == "end"
+    assert admission.open == 0
+    monkeypatch.setattr(admission, "per_client", 0)  # no share: the process's ceiling alone
+    held = [_opened(client, f"/events/jobs/{job}") for _ in range(3)]
+    for response in held:
+        response.close()
+
+
+def test_streams_that_cannot_open_in_time_are_refused_before_any_database_work(
+        app: Any, client: Any, settings: Settings, submit: Any, monkeypatch: Any) -> None:
+    job = _running(settings, submit(HAND, "mahjong"))
+    monkeypatch.setattr(live, "OPENING_WAIT_SECONDS", 0.1)
+    monkeypatch.setattr(app.wsgi_app, "_opening", threading.BoundedSemaphore(1))
+    app.wsgi_app._opening.acquire()  # another stream is opening, and takes its time
+    with _Statements(settings) as statements:
+        refused = client.get(f"/events/jobs/{job}")
+    assert refused.status_code == 429 and "opening at once" in refused.get_json()["error"]
+    assert statements.count == 0 and app.wsgi_app.open == 0
+    app.wsgi_app._opening.release()
+    _opened(client, f"/events/jobs/{job}").close()
+
+
+def test_a_watched_job_ends_its_streams_when_it_finishes_or_is_deleted(client: Any, settings: Settings,
+                                                                         submit: Any) -> None:
+    finishing = _running(settings, submit(HAND, "mahjong", name="finishing.in"))
+    deleted = _running(settings, submit(HAND, "mahjong", name="deleted.in"))
+    streams = [_opened(client, f"/events/jobs/{finishing}") for _ in range(3)] + [_opened(client, f"/events/jobs/{deleted}")]
+    with Database.of(settings).session() as session:
+        row = session.get(Job, finishing)
+        row.status, row.finished_at = JobStatus.SUCCEEDED, utcnow()
+        session.get(Job, deleted).deleted_at = utcnow()
+    ends = [_events(response) for response in streams]  # each ends by itself
+    for found in ends[:3]:
+        assert found[-1][0] == "end" and '"status":"succeeded"' in [data for name, data in found if name == "job"][-1]
+    assert "end" not in [name for name, _ in ends[3]]  # gone: no end (the page's reconnection is a 404)
+    assert client.get(f"/events/jobs/{deleted}").status_code == 404
+
+
+def test_a_process_told_to_stop_ends_every_stream_at_once(client: Any, settings: Settings, submit: Any) -> None:
+    job = _running(settings, submit(HAND, "mahjong"))
+    streams = [_opened(client, f"/events/jobs/{job}"), _opened(client, "/events/dashboard")]
+    try:
+        live.stop()
+        assert all("end" not in [name for name, _ in _events(response)] for response in streams)
+    finally:
+        live.stopping.clear()
 
 
 def test_under_gunicorns_sync_workers_no_stream_holds_a_process(client: Any, submit: Any) -> None:

@@ -120,3 +120,11 @@ def test_the_live_figures_of_anothers_job_are_not_found(settings: Settings) -> N
     bobs = upload(client, BOB)
     assert client.get(f"/events/jobs/{bobs['id']}", headers=as_(ALICE)).status_code == 404
     assert client.get(f"/events/jobs/{bobs['id'] + 1000}", headers=as_(ALICE)).status_code == 404
+    # Bob watching it (its owner known to the web process without asking the database) changes nothing.
+    watching = client.get(f"/events/jobs/{bobs['id']}", headers=as_(BOB), buffered=False)
+    chunks = iter(watching.response)
+    assert next(chunks).startswith(b"retry: ") and next(chunks).startswith(b"event: job")
+    try:
+        assert client.get(f"/events/jobs/{bobs['id']}", headers=as_(ALICE)).status_code == 404
+    finally:
+        watching.close()

@@ -13,7 +13,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -203,6 +203,26 @@ def no_output(job_id: int, status: str, partial: str | None = None) -> str:
     if status == JobStatus.CANCELLED:
         return f"job {job_id} was cancelled, so it has no output: rerun it for one"
     return f"job {job_id} is {status}; its output is complete once it has succeeded"
+
+
+def timings_view(job: Job, view: JobView) -> TimingsView:
+    """How long a job's phases and its cases took (``view``: the job's figures, of the same moment)."""
+    solved = job.done - job.cache_hits
+
+    def between(start: datetime | None, end: datetime | None) -> float | None:
+        return round((end - start).total_seconds(), 3) if start and end else None
+
+    slowest = None
+    if job.slowest_index is not None and job.slowest_us is not None:
+        slowest = SlowestCase(id=case_id(job.id, job.slowest_index), index=job.slowest_index,
+                              solve_us=job.slowest_us)
+    return TimingsView(
+        job_id=job.id, queued_seconds=between(job.created_at, job.started_at),
+        split_seconds=between(job.started_at, job.split_at), elapsed_seconds=view.elapsed_seconds,
+        rate=view.rate, solved=solved, cached=job.cache_hits, solve_us_total=job.solve_us,
+        solve_us_mean=round(job.solve_us / solved, 1) if solved > 0 else None,
+        solve_us_max=job.slowest_us, solve_us_p99=percentile_bound(job.solve_hist, 0.99),
+        slowest_case=slowest)
 
 
 class JobQueries:
@@ -405,23 +425,17 @@ class JobQueries:
         """How long a job's phases and its cases took: the job page's timings panel."""
         with self.db.session(write=False) as session:
             job = self._job(session, job_id)
-        view = job_view(job)
-        solved = job.done - job.cache_hits
+        return timings_view(job, job_view(job))
 
-        def between(start: datetime | None, end: datetime | None) -> float | None:
-            return round((end - start).total_seconds(), 3) if start and end else None
-
-        slowest = None
-        if job.slowest_index is not None and job.slowest_us is not None:
-            slowest = SlowestCase(id=case_id(job.id, job.slowest_index), index=job.slowest_index,
-                                  solve_us=job.slowest_us)
-        return TimingsView(
-            job_id=job_id, queued_seconds=between(job.created_at, job.started_at),
-            split_seconds=between(job.started_at, job.split_at), elapsed_seconds=view.elapsed_seconds,
-            rate=view.rate, solved=solved, cached=job.cache_hits, solve_us_total=job.solve_us,
-            solve_us_mean=round(job.solve_us / solved, 1) if solved > 0 else None,
-            solve_us_max=job.slowest_us, solve_us_p99=percentile_bound(job.solve_hist, 0.99),
-            slowest_case=slowest)
+    def watched(self, job_ids: Collection[int]) -> dict[int, tuple[JobView, TimingsView]]:
+        """The figures and timings of many jobs, read at once (the live streams' poller asks this every tick
+        for every job watched, whatever the number of its viewers); a job deleted, or not this viewer's
+        to see, is left out."""
+        with self.db.session(write=False) as session:
+            rows = session.scalars(select(Job).where(Job.id.in_(job_ids), self.viewer.reads(Job.owner),
+                                                     Job.deleted_at.is_(None))).all()
+        now = utcnow()
+        return {job.id: (view, timings_view(job, view)) for job in rows for view in (job_view(job, now),)}
 
     # --- the service ---
 

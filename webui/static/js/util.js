@@ -210,7 +210,8 @@ export const outcomeLabel = (outcome) => {
 
 /**
  * Follow a Server-Sent Events stream, calling handlers[name] with each event's JSON; once the stream
- * is refused or lost for good (the server serves few at once), call fallback() to poll instead.
+ * is refused (a client's share, or the web process's ceiling) or lost for good, call fallback() to poll
+ * instead.
  * An "end" event closes it. Returns {close}.
  */
 export function live(url, handlers, fallback) {
