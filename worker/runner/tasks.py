@@ -12,7 +12,7 @@ import logging
 import threading
 from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 from celery.concurrency.prefork import TaskPool as PreforkPool
 from celery.signals import (
     after_setup_logger,
@@ -105,6 +105,24 @@ def create_worker_app(settings: Settings) -> Celery:
         heartbeat.append(Heartbeat(settings, dispatcher, concurrency, before_first_beat=(
             (lambda: warmth.wait(concurrency)) if forks else warm_process)))
         heartbeat[-1].start()
+
+    class BrokerBack(bootsteps.StartStopStep):
+        """Tells the heartbeat when the worker's consumer has its broker connection again: each start of the
+        consumer's steps but the first is one (Celery starts them again once it reconnects)."""
+
+        requires = ("celery.worker.consumer.connection:Connection",)
+
+        def __init__(self, parent: Any, **kwargs: Any) -> None:
+            super().__init__(parent, **kwargs)
+            self.connected_before = False
+
+        def start(self, parent: Any) -> None:
+            if self.connected_before:
+                for beat in heartbeat:
+                    beat.broker_back()
+            self.connected_before = True
+
+    app.steps["consumer"].add(BrokerBack)
 
     @after_setup_logger.connect(weak=False)
     def quiet_tasks(logger: Any = None, loglevel: int | str | None = None, **_: Any) -> None:
