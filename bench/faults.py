@@ -15,7 +15,8 @@ target is the same 30 s, from the last fault to the end beyond the clean run's t
 ``--three-faults`` runs issue 40's job instead: 1,000,000 decks (``--decks``) with a worker killed, Redis
 down 15 s and PostgreSQL restarted in it (``scenarios.three_faults``), the worker on the pure-Python
 engines (``DEALER_PURE_PYTHON=1``) so that the job lasts through them. It prints the seconds from each
-fault's end to the job answering cases again, and from the last fault to ``succeeded``, against the
+fault's end to the job being solved again (a task has taken one of its chunks, or more cases are
+answered), and from the last fault to ``succeeded``, against the
 targets: solving again within 5 s of the broker's or the database's return, the job ended within 15 s
 of the last fault (its figure: ``docs/figures/faults_recovery.md``).
 """

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -22,7 +23,7 @@ from worker.jobs.dispatch import owner, worker_name
 from worker.solving import solve_file
 from worker.states import ChunkStatus
 from worker.store.chunks import coverage
-from worker.store.models import Chunk, Job, Upload
+from worker.store.models import Chunk, Job, Upload, utcnow
 from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService, live_service
 from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis, ServiceMissing
@@ -67,8 +68,8 @@ class Report:
     #: A scenario of several faults, ``recovery_seconds`` from the last: judged on that, as the target
     #: reads (what all of them cost, the time a fault itself lasts included, is ``lost_seconds``).
     several: bool = False
-    #: Each fault, and the seconds from its end to the job answering more cases again (``None``: it did
-    #: not, within the scenario's patience): :func:`outages_in_one_job`.
+    #: Each fault, and the seconds from its end to the job being solved again (``None``: it was not,
+    #: within the scenario's patience): :func:`outages_in_one_job`.
     resumed: list[tuple[str, float | None]] = field(default_factory=list)
 
     @property
@@ -327,8 +328,8 @@ def outages_in_one_job(live: LiveService, scenario: str, faults: list[Fault], pa
                        decks: int, patience: float = 120.0) -> Report:
     """One job with ``faults`` in it, each once the job has moved on a share of its cases since the one
     before (the shares even, the last after the last fault): for each, the seconds from its end to the job
-    answering more cases (:func:`resumed_after`, waiting ``patience`` at most); measured to the end from
-    the last."""
+    being solved again (:func:`resumed_after`, waiting ``patience`` at most); measured to the end from the
+    last."""
     started = start_job(live, path)
     step, done = max(decks // (len(faults) + 1), 1), 0
     resumed: list[tuple[str, float | None]] = []
@@ -341,7 +342,7 @@ def outages_in_one_job(live: LiveService, scenario: str, faults: list[Fault], pa
         fault()
         fault_at = time.monotonic()
         resumed.append((name, resumed_after(live, started.job_id, patience)))
-        done = (_answered(live, started.job_id) or (0, ""))[0]
+        done = (_answered(live, started.job_id) or (0, "", False))[0]
     note = "" if len(resumed) == len(faults) else f"the job ended after {len(resumed)} of the faults"
     report = measure(live, scenario, started, expected, decks, fault_at, note=note, several=True)
     report.resumed = resumed
@@ -349,29 +350,34 @@ def outages_in_one_job(live: LiveService, scenario: str, faults: list[Fault], pa
 
 
 def resumed_after(live: LiveService, job_id: int, patience: float) -> float | None:
-    """Seconds from now (a fault's end) until the job has answered more cases than it had by then, read
-    from the database as soon as it answers, or has ended; ``None`` if neither within ``patience``."""
-    start = time.monotonic()
+    """Seconds from now (a fault's end) until the job is being solved again: a task has taken one of its
+    chunks since, or it has answered more cases than it had by then (read from the database as soon as it
+    answers), or it has ended; ``None`` if none of these within ``patience``."""
+    start, since = time.monotonic(), utcnow()
     before: int | None = None
     while (elapsed := time.monotonic() - start) < patience:
-        answered = _answered(live, job_id)
+        answered = _answered(live, job_id, since + timedelta(seconds=live.settings.lease_seconds))
         if answered is not None:
-            done, status = answered
-            if status not in ("queued", "splitting", "solving") or (before is not None and done > before):
+            done, status, taken = answered
+            if status not in ("queued", "splitting", "solving") or taken or (before is not None and done > before):
                 return elapsed
             before = done if before is None else before
         time.sleep(0.05)
     return None
 
 
-def _answered(live: LiveService, job_id: int) -> tuple[int, str] | None:
-    """The job's cases answered and its status, from the database (``None`` while it is away)."""
+def _answered(live: LiveService, job_id: int, leased_after: datetime | None = None) -> tuple[int, str, bool] | None:
+    """The job's cases answered, its status, and whether a task holds one of its chunks under a lease that
+    ends after ``leased_after`` (one taken since a moment, its lease added); ``None`` while the database
+    is away."""
     try:
         with live.db.session(write=False) as session:
             done, status = session.execute(select(Job.done, Job.status).where(Job.id == job_id)).one()
+            taken = leased_after is not None and session.scalar(select(func.count()).select_from(Chunk).where(
+                Chunk.job_id == job_id, Chunk.status == ChunkStatus.RUNNING, Chunk.lease_until > leased_after))
     except Exception:  # noqa: BLE001 - the database is not back yet
         return None
-    return int(done), str(status)
+    return int(done), str(status), bool(taken)
 
 
 def three_faults(live: LiveService, postgres: PrivatePostgres, redis: PrivateRedis, path: Path, expected: bytes,
