@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.pipeline.test_recovery import DECKS, ELSEWHERE, assert_solved_once, claim, heartbeat, statuses
+from tests.pipeline.test_recovery import DECKS, assert_solved_once, claim, heartbeat, statuses
 from tests.support import jobs
 from tests.support.waiting import until
 from worker.config import Settings
 from worker.jobs.sweep import Outage, sweep
-from worker.runner.heartbeat import Heartbeat
+from worker.runner.heartbeat import Heartbeat, PoolTrouble
 from worker.states import ChunkStatus
 from worker.store.database import Database
 from worker.store.models import utcnow
@@ -29,7 +29,7 @@ AWAY = "postgresql+psycopg://dealer@127.0.0.1:1/dealer"
 
 def test_after_an_outage_the_pending_chunks_are_sent_again_whatever_the_queue_holds(
         service: Any, settings: Settings, dispatcher: Any) -> None:
-    job_id, chunks = jobs.split_only(service, settings, dispatcher, DECKS)
+    _, chunks = jobs.split_only(service, settings, dispatcher, DECKS)
     dispatcher.solve(chunks[:1])  # the queue is not empty: the plain sweep waits for it
     assert sweep(settings, dispatcher)["chunks"] == 0
     report = sweep(settings, dispatcher, outage=Outage())
@@ -66,8 +66,8 @@ def test_a_broker_outage_hands_out_nothing_a_living_worker_holds(
     assert report["chunks"] == len(chunks) - 1 and ("solve", chunks[0]) not in dispatcher.queue
 
 
-def beating(settings: Settings, dispatcher: Any) -> Heartbeat:
-    beat = Heartbeat(replace(settings, heartbeat_seconds=0.05, **HOURS), dispatcher, 1)
+def beating(settings: Settings, dispatcher: Any, trouble: PoolTrouble | None = None) -> Heartbeat:
+    beat = Heartbeat(replace(settings, heartbeat_seconds=0.05, **HOURS), dispatcher, 1, trouble=trouble)
     beat.start()
     # Its first beat runs the first sweep: what comes after is what the test is about.
     until(lambda: beat.name_in_db in workers(settings), bool, "the first heartbeat")
@@ -99,6 +99,28 @@ def test_the_first_beat_that_reaches_the_database_again_sweeps_at_once(
             until(lambda: caplog.text.count("heartbeat failed"), lambda n: n >= 2, "the heartbeat to fail")
             assert ("solve", chunks[0]) not in dispatcher.sent[before:]
             beat.db = there
+        until(lambda: dispatcher.sent[before:], lambda sent: ("solve", chunks[0]) in sent,
+              "the chunk to be sent again")
+    finally:
+        beat.stop()
+        beat.join(10)
+    assert statuses(settings, job_id)[chunks[0]] == ChunkStatus.PENDING
+    dispatcher.drain()
+    assert_solved_once(settings, queries, job_id, DECKS, "accordion")
+
+
+def test_an_outage_no_beat_saw_is_told_by_the_task_that_met_it(
+        service: Any, queries: Any, settings: Settings, dispatcher: Any) -> None:
+    """The database was away for less than a beat: a pool process's task met it (and is retried), which
+    the heartbeat hears of at its next beat, with when: what was held from before then is sent again."""
+    job_id, chunks = jobs.split_only(service, settings, dispatcher, DECKS)
+    claim(settings, chunks[0])
+    heartbeat(settings, "elsewhere:4242", utcnow() + timedelta(hours=1))
+    trouble = PoolTrouble()
+    beat = beating(settings, dispatcher, trouble)
+    before = len(dispatcher.sent)
+    try:
+        trouble.tell()
         until(lambda: dispatcher.sent[before:], lambda sent: ("solve", chunks[0]) in sent,
               "the chunk to be sent again")
     finally:

@@ -40,8 +40,9 @@ from worker.store.models import ARRIVING, Chunk, Job, WorkerRow, utcnow
 class Outage:
     """What the sweep run right after an outage is told of it."""
 
-    #: The database was away from this moment on (the first heartbeat that failed): a chunk or a split
-    #: taken before it may have been left by a task that failed meanwhile. ``None``: only the broker was.
+    #: The database was away from this moment on (as first seen: a heartbeat or a task that failed): a chunk
+    #: or a split taken before it may have been left by a task that failed meanwhile. ``None``: only the
+    #: broker was.
     held_before: datetime | None = None
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import logging
 import os
 import select
+import struct
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, update
@@ -44,9 +45,10 @@ class Heartbeat(threading.Thread):
     """Keeps this worker's row fresh and sweeps up after lost workers and lost messages."""
 
     def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int,
-                 before_first_beat: Callable[[], object] | None = None) -> None:
+                 before_first_beat: Callable[[], object] | None = None, trouble: PoolTrouble | None = None) -> None:
         super().__init__(name="dealer-heartbeat", daemon=True)
         self.before_first_beat = before_first_beat
+        self.trouble = trouble
         self.settings = settings
         self.dispatcher = dispatcher
         self.concurrency = concurrency
@@ -69,6 +71,10 @@ class Heartbeat(threading.Thread):
         away_since: datetime | None = None  # the first beat that found the database away, since the last that did not
         outage: Outage | None = None  # one the sweep has not yet run after
         while not self.stopping.is_set():
+            # An outage shorter than a beat fails no beat: the pool processes' tasks that met it say so.
+            told = self.trouble.since() if self.trouble is not None else None
+            if told is not None:
+                away_since = min(away_since or told, told)
             try:
                 self.beat()
             except Exception as error:  # noqa: BLE001 - the heartbeat must outlive a database outage
@@ -153,6 +159,35 @@ def database_away(error: BaseException) -> bool:
         return False
     state = getattr(error.orig, "sqlstate", "")
     return bool(error.connection_invalidated) or state is None or state[:2] in ("08", "57")
+
+
+class PoolTrouble:
+    """The pool processes tell their worker when a task of theirs met the database away (it is retried):
+    when it did, 8 bytes down a pipe made before the pool forks, which the heartbeat reads at each beat."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)  # a full pipe drops a report: the earliest are kept
+
+    def tell(self) -> None:
+        try:
+            os.write(self._write, struct.pack("d", time.time()))  # a write this small is never split
+        except OSError:
+            pass
+
+    def since(self) -> datetime | None:
+        """The earliest moment told since the last call, if any."""
+        told: list[float] = []
+        while True:
+            try:
+                data = os.read(self._read, 4096)
+            except BlockingIOError:
+                break
+            told += [moment for (moment,) in struct.iter_unpack("d", data)]
+            if not data:
+                break
+        return datetime.fromtimestamp(min(told), UTC) if told else None
 
 
 class PoolWarmth:

@@ -17,6 +17,7 @@ from celery.concurrency.prefork import TaskPool as PreforkPool
 from celery.signals import (
     after_setup_logger,
     task_postrun,
+    task_retry,
     worker_process_init,
     worker_process_shutdown,
     worker_ready,
@@ -27,7 +28,7 @@ from sqlalchemy.orm import configure_mappers
 from worker import engines, work
 from worker.broker import CHECK, SOLVE, SPLIT, CeleryDispatcher, create_celery
 from worker.config import Settings
-from worker.runner.heartbeat import RETRYABLE, Heartbeat, PoolWarmth, TaskCounter
+from worker.runner.heartbeat import RETRYABLE, Heartbeat, PoolTrouble, PoolWarmth, TaskCounter, database_away
 from worker.store.database import Database
 
 #: Celery's loggers of every task received ("Task … received") and done ("Task … succeeded in …").
@@ -49,6 +50,7 @@ def create_worker_app(settings: Settings) -> Celery:
     configure_mappers()
     dispatcher.prepare()
     warmth = PoolWarmth()
+    trouble = PoolTrouble()
 
     @app.task(name=SPLIT, **_RETRY)
     def split(job_id: int) -> None:
@@ -88,6 +90,11 @@ def create_worker_app(settings: Settings) -> Celery:
         warm_process()
         warmth.tell()
 
+    @task_retry.connect(weak=False)
+    def database_lost(reason: Any = None, **_: Any) -> None:
+        if isinstance(reason, BaseException) and database_away(reason):
+            trouble.tell()
+
     @task_postrun.connect(weak=False)
     def count_task(**_: Any) -> None:
         counter.add()
@@ -103,7 +110,7 @@ def create_worker_app(settings: Settings) -> Celery:
         # process, which then warms itself before saying it is ready.
         forks = isinstance(getattr(sender, "pool", None), PreforkPool)
         heartbeat.append(Heartbeat(settings, dispatcher, concurrency, before_first_beat=(
-            (lambda: warmth.wait(concurrency)) if forks else warm_process)))
+            (lambda: warmth.wait(concurrency)) if forks else warm_process), trouble=trouble))
         heartbeat[-1].start()
 
     class BrokerBack(bootsteps.StartStopStep):
