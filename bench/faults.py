@@ -123,8 +123,9 @@ def three_faults(tmp: Path, path: Path, expected: bytes, decks: int) -> int:
         if name.startswith(("redis", "postgresql")):
             ok = seconds is not None and seconds <= scenarios.RESUME_TARGET_SECONDS
             met &= ok
-            print(f"  solving again after {name + ':':<22} {'never' if seconds is None else f'{seconds:5.1f} s'}"
-                  f"  (target ≤ {scenarios.RESUME_TARGET_SECONDS:g} s)  {'met' if ok else 'missed'}")
+            took = "never" if seconds is None else f"{seconds:5.1f} s"
+            print(f"  solving again after {name + ':':<22} {took}  (target ≤ "
+                  f"{scenarios.RESUME_TARGET_SECONDS:g} s)  {'met' if ok else 'missed'}")
     ended = report.recovery_seconds <= scenarios.END_TARGET_SECONDS
     met &= ended
     print(f"  last fault to {report.status + ':':<18} {report.recovery_seconds:5.1f} s  (target ≤ "

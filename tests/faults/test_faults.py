@@ -31,7 +31,8 @@ TIMINGS = {"DEALER_HEARTBEAT_SECONDS": "0.5", "DEALER_WORKER_TIMEOUT": "2.5", "D
 RECOVERY_LIMIT_SECONDS = 100
 #: A sweep period, a stall period and a lease far longer than the test: what is taken up again after an
 #: outage must be so because the outage ended, not because one of them ran out.
-LONG_PERIODS = {"DEALER_SWEEP_SECONDS": "3600", "DEALER_STALL_SECONDS": "3600", "DEALER_LEASE_SECONDS": "3600"}
+LONG_PERIODS = {"DEALER_SWEEP_SECONDS": "3600", "DEALER_STALL_SECONDS": "3600",
+                "DEALER_LEASE_SECONDS": "3600"}
 
 
 @pytest.fixture(scope="module")

@@ -84,7 +84,8 @@ def workers(settings: Settings) -> set[str]:
 
 
 def test_the_first_beat_that_reaches_the_database_again_sweeps_at_once(
-        service: Any, queries: Any, settings: Settings, dispatcher: Any, caplog: pytest.LogCaptureFixture) -> None:
+        service: Any, queries: Any, settings: Settings, dispatcher: Any,
+        caplog: pytest.LogCaptureFixture) -> None:
     """A chunk whose task failed while the database was away (it could not be given back) is sent again
     as soon as the heartbeat reaches the database again, its lease, the worker timeout, the stall and the
     sweep's period hours away."""
@@ -131,7 +132,8 @@ def test_an_outage_no_beat_saw_is_told_by_the_task_that_met_it(
     assert_solved_once(settings, queries, job_id, DECKS, "accordion")
 
 
-def test_the_broker_back_sweeps_at_once(service: Any, queries: Any, settings: Settings, dispatcher: Any) -> None:
+def test_the_broker_back_sweeps_at_once(service: Any, queries: Any, settings: Settings,
+                                        dispatcher: Any) -> None:
     """The broker lost every message (restarted): once the worker's consumer has it again, the pending
     chunks are sent again at once, the stall and the sweep's period hours away."""
     job_id, chunks = jobs.split_only(service, settings, dispatcher, DECKS)  # their messages lost

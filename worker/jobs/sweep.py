@@ -98,10 +98,12 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
             if _unclaimed(job):
                 # A split sent twice may be split twice at once (stored once): after an outage too, only while
                 # the queue is empty (its messages lost, or waiting out their tasks' retries).
-                split_again = queue_empty and (outage is not None or (job.split_sent_at or job.created_at) < stall)
+                sent = job.split_sent_at or job.created_at
+                split_again = queue_empty and (outage is not None or sent < stall)
             else:
                 split_again = job.status == JobStatus.SPLITTING and (
-                    _split_lost(job, alive, now, claimed_before) or _taken_before(job.lease_until, held_before, settings))
+                    _split_lost(job, alive, now, claimed_before)
+                    or _taken_before(job.lease_until, held_before, settings))
             if split_again:
                 splits.append(job.id)
             if job.status in ACTIVE and outage is not None:

@@ -45,7 +45,8 @@ class Heartbeat(threading.Thread):
     """Keeps this worker's row fresh and sweeps up after lost workers and lost messages."""
 
     def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int,
-                 before_first_beat: Callable[[], object] | None = None, trouble: PoolTrouble | None = None) -> None:
+                 before_first_beat: Callable[[], object] | None = None,
+                 trouble: PoolTrouble | None = None) -> None:
         super().__init__(name="dealer-heartbeat", daemon=True)
         self.before_first_beat = before_first_beat
         self.trouble = trouble
@@ -68,7 +69,7 @@ class Heartbeat(threading.Thread):
         self.purger.start()
         next_sweep = next_prune = 0.0
         failing = False  # the last beat failed
-        away_since: datetime | None = None  # the first beat that found the database away, since the last that did not
+        away_since: datetime | None = None  # when the database was first found away, since it was last there
         outage: Outage | None = None  # one the sweep has not yet run after
         while not self.stopping.is_set():
             # An outage shorter than a beat fails no beat: the pool processes' tasks that met it say so.

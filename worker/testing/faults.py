@@ -336,7 +336,8 @@ def outages_in_one_job(live: LiveService, scenario: str, faults: list[Fault], pa
     fault_at = time.monotonic()
     for name, fault in faults:
         mark = min(done + step, decks)
-        live.wait_until(lambda mark=mark: _done(live, started.job_id) >= mark, "the job to move on", timeout=600)
+        live.wait_until(lambda mark=mark: _done(live, started.job_id) >= mark, "the job to move on",
+                        timeout=600)
         if _done(live, started.job_id) >= decks:
             break
         fault()
@@ -359,14 +360,17 @@ def resumed_after(live: LiveService, job_id: int, patience: float) -> float | No
         answered = _answered(live, job_id, since + timedelta(seconds=live.settings.lease_seconds))
         if answered is not None:
             done, status, taken = answered
-            if status not in ("queued", "splitting", "solving") or taken or (before is not None and done > before):
+            if status not in ("queued", "splitting", "solving") or taken:
+                return elapsed
+            if before is not None and done > before:
                 return elapsed
             before = done if before is None else before
         time.sleep(0.05)
     return None
 
 
-def _answered(live: LiveService, job_id: int, leased_after: datetime | None = None) -> tuple[int, str, bool] | None:
+def _answered(live: LiveService, job_id: int,
+              leased_after: datetime | None = None) -> tuple[int, str, bool] | None:
     """The job's cases answered, its status, and whether a task holds one of its chunks under a lease that
     ends after ``leased_after`` (one taken since a moment, its lease added); ``None`` while the database
     is away."""
@@ -374,18 +378,19 @@ def _answered(live: LiveService, job_id: int, leased_after: datetime | None = No
         with live.db.session(write=False) as session:
             done, status = session.execute(select(Job.done, Job.status).where(Job.id == job_id)).one()
             taken = leased_after is not None and session.scalar(select(func.count()).select_from(Chunk).where(
-                Chunk.job_id == job_id, Chunk.status == ChunkStatus.RUNNING, Chunk.lease_until > leased_after))
+                Chunk.job_id == job_id, Chunk.status == ChunkStatus.RUNNING,
+                Chunk.lease_until > leased_after))
     except Exception:  # noqa: BLE001 - the database is not back yet
         return None
     return int(done), str(status), bool(taken)
 
 
-def three_faults(live: LiveService, postgres: PrivatePostgres, redis: PrivateRedis, path: Path, expected: bytes,
-                 decks: int) -> Report:
+def three_faults(live: LiveService, postgres: PrivatePostgres, redis: PrivateRedis, path: Path,
+                 expected: bytes, decks: int) -> Report:
     """The issue's run: a worker killed, Redis down :data:`REDIS_DOWN_SECONDS`, PostgreSQL restarted, in
     one job (run with workers on the pure-Python engines, for a job long enough to hold them)."""
-    return outages_in_one_job(live, "three faults in one job", [
-        kill_worker(live), redis_down(redis, REDIS_DOWN_SECONDS), postgres_down(postgres)], path, expected, decks)
+    faults = [kill_worker(live), redis_down(redis, REDIS_DOWN_SECONDS), postgres_down(postgres)]
+    return outages_in_one_job(live, "three faults in one job", faults, path, expected, decks)
 
 
 def _done(live: LiveService, job_id: int) -> int:
