@@ -60,14 +60,16 @@ def check(settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:
     run_check(settings, check_id)
 
 
-def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None) -> dict[str, int]:
-    """The recovery sweep (:func:`worker.jobs.sweep.sweep`), and, while the broker's queue is empty, every
-    pending check of a job that succeeded ``stall_seconds`` ago that no run holds sent again; then the
-    uploads and jobs kept past their time are marked for the purge (:mod:`worker.jobs.retention`). Returns
-    what it did: the jobs' sweep's report with the ``checks`` sent and the ``expired`` uploads and jobs."""
+def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
+          outage: jobs_sweep.Outage | None = None) -> dict[str, int]:
+    """The recovery sweep (:func:`worker.jobs.sweep.sweep`; ``outage``: run right after one), and, while the
+    broker's queue is empty, every pending check of a job that succeeded ``stall_seconds`` ago that no run
+    holds sent again; then the uploads and jobs kept past their time are marked for the purge
+    (:mod:`worker.jobs.retention`). Returns what it did: the jobs' sweep's report with the ``checks`` sent
+    and the ``expired`` uploads and jobs."""
     now = now or utcnow()
     queue_empty = dispatcher.queue_depth() == 0
-    report = jobs_sweep.sweep(settings, dispatcher, now, queue_empty=queue_empty)
+    report = jobs_sweep.sweep(settings, dispatcher, now, queue_empty=queue_empty, outage=outage)
     report["checks"] = wake.resend_lost(settings, dispatcher, now) if queue_empty else 0
     expired = retention.expire(settings, now)
     report["expired_uploads"], report["expired_jobs"] = expired["uploads"], expired["jobs"]

@@ -29,6 +29,10 @@ TIMINGS = {"DEALER_HEARTBEAT_SECONDS": "0.5", "DEALER_WORKER_TIMEOUT": "2.5", "D
 #: Far above what recovery takes (seconds), so that a slow machine does not fail the test, yet far
 #: below the five minutes a lost chunk waited for its lease before recovery followed liveness.
 RECOVERY_LIMIT_SECONDS = 100
+#: A sweep period, a stall period and a lease far longer than the test: what is taken up again after an
+#: outage must be so because the outage ended, not because one of them ran out.
+LONG_PERIODS = {"DEALER_SWEEP_SECONDS": "3600", "DEALER_STALL_SECONDS": "3600",
+                "DEALER_LEASE_SECONDS": "3600"}
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +92,22 @@ def test_a_split_handed_out_while_the_broker_is_down_is_sent_once_it_is_back(big
         # slow on a loaded machine, and how fast it recovers is bench/faults.py's to say.
         report = scenarios.split_handed_out_while_the_broker_is_down(live, redis, *big_file, DECKS)
         assert report.ok, report.line()
+
+
+def test_solving_resumes_when_redis_and_postgres_return(big_file: tuple[Path, bytes], tmp_path: Path) -> None:
+    """Redis down (every message lost), then PostgreSQL restarted, in one job whose worker solves on the
+    pure-Python engines (so that the job lasts through both): after each, solving resumes, and the job
+    ends exact, long before any period of the recovery's could have run out."""
+    with scenarios.private_servers() as (postgres, redis), \
+            scenarios.production(tmp_path, postgres, redis, DEALER_RESULT_CACHE="0", DEALER_PURE_PYTHON="1",
+                                 **LONG_PERIODS) as live:
+        report = scenarios.outages_in_one_job(
+            live, "redis down, postgresql restarted", [scenarios.redis_down(redis, scenarios.OUTAGE_SECONDS),
+                                                       scenarios.postgres_down(postgres)],
+            *big_file, DECKS, patience=RECOVERY_LIMIT_SECONDS)
+    assert_recovered(report)
+    assert [name for name, _ in report.resumed] == ["redis down 3 s", "postgresql restarted"], report.line()
+    assert all(seconds is not None for _, seconds in report.resumed), report.line()
 
 
 def test_worker_killed_mid_job_production(big_file: tuple[Path, bytes], recovering) -> None:

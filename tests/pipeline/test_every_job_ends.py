@@ -3,7 +3,8 @@
 Hypothesis drives the real work (:mod:`worker.work`, through :class:`tests.support.flaky.FlakyBroker`)
 through schedules of its choosing: messages delivered in any order, a worker dying at any step of its
 task (before any of its commits or sends, leaving its leases behind), a message delivered again after
-its worker died, the broker down (refusing sends) or losing messages, and sweeps after any wait. Once
+its worker died, the broker down (refusing sends) or losing messages, and sweeps after any wait (or
+right after an outage of the broker or the database, which send again at once). Once
 the faults stop, sweeps with a healthy broker must end every job, each case stored once, the judge
 output the engine's, and each job's check judged.
 
@@ -39,6 +40,7 @@ from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.queries import JobQueries
+from worker.jobs.sweep import Outage
 from worker.solving import solve_file
 from worker.states import FINISHED
 from worker.store.chunks import coverage
@@ -113,12 +115,17 @@ class EveryJobEnds(RuleBasedStateMachine):
     def lose_messages(self, keep: int) -> None:
         self.broker.lose(keep)
 
-    @rule(wait=st.sampled_from(["heartbeat", "worker_timeout", "stall"]), kill=st.none() | st.integers(0, 6))
-    def sweep(self, wait: str, kill: int | None) -> None:
-        """A worker's sweep after ``wait`` (of the settings' timings), dying at step ``kill`` of it."""
+    @rule(wait=st.sampled_from(["heartbeat", "worker_timeout", "stall"]), kill=st.none() | st.integers(0, 6),
+          outage=st.sampled_from([None, "broker", "database"]))
+    def sweep(self, wait: str, kill: int | None, outage: str | None = None) -> None:
+        """A worker's sweep after ``wait`` (of the settings' timings), dying at step ``kill`` of it; right
+        after an ``outage`` of the broker, or of the database (which went away as of the sweep's clock: all
+        that is held is handed out again)."""
         waits = {"heartbeat": self.settings.heartbeat_seconds, "worker_timeout": self.settings.worker_timeout,
                  "stall": self.settings.stall_seconds}
-        self.broker.sweep(self.advance(waits[wait]), kill)
+        now = self.advance(waits[wait])
+        after = None if outage is None else Outage(held_before=now if outage == "database" else None)
+        self.broker.sweep(now, kill, after)
 
     def advance(self, seconds: float) -> datetime:
         """The sweeps' clock, ``seconds`` on (never behind the rows' own, which tasks write in real time:

@@ -12,6 +12,7 @@ from sqlalchemy import Connection, event
 from tests.support.inline import WORK
 from worker import work
 from worker.config import Settings
+from worker.jobs.sweep import Outage
 from worker.store.database import Database
 
 
@@ -82,10 +83,10 @@ class FlakyBroker:
         kind, ident = self.queue.pop(place)
         return self.run(lambda: WORK[kind](self.settings, ident, self), kill_at)
 
-    def sweep(self, now: datetime, kill_at: int | None = None) -> bool:
-        """A worker's recovery sweep as of ``now`` (dying at its step ``kill_at`` when given), as its
-        heartbeat runs it; whether it ran to its end."""
-        return self.run(lambda: work.sweep(self.settings, self, now), kill_at)
+    def sweep(self, now: datetime, kill_at: int | None = None, outage: Outage | None = None) -> bool:
+        """A worker's recovery sweep as of ``now`` (dying at its step ``kill_at`` when given; right after
+        ``outage`` when given), as its heartbeat runs it; whether it ran to its end."""
+        return self.run(lambda: work.sweep(self.settings, self, now, outage=outage), kill_at)
 
     def run(self, task: Callable[[], object], kill_at: int | None) -> bool:
         self.kill_at, self.steps = kill_at, 0

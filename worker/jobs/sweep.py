@@ -11,11 +11,18 @@ No send is trusted: every unfinished job carries in its rows when its work was l
 ``dispatched_at``), and whatever has not moved for ``stall_seconds`` since is sent again while the
 broker's queue is empty. A send that failed, or a message the broker lost, so costs one stall
 period, whichever process died or whichever broker was down when.
+
+Right after an outage (:class:`Outage`: a worker's heartbeat reaches the database again, or its consumer
+the broker) no period is waited for: whatever may have lost its message meanwhile is sent again at once,
+and after a database outage so is what was held from before it (a task that failed while the database
+was away could not give it back). Sending too much costs nothing but a message: a chunk is stored once,
+whichever delivery comes first (:func:`lifecycle.finish_chunk`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -29,8 +36,18 @@ from worker.store.database import Database
 from worker.store.models import ARRIVING, Chunk, Job, WorkerRow, utcnow
 
 
+@dataclass(frozen=True)
+class Outage:
+    """What the sweep run right after an outage is told of it."""
+
+    #: The database was away from this moment on (as first seen: a heartbeat or a task that failed): a chunk
+    #: or a split taken before it may have been left by a task that failed meanwhile. ``None``: only the
+    #: broker was.
+    held_before: datetime | None = None
+
+
 def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
-          queue_empty: bool | None = None) -> dict[str, int]:
+          queue_empty: bool | None = None, outage: Outage | None = None) -> dict[str, int]:
     """Send again what was lost; finish what is complete. Returns what it did.
 
     - a running chunk whose worker is gone (no heartbeat for ``worker_timeout``), or whose
@@ -42,7 +59,11 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     - when the broker's queue is empty: a queued job, or a split handed out that no split took, sent
       ``stall_seconds`` ago is sent again (whether that send reached the broker or not), and every
       unfinished chunk of a job that made no progress for ``stall_seconds`` (or that a gone worker
-      held chunks of) is sent again, running ones included.
+      held chunks of) is sent again, running ones included;
+    - right after an ``outage``: every pending chunk of an active job is sent again at once, whatever the
+      queue holds (a message naming a chunk already taken takes its job's next one), and so is every split
+      no split holds while the queue is empty; after a database outage, every running chunk and every split
+      taken before it went away (``Outage.held_before``) is handed out again and sent.
 
     ``queue_empty``: what the caller found the broker's queue to be, else asked here.
     """
@@ -57,6 +78,7 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     resend: dict[int, None] = {}
     splits: list[int] = []
     orphaned: set[int] = set()  # jobs a gone worker held chunks of
+    held_before = outage.held_before if outage is not None else None
     with Database.of(settings).session() as session:
         alive = set(session.scalars(select(WorkerRow.name).where(WorkerRow.seen_at >= gone_since)))
         running = session.scalars(
@@ -68,12 +90,27 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
                 lifecycle.requeue_chunk(chunk, now)
                 resend[chunk.id] = None
                 orphaned.add(chunk.job_id)
+            elif _taken_before(chunk.lease_until, held_before, settings):
+                lifecycle.requeue_chunk(chunk, now)
+                resend[chunk.id] = None
         for job in session.scalars(select(Job).where(Job.status.in_(UNFINISHED))).all():
             stalled = (job.progress_at or job.created_at) < stall
-            if _unclaimed(job) and (job.split_sent_at or job.created_at) < stall and queue_empty:
+            if _unclaimed(job):
+                # A split sent twice may be split twice at once (stored once): after an outage too, only while
+                # the queue is empty (its messages lost, or waiting out their tasks' retries).
+                sent = job.split_sent_at or job.created_at
+                split_again = queue_empty and (outage is not None or sent < stall)
+            else:
+                split_again = job.status == JobStatus.SPLITTING and (
+                    _split_lost(job, alive, now, claimed_before)
+                    or _taken_before(job.lease_until, held_before, settings))
+            if split_again:
                 splits.append(job.id)
-            elif job.status == JobStatus.SPLITTING and _split_lost(job, alive, now, claimed_before):
-                splits.append(job.id)
+            if job.status in ACTIVE and outage is not None:
+                for chunk in session.scalars(select(Chunk).where(Chunk.job_id == job.id,
+                                                                 Chunk.status == ChunkStatus.PENDING)):
+                    chunk.dispatched_at = now
+                    resend[chunk.id] = None
             if job.status in ACTIVE and queue_empty and (stalled or job.id in orphaned):
                 for chunk in session.scalars(select(Chunk).where(
                         Chunk.job_id == job.id, Chunk.status.in_((ChunkStatus.PENDING, ChunkStatus.RUNNING)),
@@ -110,6 +147,13 @@ def give_back_gone(settings: Settings, dispatcher: Dispatcher, worker: str, aliv
     if sent:
         send_quietly(lambda: dispatcher.solve(sent))
     return len(sent)
+
+
+def _taken_before(lease_until: datetime | None, held_before: datetime | None, settings: Settings) -> bool:
+    """Whether a chunk or a split under this lease was taken (or its lease last renewed) before
+    ``held_before``."""
+    return held_before is not None and lease_until is not None \
+        and lease_until - timedelta(seconds=settings.lease_seconds) < held_before
 
 
 def _unclaimed(job: Job) -> bool:

@@ -1,14 +1,17 @@
 """A worker's heartbeat: its row in ``workers`` kept fresh (for the dashboard and ``/healthz``), the
-recovery sweep run on the side, and the count of tasks its processes ran."""
+recovery sweep run on the side (every ``sweep_seconds``, and at once when the database or the broker comes
+back), and the count of tasks its processes ran."""
 
 from __future__ import annotations
 
 import logging
 import os
 import select
+import struct
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, update
@@ -17,7 +20,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from worker.config import Settings
 from worker.jobs import throughput
 from worker.jobs.dispatch import Dispatcher, worker_name
-from worker.jobs.sweep import give_back_gone
+from worker.jobs.sweep import Outage, give_back_gone
 from worker.store.database import Database
 from worker.store.models import WorkerRow, utcnow
 from worker.store.uploads import process_alive
@@ -33,19 +36,27 @@ COUNT_EVERY_SECONDS = 2.0
 WARM_WAIT_SECONDS = 30.0
 #: Old throughput rows are removed this often (by every worker: whichever comes first finds them).
 PRUNE_EVERY_SECONDS = 60.0
+#: While the database is away, a worker's heartbeat tries it this often (at most): the first beat that
+#: reaches it again runs the sweep, so the sooner it is seen back, the sooner the work goes on.
+AWAY_RETRY_SECONDS = 0.5
 
 
 class Heartbeat(threading.Thread):
     """Keeps this worker's row fresh and sweeps up after lost workers and lost messages."""
 
     def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int,
-                 before_first_beat: Callable[[], object] | None = None) -> None:
+                 before_first_beat: Callable[[], object] | None = None,
+                 trouble: PoolTrouble | None = None) -> None:
         super().__init__(name="dealer-heartbeat", daemon=True)
         self.before_first_beat = before_first_beat
+        self.trouble = trouble
         self.settings = settings
         self.dispatcher = dispatcher
         self.concurrency = concurrency
         self.stopping = threading.Event()
+        #: Set to end a rest early: the worker stops, or the broker is back.
+        self.woken = threading.Event()
+        self.broker_returned = threading.Event()
         self.name_in_db = worker_name()
         self.db = Database.of(settings)
         self.purger = Purger(settings, self.stopping)
@@ -57,9 +68,32 @@ class Heartbeat(threading.Thread):
             self.before_first_beat()
         self.purger.start()
         next_sweep = next_prune = 0.0
+        failing = False  # the last beat failed
+        away_since: datetime | None = None  # when the database was first found away, since it was last there
+        outage: Outage | None = None  # one the sweep has not yet run after
         while not self.stopping.is_set():
+            # An outage shorter than a beat fails no beat: the pool processes' tasks that met it say so.
+            told = self.trouble.since() if self.trouble is not None else None
+            if told is not None:
+                away_since = min(away_since or told, told)
             try:
                 self.beat()
+            except Exception as error:  # noqa: BLE001 - the heartbeat must outlive a database outage
+                # The whole story once; then a line a try.
+                log.error("heartbeat failed; trying again: %s", error, exc_info=not failing)
+                failing = True
+                if away_since is None and database_away(error):
+                    away_since = utcnow()
+                self._rest(min(self.settings.heartbeat_seconds, AWAY_RETRY_SECONDS))
+                continue
+            failing = False
+            if away_since is not None:
+                earlier = outage.held_before if outage is not None else None
+                outage, away_since = Outage(held_before=min(earlier or away_since, away_since)), None
+            if self.broker_returned.is_set():
+                self.broker_returned.clear()
+                outage = outage or Outage()
+            try:
                 if give_back_gone(self.settings, self.dispatcher, self.name_in_db, process_alive):
                     log.warning("chunks of a pool process that died were sent again")
                 if self.settings.heartbeat_file:
@@ -68,14 +102,29 @@ class Heartbeat(threading.Thread):
                     next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
                     with self.db.session() as session:
                         throughput.prune(session, utcnow())
-                if time.monotonic() >= next_sweep:
+                if outage is not None or time.monotonic() >= next_sweep:
                     next_sweep = time.monotonic() + self.settings.sweep_seconds
-                    report = sweep(self.settings, self.dispatcher)
-                    if report["chunks"] or report["splits"]:
+                    report = sweep(self.settings, self.dispatcher, outage=outage)
+                    if outage is not None:
+                        log.warning("the %s is back: sent again at once %s",
+                                    "database" if outage.held_before else "broker", report)
+                    elif report["chunks"] or report["splits"]:
                         log.warning("recovery sweep sent again: %s", report)
+                    outage = None
             except Exception:  # noqa: BLE001 - the heartbeat must outlive a database outage
                 log.exception("heartbeat failed; trying again")
-            self.stopping.wait(self.settings.heartbeat_seconds)
+            self._rest(self.settings.heartbeat_seconds)
+
+    def _rest(self, seconds: float) -> None:
+        """Wait until the next beat, or until the broker is back (:meth:`broker_back`) or the worker stops."""
+        self.woken.wait(seconds)
+        self.woken.clear()
+
+    def broker_back(self) -> None:
+        """The worker's consumer has its broker again (after losing it): the sweep runs at once, sending
+        again what the broker may have lost meanwhile."""
+        self.broker_returned.set()
+        self.woken.set()
 
     def beat(self) -> None:
         now = utcnow()
@@ -89,11 +138,57 @@ class Heartbeat(threading.Thread):
 
     def stop(self) -> None:
         self.stopping.set()
+        self.woken.set()
         try:
             with self.db.session() as session:
                 session.execute(delete(WorkerRow).where(WorkerRow.name == self.name_in_db))
         except RETRYABLE:
             pass
+
+
+def database_away(error: BaseException) -> bool:
+    """Whether ``error`` says the database cannot be reached (refused, gone, shutting down, starting up),
+    not that a statement failed (a lock or a statement that timed out, a deadlock).
+
+    >>> import psycopg
+    >>> database_away(OperationalError("SELECT 1", {}, psycopg.OperationalError("connection refused")))
+    True
+    >>> database_away(OperationalError("SELECT 1", {}, psycopg.errors.LockNotAvailable("lock timeout")))
+    False
+    """
+    if not isinstance(error, DBAPIError):
+        return False
+    state = getattr(error.orig, "sqlstate", "")
+    return bool(error.connection_invalidated) or state is None or state[:2] in ("08", "57")
+
+
+class PoolTrouble:
+    """The pool processes tell their worker when a task of theirs met the database away (it is retried):
+    when it did, 8 bytes down a pipe made before the pool forks, which the heartbeat reads at each beat."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)  # a full pipe drops a report: the earliest are kept
+
+    def tell(self) -> None:
+        try:
+            os.write(self._write, struct.pack("d", time.time()))  # a write this small is never split
+        except OSError:
+            pass
+
+    def since(self) -> datetime | None:
+        """The earliest moment told since the last call, if any."""
+        told: list[float] = []
+        while True:
+            try:
+                data = os.read(self._read, 4096)
+            except BlockingIOError:
+                break
+            told += [moment for (moment,) in struct.iter_unpack("d", data)]
+            if not data:
+                break
+        return datetime.fromtimestamp(min(told), UTC) if told else None
 
 
 class PoolWarmth:

@@ -12,11 +12,12 @@ import logging
 import threading
 from typing import Any
 
-from celery import Celery
+from celery import Celery, bootsteps
 from celery.concurrency.prefork import TaskPool as PreforkPool
 from celery.signals import (
     after_setup_logger,
     task_postrun,
+    task_retry,
     worker_process_init,
     worker_process_shutdown,
     worker_ready,
@@ -27,7 +28,7 @@ from sqlalchemy.orm import configure_mappers
 from worker import engines, work
 from worker.broker import CHECK, SOLVE, SPLIT, CeleryDispatcher, create_celery
 from worker.config import Settings
-from worker.runner.heartbeat import RETRYABLE, Heartbeat, PoolWarmth, TaskCounter
+from worker.runner.heartbeat import RETRYABLE, Heartbeat, PoolTrouble, PoolWarmth, TaskCounter, database_away
 from worker.store.database import Database
 
 #: Celery's loggers of every task received ("Task … received") and done ("Task … succeeded in …").
@@ -49,6 +50,7 @@ def create_worker_app(settings: Settings) -> Celery:
     configure_mappers()
     dispatcher.prepare()
     warmth = PoolWarmth()
+    trouble = PoolTrouble()
 
     @app.task(name=SPLIT, **_RETRY)
     def split(job_id: int) -> None:
@@ -88,6 +90,11 @@ def create_worker_app(settings: Settings) -> Celery:
         warm_process()
         warmth.tell()
 
+    @task_retry.connect(weak=False)
+    def database_lost(reason: Any = None, **_: Any) -> None:
+        if isinstance(reason, BaseException) and database_away(reason):
+            trouble.tell()
+
     @task_postrun.connect(weak=False)
     def count_task(**_: Any) -> None:
         counter.add()
@@ -103,8 +110,26 @@ def create_worker_app(settings: Settings) -> Celery:
         # process, which then warms itself before saying it is ready.
         forks = isinstance(getattr(sender, "pool", None), PreforkPool)
         heartbeat.append(Heartbeat(settings, dispatcher, concurrency, before_first_beat=(
-            (lambda: warmth.wait(concurrency)) if forks else warm_process)))
+            (lambda: warmth.wait(concurrency)) if forks else warm_process), trouble=trouble))
         heartbeat[-1].start()
+
+    class BrokerBack(bootsteps.StartStopStep):
+        """Tells the heartbeat when the worker's consumer has its broker connection again: each start of the
+        consumer's steps but the first is one (Celery starts them again once it reconnects)."""
+
+        requires = ("celery.worker.consumer.connection:Connection",)
+
+        def __init__(self, parent: Any, **kwargs: Any) -> None:
+            super().__init__(parent, **kwargs)
+            self.connected_before = False
+
+        def start(self, parent: Any) -> None:
+            if self.connected_before:
+                for beat in heartbeat:
+                    beat.broker_back()
+            self.connected_before = True
+
+    app.steps["consumer"].add(BrokerBack)
 
     @after_setup_logger.connect(weak=False)
     def quiet_tasks(logger: Any = None, loglevel: int | str | None = None, **_: Any) -> None:

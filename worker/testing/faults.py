@@ -12,7 +12,8 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -22,7 +23,7 @@ from worker.jobs.dispatch import owner, worker_name
 from worker.solving import solve_file
 from worker.states import ChunkStatus
 from worker.store.chunks import coverage
-from worker.store.models import Chunk, Job, Upload
+from worker.store.models import Chunk, Job, Upload, utcnow
 from worker.testing.data import random_judge_file
 from worker.testing.live import DEALER, LiveService, live_service
 from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRedis, ServiceMissing
@@ -30,8 +31,14 @@ from worker.testing.servers import NetworkNamespace, PrivatePostgres, PrivateRed
 #: With the shipped defaults (``worker/config.py``), a fault may cost its job this much time at most,
 #: over a clean run of a file of the same size in the same service (bench/faults.py).
 RECOVERY_TARGET_SECONDS = 30.0
-#: How long the database stays down in :func:`postgres_restarted`.
+#: How long the database stays down in :func:`postgres_restarted` (and :func:`outages_in_one_job`).
 OUTAGE_SECONDS = 3.0
+#: How long Redis stays down in the issue's run of three faults (:func:`three_faults`).
+REDIS_DOWN_SECONDS = 15.0
+#: The targets of a run of faults in one job, with the shipped defaults: solving again this soon after the
+#: database or the broker is back, and the job ended this soon after the last fault.
+RESUME_TARGET_SECONDS = 5.0
+END_TARGET_SECONDS = 15.0
 
 
 @dataclass
@@ -61,6 +68,9 @@ class Report:
     #: A scenario of several faults, ``recovery_seconds`` from the last: judged on that, as the target
     #: reads (what all of them cost, the time a fault itself lasts included, is ``lost_seconds``).
     several: bool = False
+    #: Each fault, and the seconds from its end to the job being solved again (``None``: it was not,
+    #: within the scenario's patience): :func:`outages_in_one_job`.
+    resumed: list[tuple[str, float | None]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -75,10 +85,13 @@ class Report:
         verdict = "FAILED " + self.status if not self.ok else "ok" if self.in_time else \
             f"SLOW: over the {RECOVERY_TARGET_SECONDS:.0f} s target"
         lost = f"  lost {self.lost_seconds:5.1f} s" if self.lost_seconds is not None else ""
+        resumed = "".join(f"  {name} to solving {'never' if seconds is None else f'{seconds:.1f} s'}"
+                          for name, seconds in self.resumed)
         return (f"{self.scenario:<34} stored {self.stored:>7} of {self.expected:>7}  duplicates "
                 f"{self.duplicates:>3}  output identical {'yes' if self.identical else 'NO ':<3}  "
                 f"{'last fault' if self.several else 'fault'} to end "
-                f"{self.recovery_seconds:5.1f} s{lost}  {verdict}" + (f"  ({self.note})" if self.note else ""))
+                f"{self.recovery_seconds:5.1f} s{lost}{resumed}  {verdict}"
+                + (f"  ({self.note})" if self.note else ""))
 
 
 def judge_file(folder: Path, decks: int, seed: int = 20_000) -> tuple[Path, bytes]:
@@ -271,6 +284,113 @@ def five_faults(live: LiveService, postgres: PrivatePostgres, redis: PrivateRedi
     fault_at = time.monotonic()
     return measure(live, "five faults in one job", started, expected, decks, fault_at,
                    note="" if hit == len(faults) else f"the job ended after {hit} of the faults", several=True)
+
+
+#: A fault of :func:`outages_in_one_job`: its name, and what does it (returning once it is over).
+Fault = tuple[str, Callable[[], None]]
+
+
+def kill_worker(live: LiveService) -> Fault:
+    """A worker killed (its process group, ``kill -9``) and a new one started in its place."""
+
+    def kill() -> None:
+        worker = next(worker for worker in live.workers if worker.poll() is None)
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+        live.start_worker()
+
+    return "worker killed", kill
+
+
+def redis_down(redis: PrivateRedis, seconds: float) -> Fault:
+    """Redis stopped (every message lost) for ``seconds``, then started again."""
+
+    def down() -> None:
+        redis.stop()
+        time.sleep(seconds)
+        redis.start()
+
+    return f"redis down {seconds:g} s", down
+
+
+def postgres_down(postgres: PrivatePostgres, seconds: float = OUTAGE_SECONDS) -> Fault:
+    """PostgreSQL stopped (as by a crash) for ``seconds``, then started again."""
+
+    def down() -> None:
+        postgres.stop()
+        time.sleep(seconds)
+        postgres.start()
+
+    return "postgresql restarted", down
+
+
+def outages_in_one_job(live: LiveService, scenario: str, faults: list[Fault], path: Path, expected: bytes,
+                       decks: int, patience: float = 120.0) -> Report:
+    """One job with ``faults`` in it, each once the job has moved on a share of its cases since the one
+    before (the shares even, the last after the last fault): for each, the seconds from its end to the job
+    being solved again (:func:`resumed_after`, waiting ``patience`` at most); measured to the end from the
+    last."""
+    started = start_job(live, path)
+    step, done = max(decks // (len(faults) + 1), 1), 0
+    resumed: list[tuple[str, float | None]] = []
+    fault_at = time.monotonic()
+    for name, fault in faults:
+        mark = min(done + step, decks)
+        live.wait_until(lambda mark=mark: _done(live, started.job_id) >= mark, "the job to move on",
+                        timeout=600)
+        if _done(live, started.job_id) >= decks:
+            break
+        fault()
+        fault_at = time.monotonic()
+        resumed.append((name, resumed_after(live, started.job_id, patience)))
+        done = (_answered(live, started.job_id) or (0, "", False))[0]
+    note = "" if len(resumed) == len(faults) else f"the job ended after {len(resumed)} of the faults"
+    report = measure(live, scenario, started, expected, decks, fault_at, note=note, several=True)
+    report.resumed = resumed
+    return report
+
+
+def resumed_after(live: LiveService, job_id: int, patience: float) -> float | None:
+    """Seconds from now (a fault's end) until the job is being solved again: a task has taken one of its
+    chunks since, or it has answered more cases than it had by then (read from the database as soon as it
+    answers), or it has ended; ``None`` if none of these within ``patience``."""
+    start, since = time.monotonic(), utcnow()
+    before: int | None = None
+    while (elapsed := time.monotonic() - start) < patience:
+        answered = _answered(live, job_id, since + timedelta(seconds=live.settings.lease_seconds))
+        if answered is not None:
+            done, status, taken = answered
+            if status not in ("queued", "splitting", "solving") or taken:
+                return elapsed
+            if before is not None and done > before:
+                return elapsed
+            before = done if before is None else before
+        time.sleep(0.05)
+    return None
+
+
+def _answered(live: LiveService, job_id: int,
+              leased_after: datetime | None = None) -> tuple[int, str, bool] | None:
+    """The job's cases answered, its status, and whether a task holds one of its chunks under a lease that
+    ends after ``leased_after`` (one taken since a moment, its lease added); ``None`` while the database
+    is away."""
+    try:
+        with live.db.session(write=False) as session:
+            done, status = session.execute(select(Job.done, Job.status).where(Job.id == job_id)).one()
+            taken = leased_after is not None and session.scalar(select(func.count()).select_from(Chunk).where(
+                Chunk.job_id == job_id, Chunk.status == ChunkStatus.RUNNING,
+                Chunk.lease_until > leased_after))
+    except Exception:  # noqa: BLE001 - the database is not back yet
+        return None
+    return int(done), str(status), bool(taken)
+
+
+def three_faults(live: LiveService, postgres: PrivatePostgres, redis: PrivateRedis, path: Path,
+                 expected: bytes, decks: int) -> Report:
+    """The issue's run: a worker killed, Redis down :data:`REDIS_DOWN_SECONDS`, PostgreSQL restarted, in
+    one job (run with workers on the pure-Python engines, for a job long enough to hold them)."""
+    faults = [kill_worker(live), redis_down(redis, REDIS_DOWN_SECONDS), postgres_down(postgres)]
+    return outages_in_one_job(live, "three faults in one job", faults, path, expected, decks)
 
 
 def _done(live: LiveService, job_id: int) -> int:
