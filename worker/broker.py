@@ -26,6 +26,7 @@ QUEUE = "dealer"
 SPLIT = "dealer.split"
 SOLVE = "dealer.solve"
 CHECK = "dealer.check"
+NOTIFY = "dealer.notify"
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -124,6 +125,9 @@ class CeleryDispatcher:
 
     def check(self, check_id: int) -> None:
         self.app.send_task(CHECK, args=[check_id], queue=QUEUE)
+
+    def notify(self, kind: str, ident: int) -> None:
+        self.app.send_task(NOTIFY, args=[kind, ident], queue=QUEUE)
 
     def queue_depth(self) -> int | None:
         try:
