@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import io
 import json
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -260,3 +261,23 @@ def test_the_connection_goes_to_the_address_checked(private: Settings, monkeypat
     client = client_of(private, InlineDispatcher(private))
     post_job(client, f"http://hooks.example.org:{port}/hook")
     assert [headers["Host"] for headers, _ in receiver.calls] == [f"hooks.example.org:{port}"]
+
+
+def test_the_pages_say_the_status_in_their_title(settings: Settings) -> None:
+    """As rendered first (their scripts keep it so while the page is open: tests/browser/test_notify_title.py)."""
+    held = InlineDispatcher(settings, immediate=False)
+    client = client_of(settings, held)
+    job = post_job(client, None).get_json()
+    check = post_check(client, job["id"], None, OUT.replace(b"Loss: 82", b"Loss: 28")).get_json()
+    title = re.compile(r"<title>(.*?)</title>")
+    page = client.get(f"/jobs/{job['id']}").get_data(as_text=True)
+    assert title.search(page).group(1) == f"… queued 0% · job {job['id']} · Dealer"
+    assert 'id="notify-me"' in page
+    assert title.search(client.get(f"/checks/{check['id']}").get_data(as_text=True)).group(1) == (
+        f"… pending · check {check['id']} · Dealer")
+    held.drain()
+    assert title.search(client.get(f"/jobs/{job['id']}").get_data(as_text=True)).group(1) == (
+        f"✓ succeeded · job {job['id']} · Dealer")
+    page = client.get(f"/checks/{check['id']}").get_data(as_text=True)
+    assert title.search(page).group(1) == f"✗ wrong answer · check {check['id']} · Dealer"
+    assert 'id="notify-me"' not in page  # nothing left to wait for
