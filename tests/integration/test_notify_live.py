@@ -11,8 +11,9 @@ import pytest
 import requests
 
 from tests.support.paths import JUDGE_DATA
+from tests.support.receiver import Receiver, receiving
 from tests.support.waiting import until
-from tests.web.test_notify import SECRET, Receiver, receiver, verifies  # noqa: F401 - the fixture
+from tests.web.test_notify import SECRET, verifies
 from worker.testing.live import LiveService, live_service
 
 pytestmark = pytest.mark.slow
@@ -26,6 +27,12 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
     with live_service("embedded", Path(tmp_path_factory.mktemp("notify")), concurrency=1,
                       DEALER_NOTIFY_PRIVATE="true") as service:
         yield service
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with receiving() as found:
+        yield found
 
 
 def test_a_job_tells_its_end_from_the_worker(live: LiveService, receiver: Receiver) -> None:

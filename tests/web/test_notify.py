@@ -9,16 +9,15 @@ import hmac
 import io
 import json
 import re
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from tests.support.inline import InlineDispatcher
 from tests.support.paths import judge
+from tests.support.receiver import Receiver, receiving
 from worker import work
 from worker.checks import notify
 from worker.config import Settings
@@ -27,44 +26,10 @@ OUT = judge("10-20-30", "sample").with_suffix(".out").read_bytes()
 SECRET = "the class's secret"
 
 
-@dataclass
-class Receiver:
-    """An HTTP server on 127.0.0.1 that records each POST and answers the next of ``answers`` (then 200)."""
-
-    answers: list[int] = field(default_factory=list)
-    calls: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
-    url: str = ""
-
-    def handler(self) -> type[BaseHTTPRequestHandler]:
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.calls.append((dict(self.headers), body))
-                self.send_response(receiver.answers.pop(0) if receiver.answers else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def bodies(self) -> list[dict[str, Any]]:
-        return [json.loads(body) for _, body in self.calls]
-
-
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
-    found = Receiver()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), found.handler())
-    found.url = f"http://127.0.0.1:{server.server_address[1]}/hook?from=dealer"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield found
-    server.shutdown()
-    server.server_close()
+    with receiving() as found:
+        yield found
 
 
 @pytest.fixture
@@ -196,7 +161,7 @@ def test_a_cancelled_job_and_its_check_call_back_from_the_sweep(private: Setting
                                                                receiver: Receiver) -> None:
     client = client_of(private, held)
     job = post_job(client, receiver.url).get_json()
-    check = post_check(client, job["id"], receiver.url).get_json()
+    post_check(client, job["id"], receiver.url)
     held.queue.clear()  # the job's split never comes; the cancel's end is what is told
     assert client.post(f"/api/jobs/{job['id']}/cancel").status_code == 200
     assert work.sweep(private, held)["notices"] == 2

@@ -45,7 +45,7 @@ from worker.store.database import Database
 from worker.store.models import NOTIFY_SECRET_LENGTH, NOTIFY_URL_LENGTH, Check, Job, utcnow
 
 #: The rows a callback belongs to, by the ``kind`` its body names.
-KINDS: dict[str, type[Job] | type[Check]] = {"job": Job, "check": Check}
+KINDS: dict[str, type[Job | Check]] = {"job": Job, "check": Check}
 #: The header that carries the body's signature: ``sha256=`` and the hex HMAC-SHA256 of the body.
 SIGNATURE = "X-Dealer-Signature"
 #: A send claimed but never recorded (its process died) is sent again this long after its request's time.
