@@ -110,7 +110,9 @@ def delete_job(job_id: int) -> Any:
                  responses={"200": json_body(JOB, "The cancelled job."), "404": NOT_FOUND,
                             "409": error("The job has already finished.")})
 def cancel_job(job_id: int) -> Any:
-    return jsonify(service().cancel(job_id).to_dict())
+    cancelled = service().cancel(job_id)
+    notices.send_due(job_id)
+    return jsonify(cancelled.to_dict())
 
 
 @operations.post("/jobs/<id:job_id>/rerun", "rerunJob", "Run a job's upload again as a new job", tag="jobs",

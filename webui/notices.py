@@ -49,6 +49,11 @@ def asked() -> Asked | None:
     return g.notify
 
 
+def send_due(job_id: int) -> None:
+    """Send the callbacks a job's end made due here (a cancel: the workers send those of the ends they make)."""
+    Notices(settings(), dealer().dispatcher).send_due(job_id=job_id)
+
+
 def watch(kind: str, ident: int) -> bool:
     """Set the callback :func:`asked` took on the new job or check (``kind``) ``ident``; whether there was one."""
     wanted: Asked | None = g.get("notify")

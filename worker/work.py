@@ -56,10 +56,10 @@ def solve(settings: Settings, chunk_id: int, dispatcher: Dispatcher) -> None:
         return
     if stored.status == JobStatus.SUCCEEDED:
         wake.wake(settings, dispatcher, stored.job_id)
-    if stored.status in FINISHED:
-        Notices(settings, dispatcher).send_due(job_id=stored.job_id)
     elif stored.cut_short:
         send_quietly(lambda: dispatcher.solve([stored.chunk_id]))
+    if stored.status in FINISHED:
+        Notices(settings, dispatcher).send_due(job_id=stored.job_id)
 
 
 def check(settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:

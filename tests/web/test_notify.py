@@ -157,13 +157,15 @@ def test_a_callback_is_given_up_when_its_retries_are_spent(private: Settings, re
     assert len(receiver.calls) == 1
 
 
-def test_a_cancelled_job_and_its_check_call_back_from_the_sweep(private: Settings, held: InlineDispatcher,
-                                                               receiver: Receiver) -> None:
+def test_a_cancelled_job_and_its_check_call_back(private: Settings, held: InlineDispatcher,
+                                                 receiver: Receiver) -> None:
     client = client_of(private, held)
     job = post_job(client, receiver.url).get_json()
-    post_check(client, job["id"], receiver.url)
+    check = post_check(client, job["id"], receiver.url).get_json()
     held.queue.clear()  # the job's split never comes; the cancel's end is what is told
     assert client.post(f"/api/jobs/{job['id']}/cancel").status_code == 200
+    assert sorted(held.queue) == [("notify_check", check["id"]), ("notify_job", job["id"])]
+    held.queue.clear()  # those sends lost: the sweep sends them again
     assert work.sweep(private, held)["notices"] == 2
     held.drain()
     assert sorted((body["kind"], body["status"]) for body in receiver.bodies()) == [
