@@ -46,9 +46,9 @@ export function notifyControl(button) {
   }
   return {
     ended(title, body, tag) {
+      if (button) button.hidden = true; // nothing left to wait for
       if (!armed) return;
       armed = false;
-      if (button) button.hidden = true;
       // The tag: one notification for one end, however many pages of it were open.
       new Notification(title, { body, tag });
     },
