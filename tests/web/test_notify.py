@@ -197,10 +197,14 @@ def test_a_url_the_rules_refuse_is_a_400_naming_the_rule(settings: Settings, url
     assert client.get(f"/api/jobs/{job['id']}/checks").get_json() == []
 
 
-def test_a_secret_alone_is_refused(settings: Settings) -> None:
+def test_a_secret_alone_or_too_long_is_refused(settings: Settings) -> None:
     client = client_of(settings, InlineDispatcher(settings))
     refused = post_job(client, None, SECRET)
     assert refused.status_code == 400 and "notify_secret is given without a notify_url" in refused.get_json()["error"]
+    refused = post_job(client, "http://127.0.0.1/", "s" * 257)
+    assert refused.status_code == 400 and "notify_secret is over 256 characters" in refused.get_json()["error"]
+    refused = post_job(client, "http://example.org/" + "a" * 2048)
+    assert refused.status_code == 400 and "notify_url is over 2048 characters" in refused.get_json()["error"]
 
 
 def test_a_host_turned_private_since_is_not_connected_to(settings: Settings, monkeypatch: pytest.MonkeyPatch,

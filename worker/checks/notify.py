@@ -73,6 +73,8 @@ class Refused(Invalid):
 
 
 class Target(NamedTuple):
+    """Where a callback URL points: HTTPS or not, the host's name, the port, the path with its query."""
+
     tls: bool
     host: str
     port: int
@@ -137,9 +139,9 @@ def address(where: Target, allow_private: bool) -> str:
 
 def refuse_unsafe(url: str, secret: str | None, allow_private: bool) -> None:
     """Refuse (:class:`Refused`, a ``400``) a callback URL the rules do not allow, or a secret too long."""
-    address(target(url), allow_private)
     if secret is not None and len(secret) > NOTIFY_SECRET_LENGTH:
         raise Refused(f"notify_secret is over {NOTIFY_SECRET_LENGTH} characters")
+    address(target(url), allow_private)
 
 
 def signature(body: bytes, secret: str) -> str:
