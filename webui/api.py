@@ -9,10 +9,12 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from webui import notices
 from webui.auth import client_id
 from webui.context import dealer, queries, service
 from webui.export import streamed
 from webui.games import game_views
+from webui.notices import watch
 from webui.params import JOBS_PER_PAGE, flag, given, job_filters, paging
 from webui.spec import (
     BAD_REQUEST,
@@ -74,16 +76,19 @@ def list_jobs() -> Any:
         "expected": {"type": "string", "contentMediaType": "text/plain",
                      "description": "Optional: a program's output for this file, checked against the job's once it "
                                     "has succeeded (its check's id is in the job's checks)."},
+        **notices.FIELDS,
     }}}}},
     responses={**JOB_CREATED, "400": error(
         "The file is refused at once, nothing stored: it is empty, compressed (gzip, zip, …) or binary, or its game "
-        "cannot be told; or a parameter is not valid."),
+        "cannot be told; or a parameter is not valid (a notify_url the rules refuse: the message names the rule)."),
         "413": error("The file is over the upload limit, or its owner over its quota of bytes kept (the message "
                      "says the limit and what is used)."), "429": TOO_MANY,
         "415": error("The expected output is no text (the message says the line and column).")})
 @takes_files(job_from="file", file=judge_file, expected=program_output)
 def create_job() -> Any:
     job = receive_upload()
+    if watch("job", job.id):
+        job = queries().job(job.id)
     return jsonify(job.to_dict()), 201, {"Location": f"/api/jobs/{job.id}"}
 
 
@@ -105,7 +110,9 @@ def delete_job(job_id: int) -> Any:
                  responses={"200": json_body(JOB, "The cancelled job."), "404": NOT_FOUND,
                             "409": error("The job has already finished.")})
 def cancel_job(job_id: int) -> Any:
-    return jsonify(service().cancel(job_id).to_dict())
+    cancelled = service().cancel(job_id)
+    notices.send_due(job_id)
+    return jsonify(cancelled.to_dict())
 
 
 @operations.post("/jobs/<id:job_id>/rerun", "rerunJob", "Run a job's upload again as a new job", tag="jobs",

@@ -8,7 +8,9 @@ from typing import Any
 
 from flask import Blueprint, g, jsonify, redirect, render_template, request, url_for
 
+from webui import notices
 from webui.context import check_queries, checks, queries, service
+from webui.notices import asked, watch
 from webui.params import given, paging, present, whole_number
 from webui.spec import BAD_REQUEST, Operations, error, json_body, query, ref
 from webui.uploads import program_output, stored_file, takes_files
@@ -48,6 +50,7 @@ def receive_check(job_id: int) -> CheckView:
     if found is None:
         raise Invalid("no output in the request: send it as the multipart field 'file'")
     try:
+        asked()
         return checks().create_check(job_id, *found)
     except BaseException:
         service().forget_upload(found[0])
@@ -84,11 +87,13 @@ def job_checks(job_id: int) -> Any:
                  description="The check is pending until the job has succeeded, then judged on a worker (status "
                              "done). Several outputs can be checked against one job.",
                  request_body={"required": True, "content": {"multipart/form-data": {"schema": {
-                     "type": "object", "required": ["file"], "properties": {"file": OUTPUT_FILE}}}}},
+                     "type": "object", "required": ["file"], "properties": {"file": OUTPUT_FILE,
+                                                                            **notices.FIELDS}}}}},
                  responses={
                      "201": {**CHECK, "headers": {"Location": {"schema": {"type": "string"},
                                                                "description": "/api/checks/{id}"}}},
-                     "400": error("No file in the request, or a parameter is not valid."),
+                     "400": error("No file in the request, or a parameter is not valid (a notify_url the rules "
+                                  "refuse: the message names the rule)."),
                      "404": NO_JOB,
                      "409": error("The job failed or was cancelled: it has no judge output to check against."),
                      "413": error("The output is over the upload limit, or one of its lines over the line limit "
@@ -98,6 +103,8 @@ def job_checks(job_id: int) -> Any:
 @takes_files(file=program_output)
 def create_check(job_id: int) -> Any:
     check = receive_check(job_id)
+    if watch("check", check.id):
+        check = check_queries().check(check.id)
     return jsonify(check.to_dict()), 201, {"Location": f"/api/checks/{check.id}"}
 
 

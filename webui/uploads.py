@@ -10,6 +10,7 @@ from flask import current_app, g, request
 
 from webui.auth import client_id
 from webui.context import checks, service, settings
+from webui.notices import asked
 from worker.jobs.arriving import ArrivingJob
 from worker.jobs.errors import Invalid
 from worker.jobs.screen import JudgeFileScreen
@@ -84,6 +85,7 @@ def receive_upload() -> JobView:
     stored = writer.commit()
     expected = None
     try:
+        asked()
         expected = stored_file("expected")
         if arriving is not None:
             return checks().job_arrived(arriving, expected)

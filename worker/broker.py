@@ -28,6 +28,7 @@ QUEUE = "dealer"
 SPLIT = "dealer.split"
 SOLVE = "dealer.solve"
 CHECK = "dealer.check"
+NOTIFY = "dealer.notify"
 #: How a lost broker is tried again (kombu's ``ensure_connection``): at once, then every half second, then
 #: every second for as long as it is away. kombu's own (2 s, then 2 s more each time up to 30 s) kept a
 #: worker from the broker ~5 s past a 15 s outage; an attempt at a broker that is down is a refused connect.
@@ -144,6 +145,9 @@ class CeleryDispatcher:
 
     def check(self, check_id: int) -> None:
         self.app.send_task(CHECK, args=[check_id], queue=QUEUE)
+
+    def notify(self, kind: str, ident: int) -> None:
+        self.app.send_task(NOTIFY, args=[kind, ident], queue=QUEUE)
 
     def queue_depth(self) -> int | None:
         try:

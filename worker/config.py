@@ -207,6 +207,22 @@ class Settings:
     #: Reverse proxies in front of the web app whose X-Forwarded-For/-Proto/-Host are trusted.
     proxy_hops: int = 0
 
+    # --- callbacks when work ends (notify_url; see worker/checks/notify.py) ---
+    #: Call ``notify_url`` addresses on this machine and private networks too (loopback, private,
+    #: link-local, reserved): off, a URL whose host resolves to one is refused when given, and an
+    #: address that becomes one is not connected to.
+    notify_private: bool = False
+    #: The service's address as its users reach it (``https://dealer.example.org/``), which the pages'
+    #: links in a callback's body start with; empty: the address the request that set the callback came to.
+    public_url: str = ""
+    #: Seconds a callback's request may take (connecting, sending, the answer's status) before it counts
+    #: as failed.
+    notify_timeout_seconds: float = 10.0
+    #: A failed callback is sent again after this many seconds, each further wait twice the last, while
+    #: the waits add up to at most ``notify_retry_seconds``; then it is given up (its last outcome kept).
+    notify_backoff_seconds: float = 5.0
+    notify_retry_seconds: float = 300.0
+
     @property
     def embedded(self) -> bool:
         return self.broker_url.startswith("filesystem://")

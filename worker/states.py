@@ -53,6 +53,16 @@ class CheckStatus(enum.StrEnum):
     FAILED = "failed"
 
 
+class NotifyState(enum.StrEnum):
+    """A job's or a check's callback (``notify_url``): ``waiting`` for its end, ``due`` to be sent (again
+    at ``notify_next_at``), then ``delivered`` or, its retries spent, ``failed``."""
+
+    WAITING = "waiting"
+    DUE = "due"
+    DELIVERED = "delivered"
+    FAILED = "failed"
+
+
 class UploadState(enum.StrEnum):
     RECEIVING = "receiving"
     STORED = "stored"

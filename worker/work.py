@@ -1,12 +1,13 @@
 """The work a worker does, as plain functions of (settings, id, dispatcher): split a job, solve a chunk,
-judge a check, and the recovery sweep.
+judge a check, make a callback, and the recovery sweep.
 
 The Celery tasks (:mod:`worker.runner.tasks`) and the tests' in-process dispatcher both call
 these, so a test runs exactly what a worker runs. Each does its floor's work
 (:mod:`worker.jobs.split`, :mod:`worker.jobs.solve`, :mod:`worker.checks.run`,
 :mod:`worker.jobs.sweep`), then wakes what that work made ready: a job that has just
 succeeded sends its pending checks to be judged (once the transaction that ended it has
-committed), and the sweep sends again the checks whose message was lost. The floors below
+committed), a job or a check that ended sends its callback (``notify_url``), and the sweep sends
+again the checks and callbacks whose message was lost (and the callbacks whose retry is due). The floors below
 never send work for the floors above.
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from worker.checks import wake
+from worker.checks.notify import Notices
 from worker.checks.run import run_check
 from worker.config import Settings
 from worker.jobs import retention
@@ -24,7 +26,7 @@ from worker.jobs.dispatch import Dispatcher, send_quietly
 from worker.jobs.rehearsal import rehearse
 from worker.jobs.solve import solve_chunk
 from worker.jobs.split import split_job
-from worker.states import JobStatus
+from worker.states import FINISHED, JobStatus
 from worker.store import purge as store_purge
 from worker.store.database import Database
 from worker.store.models import utcnow
@@ -39,8 +41,11 @@ def warm(settings: Settings) -> None:
 
 def split(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
     """Split a job into chunks, each sent to ``dispatcher`` as soon as it is stored."""
-    if split_job(settings, job_id, dispatcher) == JobStatus.SUCCEEDED:
+    status = split_job(settings, job_id, dispatcher)
+    if status == JobStatus.SUCCEEDED:
         wake.wake(settings, dispatcher, job_id)
+    if status in FINISHED:
+        Notices(settings, dispatcher).send_due(job_id=job_id)
 
 
 def solve(settings: Settings, chunk_id: int, dispatcher: Dispatcher) -> None:
@@ -53,24 +58,34 @@ def solve(settings: Settings, chunk_id: int, dispatcher: Dispatcher) -> None:
         wake.wake(settings, dispatcher, stored.job_id)
     elif stored.cut_short:
         send_quietly(lambda: dispatcher.solve([stored.chunk_id]))
+    if stored.status in FINISHED:
+        Notices(settings, dispatcher).send_due(job_id=stored.job_id)
 
 
 def check(settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:
-    """Judge a check (it wakes nothing: ``dispatcher`` is taken as by the other work, for one signature)."""
+    """Judge a check, then send its callback if it ended."""
     run_check(settings, check_id)
+    Notices(settings, dispatcher).send_due(check_id=check_id)
+
+
+def notify(settings: Settings, kind: str, ident: int, dispatcher: Dispatcher) -> None:
+    """Make the callback of a job or a check (``kind``) that is due (:mod:`worker.checks.notify`)."""
+    Notices(settings, dispatcher).send(kind, ident)
 
 
 def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
           outage: jobs_sweep.Outage | None = None) -> dict[str, int]:
     """The recovery sweep (:func:`worker.jobs.sweep.sweep`; ``outage``: run right after one), and, while the
     broker's queue is empty, every pending check of a job that succeeded ``stall_seconds`` ago that no run
-    holds sent again; then the uploads and jobs kept past their time are marked for the purge
-    (:mod:`worker.jobs.retention`). Returns what it did: the jobs' sweep's report with the ``checks`` sent
-    and the ``expired`` uploads and jobs."""
+    holds sent again, and every due callback whose time has come (a retry's, a lost send's: ``notices``);
+    then the uploads and jobs kept past their time are marked for the purge (:mod:`worker.jobs.retention`).
+    Returns what it did: the jobs' sweep's report with the ``checks`` sent and the ``expired`` uploads and
+    jobs."""
     now = now or utcnow()
     queue_empty = dispatcher.queue_depth() == 0
     report = jobs_sweep.sweep(settings, dispatcher, now, queue_empty=queue_empty, outage=outage)
     report["checks"] = wake.resend_lost(settings, dispatcher, now) if queue_empty else 0
+    report["notices"] = Notices(settings, dispatcher).resend_due(now)
     expired = retention.expire(settings, now)
     report["expired_uploads"], report["expired_jobs"] = expired["uploads"], expired["jobs"]
     return report

@@ -63,6 +63,9 @@ class FlakyBroker:
     def check(self, check_id: int) -> None:
         self._send([("check", check_id)])
 
+    def notify(self, kind: str, ident: int) -> None:
+        self._send([(f"notify_{kind}", ident)])
+
     def queue_depth(self) -> int | None:
         return None if self.down else len(self.queue)
 

@@ -10,7 +10,9 @@ from worker import work
 from worker.config import Settings
 
 #: What each kind of message runs, as a Celery task does.
-WORK = {"split": work.split, "solve": work.solve, "check": work.check}
+WORK = {"split": work.split, "solve": work.solve, "check": work.check,
+        "notify_job": lambda settings, ident, sender: work.notify(settings, "job", ident, sender),
+        "notify_check": lambda settings, ident, sender: work.notify(settings, "check", ident, sender)}
 
 
 class InlineDispatcher:
@@ -32,6 +34,9 @@ class InlineDispatcher:
 
     def check(self, check_id: int) -> None:
         self._send("check", check_id)
+
+    def notify(self, kind: str, ident: int) -> None:
+        self._send(f"notify_{kind}", ident)
 
     def queue_depth(self) -> int | None:
         return len(self.queue)

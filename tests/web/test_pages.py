@@ -160,7 +160,7 @@ def test_a_page_asked_for_json_answers_json(client: Any) -> None:
 
 @pytest.mark.parametrize("asset", ["dealer.css", "favicon.svg", "js/util.js", "js/app.js", "js/dashboard.js",
                                    "js/upload.js", "js/upload-page.js", "js/job.js", "js/charts.js", "js/results.js",
-                                   "js/history.js", "js/case.js", "js/replay.js", "js/cards.js",
+                                   "js/history.js", "js/case.js", "js/replay.js", "js/cards.js", "js/notice.js",
                                    # each game's player (case.js loads it by the game's slug)
                                    *(f"js/games/{slug}.js" for slug in engines.names())])
 def test_assets_are_served_by_the_app(client: Any, asset: str) -> None:

@@ -20,15 +20,15 @@ from dataclasses import asdict
 from datetime import timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import case, delete, literal, select, update
 from sqlalchemy.orm import Session
 
 from worker.checks.compare import Part, Report
 from worker.jobs.intake import clean_filename
-from worker.states import CheckStatus, JobStatus
+from worker.states import CheckStatus, JobStatus, NotifyState
 from worker.store.codecs import compress
 from worker.store.database import Database
-from worker.store.models import Check, CheckPart, Job, utcnow
+from worker.store.models import Check, CheckPart, Job, UTCDateTime, utcnow
 from worker.store.uploads import StoredUpload, release
 
 
@@ -98,9 +98,14 @@ def fail(db: Database, check_id: int, attempt: int, reason: str) -> bool:
 
 def _end(db: Database, check_id: int, attempt: int, **values: Any) -> bool:
     with db.session() as session:
+        now, waiting = utcnow(), Check.notify_state == NotifyState.WAITING
+        # A callback waiting for the end is due now (``worker.checks.notify`` sends it).
         ended = session.execute(update(Check).where(Check.id == check_id, Check.attempt == attempt,
                                                     Check.status == CheckStatus.PENDING)
-                                .values(finished_at=utcnow(), lease_until=None, **values)).rowcount
+                                .values(finished_at=now, lease_until=None, **values,
+                                        notify_state=case((waiting, NotifyState.DUE.value), else_=Check.notify_state),
+                                        notify_next_at=case((waiting, literal(now, UTCDateTime())),
+                                                            else_=Check.notify_next_at))).rowcount
         # The check keeps the parts of the run that ended it; a run that came too late removes its own.
         mine = CheckPart.attempt == attempt
         session.execute(delete(CheckPart).where(CheckPart.check_id == check_id, ~mine if ended else mine))

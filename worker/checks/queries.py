@@ -21,6 +21,7 @@ from worker.checks.views import CheckCasePage, CheckCaseView, CheckCounts, Check
 from worker.config import Settings
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE
+from worker.jobs.queries import notify_view
 from worker.states import NO_OUTPUT, CheckStatus
 from worker.store.chunks import judge_lines
 from worker.store.codecs import decompress
@@ -78,7 +79,7 @@ def check_view(check: Check, job_status: str) -> CheckView:
                      counts=CheckCounts(**counts), first_difference=DifferenceView(**first) if first else None,
                      error=error, filename=check.filename, size=check.size, sha256=check.sha256, owner=check.owner,
                      cases=sum(counts.values()) - counts["extra"], lines=check.lines, created_at=check.created_at,
-                     finished_at=check.finished_at)
+                     finished_at=check.finished_at, notify=notify_view(check))
 
 
 def get_check(session: Session, check_id: int, viewer: Viewer = EVERYTHING) -> CheckView:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from worker.checks.compare import VERDICTS
-from worker.jobs.views import Page, View, doc
+from worker.jobs.views import NotifyView, Page, View, doc
 from worker.states import CheckStatus
 
 _OVERALL = ["accepted", "presentation_error", "wrong_answer"]
@@ -55,6 +55,8 @@ class CheckView(View):
     lines: int = doc("Lines the output has (once done).")
     created_at: datetime | None = doc("When the check was made.", format="date-time")
     finished_at: datetime | None = doc("When it was judged.", format="date-time")
+    notify: NotifyView | None = doc("The callback asked for with notify_url, and its last outcome; null "
+                                    "without one.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

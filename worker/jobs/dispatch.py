@@ -21,6 +21,9 @@ class Dispatcher(Protocol):
     def check(self, check_id: int) -> None:
         """Judge a check (``worker.checks.run``)."""
 
+    def notify(self, kind: str, ident: int) -> None:
+        """Make the callback of a job or a check (``kind``) that ended (``worker.checks.notify``)."""
+
     def queue_depth(self) -> int | None:
         """Messages waiting in the broker, or ``None`` when that cannot be told."""
 

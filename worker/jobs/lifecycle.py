@@ -28,6 +28,7 @@ from sqlalchemy import (
     LargeBinary,
     Row,
     bindparam,
+    case,
     delete,
     func,
     insert,
@@ -38,9 +39,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session, aliased
 
 from worker import engines
-from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
+from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, CheckStatus, ChunkStatus, JobStatus, NotifyState
 from worker.store.chunks import Blobs, first_unsolved
-from worker.store.models import Chunk, Job, UTCDateTime, utcnow
+from worker.store.models import Check, Chunk, Job, UTCDateTime, utcnow
 
 #: ``FOR NO KEY UPDATE``: a plain ``FOR UPDATE`` would wait for the ``KEY SHARE`` lock that
 #: inserting a case (its foreign key) takes on the job row, so two solve tasks each
@@ -181,6 +182,7 @@ def end_copy(job: Job, old: Job) -> bool:
     job.cache_hits = job.done
     job.split_at = job.finished_at = job.progress_at = now
     job.lease_until, job.splitter = None, None
+    _ended(job, now)
     return True
 
 
@@ -226,6 +228,8 @@ def fail(session: Session, job_id: int, reason: str, splitter: str | None = None
     job.slowest_us = job.slowest_index = None
     job.finished_at = utcnow()
     job.lease_until = None
+    _ended(job, job.finished_at)
+    session.execute(_CHECKS_DUE, {"p_job": job_id, "p_now": job.finished_at})
     return True
 
 
@@ -238,6 +242,8 @@ def cancel(session: Session, job: Job) -> bool:
     job.lease_until = None
     session.execute(update(Chunk).where(Chunk.job_id == job.id, Chunk.status.in_(OPEN_CHUNKS))
                     .values(status=ChunkStatus.CANCELLED))
+    _ended(job, job.finished_at)
+    session.execute(_CHECKS_DUE, {"p_job": job.id, "p_now": job.finished_at})
     return True
 
 
@@ -285,7 +291,17 @@ def finish_if_complete(session: Session, job: Job) -> bool:
     job.status, job.error = _ending(session.connection(), job.id, job.game, job.failed_cases, job.total,
                                     job.fault_count)
     job.finished_at = utcnow()
+    _ended(job, job.finished_at)
+    if job.status != JobStatus.SUCCEEDED:
+        session.execute(_CHECKS_DUE, {"p_job": job.id, "p_now": job.finished_at})
     return True
+
+
+def _ended(job: Job, now: datetime) -> None:
+    """A job that has just ended (locked): its callback, if it waits for that, is due now
+    (``worker.checks.notify`` sends it once the transaction commits, the sweep if that send is lost)."""
+    if job.notify_state == NotifyState.WAITING:
+        job.notify_state, job.notify_next_at = NotifyState.DUE, now
 
 
 def partial_output(job_id: int) -> str:
@@ -424,6 +440,8 @@ def add_progress(connection: Connection, job_id: int, chunk: Progress, now: date
     if complete(job.status, job.done + chunk.solved, failed, job.total):
         status, error = _ending(connection, job_id, job.game, failed, job.total, job.fault_count)
         connection.execute(_FINISH, {"p_job": job_id, "p_now": now, "p_status": status, "p_error": error})
+        if status != JobStatus.SUCCEEDED:
+            connection.execute(_CHECKS_DUE, {"p_job": job_id, "p_now": now})
         return status
     return JobStatus(job.status)
 
@@ -529,8 +547,18 @@ _ADD_PROGRESS = update(Job).where(Job.id == bindparam("p_job")).values(
     solve_cpu_us=Job.solve_cpu_us + bindparam("p_cpu", type_=BigInteger),
     slowest_us=bindparam("p_slowest_us", type_=Integer), slowest_index=bindparam("p_slowest_index", type_=Integer),
     rate=bindparam("p_rate", type_=Float), progress_at=bindparam("p_now", type_=UTCDateTime()))
+_WAITING = Job.notify_state == NotifyState.WAITING
 _FINISH = update(Job).where(Job.id == bindparam("p_job")).values(
-    status=bindparam("p_status"), error=bindparam("p_error"), finished_at=bindparam("p_now", type_=UTCDateTime()))
+    status=bindparam("p_status"), error=bindparam("p_error"), finished_at=bindparam("p_now", type_=UTCDateTime()),
+    # A callback waiting for the end is due now (as :func:`_ended` makes it).
+    notify_state=case((_WAITING, NotifyState.DUE.value), else_=Job.notify_state),
+    notify_next_at=case((_WAITING, bindparam("p_now", type_=UTCDateTime())), else_=Job.notify_next_at))
+#: A job ended without a judge output: its pending checks never will be judged, so their callbacks are due
+#: (a check's view shows it failed).
+_CHECKS_DUE = update(Check).where(
+    Check.job_id == bindparam("p_job"), Check.status == CheckStatus.PENDING,
+    Check.notify_state == NotifyState.WAITING).values(
+    notify_state=NotifyState.DUE, notify_next_at=bindparam("p_now", type_=UTCDateTime()))
 
 def new_chunk(job_id: int, seq: int, first_index: int, count: int, inputs: bytes, now: datetime) -> Chunk:
     """A chunk of a job's cases as the split stores it: pending, about to be sent out."""

@@ -38,6 +38,7 @@ from worker.jobs.views import (
     FaultView,
     JobPage,
     JobView,
+    NotifyView,
     NumberCount,
     OverviewView,
     ProcessView,
@@ -50,7 +51,7 @@ from worker.jobs.views import (
     WorkersView,
     WorkerView,
 )
-from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
+from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus, NotifyState
 from worker.store.chunks import (
     ChunkData,
     DamagedChunk,
@@ -66,6 +67,7 @@ from worker.store.models import (
     SOLVE_BUCKETS_US,
     Chunk,
     Job,
+    Notified,
     ThroughputRow,
     WorkerRow,
     case_id,
@@ -147,7 +149,18 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         stalled=stalled,
         elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of, owner=job.owner,
         checks=list(job.check_ids or []),
-        created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at)
+        created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at,
+        notify=notify_view(job))
+
+
+def notify_view(row: Notified) -> NotifyView | None:
+    """A job's or a check's callback, as its view shows it (never its secret)."""
+    if row.notify_state is None or row.notify_url is None:
+        return None
+    return NotifyView(url=row.notify_url, signed=bool(row.notify_secret), state=row.notify_state,
+                      attempts=row.notify_attempts, last_status=row.notify_code, last_error=row.notify_error,
+                      next_at=row.notify_next_at if row.notify_state == NotifyState.DUE else None,
+                      delivered_at=row.notify_delivered_at)
 
 
 def _partial_output(job: Job) -> str | None:

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from worker import engines
-from worker.states import JobStatus
+from worker.states import JobStatus, NotifyState
 
 
 def doc(description: str, **schema: Any) -> Any:
@@ -77,6 +77,21 @@ class FaultView(View):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class NotifyView(View):
+    url: str = doc("The URL POSTed to when the job or check ends (notify_url).")
+    signed: bool = doc("Whether the body is signed (a notify_secret was given): X-Dealer-Signature.")
+    state: str = doc("waiting for the end; due (sent, or to be sent again at next_at); delivered (answered "
+                     "2xx); failed (its retries spent).", enum=[s.value for s in NotifyState])
+    attempts: int = doc("Requests made so far.", minimum=0)
+    last_status: int | None = doc("The HTTP status of the last answer; null before one, or when the last "
+                                  "attempt got none.")
+    last_error: str | None = doc("Why the last attempt failed (no connection, refused address, a status not "
+                                 "2xx); null when it did not.")
+    next_at: datetime | None = doc("When it is sent (again) while due.", format="date-time")
+    delivered_at: datetime | None = doc("When it was answered 2xx.", format="date-time")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class JobView(View):
     id: int = doc("The job's id.")
     game: str = doc("The game's slug.", enum=engines.names())
@@ -125,6 +140,8 @@ class JobView(View):
     started_at: datetime | None = doc("When its split began.", format="date-time")
     split_at: datetime | None = doc("When its split ended.", format="date-time")
     finished_at: datetime | None = doc("When it ended.", format="date-time")
+    notify: NotifyView | None = doc("The callback asked for with notify_url, and its last outcome; null "
+                                    "without one.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,7 +26,7 @@ from celery.signals import (
 from sqlalchemy.orm import configure_mappers
 
 from worker import engines, work
-from worker.broker import CHECK, SOLVE, SPLIT, CeleryDispatcher, create_celery
+from worker.broker import CHECK, NOTIFY, SOLVE, SPLIT, CeleryDispatcher, create_celery
 from worker.config import Settings
 from worker.runner.heartbeat import RETRYABLE, Heartbeat, PoolTrouble, PoolWarmth, TaskCounter, database_away
 from worker.store.database import Database
@@ -63,6 +63,10 @@ def create_worker_app(settings: Settings) -> Celery:
     @app.task(name=CHECK, **_RETRY)
     def check(check_id: int) -> None:
         work.check(settings, check_id, dispatcher)
+
+    @app.task(name=NOTIFY, **_RETRY)
+    def notify(kind: str, ident: int) -> None:
+        work.notify(settings, kind, ident, dispatcher)
 
     counter = TaskCounter(settings)
     heartbeat: list[Heartbeat] = []

@@ -63,6 +63,30 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: UTCDateTime}
 
 
+#: The longest ``notify_url`` taken, and the longest ``notify_secret``.
+NOTIFY_URL_LENGTH = 2048
+NOTIFY_SECRET_LENGTH = 256
+
+
+class Notified:
+    """The columns of a job's or a check's callback (``notify_url``), set and sent by
+    ``worker/checks/notify.py``; the lifecycles make it due when the row ends."""
+
+    notify_url: Mapped[str | None] = mapped_column(String(NOTIFY_URL_LENGTH))
+    notify_secret: Mapped[str | None] = mapped_column(String(NOTIFY_SECRET_LENGTH))
+    #: The job's or check's page, as the service's public address names it (told in the body).
+    notify_page: Mapped[str | None] = mapped_column(String(NOTIFY_URL_LENGTH))
+    #: :class:`worker.states.NotifyState`; ``None``: no callback.
+    notify_state: Mapped[str | None] = mapped_column(String(16), index=True)
+    #: When a due callback is to be sent (again); while a send runs, when it is given up as lost.
+    notify_next_at: Mapped[datetime | None] = mapped_column()
+    notify_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    #: The last attempt's HTTP status, or why it got none.
+    notify_code: Mapped[int | None] = mapped_column(Integer)
+    notify_error: Mapped[str | None] = mapped_column(Text)
+    notify_delivered_at: Mapped[datetime | None] = mapped_column()
+
+
 class Upload(Base):
     """A judge file as it came in, kept in the database in compressed blocks (:mod:`worker.store.uploads`).
 
@@ -95,7 +119,7 @@ class UploadBlock(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
-class Job(Base):
+class Job(Notified, Base):
     __tablename__ = "jobs"
     #: An owner's jobs, newest first: a user's list, and what the per-owner limits count.
     __table_args__ = (Index("ix_jobs_owner_created_at", "owner", "created_at"),)
@@ -239,7 +263,7 @@ def split_case_id(ident: int) -> tuple[int, int]:
     return divmod(ident, CASE_ID_BASE)
 
 
-class Check(Base):
+class Check(Notified, Base):
     """An output of some program judged case by case against a job's judge output (``worker/checks``).
 
     The output is kept as an upload until the check has run (any worker can run it); then

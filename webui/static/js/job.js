@@ -1,9 +1,10 @@
-// The job page: live progress and timings while it runs, charts, the results table, and the
-// cancel / rerun / delete buttons.
+// The job page: live progress and timings while it runs (its status in the title too), charts, the results
+// table, the cancel / rerun / delete buttons, and "Notify me".
 
 import { $, $$, api, count, exportWithProgress, fillProgress, fillStatus, formValues, h, isFinished, live, micros, poll,
   readJSON, seconds } from "./util.js";
 import { distribution, hasRareOutcome, outcomeBars, rateChart } from "./charts.js";
+import { notifyControl, showTitle, statusWords } from "./notice.js";
 import { resultsTable } from "./results.js";
 import { contextSnippet } from "./upload.js";
 
@@ -53,6 +54,7 @@ for (const button of $$("[data-layout]")) {
 // --- live figures --------------------------------------------------------------------------
 function showJob() {
   $("#job").dataset.status = job.status;
+  showTitle(`job ${job.id}`, job.status, job.progress);
   fillProgress($("#job-progress [data-f=progress]"), job);
   fillStatus($(".job-meta [data-f=status]"), job.status);
   const solved = Object.values(job.counts).reduce((a, b) => a + b, 0);
@@ -194,11 +196,18 @@ drawDistribution();
 drawThroughput();
 
 let events = 0;
+const notifier = notifyControl($("#notify-me"));
+if (isFinished(job.status)) notifier.done();
 async function onJob(next) {
+  const wasFinished = isFinished(job.status);
   job = next;
   showJob();
   events += 1;
   const finished = isFinished(job.status);
+  if (finished && !wasFinished) {
+    notifier.ended(`Job ${job.id}: ${statusWords(job.status)}`, `${job.filename} · ${count(job.done)} ${game.unit}s solved`,
+      `dealer-job-${job.id}`);
+  }
   // The header's count of work waiting loses this job's cases as it ends: now, not at its next look.
   if (finished) document.dispatchEvent(new CustomEvent("dealer:refresh-overview"));
   if (finished || events % 3 === 0) {
