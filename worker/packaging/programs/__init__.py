@@ -1,0 +1,22 @@
+"""The programs a package ships, each one self-contained file that imports nothing of Dealer:
+the accepted solution and the input validator of each game. They are real modules here so
+that they are linted and tested like the rest; :mod:`worker.packaging.programs` reads their
+source, and :mod:`worker.packaging.mistakes` makes the wrong solutions from the accepted ones."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+#: The module of each game's accepted solution.
+_ACCEPTED = {"10-20-30": "ten_twenty_thirty.py", "accordion": "accordion.py", "mahjong": "mahjong.py"}
+
+
+def source(game: str) -> str:
+    """``game``'s accepted solution."""
+    return files(__package__).joinpath(_ACCEPTED[game]).read_text(encoding="utf-8")
+
+
+def validator(game: str) -> str:
+    """The input validator, set to ``game``'s format."""
+    text = files(__package__).joinpath("validator.py").read_text(encoding="utf-8")
+    return text.replace('\nGAME = "10-20-30"\n', f'\nGAME = "{game}"\n', 1)
