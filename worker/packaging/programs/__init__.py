@@ -18,5 +18,5 @@ def source(game: str) -> str:
 
 def validator(game: str) -> str:
     """The input validator, set to ``game``'s format."""
-    text = files(__package__).joinpath("validator.py").read_text(encoding="utf-8")
+    text = files(__package__).joinpath("validate.py").read_text(encoding="utf-8")
     return text.replace('\nGAME = "10-20-30"\n', f'\nGAME = "{game}"\n', 1)
