@@ -9,6 +9,6 @@ out or zipped (:mod:`.package`).
 from __future__ import annotations
 
 from worker.packaging.package import PackageError, files, write, write_zip
-from worker.packaging.recipes import Recipe, defaults, parse
+from worker.packaging.recipes import Recipe, defaults, parse, recipe
 
-__all__ = ["PackageError", "Recipe", "defaults", "files", "parse", "write", "write_zip"]
+__all__ = ["PackageError", "Recipe", "defaults", "files", "parse", "recipe", "write", "write_zip"]

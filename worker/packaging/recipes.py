@@ -87,10 +87,16 @@ def parse(game: str, text: str) -> Recipe:
                 numbers[name] = int(given[name])
             except ValueError:
                 raise GenerateError(f'"{given[name]}" is not a whole number', name) from None
-    recipe = Recipe(numbers["cases"], numbers.get("seed", secrets.randbits(63)), given.get("mix"),
-                    given.get("layout"), honours)
-    recipe.plan(game)  # refuses what dealer generate refuses, in its words
-    return recipe
+    return recipe(game, numbers["cases"], numbers.get("seed"), given.get("mix"), given.get("layout"), honours)
+
+
+def recipe(game: str, cases: int, seed: int | None = None, mix: str | None = None, layout: str | None = None,
+           honours: bool = True) -> Recipe:
+    """A recipe checked for ``game`` as ``dealer generate`` checks its options (:class:`GenerateError`,
+    in its words); without a seed, one is chosen."""
+    made = Recipe(cases, secrets.randbits(63) if seed is None else seed, mix, layout, honours)
+    made.plan(game)
+    return made
 
 
 def defaults(game: str) -> list[Recipe]:
