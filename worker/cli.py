@@ -541,8 +541,8 @@ def _print_partial(client: Any, job: dict[str, Any]) -> None:
 
 @main.command(epilog="""\b
 dealer package 10-20-30 tentwentythirty
-dealer package mahjong mahjong --zip mahjong.zip --recipe "--cases 200 --seed 7 --mix ready=1,not-ready=1" \\
-    --recipe "--cases 100 --seed 8 --layout sorted,crlf --no-honours"
+dealer package mahjong mahjong --zip mahjong.zip --recipe="--cases 200 --seed 7 --mix ready=1,not-ready=1" \\
+    --recipe="--cases 100 --seed 8 --layout sorted,crlf --no-honours"
 verifyproblem tentwentythirty
 """)
 @click.argument("game", type=GAMES)
