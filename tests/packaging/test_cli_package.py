@@ -10,6 +10,7 @@ import re
 import shlex
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -113,3 +114,16 @@ def test_what_cannot_be_made_is_refused_in_one_line_and_nothing_is_written(argum
     status, said = package(*(argument.format(tmp=tmp_path) for argument in arguments))
     assert (status, said) == (2, f"dealer: error: {message.format(tmp=tmp_path)}\n")
     assert sorted(path.name for path in tmp_path.rglob("*")) == ["full", "mine.txt"]
+
+
+def test_a_package_that_fails_half_way_leaves_nothing(tmp_path: Path) -> None:
+    from worker import packaging
+
+    def contents() -> Any:
+        yield "problem.yaml", b"name: Accordian Patience\n"
+        raise OSError(28, "No space left on device")
+
+    (tmp_path / "accordion").mkdir()
+    with pytest.raises(OSError, match="No space left"):
+        packaging.write("accordion", tmp_path / "accordion", contents())
+    assert [path.name for path in tmp_path.rglob("*")] == ["accordion"]

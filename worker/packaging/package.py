@@ -18,7 +18,9 @@ Every ``.ans`` is Dealer's judge output for its ``.in`` (:func:`worker.solving.s
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
 import uuid
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -70,18 +72,27 @@ def files(game: str, recipes: Sequence[Recipe]) -> Iterator[tuple[str, bytes]]:
 
 def write(game: str, directory: Path, contents: Iterable[tuple[str, bytes]]) -> int:
     """Write the package's ``contents`` (:func:`files`) into ``directory`` (new, or empty, named by
-    the problem's short name); how many files it holds."""
+    the problem's short name); how many files it holds. The files are written into a folder beside
+    it first, which takes its place once they all are: a package that fails half-way leaves nothing."""
     if not SHORT_NAME.fullmatch(directory.name):
         raise PackageError(f"{directory}: a problem's folder is named by its short name, lower-case letters and "
                            f"digits only (such as {SHORT_NAMES[engines.check(game)]})")
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise PackageError(f"{directory}: already exists and is not an empty folder: the package needs a new one")
+    making = directory.with_name(f".{directory.name}.{os.getpid()}.partial")
+    making.mkdir(parents=True)
     count = 0
-    for name, data in contents:
-        path = directory / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        count += 1
+    try:
+        for name, data in contents:
+            path = making / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            count += 1
+        if directory.exists():
+            directory.rmdir()  # empty, as checked
+        making.rename(directory)
+    finally:
+        shutil.rmtree(making, ignore_errors=True)
     return count
 
 
