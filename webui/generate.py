@@ -24,7 +24,7 @@ from webui.spec import TOO_MANY, Operations, error, json_body, ref
 from worker import engines, packaging
 from worker.generating import MAX_CASES, GenerateError
 from worker.jobs.errors import Invalid, ServiceError, TooLarge
-from worker.jobs.generated import Request, generated_job
+from worker.jobs.generated import Request, generated_job, request_of
 from worker.jobs.views import JobView
 from worker.packaging.package import SHORT_NAMES
 
@@ -194,6 +194,18 @@ def package_page() -> Any:
     except ServiceError as refused:
         return render_template("upload.html", page_name="upload", error=None, generate_error=refused.message,
                                generate_form=form), http_status(refused)
+
+
+@generate.app_template_global()
+def package_fields(filename: str) -> dict[str, Any] | None:
+    """The Generate form's fields that make a generated job's file again, for its page's "Problem package";
+    ``None`` for a job of no generated file, or of one too large to package within a request."""
+    asked = request_of(filename)
+    if asked is None or asked.cases > MAX_PACKAGE_CASES:
+        return None
+    fields = {"game": asked.game, "cases": asked.cases, "seed": asked.seed, "mix": asked.mix, "layout": asked.layout}
+    return {name: value for name, value in fields.items() if value is not None} | (
+        {} if asked.honours else {"no_honours": "on"})
 
 
 def _package(game: str, asked: list[Request], api: bool) -> Response:

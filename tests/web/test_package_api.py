@@ -5,6 +5,7 @@ writes for the same recipes, made within the request and stored nowhere; what ca
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.support.http import post_file
 from tests.support.jobs import stored_uploads
+from tests.support.paths import judge
 from tests.web.test_access import CI, bearer, csrf_of, job_count, keyed_app, login
 from worker.cli import main
 from worker.config import Settings
@@ -101,3 +104,26 @@ def test_with_keys_the_form_needs_a_login_and_its_csrf_token(settings: Settings,
     assert login(client, CI).status_code == 303
     token = csrf_of(client.get("/upload").get_data(as_text=True))
     assert client.post("/generate/package", data={**form, "csrf_token": token}).status_code == 200
+
+
+def test_a_generated_jobs_page_offers_its_file_as_a_package(client: Any, tmp_path: Path) -> None:
+    body = {"game": "mahjong", "cases": 9, "seed": 3, "mix": "ready=2,not-ready=1", "layout": "sorted",
+            "honours": False}
+    job = client.post("/api/generate", json=body).get_json()
+    page = client.get(f"/jobs/{job['id']}").get_data(as_text=True)
+    form = re.search(r'<form class="inline-form" id="package-form" method="post" action="/generate/package">(.*?)</form>',
+                     page, re.DOTALL)
+    assert form is not None
+    fields = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form[1]))
+    assert fields == {"game": "mahjong", "cases": "9", "seed": "3", "mix": "ready=2,not-ready=1", "layout": "sorted",
+                      "no_honours": "on"}
+    response = client.post("/generate/package", data=fields)
+    assert response.data == package_zip(tmp_path, "mahjong",
+                                        "--cases 9 --seed 3 --mix ready=2,not-ready=1 --layout sorted --no-honours")
+
+
+def test_the_page_of_an_uploaded_job_or_a_large_generated_one_offers_no_package(client: Any) -> None:
+    uploaded = post_file(client, judge("accordion", "sample"), "accordion", "generated-accordion-1-seed-1.in.txt")
+    large = client.post("/api/generate", json={"game": "accordion", "cases": 2001, "seed": 1}).get_json()
+    for job in (uploaded.get_json(), large):
+        assert 'id="package-form"' not in client.get(f"/jobs/{job['id']}").get_data(as_text=True)
