@@ -20,7 +20,8 @@ from worker.cli import main
 from worker.generating import generate, plan
 from worker.generating.cover import cover_text
 from worker.packaging.mistakes import MISTAKES
-from worker.packaging.package import SHORT_NAMES, SLUGS
+from worker.packaging.package import SHORT_NAMES
+from worker.packaging.programs import SLUGS
 from worker.solving import solve_file
 
 #: What a problem archive holds at its top, as DOMjudge's import documents it (the Kattis format's

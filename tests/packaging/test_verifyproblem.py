@@ -20,7 +20,8 @@ from tests.support.plugin import missing
 from worker import engines
 from worker.cli import main
 from worker.packaging.mistakes import MISTAKES
-from worker.packaging.package import SHORT_NAMES, SLUGS
+from worker.packaging.package import SHORT_NAMES
+from worker.packaging.programs import SLUGS
 
 pytestmark = pytest.mark.slow
 

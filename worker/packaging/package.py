@@ -31,6 +31,7 @@ from worker import engines
 from worker.generating import generate
 from worker.generating.cover import cover_file, entries
 from worker.packaging import mistakes, programs
+from worker.packaging.programs import SLUGS
 from worker.packaging.recipes import Recipe
 from worker.packaging.statements import NAMES, SOURCES, statement
 from worker.solving import solve_file
@@ -38,7 +39,6 @@ from worker.solving import solve_file
 #: How many of the cover file's first cases (the statements' samples) are the package's samples.
 SAMPLES = {"10-20-30": 3, "accordion": 2, "mahjong": 2}
 _TERMINATORS = {"10-20-30": "0", "accordion": "#", "mahjong": "0"}
-SLUGS = {"10-20-30": "ten_twenty_thirty", "accordion": "accordion", "mahjong": "mahjong"}
 #: A problem's folder is its short name, as the format wants it (verifyproblem refuses any other).
 SHORT_NAME = re.compile(r"[a-z0-9]+")
 SHORT_NAMES = {"10-20-30": "tentwentythirty", "accordion": "accordion", "mahjong": "mahjong"}

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-#: The module of each game's accepted solution.
-_ACCEPTED = {"10-20-30": "ten_twenty_thirty.py", "accordion": "accordion.py", "mahjong": "mahjong.py"}
+#: Each game's name as a Python name: its accepted solution's module here, and its programs' names in a package.
+SLUGS = {"10-20-30": "ten_twenty_thirty", "accordion": "accordion", "mahjong": "mahjong"}
 
 
 def source(game: str) -> str:
     """``game``'s accepted solution."""
-    return files(__package__).joinpath(_ACCEPTED[game]).read_text(encoding="utf-8")
+    return files(__package__).joinpath(f"{SLUGS[game]}.py").read_text(encoding="utf-8")
 
 
 def validator(game: str) -> str:
