@@ -45,6 +45,9 @@ MISTAKES: dict[str, tuple[Mistake, ...]] = {
         Mistake("count_from_eighth", "N counts the deals after the first seven only", (
             ('f"Win : {dealt}"', 'f"Win : {dealt - 7}"'), ('f"Loss: {dealt}"', 'f"Loss: {dealt - 7}"'),
             ('f"Draw: {dealt}"', 'f"Draw: {dealt - 7}"'))),
+        Mistake("emptied_piles_dealt_to", "a pile that empties stays in play and is dealt to again", (
+            ("        if pile:\n            k += 1\n        else:\n            del alive[k]\n", "        k += 1\n"),
+            ("        if not alive:\n", "        if not any(piles):\n"))),
         Mistake("states_without_deck", "a state is compared by its piles alone, without the deck", (
             ("(*map(tuple, piles), tuple(deck))", "tuple(map(tuple, piles))"),)),
     ),
@@ -55,6 +58,10 @@ MISTAKES: dict[str, tuple[Mistake, ...]] = {
             ("            else:\n                i += 1\n", "            else:\n                break\n"),)),
         Mistake("scan_goes_on", "after a move the scan goes on to the right instead of starting again", (
             ("                        i -= distance\n", "                        i += 1\n"),)),
+        Mistake("rightmost_first", "the rightmost card that can move moves first, not the leftmost", (
+            ("        while i < len(piles):\n", "        while i >= 0:\n"),
+            ("                        i -= distance\n", "                        i = len(piles) - 1\n"),
+            ("            else:\n                i += 1\n", "            else:\n                i -= 1\n"))),
         Mistake("one_piles", 'one pile is written "1 piles remaining"', (
             ('word = "pile" if len(piles) == 1 else "piles"', 'word = "piles"'),)),
     ),
@@ -66,6 +73,10 @@ MISTAKES: dict[str, tuple[Mistake, ...]] = {
         Mistake("seven_pairs", "seven pairs count as a winning hand", (
             ("def wins(counts: list[int]) -> bool:\n",
              "def wins(counts: list[int]) -> bool:\n    if sorted(counts)[-7:] == [2] * 7:\n        return True\n"),)),
+        Mistake("thirteen_orphans", "thirteen orphans (each 1, 9 and honour, one of them twice) count as a win", (
+            ("def wins(counts: list[int]) -> bool:\n",
+             ("def wins(counts: list[int]) -> bool:\n    orphans = [0, 8, 9, 17, 18, 26, *range(27, 34)]\n"
+             "    if all(counts[k] for k in orphans) and sum(counts[k] for k in orphans) == 14:\n        return True\n")),)),
         Mistake("honours_first", "the waits are listed with the honours first", (
             ("        tiles_waited = waits(tiles)\n",
              '        tiles_waited = sorted(waits(tiles), key=lambda tile: tile[-1] in "TSW")\n'),)),
