@@ -1,7 +1,7 @@
 """Each game's statement, in LaTeX as the Kattis problem package format's legacy version takes it
-(``problem_statement/problem.en.tex``): the rules as Dealer's engines play them
-(``/work/shared/judge-data/RULES.md`` settles what published statements leave vague), in the
-project's own words, then the input and output formats. The samples are the package's
+(``problem_statement/problem.en.tex``): the rules as Dealer's engines play them (the exact
+rules every accepted solution agrees on, where published statements are vague), in the project's
+own words, then the input and output formats. The samples are the package's
 ``data/sample`` files, which the format's tools print under the statement."""
 
 from __future__ import annotations
