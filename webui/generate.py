@@ -1,27 +1,32 @@
-"""Judge files made to order by the service: ``POST /api/generate`` and the upload page's Generate form.
+"""Judge files made to order by the service: ``POST /api/generate`` and the upload page's Generate form;
+and problem packages of them: ``POST /api/package`` and the form's "Download a problem package".
 
 Both read what is asked in the words of ``dealer generate`` (game, cases, seed, mix, layout,
 honours) and hand it to :func:`worker.jobs.generated.generated_job`, which makes the file into an
 upload and the job from it, as an upload's; the answer is the new job, as ``POST /api/jobs``'s.
+A package is made as ``dealer package`` makes it (:mod:`worker.packaging`), within the request,
+and answered as a zip: nothing is stored.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 
 from webui.auth import client_id
 from webui.context import service
 from webui.errors import http_status
 from webui.params import present, whole_number
-from webui.spec import BAD_REQUEST, TOO_MANY, Operations, error, json_body, ref
-from worker import engines
-from worker.generating import MAX_CASES
+from webui.spec import TOO_MANY, Operations, error, json_body, ref
+from worker import engines, packaging
+from worker.generating import MAX_CASES, GenerateError
 from worker.jobs.errors import Invalid, ServiceError, TooLarge
-from worker.jobs.generated import Request, generated_job
+from worker.jobs.generated import Request, generated_job, request_of
 from worker.jobs.views import JobView
+from worker.packaging.package import SHORT_NAMES
 
 generate = Blueprint("generate", __name__)
 operations = Operations(generate)
@@ -113,3 +118,109 @@ def generate_page() -> Any:
         return render_template("upload.html", page_name="upload", error=None, generate_error=refused.message,
                                generate_form=form), http_status(refused)
     return redirect(url_for("pages.job", job_id=job.id), code=303)
+
+
+#: What a package made within a request holds at most: its recipes, and their cases together (a
+#: larger one is ``dealer package``'s to make).
+MAX_RECIPES = 8
+MAX_PACKAGE_CASES = 2000
+
+RECIPE_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["cases"], "additionalProperties": False,
+    "properties": {name: REQUEST_SCHEMA["properties"][name] for name in ("cases", "seed", "mix", "layout", "honours")}
+    | {"cases": {"type": "integer", "minimum": 1, "maximum": MAX_PACKAGE_CASES,
+                 "description": f"How many cases the file holds ({MAX_PACKAGE_CASES:,} at most in all the recipes)."}}}
+PACKAGE_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["game"], "additionalProperties": False, "properties": {
+        "game": REQUEST_SCHEMA["properties"]["game"],
+        "recipes": {"type": "array", "maxItems": MAX_RECIPES, "items": RECIPE_SCHEMA,
+                    "description": "A secret test file for each, made as `dealer generate` makes it (the fields of "
+                                   "POST /api/generate but the game). Left out: a few dozen cases of every outcome."},
+    }}
+
+
+@operations.post("/api/package", "packageProblem", "A problem package of a game, as a zip", tag="jobs",
+                 access="read",
+                 description="Made as `dealer package` makes it, in the Kattis problem package format that DOMjudge "
+                             "imports and Kattis' verifyproblem checks: problem.yaml, the statement, samples, the "
+                             "--cover file and a file for each recipe with their answers, an input validator, an "
+                             "accepted solution and the classic wrong ones. Nothing is stored.",
+                 request_body={"required": True, "content": {"application/json": {"schema": PACKAGE_SCHEMA}}},
+                 responses={"200": {"description": "The package, a zip with problem.yaml at its top.", "content": {
+                                "application/zip": {"schema": {"type": "string", "contentMediaType": "application/zip"}}}},
+                            "400": error("What is asked cannot be made: the message names the field (game, or "
+                                         "recipes[i].cases, .seed, .mix, .layout, .honours) and says why."),
+                            "413": error("The request's body is over 64 KiB.")})
+def package_problem() -> Any:
+    if (request.content_length or 0) > MAX_BODY:
+        raise TooLarge(f"the body is larger than {MAX_BODY >> 10} KiB: a request for a package is a few fields")
+    request.max_content_length = MAX_BODY
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise Invalid('the body must be a JSON object, e.g. {"game": "mahjong", "recipes": [{"cases": 100}]}')
+    unknown = sorted(set(body) - set(PACKAGE_SCHEMA["properties"]))
+    if unknown:
+        raise Invalid(f"{unknown[0]}: no such field (game, recipes)")
+    game = body.get("game")
+    if not isinstance(game, str) or game not in engines.names():
+        raise Invalid(f"game: must be one of {', '.join(engines.names())}, not {game!r:.40}")
+    recipes = body.get("recipes")
+    if recipes is not None and (not isinstance(recipes, list) or len(recipes) > MAX_RECIPES):
+        raise Invalid(f"recipes: must be a list of at most {MAX_RECIPES} recipes")
+    asked = []
+    for number, recipe in enumerate(recipes or []):
+        if not isinstance(recipe, dict):
+            raise Invalid(f"recipes[{number}]: must be an object, e.g. {{\"cases\": 100}}")
+        if "game" in recipe:
+            raise Invalid(f"recipes[{number}].game: the package's game is given once, beside the recipes")
+        try:
+            asked.append(_request({"game": game, **recipe}))
+        except Invalid as refused:
+            raise Invalid(f"recipes[{number}].{refused.message}") from None
+    return _package(game, asked, api=True)
+
+
+@generate.post("/generate/package")
+def package_page() -> Any:
+    """The Generate form's "Download a problem package": its file as the package's one recipe."""
+    form = present(request.form)
+    try:
+        asked = Request(form.get("game", ""), whole_number("cases", form.get("cases", ""), 1, MAX_PACKAGE_CASES),
+                        whole_number("seed", form["seed"], 0, MAX_SEED) if "seed" in form else None,
+                        form.get("mix"), form.get("layout"), "no_honours" not in form)
+        if asked.game not in engines.names():
+            raise Invalid(f"game: must be one of {', '.join(engines.names())}")
+        return _package(asked.game, [asked], api=False)
+    except ServiceError as refused:
+        return render_template("upload.html", page_name="upload", error=None, generate_error=refused.message,
+                               generate_form=form), http_status(refused)
+
+
+@generate.app_template_global()
+def package_fields(filename: str) -> dict[str, Any] | None:
+    """The Generate form's fields that make a generated job's file again, for its page's "Problem package";
+    ``None`` for a job of no generated file, or of one too large to package within a request."""
+    asked = request_of(filename)
+    if asked is None or asked.cases > MAX_PACKAGE_CASES:
+        return None
+    fields = {"game": asked.game, "cases": asked.cases, "seed": asked.seed, "mix": asked.mix, "layout": asked.layout}
+    return {name: value for name, value in fields.items() if value is not None} | (
+        {} if asked.honours else {"no_honours": "on"})
+
+
+def _package(game: str, asked: list[Request], api: bool) -> Response:
+    """The package of ``asked`` as a zip download; a refusal names its field as the API's body or the
+    form has it (``api``)."""
+    if sum(one.cases for one in asked) > MAX_PACKAGE_CASES:
+        raise Invalid(f"{'recipes' if api else 'cases'}: a package made here holds at most {MAX_PACKAGE_CASES:,} "
+                      "cases in all; dealer package makes larger ones")
+    recipes = []
+    for number, one in enumerate(asked):
+        try:
+            recipes.append(packaging.recipe(game, one.cases, one.seed, one.mix, one.layout, one.honours))
+        except GenerateError as refused:
+            raise Invalid(f"recipes[{number}].{refused}" if api else str(refused)) from None
+    out = io.BytesIO()
+    packaging.write_zip(out, packaging.files(game, recipes or packaging.defaults(game)))
+    return Response(out.getvalue(), mimetype="application/zip",
+                    headers={"Content-Disposition": f'attachment; filename="{SHORT_NAMES[game]}.zip"'})

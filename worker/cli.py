@@ -556,6 +556,49 @@ def _print_partial(client: Any, job: dict[str, Any]) -> None:
                    + ("the cases before its file's first fault" if faults else "the cases it solved"), err=True)
 
 
+@main.command(epilog="""\b
+dealer package 10-20-30 tentwentythirty
+dealer package mahjong mahjong --zip mahjong.zip --recipe="--cases 200 --seed 7 --mix ready=1,not-ready=1" \\
+    --recipe="--cases 100 --seed 8 --layout sorted,crlf --no-honours"
+verifyproblem tentwentythirty
+""")
+@click.argument("game", type=GAMES)
+@click.argument("directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--zip", "zip_file", type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              help="Write the package as a zip here too (or only), as DOMjudge imports it.")
+@click.option("--recipe", "recipes", multiple=True, metavar="OPTIONS",
+              help="A secret test file made as dealer generate's options say (--cases, --seed, --mix, --layout, "
+                   "--no-honours); repeat for more files (default: a few dozen cases of every outcome).")
+def package(game: str, directory: Path | None, zip_file: Path | None, recipes: tuple[str, ...]) -> None:
+    """Write a problem package for GAME into the new folder DIR, named by the problem's short name
+    (lower-case letters and digits), in the Kattis problem package format: its statement, samples,
+    the --cover file and generated files with their answers, an input validator, an accepted
+    solution and the classic wrong ones."""
+    from worker import packaging
+    from worker.generating import GenerateError
+
+    if directory is None and zip_file is None:
+        _fail("say where the package goes: a folder DIR, --zip FILE, or both")
+    _configure_engines()
+    try:
+        made = [packaging.parse(game, text) for text in recipes] or packaging.defaults(game)
+        contents = packaging.files(game, made)
+        if directory is not None:
+            contents = list(contents)  # made once, for the folder and the zip
+            count = packaging.write(game, directory, contents)
+        if zip_file is not None:
+            with open(zip_file, "wb") as out:
+                count = packaging.write_zip(out, contents)
+    except GenerateError as error:
+        _fail(f"--recipe: {error}")
+    except packaging.PackageError as error:
+        _fail(str(error))
+    except OSError as error:  # the folder or the zip cannot be written
+        _fail(f"{error.filename}: {error.strerror}")
+    where = " and ".join(str(path) for path in (directory, zip_file) if path is not None)
+    click.echo(f"dealer: {game}: {count} files in {where}, with {len(made) + 1} secret test files", err=True)
+
+
 main.add_command(generate_command(_configure_engines, _fail))  # dealer generate: worker/generating/command.py
 
 

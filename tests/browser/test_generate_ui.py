@@ -63,3 +63,24 @@ def test_what_cannot_be_made_is_said_on_the_page_which_fits_a_phone(browser: Any
         screenshot(page, "generate-error-phone")
     finally:
         context.close()
+
+
+def test_the_form_and_a_generated_jobs_page_download_its_problem_package(page: Any, live: LiveService,
+                                                                        tmp_path: Path) -> None:
+    page.goto("/upload")
+    page.select_option("#generate-game", "mahjong")
+    page.fill("#generate-cases", "20")
+    page.fill("#generate-seed", "7")
+    page.fill("#generate-mix", "ready=1,not-ready=1")
+    with page.expect_download() as download:
+        page.click("#package-button")
+    assert download.value.suggested_filename == "mahjong.zip"
+    expected = tmp_path / "expected.zip"
+    made = CliRunner().invoke(main, ["package", "mahjong", "--zip", str(expected),
+                                     "--recipe=--cases 20 --seed 7 --mix ready=1,not-ready=1"])
+    assert made.exit_code == 0 and Path(download.value.path()).read_bytes() == expected.read_bytes()
+    page.click("#generate-button")
+    page.wait_for_url(re.compile(r"/jobs/\d+$"))
+    with page.expect_download() as again:
+        page.click("#download-package")
+    assert Path(again.value.path()).read_bytes() == expected.read_bytes()

@@ -14,6 +14,7 @@ import io
 import json
 import re
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +70,13 @@ def record() -> dict[str, dict[str, Any]]:
         found["createJob"] = answer(post_file(client, judge("mahjong", "sample"), "mahjong", "hands.in"))
         found["createCheck"] = answer(check)
         found["generateJob"] = answer(client.post("/api/generate", json=GENERATE))
+        found["packageProblem"] = answer(client.post("/api/package", json=PACKAGE))
         dispatcher.immediate = False  # a job still queued, to be cancelled
         waiting = post_file(client, judge("mahjong", "sample"), "mahjong", "hands.in").get_json()["id"]
         found["cancelJob"] = answer(client.post(f"/api/jobs/{waiting}/cancel"))
         found["rerunJob"] = answer(client.post(f"/api/jobs/{jobs['10-20-30']}/rerun"))
         found["generateJob"]["request"] = GENERATE
+        found["packageProblem"]["request"] = PACKAGE
         return found
 
 
@@ -82,11 +85,17 @@ QUERIES = {"searchResults": "?game=accordion&number_min=2", "exportResults": "?g
            "checkCases": "?verdict=not_accepted", "jobCases": "?sort=-number"}
 #: The generated file recorded: the README's example, smaller.
 GENERATE = {"game": "10-20-30", "cases": 30, "seed": 2026, "mix": "win=1,loss=1,draw=1"}
+#: The package recorded: a setter's two recipes.
+PACKAGE = {"game": "mahjong", "recipes": [{"cases": 40, "seed": 7, "mix": "ready=3,not-ready=1"},
+                                          {"cases": 20, "seed": 8, "layout": "sorted,crlf", "honours": False}]}
 
 
 def answer(response: Any) -> dict[str, Any]:
     if response.mimetype == "application/json":
         body: Any = cut(response.get_json())
+    elif response.mimetype == "application/zip":  # what it holds, as text
+        with zipfile.ZipFile(io.BytesIO(response.data)) as opened:
+            body = "a zip of " + ", ".join(opened.namelist()[:KEEP + 1]) + ", …"
     else:
         body = "".join(response.get_data(as_text=True).splitlines(keepends=True)[:3])
     return {"status": str(response.status_code), "type": response.mimetype, "example": body}

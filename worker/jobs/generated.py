@@ -16,6 +16,7 @@ about 4 s of one core).
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -64,6 +65,24 @@ def filename(made: Plan) -> str:
     if not made.honours:
         parts.append("no-honours")
     return "-".join(parts) + ".in"
+
+
+def request_of(name: str) -> Request | None:
+    """What :func:`filename` says of a plan, read back from a job's file name; ``None`` for a name it
+    did not make (the plan is checked again wherever it is used).
+
+    >>> request_of("generated-10-20-30-300-seed-7-mix-win=1,draw=2-layout-crlf.in")
+    Request(game='10-20-30', cases=300, seed=7, mix='win=1,draw=2', layout='crlf', honours=True)
+    >>> request_of("generated-mahjong-5-seed-81-no-honours.in").honours, request_of("decks.in")
+    (False, None)
+    """
+    games = "|".join(re.escape(game) for game in engines.names())
+    found = re.fullmatch(rf"generated-({games})-(\d+)-seed-(\d+)(?:-mix-(.+?))?(?:-layout-(.+?))?(-no-honours)?\.in",
+                         name)
+    if found is None:
+        return None
+    game, cases, seed, mix, layout, no_honours = found.groups()
+    return Request(game, int(cases), int(seed), mix, layout, no_honours is None)
 
 
 def checked_plan(asked: Request, max_cases: int) -> Plan:

@@ -1,0 +1,14 @@
+"""``dealer package``: a problem package of a game, in the Kattis problem package format that
+DOMjudge imports and Kattis' ``verifyproblem`` checks, made from what Dealer knows: the
+statement (:mod:`.statements`), the samples, the ``--cover`` file and generated files with their
+answers from the engines and their recipes and reports (:mod:`.recipes`), an input validator,
+an accepted solution and the classic wrong ones (:mod:`.programs`, :mod:`.mistakes`), written
+out or zipped (:mod:`.package`).
+"""
+
+from __future__ import annotations
+
+from worker.packaging.package import PackageError, files, write, write_zip
+from worker.packaging.recipes import Recipe, defaults, parse, recipe
+
+__all__ = ["PackageError", "Recipe", "defaults", "files", "parse", "recipe", "write", "write_zip"]
