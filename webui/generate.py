@@ -105,14 +105,19 @@ _TYPES: dict[str, type] = {"game": str, "cases": int, "seed": int, "mix": str, "
 _NAMES: dict[type, str] = {str: "a string", int: "a whole number", bool: "true or false"}
 
 
+def _form_request(form: dict[str, str], most_cases: int) -> Request:
+    """The Generate form's fields as a request for at most ``most_cases`` cases."""
+    return Request(form.get("game", ""), whole_number("cases", form.get("cases", ""), 1, most_cases),
+                   whole_number("seed", form["seed"], 0, MAX_SEED) if "seed" in form else None,
+                   form.get("mix"), form.get("layout"), "no_honours" not in form)
+
+
 @generate.post("/generate")
 def generate_page() -> Any:
     """The upload page's Generate form: on to the new job's page, or the upload page again saying why not."""
     form = present(request.form)
     try:
-        asked = Request(form.get("game", ""), whole_number("cases", form.get("cases", ""), 1, MAX_CASES),
-                        whole_number("seed", form["seed"], 0, MAX_SEED) if "seed" in form else None,
-                        form.get("mix"), form.get("layout"), "no_honours" not in form)
+        asked = _form_request(form, MAX_CASES)
         job = generated_job(service(), asked, client=client_id())
     except ServiceError as refused:
         return render_template("upload.html", page_name="upload", error=None, generate_error=refused.message,
@@ -185,9 +190,7 @@ def package_page() -> Any:
     """The Generate form's "Download a problem package": its file as the package's one recipe."""
     form = present(request.form)
     try:
-        asked = Request(form.get("game", ""), whole_number("cases", form.get("cases", ""), 1, MAX_PACKAGE_CASES),
-                        whole_number("seed", form["seed"], 0, MAX_SEED) if "seed" in form else None,
-                        form.get("mix"), form.get("layout"), "no_honours" not in form)
+        asked = _form_request(form, MAX_PACKAGE_CASES)
         if asked.game not in engines.names():
             raise Invalid(f"game: must be one of {', '.join(engines.names())}")
         return _package(asked.game, [asked], api=False)
