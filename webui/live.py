@@ -43,7 +43,9 @@ stopping = threading.Event()
 def job_events(job_id: int) -> Any:
     """A job's figures (``job``, ``timings``) whenever they change; ``end`` once it has finished."""
     reads = queries()
-    reads.job(job_id)  # 404 now for a job that does not exist, not an empty stream
+    # 404 now for a job that does not exist (or whose figures the viewer does not read all of, as of a job
+    # only shared with it), not an empty stream
+    reads.timings(job_id)
 
     def events() -> tuple[list[tuple[str, Any]], bool]:
         job = reads.job(job_id)
