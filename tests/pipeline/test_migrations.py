@@ -48,7 +48,7 @@ def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) ->
 def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
     db = Database.of(blank)
     upgrade(db)
-    assert current(db) == "0013"
+    assert current(db) == "0015"
     with db.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
         if not db.postgres:
