@@ -19,7 +19,6 @@ from tests.web.test_access import csrf_of, login
 from tests.web.test_access_private import filled, routes_of_a_job
 from worker import engines
 from worker.config import Settings
-from worker.store.models import case_id
 
 TEACHER = "teacher-0123456789abcdef-key"
 STUDENTS = {name: f"{name}-0123456789abcdef-key" for name in ("ann", "ben", "cat", "dan")}
@@ -287,4 +286,11 @@ def test_the_pages_share_a_job_and_show_the_class(settings: Settings) -> None:
     assert names == ["cat", "teacher"]
     (cats,) = [c for c in world.get(f"/api/jobs/{job_id}/checks", TEACHER).get_json() if c["owner"] == "cat"]
     assert f'href="/checks/{cats["id"]}"' in table
-    assert case_id(job_id, 1)  # the ids the routes take are the job's
+    # The upload page's box shares a new job as it is made.
+    upload = teacher.get("/upload").get_data(as_text=True)
+    assert 'id="shared"' in upload
+    made = teacher.post("/upload", data={"file": (io.BytesIO(JUDGE), "again.in"), "shared": "true",
+                                         "csrf_token": csrf_of(upload)}, content_type="multipart/form-data")
+    assert made.status_code == 303
+    again = int(made.headers["Location"].rsplit("/", 1)[1])
+    assert again != job_id and student.get(f"/api/jobs/{again}").get_json()["shared"] is True
