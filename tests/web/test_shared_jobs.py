@@ -187,6 +187,10 @@ def test_nothing_of_the_answers_reaches_a_student_unless_revealed(settings: Sett
         assert world.get(path, student).status_code == 404, path
     assert world.get("/api/results?game=mahjong", student).get_json()["total"] == 0
     assert world.get("/api/results/export", student).get_data() == b""
+    client = world.app.test_client()
+    for method, path in (("POST", f"/api/jobs/{job_id}/rerun"), ("POST", f"/api/jobs/{job_id}/cancel"),
+                         ("DELETE", f"/api/jobs/{job_id}")):
+        assert client.open(path, method=method, headers=as_(student)).status_code == 404, path
     # The check says where, not what was expected.
     shown = [world.get(f"/api/checks/{made['id']}", student).get_data(as_text=True),
              world.get(f"/api/checks/{made['id']}/cases", student).get_data(as_text=True),
