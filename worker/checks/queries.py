@@ -69,8 +69,8 @@ class CheckQueries:
             return _job_checks(session, job_id, self.viewer)
 
     def standings(self, job_id: int, page: int | None = 1, per_page: int = DEFAULT_STANDINGS) -> StandingsPage:
-        """The job's standings (its owner's and admins', as its answers are): one row per user who checked an output against
-        it, with its latest check; every row when ``page`` is ``None``."""
+        """The job's standings (its owner's and admins', as its answers are): one row per user who checked an
+        output against it, with its latest check; every row when ``page`` is ``None``."""
         with self.db.session(write=False) as session:
             return _standings(session, job_id, self.viewer, None if page is None else max(1, page),
                               max(1, min(per_page, MAX_PER_PAGE)))
@@ -133,9 +133,9 @@ def _job_checks(session: Session, job_id: int, viewer: Viewer) -> list[CheckView
 def _standings(session: Session, job_id: int, viewer: Viewer, page: int | None, per_page: int) -> StandingsPage:
     """One row per user who checked an output against a job whose answers the viewer reads (its owner, an
     admin; anyone with public reads), by name; every row when ``page`` is ``None``."""
-    job = session.execute(select(Job.owner).where(Job.id == job_id, viewer.reads(Job.owner),
-                                                  Job.deleted_at.is_(None))).one_or_none()
-    if job is None:
+    status = session.scalar(select(Job.status).where(Job.id == job_id, viewer.reads(Job.owner),
+                                                     Job.deleted_at.is_(None)))
+    if status is None:
         raise NotFound(f"no job {job_id}")
     users = (select(Check.owner.label("name"), func.count().label("made"), func.max(Check.id).label("latest"))
              .where(Check.job_id == job_id).group_by(Check.owner).subquery())
@@ -144,7 +144,6 @@ def _standings(session: Session, job_id: int, viewer: Viewer, page: int | None, 
              .order_by(users.c.name.is_(None), users.c.name))
     if page is not None:
         query = query.offset((page - 1) * per_page).limit(per_page)
-    status = session.scalar(select(Job.status).where(Job.id == job_id)) or ""
     rows = []
     for name, made, check in session.execute(query):
         view = check_view(check, status)
