@@ -31,6 +31,7 @@ from webui.spec import (
 )
 from webui.uploads import judge_file, program_output, receive_upload, takes_files
 from worker import engines
+from worker.jobs.errors import Invalid
 from worker.jobs.queries import MAX_FILENAME_FILTER
 from worker.states import JobStatus
 from worker.jobs.views import (
@@ -58,6 +59,8 @@ JOB_CREATED = {"201": json_body(JOB, "The new job."), "400": BAD_REQUEST}
           {**TEXT, "maxLength": MAX_FILENAME_FILTER}),
     query("owner", "Only jobs made with the API key of this name (of those the key may see: an admin's filter).",
           {**TEXT, "maxLength": OWNER_LENGTH}),
+    query("shared", "1: only the jobs shared with every user (yours and those others shared with you); 0: only "
+          "those not shared.", FLAG),
     *paging_parameters(JOBS_PER_PAGE)],
     responses={"200": json_body(ref(JobPage), "A page of jobs."), "400": BAD_REQUEST})
 def list_jobs() -> Any:
@@ -77,6 +80,8 @@ def list_jobs() -> Any:
                      "description": "Optional: a program's output for this file, checked against the job's once it "
                                     "has succeeded (its check's id is in the job's checks)."},
         **notices.FIELDS,
+        "shared": {**FLAG, "description": "Optional: 1 to share the job with every user of the service at once "
+                                          "(as PATCH /api/jobs/{id} does)."},
     }}}}},
     responses={**JOB_CREATED, "400": error(
         "The file is refused at once, nothing stored: it is empty, compressed (gzip, zip, …) or binary, or its game "
@@ -96,6 +101,33 @@ def create_job() -> Any:
                 responses={"200": json_body(JOB, "The job."), "404": NOT_FOUND})
 def get_job(job_id: int) -> Any:
     return jsonify(queries().job(job_id).to_dict())
+
+
+SHARING = {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": {
+    "shared": {"type": "boolean", "description": "true shares the job with every user of the service: they see its "
+                                                 "figures and its input and check their outputs against it, each "
+                                                 "seeing only their own checks; false withdraws it."},
+    "reveal_answers": {"type": "boolean", "description": "true lets the checks others make against it show the "
+                                                         "judge's lines where theirs differ; false (the default) "
+                                                         "shows only which cases differ and where."}}}
+
+
+@operations.patch("/jobs/<id:job_id>", "shareJob", "Share a job with every user, or withdraw it", tag="jobs",
+                  description="Its owner's or an admin's: the fields given change, the others stay.",
+                  request_body={"required": True, "content": {"application/json": {"schema": SHARING}}},
+                  responses={"200": json_body(JOB, "The job."),
+                             "400": error("The body is not a JSON object of the fields shared and reveal_answers, "
+                                          "each true or false."), "404": NOT_FOUND})
+def share_job(job_id: int) -> Any:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not body:
+        raise Invalid('the body must be a JSON object, e.g. {"shared": true}')
+    for name, value in body.items():
+        if name not in SHARING["properties"]:
+            raise Invalid(f"{str(name)[:40]}: no such field (shared, reveal_answers)")
+        if not isinstance(value, bool):
+            raise Invalid(f"{name}: must be true or false, not {value!r:.40}")
+    return jsonify(service().share(job_id, body.get("shared"), body.get("reveal_answers")).to_dict())
 
 
 @operations.delete("/jobs/<id:job_id>", "deleteJob", "Delete a finished job and its results", tag="jobs",

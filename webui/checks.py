@@ -4,20 +4,23 @@ and differences)."""
 
 from __future__ import annotations
 
+import csv
+import io
+from dataclasses import fields
 from typing import Any
 
-from flask import Blueprint, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, Response, g, jsonify, redirect, render_template, request, url_for
 
 from webui import notices
-from webui.context import check_queries, checks, queries, service
+from webui.context import check_queries, checks, queries, service, viewer
 from webui.notices import asked, watch
 from webui.params import given, paging, present, whole_number
-from webui.spec import BAD_REQUEST, Operations, error, json_body, query, ref
+from webui.spec import BAD_REQUEST, Operations, error, json_body, paging_parameters, query, ref
 from webui.uploads import program_output, stored_file, takes_files
 from worker.checks import wording
 from worker.checks.compare import VERDICTS, marks
-from worker.checks.queries import DEFAULT_CHECK_CASES, FILTERS, NOT_ACCEPTED
-from worker.checks.views import CheckCasePage, CheckView
+from worker.checks.queries import DEFAULT_CHECK_CASES, DEFAULT_STANDINGS, FILTERS, NOT_ACCEPTED
+from worker.checks.views import CheckCasePage, CheckView, StandingsPage, StandingView
 from worker.jobs.errors import Invalid
 from worker.jobs.filters import MAX_PER_PAGE
 from worker.store.models import MAX_INT
@@ -33,6 +36,9 @@ CASES_PER_PAGE = 50
 ALL_LINES = "all"
 
 NO_JOB = error("No such job.")
+#: The standings' formats, the default first.
+STANDINGS_FORMATS = ("json", "csv")
+STANDING_COLUMNS = tuple(item.name for item in fields(StandingView))
 NO_CHECK = error("No such check.")
 CHECK = json_body(ref(CheckView), "The check.")
 OUTPUT_FILE = {"type": "string", "contentMediaType": "text/plain",
@@ -108,6 +114,42 @@ def create_check(job_id: int) -> Any:
     return jsonify(check.to_dict()), 201, {"Location": f"/api/checks/{check.id}"}
 
 
+@operations.get("/jobs/<id:job_id>/standings", "jobStandings",
+                "Who checked an output against the job: one row per user, with its latest check", tag="checks",
+                description="The job's owner's and admins', as its answers are (a teacher's table of a shared job): each user who checked, "
+                            "by name, with the checks it made and its latest one's verdict and counts. "
+                            "format=csv gives every row as CSV (the same columns), unpaged.",
+                parameters=[query("format", "json (the default): a page of rows; csv: every row.",
+                                  {"type": "string", "enum": list(STANDINGS_FORMATS)}),
+                            *paging_parameters(DEFAULT_STANDINGS)],
+                responses={"200": {"description": "The standings.", "content": {
+                    "application/json": {"schema": ref(StandingsPage)},
+                    "text/csv": {"schema": {"type": "string"}}}},
+                    "400": BAD_REQUEST, "404": NO_JOB})
+def job_standings(job_id: int) -> Any:
+    args = given(request.args)
+    kind = args.get("format", STANDINGS_FORMATS[0])
+    if kind not in STANDINGS_FORMATS:
+        raise Invalid(f"unknown format {kind[:40]!r}; expected {' or '.join(STANDINGS_FORMATS)}")
+    page, per_page = paging(args, DEFAULT_STANDINGS)
+    if kind == "json":
+        return jsonify(check_queries().standings(job_id, page, per_page).to_dict())
+    rows = check_queries().standings(job_id, None).items
+    return Response(standings_csv(rows), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="job-{job_id}-standings.csv"'})
+
+
+def standings_csv(rows: list[StandingView]) -> str:
+    """The standings as CSV: a header of the row's fields, then a line per user."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(STANDING_COLUMNS)
+    for row in rows:
+        data = row.to_dict()
+        writer.writerow(["" if data[name] is None else data[name] for name in STANDING_COLUMNS])
+    return out.getvalue()
+
+
 @operations.get("/checks/<id:check_id>", "getCheck", "One check: status, verdict, counts, first difference",
                 tag="checks", responses={"200": CHECK, "400": BAD_REQUEST, "404": NO_CHECK})
 def get_check(check_id: int) -> Any:
@@ -162,4 +204,4 @@ def check(check_id: int) -> str:
     job = queries().job(found.job_id)
     return render_template("check.html", page_name="check", check=found.to_dict(), job=job.to_dict(),
                            cases=cases.to_dict(), rows=rows, verdict=verdict or ALL_LINES, verdicts=VERDICTS,
-                           labels=wording.VERDICT_LABELS)
+                           labels=wording.VERDICT_LABELS, reads_job=viewer().may_read(job.owner))

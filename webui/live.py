@@ -277,7 +277,7 @@ def job_events(job_id: int) -> Any:
     # same job's page at once); else a 404 now for a job that does not exist or is not the viewer's to see.
     known = Hub.of(current_app).reading(job_id)
     if known is None or known.gone or not viewer().may_read(known.owner):
-        queries().job(job_id)
+        queries().timings(job_id)  # 404: no such job, or only shared with the viewer (its timings are not)
     return _stream(job_id)
 
 

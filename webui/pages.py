@@ -15,16 +15,22 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from webui.auth import CONTENT_SECURITY_POLICY
-from webui.context import dealer, queries, settings
+from webui.context import check_queries, dealer, queries, service, settings, viewer
 from webui.errors import http_status
 from webui.games import any_number_name, any_unit, game_views
 from webui.params import JOBS_PER_PAGE, job_filters, present, whole_number
 from webui.uploads import judge_file, program_output, receive_upload, takes_files
 from worker.jobs.errors import ServiceError
+from worker.jobs.filters import MAX_PER_PAGE
 from worker.states import FINISHED, JobStatus
 from worker.units import format_size
 
 pages = Blueprint("pages", __name__)
+
+#: Jobs others shared that the dashboard lists ("shared with you").
+SHARED_SHOWN = 20
+#: Rows of the job page's Class view (its CSV has them all).
+CLASS_ROWS = MAX_PER_PAGE
 
 
 def games() -> list[dict[str, Any]]:
@@ -114,8 +120,11 @@ def dashboard() -> str:
     filters = job_filters(present(request.args))
     jobs = queries().jobs(_page_arg(), JOBS_PER_PAGE, **filters)
     overview = queries().overview(dealer().dispatcher.queue_depth())
+    # What others shared with this viewer: the class's judge files, to download and check against.
+    me = viewer().name
+    shared = [job.to_dict() for job in queries().jobs(1, SHARED_SHOWN, shared=True).items if job.owner != me]
     return render_template("dashboard.html", page_name="dashboard", jobs=jobs.to_dict(), overview=overview.to_dict(),
-                           filters=filters, statuses=[s.value for s in JobStatus])
+                           filters=filters, statuses=[s.value for s in JobStatus], shared_with_you=shared)
 
 
 @pages.get("/workers")
@@ -145,8 +154,20 @@ def upload() -> Any:
 @pages.get("/jobs/<id:job_id>")
 def job(job_id: int) -> str:
     data = queries().job(job_id).to_dict()
+    if not viewer().may_read(data["owner"]):  # shared with this viewer: its figures, its input, their checks
+        return render_template("shared_job.html", page_name="job", job=data, game=_game(data["game"]))
     timings = queries().timings(job_id).to_dict()
-    return render_template("job.html", page_name="job", job=data, timings=timings, game=_game(data["game"]))
+    standings = check_queries().standings(job_id, 1, CLASS_ROWS).to_dict()
+    return render_template("job.html", page_name="job", job=data, timings=timings, game=_game(data["game"]),
+                           standings=standings, manages=viewer().may_manage(data["owner"]))
+
+
+@pages.post("/jobs/<id:job_id>/sharing")
+def share(job_id: int) -> Any:
+    """The job page's sharing form (its boxes, each unticked when absent): on to the job page again."""
+    form = present(request.form)
+    service().share(job_id, shared="shared" in form, reveal_answers="reveal_answers" in form)
+    return redirect(url_for("pages.job", job_id=job_id, _anchor="sharing"), code=303)
 
 
 @pages.get("/jobs/<id:job_id>/cases/<id:index>")

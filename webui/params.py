@@ -81,16 +81,19 @@ def paging(args: Mapping[str, str], default_per_page: int = DEFAULT_PER_PAGE) ->
 #: Jobs per page of the dashboard, its event stream and ``GET /api/jobs`` when the client does not say.
 JOBS_PER_PAGE = 20
 #: The filters of a list of jobs (the dashboard, its event stream and ``GET /api/jobs``).
-JOB_FILTERS = ("status", "game", "filename", "owner")
+JOB_FILTERS = ("status", "game", "filename", "owner", "shared")
 
 
-def job_filters(args: Mapping[str, str]) -> dict[str, str]:
+def job_filters(args: Mapping[str, str]) -> dict[str, Any]:
     """The filters of a list of jobs in ``args`` (already stripped of empty values).
 
-    >>> job_filters({"game": "accordion", "page": "2"})
-    {'game': 'accordion'}
+    >>> job_filters({"game": "accordion", "page": "2", "shared": "true"})
+    {'game': 'accordion', 'shared': True}
     """
-    return {name: args[name] for name in JOB_FILTERS if name in args}
+    found: dict[str, Any] = {name: args[name] for name in JOB_FILTERS if name in args}
+    if "shared" in found:
+        found["shared"] = flag("shared", found["shared"])
+    return found
 
 
 def result_filter(args: Mapping[str, str], **fixed: Any) -> ResultFilter:

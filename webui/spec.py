@@ -270,12 +270,15 @@ class Operations:
     def delete(self, rule: str, operation_id: str, summary: str, **declared: Any) -> Callable[[Route], Route]:
         return self.route("delete", rule, operation_id, summary, **declared)
 
+    def patch(self, rule: str, operation_id: str, summary: str, **declared: Any) -> Callable[[Route], Route]:
+        return self.route("patch", rule, operation_id, summary, **declared)
+
     def route(self, method: str, rule: str, operation_id: str, summary: str, *, tag: str,
               responses: dict[str, Any], parameters: Iterable[dict[str, Any]] = (),
               request_body: dict[str, Any] | None = None, description: str | None = None,
               access: Access | None = None, database: bool = True) -> Callable[[Route], Route]:
         """Register the decorated function as the route ``method rule`` and describe it. ``access``
-        defaults to ``write`` for POST and DELETE, ``read`` for GET: what :mod:`webui.auth` asks of them."""
+        defaults to ``write`` for POST, PATCH and DELETE, ``read`` for GET: what :mod:`webui.auth` asks of them."""
         operation = Operation(openapi_path((self.blueprint.url_prefix or "") + rule), method, operation_id, summary,
                               tag, responses, list(parameters), request_body, description,
                               access or ("read" if method == "get" else "write"), database)

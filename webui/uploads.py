@@ -11,6 +11,7 @@ from flask import current_app, g, request
 from webui.auth import client_id
 from webui.context import checks, service, settings
 from webui.notices import asked
+from webui.params import flag, present
 from worker.jobs.arriving import ArrivingJob
 from worker.jobs.errors import Invalid
 from worker.jobs.screen import JudgeFileScreen
@@ -63,7 +64,15 @@ def follower(field: str, filename: str | None, length: int | None) -> ArrivingJo
 
 def receive_upload() -> JobView:
     """Create a job from the request's ``file`` (streamed into the database) and optional ``game``: the one
-    made while the file arrived, else one made now."""
+    made while the file arrived, else one made now; shared with every user when the form's ``shared`` says."""
+    job = _received_job()
+    raw = present(request.form).get("shared")
+    if raw is not None and flag("shared", raw):
+        return service().share(job.id, shared=True)
+    return job
+
+
+def _received_job() -> JobView:
     service().check_client(client_id())  # before the body is read: a refused client's file is not stored
     service().check_quota(new_job=True)
     upload = request.files.get("file")
@@ -86,6 +95,8 @@ def receive_upload() -> JobView:
     expected = None
     try:
         asked()
+        if "shared" in present(request.form):
+            flag("shared", present(request.form)["shared"])  # a bad value refused, the job withdrawn
         expected = stored_file("expected")
         if arriving is not None:
             return checks().job_arrived(arriving, expected)

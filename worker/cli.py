@@ -109,17 +109,37 @@ def solve(game: str, file: IO[bytes], jobs: int, traces: str | None, progress: b
 
 
 @main.command()
-@click.argument("game", type=GAMES)
-@click.argument("input_file", metavar="INPUT", type=click.File("rb"))
-@click.argument("output", type=click.File("rb"))
+@click.argument("arguments", nargs=-1, required=True, metavar="GAME INPUT OUTPUT | --job ID OUTPUT")
+@click.option("--job", "job_id", type=click.IntRange(1), default=None,
+              help="Check OUTPUT against this job of a running service instead (its judge output as stored: "
+                   "nothing is solved again), e.g. one a teacher shared.")
 @click.option("--show", default=5, show_default=True, type=click.IntRange(0, 10_000),
               help="How many differences to print.")
-def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> None:
-    """Solve INPUT locally and judge OUTPUT (a program's output for it) case by case.
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, envvar="DEALER_URL",
+              show_envvar=True, help="With --job: the Dealer service.")
+@click.option("--api-key", envvar="DEALER_API_KEY", default=None, show_envvar=True,
+              help="With --job: the service's API key, when it has keys.")
+def check(arguments: tuple[str, ...], job_id: int | None, show: int, url: str, api_key: str | None) -> None:
+    """Solve INPUT locally and judge OUTPUT (a program's output for it) case by case; with --job, judge
+    OUTPUT against that job of a running service.
 
     Prints the verdict, the counts and the first differences; the exit status is 0 when
-    the output is accepted, 1 when it is not, 2 on bad input (INPUT is read as `dealer solve` reads it).
+    the output is accepted, 1 when it is not, 2 on bad input (INPUT is read as `dealer solve` reads it),
+    3 when the service cannot be reached or refuses.
     """
+    if job_id is not None:
+        if len(arguments) != 1:
+            raise click.UsageError("with --job, give only OUTPUT: the job holds the judge output")
+        _check_against_job(job_id, click.Path(exists=True, dir_okay=False).convert(arguments[0], None, None),
+                           url, api_key, show)
+    if len(arguments) != 3:
+        raise click.UsageError("give GAME INPUT OUTPUT (or --job ID OUTPUT)")
+    game = GAMES.convert(arguments[0], None, None)
+    input_file, output = (click.File("rb").convert(name, None, None) for name in arguments[1:])
+    _check_locally(game, input_file, output, show)
+
+
+def _check_locally(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> None:
     from worker.checks.compare import OutputError, judge_stream
     from worker.jobs.errors import Invalid
     from worker.jobs.intake import HeadKept, explain
@@ -143,6 +163,31 @@ def check(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> Non
                     "column": d.column} for d in report.differences[:show]]
     _print_check(report.verdict, report.counts, differences)
     sys.exit(Exit.DONE if report.verdict == "accepted" else Exit.NOT_ACCEPTED)
+
+
+def _check_against_job(job_id: int, output: str, url: str, api_key: str | None, show: int) -> None:
+    """``dealer check --job``: OUTPUT sent as a check of the service's job, printed once judged as a local
+    check prints (the judge's lines only where the job's owner revealed them)."""
+    from worker.client import Client, ClientError
+
+    try:
+        client = Client(url, api_key=api_key)
+        made = client.check(job_id, output)
+        click.echo(f"check {made['id']}", err=True)
+        _print_service_check(client, client.wait_check(made["id"]), show)
+    except ClientError as error:
+        _fail(str(error), error.exit)
+
+
+def _print_service_check(client: Any, found: dict[str, Any], show: int) -> None:
+    """A check the service judged, printed as :func:`_print_check` prints a local one; exits with its verdict."""
+    if found["status"] != "done":
+        _fail(f"check {found['id']} {found['status']}: {found.get('error') or ''}".rstrip(": "), Exit.NOT_ACCEPTED)
+    differences = [{"index": d["case"], "line": d["index"], "verdict": d["verdict"],
+                    "expected": d["expected"], "got": d["got"], "column": d["column"]}
+                   for d in client.differences(found["id"], show)] if show else []
+    _print_check(found["verdict"], found["counts"], differences)
+    sys.exit(Exit.DONE if found["verdict"] == "accepted" else Exit.NOT_ACCEPTED)
 
 
 def _screened(file: IO[bytes]) -> IO[bytes]:
@@ -503,8 +548,10 @@ def keys_revoke(name: str) -> None:
               help="The service's API key, when it has keys (sent as Authorization: Bearer <key>).")
 @click.option("--show", "show_differences", default=5, show_default=True, type=click.IntRange(0, 500),
               help="With --expected: how many differences to print (as dealer check does).")
+@click.option("--shared", is_flag=True, help="Share the job with every user of the service: they download its "
+              "input and check their outputs against it (dealer check --job), its answers staying yours.")
 def submit(file: str, game: str | None, url: str, wait: bool, expected: str | None, progress: bool | None,
-           api_key: str | None, show_differences: int) -> None:
+           api_key: str | None, show_differences: int, shared: bool) -> None:
     """Upload FILE to a running service and print the job id (with --wait, the judge output, or with
     --expected the check's verdict)."""
     from worker.client import Client, ClientError
@@ -512,7 +559,7 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
     show = sys.stderr.isatty() if progress is None else progress
     try:
         client = Client(url, api_key=api_key)
-        job = client.submit(file, game, progress=show, expected=expected)
+        job = client.submit(file, game, progress=show, expected=expected, shared=shared)
         # With --wait, standard output is the judge output alone, byte for byte.
         click.echo(f"job {job['id']}" if wait else job["id"], err=wait)
         if wait:
@@ -521,15 +568,7 @@ def submit(file: str, game: str | None, url: str, wait: bool, expected: str | No
                 _print_partial(client, job)
                 _fail(f"job {job['id']} {job['status']}: {job.get('error') or ''}".rstrip(": "), Exit.NOT_ACCEPTED)
             if expected is not None:
-                found = client.wait_check(job["checks"][0])
-                if found["status"] != "done":
-                    _fail(f"check {found['id']} {found['status']}: {found.get('error') or ''}".rstrip(": "),
-                          Exit.NOT_ACCEPTED)
-                differences = [{"index": d["case"], "line": d["index"], "verdict": d["verdict"],
-                                "expected": d["expected"], "got": d["got"], "column": d["column"]}
-                               for d in client.differences(found["id"], show_differences)] if show_differences else []
-                _print_check(found["verdict"], found["counts"], differences)
-                sys.exit(Exit.DONE if found["verdict"] == "accepted" else Exit.NOT_ACCEPTED)
+                _print_service_check(client, client.wait_check(job["checks"][0]), show_differences)
             for piece in client.output(job["id"]):
                 sys.stdout.write(piece)
     except ClientError as error:

@@ -125,10 +125,14 @@ class Client:
             raise ClientError(f"{method} {path}: the answer was cut off: {error}") from None
 
     def submit(self, path: str, game: str | None = None, progress: bool = False,
-               expected: str | None = None) -> dict[str, Any]:
-        """Upload a judge file as a new job (with ``expected``, an output to check against it)."""
+               expected: str | None = None, shared: bool = False) -> dict[str, Any]:
+        """Upload a judge file as a new job (with ``expected``, an output to check against it; ``shared``:
+        shared with every user of the service)."""
         files = [("file", path)] + ([("expected", expected)] if expected else [])
-        return self._upload("/api/jobs", files, {"game": game} if game else {}, progress)
+        fields = {"game": game} if game else {}
+        if shared:
+            fields["shared"] = "true"
+        return self._upload("/api/jobs", files, fields, progress)
 
     def _upload(self, url: str, files: list[tuple[str, str]], fields: dict[str, str], progress: bool) -> dict[str, Any]:
         """POST files as multipart form fields, streamed from disk with a computed length."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 MARKER = "<!-- api-operations -->"
-METHODS = ("get", "post", "delete")
+METHODS = ("get", "post", "patch", "delete")
 
 
 def table() -> str:

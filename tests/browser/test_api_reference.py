@@ -19,7 +19,7 @@ from worker.testing.live import LiveService, live_service
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 KEY = "api-reference-key-0123456789abcdef"
-METHODS = ("get", "post", "delete")
+METHODS = ("get", "post", "patch", "delete")
 
 
 @pytest.fixture(scope="module")

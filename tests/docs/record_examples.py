@@ -56,7 +56,7 @@ def record() -> dict[str, dict[str, Any]]:
                   "case_id": str(client.get(f"/api/jobs/{job}/cases/1").get_json()["id"])}
         found: dict[str, dict[str, Any]] = {}
         for path, item in document()["paths"].items():
-            for method in ("get", "post", "delete"):
+            for method in ("get", "post", "patch", "delete"):
                 if method not in item:
                     continue
                 url = re.sub(r"{([a-z_]+)}", lambda match: values[match[1]], path)
@@ -69,6 +69,8 @@ def record() -> dict[str, dict[str, Any]]:
                 found[name] = answer(client.get(url + QUERIES.get(name, "")))
         found["createJob"] = answer(post_file(client, judge("mahjong", "sample"), "mahjong", "hands.in"))
         found["createCheck"] = answer(check)
+        found["shareJob"] = answer(client.patch(f"/api/jobs/{job}", json={"shared": True}))
+        found["shareJob"]["request"] = {"shared": True}
         found["generateJob"] = answer(client.post("/api/generate", json=GENERATE))
         found["packageProblem"] = answer(client.post("/api/package", json=PACKAGE))
         dispatcher.immediate = False  # a job still queued, to be cancelled

@@ -11,7 +11,7 @@ import pytest
 
 from webui.openapi import EXAMPLES, document
 
-METHODS = ("get", "post", "delete")
+METHODS = ("get", "post", "patch", "delete")
 
 
 def operations() -> list[tuple[str, dict[str, Any]]]:

@@ -477,7 +477,7 @@ def test_the_api_document_describes_the_keys(client: Any) -> None:
         for method, operation in item.items():
             if method == "parameters":
                 continue
-            if method in ("post", "delete"):
+            if method in ("post", "patch", "delete"):
                 assert {"bearerAuth": []} in operation["security"] and {} not in operation["security"], path
                 assert {"401", "403"} <= set(operation["responses"]), (path, method)
             elif path not in ("/healthz", "/api/openapi.json"):

@@ -77,6 +77,7 @@ ACTIONS = [
     Action("its checks", "GET", "/api/jobs/{job}/checks"),
     Action("a check", "GET", "/api/checks/{check}"),
     Action("a check's cases", "GET", "/api/checks/{check}/cases"),
+    Action("its standings", "GET", "/api/jobs/{job}/standings"),
     Action("the dashboard", "GET", "/", page=True, listed=True),
     Action("the job page", "GET", "/jobs/{job}", page=True),
     Action("the case page", "GET", "/cases/{case}", page=True),

@@ -13,11 +13,19 @@ import itertools
 import re
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from worker.checks.compare import ACCEPTED, EXTRA, KEEPS_GOT, VERDICTS, first_column
-from worker.checks.views import CheckCasePage, CheckCaseView, CheckCounts, CheckView, DifferenceView
+from worker.checks.views import (
+    CheckCasePage,
+    CheckCaseView,
+    CheckCounts,
+    CheckView,
+    DifferenceView,
+    StandingsPage,
+    StandingView,
+)
 from worker.config import Settings
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE
@@ -31,6 +39,8 @@ from worker.store.owners import EVERYTHING, Viewer
 
 #: A check's cases per page when the client does not say.
 DEFAULT_CHECK_CASES = 50
+#: Rows of a job's standings per page when the client does not say.
+DEFAULT_STANDINGS = 50
 
 _CODES = {name: code.to_bytes(1, "big") for code, name in enumerate(VERDICTS)}
 #: The filter of every line that is not accepted (what the check page opens on when there are any).
@@ -59,6 +69,13 @@ class CheckQueries:
         with self.db.session(write=False) as session:
             return _job_checks(session, job_id, self.viewer)
 
+    def standings(self, job_id: int, page: int | None = 1, per_page: int = DEFAULT_STANDINGS) -> StandingsPage:
+        """The job's standings (its owner's and admins', as its answers are): one row per user who checked an
+        output against it, with its latest check; every row when ``page`` is ``None``."""
+        with self.db.session(write=False) as session:
+            return _standings(session, job_id, self.viewer, None if page is None else max(1, page),
+                              max(1, min(per_page, MAX_PER_PAGE)))
+
     def check_cases(self, check_id: int, verdict: str | None = None, page: int = 1,
                     per_page: int = DEFAULT_CHECK_CASES) -> CheckCasePage:
         """A page of a check's cases (and extra lines), only those with ``verdict`` when given."""
@@ -68,40 +85,74 @@ class CheckQueries:
                                 self.viewer)
 
 
-def check_view(check: Check, job_status: str) -> CheckView:
-    """A check as the API shows it; a pending check of a job that ended without an output has failed."""
+def check_view(check: Check, job_status: str, answers: bool = True) -> CheckView:
+    """A check as the API shows it; a pending check of a job that ended without an output has failed.
+    Without ``answers`` (a check of a shared job whose owner did not reveal them), its first difference
+    says where, not the judge's line."""
     status, error = check.status, check.error
     if status == CheckStatus.PENDING and job_status in NO_OUTPUT:
         status, error = CheckStatus.FAILED, f"job {check.job_id} {job_status}: there is no judge output to check against"
     counts = {name: int(check.counts.get(name, 0)) for name in VERDICTS}
     first = check.first_difference
+    if first and not answers:
+        first = {**first, "expected": None}
     return CheckView(id=check.id, job_id=check.job_id, status=status, verdict=check.verdict,
                      counts=CheckCounts(**counts), first_difference=DifferenceView(**first) if first else None,
                      error=error, filename=check.filename, size=check.size, sha256=check.sha256, owner=check.owner,
                      cases=sum(counts.values()) - counts["extra"], lines=check.lines, created_at=check.created_at,
-                     finished_at=check.finished_at, notify=notify_view(check))
+                     finished_at=check.finished_at, notify=notify_view(check),
+                     answers_shown=answers)
 
 
 def get_check(session: Session, check_id: int, viewer: Viewer = EVERYTHING) -> CheckView:
-    check, job_status = _check(session, check_id, viewer)
-    return check_view(check, job_status)
+    check, job = _check(session, check_id, viewer)
+    return check_view(check, job.status, viewer.sees_answers(job.owner, job.reveal_answers))
 
 
-def _check(session: Session, check_id: int, viewer: Viewer) -> tuple[Check, str]:
-    found = session.execute(select(Check, Job.status).join(Job, Job.id == Check.job_id)
-                            .where(Check.id == check_id, viewer.reads(Job.owner), Job.deleted_at.is_(None))).one_or_none()
+def _check(session: Session, check_id: int, viewer: Viewer) -> tuple[Check, Any]:
+    """A check the viewer sees (:meth:`Viewer.checks`), with its job's status, owner and whether it reveals
+    its answers."""
+    found = session.execute(select(Check, Job.status, Job.owner, Job.reveal_answers).join(Job, Job.id == Check.job_id)
+                            .where(Check.id == check_id, viewer.checks(Check.owner, Job.owner, Job.shared),
+                                   Job.deleted_at.is_(None))).one_or_none()
     if found is None:
         raise NotFound(f"no check {check_id}")
-    return found[0], found[1]
+    return found[0], found
 
 
 def _job_checks(session: Session, job_id: int, viewer: Viewer) -> list[CheckView]:
-    job_status = session.scalar(select(Job.status).where(Job.id == job_id, viewer.reads(Job.owner),
-                                                         Job.deleted_at.is_(None)))
-    if job_status is None:
+    job = session.execute(select(Job.status, Job.owner, Job.shared, Job.reveal_answers)
+                          .where(Job.id == job_id, viewer.reads_shared(Job.owner, Job.shared),
+                                 Job.deleted_at.is_(None))).one_or_none()
+    if job is None:
         raise NotFound(f"no job {job_id}")
-    return [check_view(check, job_status)
-            for check in session.scalars(select(Check).where(Check.job_id == job_id).order_by(Check.id))]
+    answers = viewer.sees_answers(job.owner, job.reveal_answers)
+    return [check_view(check, job.status, answers)
+            for check in session.scalars(select(Check).join(Job, Job.id == Check.job_id).where(
+                Check.job_id == job_id, viewer.checks(Check.owner, Job.owner, Job.shared)).order_by(Check.id))]
+
+
+def _standings(session: Session, job_id: int, viewer: Viewer, page: int | None, per_page: int) -> StandingsPage:
+    """One row per user who checked an output against a job whose answers the viewer reads (its owner, an
+    admin; anyone with public reads), by name; every row when ``page`` is ``None``."""
+    status = session.scalar(select(Job.status).where(Job.id == job_id, viewer.reads(Job.owner),
+                                                     Job.deleted_at.is_(None)))
+    if status is None:
+        raise NotFound(f"no job {job_id}")
+    users = (select(Check.owner.label("name"), func.count().label("made"), func.max(Check.id).label("latest"))
+             .where(Check.job_id == job_id).group_by(Check.owner).subquery())
+    total = session.scalar(select(func.count()).select_from(users)) or 0
+    query = (select(users.c.name, users.c.made, Check).join(Check, Check.id == users.c.latest)
+             .order_by(users.c.name.is_(None), users.c.name))
+    if page is not None:
+        query = query.offset((page - 1) * per_page).limit(per_page)
+    rows = []
+    for name, made, check in session.execute(query):
+        view = check_view(check, status)
+        rows.append(StandingView(name=name, checks=made, check_id=check.id, checked_at=check.created_at,
+                                 status=view.status, verdict=view.verdict, **view.counts.to_dict()))
+    return StandingsPage(job_id=job_id, page=page or 1, per_page=per_page if page is not None else max(total, 1),
+                         total=total, items=rows)
 
 
 def _verdict(raw: str | None) -> str | None:
@@ -123,7 +174,10 @@ def _codes(verdict: str | None) -> frozenset[int] | None:
 def _check_cases(session: Session, check_id: int, verdict: str | None, page: int, per_page: int,
                  viewer: Viewer) -> CheckCasePage:
     """A page of a check's lines in the output's order, only those with ``verdict`` when given."""
-    check, _ = _check(session, check_id, viewer)
+    check, job = _check(session, check_id, viewer)
+    answers = viewer.sees_answers(job.owner, job.reveal_answers)
+    # The case pages show the job's answers: linked only for whoever reads them.
+    links = viewer.may_read(job.owner)
     code = _codes(verdict)
     total = sum(int(n) for name, n in check.counts.items() if code is None or VERDICTS.index(name) in code)
     rows: list[tuple[int, int, str | None]] = []  # (line, verdict code, got line when kept)
@@ -139,12 +193,13 @@ def _check_cases(session: Session, check_id: int, verdict: str | None, page: int
         is_case = verdict_code != EXTRA
         column = first_column(judge_line, got) if verdict_code in KEEPS_GOT and is_case and judge_line is not None \
             and got is not None else None
-        job = check.job_id
+        job_id = check.job_id
         items.append(CheckCaseView(
-            index=line, case=line if is_case else None, verdict=VERDICTS[verdict_code], expected=judge_line,
-            got=got, column=column, case_id=case_id(job, line) if is_case else None,
-            case_url=f"/api/jobs/{job}/cases/{line}" if is_case else None,
-            replay_url=f"/jobs/{job}/cases/{line}" if is_case else None))
+            index=line, case=line if is_case else None, verdict=VERDICTS[verdict_code],
+            expected=judge_line if answers else None, got=got, column=column,
+            case_id=case_id(job_id, line) if is_case and links else None,
+            case_url=f"/api/jobs/{job_id}/cases/{line}" if is_case and links else None,
+            replay_url=f"/jobs/{job_id}/cases/{line}" if is_case and links else None))
     return CheckCasePage(check_id=check.id, verdict=verdict, page=page, per_page=per_page, total=total, items=items)
 
 

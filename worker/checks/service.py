@@ -78,7 +78,7 @@ class CheckService:
         with self.db.session() as session:
             # The lock every transaction that ends a job takes: the job cannot end unseen meanwhile.
             job = job_lifecycle.lock_job(session, job_id)
-            self.jobs.may_manage(job, job_id)
+            self.jobs.may_check(job, job_id)
             assert job is not None
             if refuse_ended and job.status in NO_OUTPUT:
                 why = f" ({job.error})" if job.error else ""

@@ -27,7 +27,8 @@ class DifferenceView(View):
     index: int | None = doc("The case's number, from 1; null for a line after the last case (extra).")
     line: int = doc("Its line in the output, from 1 (where a missing case's line would be).")
     verdict: str = doc("Its verdict.", enum=list(VERDICTS[1:]))
-    expected: str | None = doc("The judge's line; null for an extra line.")
+    expected: str | None = doc("The judge's line; null for an extra line, and for a check whose answers are not "
+                               "shown (answers_shown).")
     got: str | None = doc("The output's line; null for a missing case.")
     column: int | None = doc("The first character where the two lines differ, from 1; null for a missing "
                              "case or an extra line.")
@@ -57,6 +58,9 @@ class CheckView(View):
     finished_at: datetime | None = doc("When it was judged.", format="date-time")
     notify: NotifyView | None = doc("The callback asked for with notify_url, and its last outcome; null "
                                     "without one.")
+    answers_shown: bool = doc("Whether the judge's lines are shown (expected): false for a check of a job shared "
+                              "with you whose owner has not revealed its answers; the check then says which "
+                              "cases differ and where, not what was expected.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,14 +69,16 @@ class CheckCaseView(View):
                      "is past the last case's).")
     case: int | None = doc("The case's number; null for an extra line.")
     verdict: str = doc("Its verdict.", enum=list(VERDICTS))
-    expected: str | None = doc("The judge's line; null for an extra line.")
+    expected: str | None = doc("The judge's line; null for an extra line, and for a check whose answers are not "
+                               "shown (answers_shown).")
     got: str | None = doc("The output's line; null for a missing case.")
     column: int | None = doc("The first character where the lines differ, from 1 (presentation_error and "
                              "wrong_answer only).")
-    case_id: int | None = doc("The case's id (GET /api/cases/{case_id}); null for an extra line.")
-    case_url: str | None = doc("The case with its trace, in the API; null for an extra line.")
-    replay_url: str | None = doc("The page that replays the case and so explains the right answer; null for an "
-                                 "extra line.")
+    case_id: int | None = doc("The case's id (GET /api/cases/{case_id}); null for an extra line, and for a job "
+                              "shared with you (its cases are its owner's).")
+    case_url: str | None = doc("The case with its trace, in the API; null as case_id is.")
+    replay_url: str | None = doc("The page that replays the case and so explains the right answer; null as "
+                                 "case_id is.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,3 +88,25 @@ class CheckCasePage(Page):
                               "every line.", enum=[*VERDICTS, "not_accepted", None])
     page: int = doc("This page's number, from 1.")
     items: list[CheckCaseView] = doc("The cases (and extra lines), in the output's order.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StandingView(View):
+    name: str | None = doc("Who checked: the name of the API key; null for checks made in open mode.")
+    checks: int = doc("The outputs this user checked against the job.")
+    check_id: int = doc("The latest of them (GET /api/checks/{id}).")
+    checked_at: datetime | None = doc("When the latest was made.", format="date-time")
+    status: str = doc("The latest check's status.", enum=[s.value for s in CheckStatus])
+    verdict: str | None = doc("The latest check's verdict; null until it is done.", enum=[*_OVERALL, None])
+    accepted: int = doc("Its cases accepted.")
+    presentation_error: int = doc("Its cases with a presentation error.")
+    wrong_answer: int = doc("Its cases with a wrong answer.")
+    missing: int = doc("Its cases missing (after the output's last line).")
+    extra: int = doc("Its lines after the last case.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StandingsPage(Page):
+    job_id: int = doc("The job.")
+    page: int = doc("This page's number, from 1.")
+    items: list[StandingView] = doc("One row per user who checked an output against the job, by name.")

@@ -14,7 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -65,6 +65,7 @@ from worker.store.database import Database
 from worker.store.models import (
     OWNER_LENGTH,
     SOLVE_BUCKETS_US,
+    Check,
     Chunk,
     Job,
     Notified,
@@ -148,7 +149,7 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         eta_seconds=None if not running or stalled or rate <= 0 else round(max(remaining / rate - since, 0.0), 1),
         stalled=stalled,
         elapsed_seconds=round(elapsed, 3), chunk_size=job.chunk_size, rerun_of=job.rerun_of, owner=job.owner,
-        checks=list(job.check_ids or []),
+        shared=job.shared, reveal_answers=job.reveal_answers, checks=list(job.check_ids or []),
         created_at=job.created_at, started_at=job.started_at, split_at=job.split_at, finished_at=job.finished_at,
         notify=notify_view(job))
 
@@ -257,25 +258,43 @@ class JobQueries:
         found.viewer = viewer
         return found
 
-    def _visible(self, session: Session, job_id: int) -> Job | None:
-        return session.scalars(select(Job).where(Job.id == job_id, self.viewer.reads(Job.owner),
-                                                  Job.deleted_at.is_(None))).first()
+    def _visible(self, session: Session, job_id: int, shared: bool = False) -> Job | None:
+        seen = self.viewer.reads_shared(Job.owner, Job.shared) if shared else self.viewer.reads(Job.owner)
+        return session.scalars(select(Job).where(Job.id == job_id, seen, Job.deleted_at.is_(None))).first()
 
-    def _job(self, session: Session, job_id: int) -> Job:
-        job = self._visible(session, job_id)
+    def _job(self, session: Session, job_id: int, shared: bool = False) -> Job:
+        """The job, when the viewer reads it (``shared``: or it is shared with the viewer, for what a shared
+        job shows of itself: its figures and its input), else not found."""
+        job = self._visible(session, job_id, shared)
         if job is None:
             raise NotFound(f"no job {job_id}")
         return job
 
     def job(self, job_id: int) -> JobView:
+        """A job the viewer reads or that is shared with it; of a shared job, the viewer's own checks alone."""
         with self.db.session(write=False) as session:
-            return job_view(self._job(session, job_id))
+            job = self._job(session, job_id, shared=True)
+            view = job_view(job)
+            if self.viewer.may_read(job.owner):
+                return view
+            mine = session.scalars(select(Check.id).where(Check.job_id == job_id, Check.owner == self.viewer.name)
+                                   .order_by(Check.id)).all()
+            return replace(view, checks=list(mine))
 
     def jobs(self, page: int = 1, per_page: int = 20, status: str | None = None,
-             game: str | None = None, filename: str | None = None, owner: str | None = None) -> JobPage:
+             game: str | None = None, filename: str | None = None, owner: str | None = None,
+             shared: bool | None = None) -> JobPage:
+        """A page of the jobs the viewer reads; ``shared``: only those shared (with it, or by it), or only
+        those not."""
         per_page = max(1, min(per_page, MAX_PER_PAGE))
         page = max(1, page)
-        query = select(Job).where(self.viewer.reads(Job.owner), Job.deleted_at.is_(None))
+        if shared:
+            query = select(Job).where(self.viewer.reads_shared(Job.owner, Job.shared), Job.shared.is_(True),
+                                      Job.deleted_at.is_(None))
+        else:
+            query = select(Job).where(self.viewer.reads(Job.owner), Job.deleted_at.is_(None))
+            if shared is not None:
+                query = query.where(Job.shared.is_(False))
         if owner is not None:
             if len(owner) > OWNER_LENGTH:
                 raise Invalid(f"owner must be at most {OWNER_LENGTH} characters")
@@ -415,7 +434,7 @@ class JobQueries:
         game's terminator. It reads back to the same cases (an upload is kept only until its split
         ends; this is what stays of it, and all a generated job's file ever was)."""
         with self.db.session(write=False) as session:
-            job = self._job(session, job_id)
+            job = self._job(session, job_id, shared=True)
             if job.split_at is None:
                 raise Conflict(f"job {job_id} is {job.status}: its input is whole once its file has been read")
             end = engines.get(job.game).terminator.encode() + b"\n"

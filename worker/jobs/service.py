@@ -79,6 +79,13 @@ class JobService:
         if not self.viewer.may_manage(job.owner):
             raise Forbidden(f"job {job_id} is {job.owner or 'nobody'}'s: only its owner or an admin may change it")
 
+    def may_check(self, job: Job | None, job_id: int) -> None:
+        """Refuse ``job`` unless the viewer may check an output against it: one it manages, or one shared with
+        every user (:meth:`Viewer.may_check`); as :meth:`may_manage` refuses, else."""
+        if job is not None and job.deleted_at is None and self.viewer.may_check(job.owner, job.shared):
+            return
+        self.may_manage(job, job_id)
+
     def create_job(self, upload: StoredUpload, filename: str, game: str | None = None,
                    client: str | None = None, rerun_of: int | None = None,
                    attachment: Attachment | None = None) -> JobView:
@@ -260,6 +267,21 @@ class JobService:
             view = job_view(job)
         send_quietly(lambda: self.dispatcher.solve(chunks) if chunks else self.dispatcher.split(view.id))
         return view
+
+    def share(self, job_id: int, shared: bool | None = None, reveal_answers: bool | None = None) -> JobView:
+        """Share a job with every user of the service, or withdraw it (``shared``); let the checks others make
+        against it show the judge's lines, or not (``reveal_answers``): what is not given stays as it is.
+        Only its owner or an admin may (:mod:`worker.store.owners` says what the others may then do)."""
+        with self.db.session() as session:
+            job = lifecycle.lock_job(session, job_id)
+            self.may_manage(job, job_id)
+            assert job is not None
+            if shared is not None:
+                job.shared = shared
+            if reveal_answers is not None:
+                job.reveal_answers = reveal_answers
+            session.flush()
+            return job_view(job)
 
     def delete(self, job_id: int) -> None:
         """Delete a finished job, its cases and checks, and its upload unless another job still needs it: gone

@@ -134,8 +134,12 @@ class JobView(View):
     rerun_of: int | None = doc("The job this one re-runs.")
     owner: str | None = doc("Who made it: the name of the API key it came with (a page's login stands for its key); "
                             "null for a job made in open mode (no keys).")
+    shared: bool = doc("Whether its owner shared it with every user of the service: they see its figures and "
+                       "its input and check their outputs against it (PATCH /api/jobs/{id}); its answers stay "
+                       "its owner's.")
+    reveal_answers: bool = doc("Whether the checks others make against it show the judge's lines where they differ.")
     checks: list[int] = doc("The ids of the job's checks (outputs judged against its judge output, "
-                            "GET /api/checks/{id}), oldest first.")
+                            "GET /api/checks/{id}), oldest first; of a job shared with you, your own.")
     created_at: datetime | None = doc("When the job was made.", format="date-time")
     started_at: datetime | None = doc("When its split began.", format="date-time")
     split_at: datetime | None = doc("When its split ended.", format="date-time")

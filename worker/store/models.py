@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -182,6 +183,11 @@ class Job(Notified, Base):
     #: Who made it: the name of the API key it came with (or the key the page's login was made
     #: with); ``None`` when made in open mode (no keys), which only an admin sees once keys exist.
     owner: Mapped[str | None] = mapped_column(String(64))
+    #: Shared by its owner with every user of the service: they see its figures and input and check their
+    #: outputs against it (``worker.store.owners``); its answers stay its owner's.
+    shared: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Whether the checks others make against a shared job show the judge's lines where they differ.
+    reveal_answers: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     started_at: Mapped[datetime | None] = mapped_column()
     split_at: Mapped[datetime | None] = mapped_column()

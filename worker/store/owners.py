@@ -9,7 +9,12 @@ never read at all (it is "not found", the same answer as an id that does not exi
 - an admin (and everyone in open mode, before a first key is made) sees and manages everything;
 - a user sees and manages what it made; with public reads (``DEALER_PUBLIC_READS``) it, and a
   visitor without a key, also sees everything else, but manages nothing of another's;
-- a visitor without a key sees nothing when reads are not public.
+- a visitor without a key sees nothing when reads are not public;
+- a job its owner shared (``jobs.shared``) is also seen by every user with a key, for what a class
+  needs of a teacher's judge file and no more: the job's figures and its input, and checks of their
+  own made against it (:meth:`Viewer.reads_shared`, :meth:`Viewer.checks`); its answers (output,
+  cases, traces, exports) stay under :meth:`Viewer.reads`, and a check shows the judge's lines to
+  whoever does not read the job only when the owner revealed them (:meth:`Viewer.sees_answers`).
 
 >>> from sqlalchemy import column
 >>> owner = column("owner")
@@ -20,6 +25,11 @@ never read at all (it is "not found", the same answer as an id that does not exi
 ('true', False)
 >>> str(Viewer.anonymous(public=False).reads(owner)), str(EVERYTHING.manages(owner))
 ('false', 'true')
+>>> shared = column("shared")
+>>> str(alice.reads_shared(owner, shared)), str(Viewer.anonymous(public=False).reads_shared(owner, shared))
+('owner = :owner_1 OR shared', 'false')
+>>> alice.may_check("bob", shared=True), alice.may_check("bob", shared=False), alice.sees_answers("bob", False)
+(True, False, False)
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, false, true
+from sqlalchemy import ColumnElement, false, or_, true
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,19 @@ class Viewer:
         """The condition on an ``owner`` column under which this viewer may change or delete a row."""
         return true() if self.admin else self._own(owner)
 
+    def reads_shared(self, owner: Any, shared: Any) -> ColumnElement[bool]:
+        """The condition under which this viewer may see a job's figures and input and check an output against
+        it: :meth:`reads`, or a job shared with every user (``shared``, its column) for a viewer with a key."""
+        if self.admin or self.public:
+            return true()
+        return false() if self.name is None else or_(self._own(owner), shared.is_(True))
+
+    def checks(self, check_owner: Any, job_owner: Any, shared: Any) -> ColumnElement[bool]:
+        """The condition under which this viewer may see a check: whoever reads its job sees its every
+        check; a user with a key sees its own checks of a shared job."""
+        mine = false() if self.name is None else check_owner == self.name
+        return or_(self.reads(job_owner), shared.is_(True) & mine)
+
     def _own(self, owner: Any) -> ColumnElement[bool]:
         return false() if self.name is None else owner == self.name
 
@@ -74,6 +97,16 @@ class Viewer:
     def may_manage(self, owner: str | None) -> bool:
         """:meth:`manages` for a row already read."""
         return self.admin or self._owns(owner)
+
+    def may_check(self, owner: str | None, shared: bool) -> bool:
+        """Whether it may check an output against a job (owned by ``owner``, shared or not): one it manages,
+        or one shared with every user, for a viewer with a key."""
+        return self.may_manage(owner) or (shared and self.name is not None)
+
+    def sees_answers(self, owner: str | None, revealed: bool) -> bool:
+        """Whether a check against a job (owned by ``owner``) shows it the judge's lines: when it reads the
+        job's answers, or the owner revealed them (``jobs.reveal_answers``)."""
+        return revealed or self.may_read(owner)
 
     def _owns(self, owner: str | None) -> bool:
         return self.name is not None and owner == self.name

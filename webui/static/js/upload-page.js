@@ -94,7 +94,7 @@ form.addEventListener("submit", async (event) => {
   let job;
   try {
     const expected = $("#expected").files[0] || null;
-    job = await uploadFile(file, $("#game").value, (sent, total) => showProgress(sent, total, startedAt), (x) => { xhr = x; }, expected);
+    job = await uploadFile(file, $("#game").value, (sent, total) => showProgress(sent, total, startedAt), (x) => { xhr = x; }, expected, Boolean($("#shared")?.checked));
   } catch (error) {
     setBusy(false);
     progress.hidden = true;

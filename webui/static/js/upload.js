@@ -3,12 +3,14 @@
 
 import { ApiError, api, h, requestHeaders } from "./util.js";
 
-/** POST the file (and an output to check against it, if any) to /api/jobs; resolves to the new job, rejects with an ApiError. */
-export function uploadFile(file, game, onProgress, onStart, expected = null) {
+/** POST the file (and an output to check against it, if any; shared with every user, if asked) to /api/jobs;
+ * resolves to the new job, rejects with an ApiError. */
+export function uploadFile(file, game, onProgress, onStart, expected = null, shared = false) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     const body = new FormData();
     if (game) body.append("game", game);
+    if (shared) body.append("shared", "true");
     body.append("file", file, file.name);
     if (expected) body.append("expected", expected, expected.name);
     xhr.open("POST", "/api/jobs");
