@@ -62,13 +62,13 @@ def test_a_student_checks_against_a_shared_job_as_dealer_check_prints(url: str, 
     # The same verdict, counts and places; the judge's lines are the teacher's to reveal.
     assert checked.stdout == "\n".join(line for line in local.stdout.split("\n")
                                        if not line.startswith("  expected: "))
-    assert checked.stdout.splitlines()[0] == "wrong_answer: 1,996 of 2,000 cases accepted"
+    assert checked.stdout.splitlines()[0] == "Wrong answer: 1,996 of 2,000 cases accepted"
     assert "expected:" not in checked.stdout
     right = tmp_path / "right.out"
     right.write_bytes(ANSWERS)
     accepted = dealer("check", "--job", str(job), str(right), key=STUDENT, url=url)
     assert accepted.exit_code == Exit.DONE, accepted.output
-    assert accepted.stdout.splitlines()[0] == "accepted: 2,000 of 2,000 cases accepted"
+    assert accepted.stdout.splitlines()[0] == "Accepted: 2,000 of 2,000 cases accepted"
 
 
 def test_the_judge_lines_show_once_revealed(url: str, tmp_path: Path) -> None:

@@ -26,8 +26,8 @@ FIELDS: dict[str, Any] = {
         f"Refused (400) unless {RULE}, checked again against the address connected to; redirects are not "
         f"followed.")},
     "notify_secret": {"type": "string", "maxLength": NOTIFY_SECRET_LENGTH, "description": (
-        "Optional, with notify_url: the body is then signed, X-Dealer-Signature: sha256=<the hex HMAC-SHA256 "
-        "of the body with this secret>.")},
+        "Optional, with notify_url: the body is then signed, its header `X-Dealer-Signature: sha256=HEX` where "
+        "HEX is the hex HMAC-SHA256 of the body with this secret.")},
 }
 
 
