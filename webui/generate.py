@@ -145,7 +145,6 @@ PACKAGE_SCHEMA: dict[str, Any] = {
 
 
 @operations.post("/api/package", "packageProblem", "A problem package of a game, as a zip", tag="jobs",
-                 access="read",
                  description="Made as `dealer package` makes it, in the Kattis problem package format that DOMjudge "
                              "imports and Kattis' verifyproblem checks: problem.yaml, the statement, samples, the "
                              "--cover file and a file for each recipe with their answers, an input validator, an "

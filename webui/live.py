@@ -133,12 +133,33 @@ class Watch:
         self.now: Reading | None = None
         #: Set (and replaced) whenever the reading changes: what the streams wait on.
         self.changed = threading.Event()
+        #: When it was last read (changed or not), and set (and replaced) at every reading: a stream that
+        #: opens waits for a reading made after it, so that it never starts from one made before a change
+        #: its page has seen (a job deleted and the dashboard opened again must not show it for a tick).
+        self.read_at = 0.0
+        self.read = threading.Event()
+        #: A stream opened since the last reading wants one now, not at the next tick.
+        self.wanted = False
 
     def publish(self, events: Events, finished: bool = False, gone: bool = False, owner: str | None = None) -> None:
         reading = Reading(events, finished, gone, owner)
+        self.read_at, self.wanted = time.monotonic(), False
         if reading != self.now:
             self.now = reading
             self.wake()
+        read, self.read = self.read, threading.Event()
+        read.set()
+
+    def fresh(self, since: float, patience: float) -> None:
+        """Wait, at most ``patience`` seconds, for a reading made after ``since`` (:meth:`Hub.refresh` asks
+        for one)."""
+        until = since + patience
+        while self.read_at < since and not stopping.is_set():
+            read = self.read  # before looking again: a reading from now on sets it
+            left = until - time.monotonic()
+            if self.read_at >= since or left <= 0:
+                return
+            read.wait(left)
 
     def wake(self) -> None:
         woken, self.changed = self.changed, threading.Event()
@@ -199,6 +220,11 @@ class Hub:
     def wake(self) -> None:
         self._wake.set()
 
+    def refresh(self, watch: Watch) -> None:
+        """Have ``watch`` read now (with whatever else is wanted), not at the next tick: a stream opened."""
+        watch.wanted = True
+        self._wake.set()
+
     def _run(self) -> None:
         try:
             self._poll()
@@ -220,7 +246,7 @@ class Hub:
                 next_tick = time.monotonic() + TICK_SECONDS
                 self.read(watches)
             else:
-                self.read([w for w in watches if w.now is None])
+                self.read([w for w in watches if w.now is None or w.wanted])
             self._wake.wait(max(0.0, next_tick - time.monotonic()))
         with self._lock:
             self._running = False
@@ -304,15 +330,18 @@ def _stream(key: Key) -> Any:
             left.append(True)
             hub.leave(watch)
 
-    response = Response(_body(watch), mimetype="text/event-stream",
+    opened = time.monotonic()
+    hub.refresh(watch)
+    response = Response(_body(watch, opened), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     # Called by the server whether or not the body was read to its end.
     response.call_on_close(leave)
     return response
 
 
-def _body(watch: Watch) -> Iterator[bytes]:
+def _body(watch: Watch, opened: float) -> Iterator[bytes]:
     yield f"retry: {RETRY_MS}\n\n".encode()
+    watch.fresh(opened, 2 * TICK_SECONDS)
     sent: dict[str, bytes] = {}
     now = time.monotonic()
     ends, quiet_since = now + STREAM_SECONDS * random.uniform(0.9, 1.1), now

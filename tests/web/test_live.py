@@ -260,6 +260,25 @@ def test_streams_that_cannot_open_in_time_are_refused_before_any_database_work(
     _opened(client, f"/events/jobs/{job}").close()
 
 
+def test_a_stream_opened_after_a_change_starts_from_a_reading_made_after_it(
+        client: Any, settings: Settings, submit: Any) -> None:
+    """The dashboard's page opened again after a job was deleted: its new stream must not start from the
+    reading the poller made before the delete (it showed the job again for a tick)."""
+    kept, deleted = (_running(settings, submit(HAND, "mahjong", name=f"{name}.in")) for name in ("kept", "gone"))
+    watching = _opened(client, "/events/dashboard?game=mahjong")  # the view is watched, and was read
+    try:
+        with Database.of(settings).session() as session:
+            session.get(Job, deleted).deleted_at = utcnow()
+        again = client.get("/events/dashboard?game=mahjong", buffered=False)
+        chunks = iter(again.response)
+        assert next(chunks).startswith(b"retry: ")
+        jobs = next(chunks).decode().split("event: jobs\n", 1)[1]
+        again.close()
+        assert f'"id":{kept}' in jobs and f'"id":{deleted}' not in jobs
+    finally:
+        watching.close()
+
+
 def test_a_watched_job_ends_its_streams_when_it_finishes_or_is_deleted(client: Any, settings: Settings,
                                                                          submit: Any) -> None:
     finishing = _running(settings, submit(HAND, "mahjong", name="finishing.in"))

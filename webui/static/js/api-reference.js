@@ -3,13 +3,13 @@
 // session cookie goes with every same-origin request, and a write also needs the session's CSRF token,
 // which webui/auth.py checks in the X-CSRF-Token header, as the other pages' scripts send it.
 //
-// A choice a request body may leave out (the game of POST /api/jobs: recognised from the file when left out)
-// starts unchosen: Swagger UI would preset its first value, and send it.
-const unpresetChoices = (system) => ({
+// A field a request body may leave out starts empty, and is sent only when filled: Swagger UI would preset a
+// choice's first value (the game of POST /api/jobs, recognised from the file when left out) and a text's
+// sample ("string": a notify_url the service refuses), and send them.
+const unpresetOptional = (system) => ({
   wrapComponents: {
     JsonSchemaForm: (Original) => (props) => system.React.createElement(Original,
-      props.dispatchInitialValue && !props.required && props.schema?.get?.("enum")
-        ? { ...props, dispatchInitialValue: false } : props),
+      props.dispatchInitialValue && !props.required ? { ...props, dispatchInitialValue: false } : props),
   },
 });
 
@@ -27,7 +27,7 @@ const unpresetChoices = (system) => ({
     defaultModelsExpandDepth: 0,
     // Swagger UI would otherwise send the document to validator.swagger.io for its badge.
     validatorUrl: null,
-    plugins: [unpresetChoices],
+    plugins: [unpresetOptional],
     requestInterceptor: (request) => {
       if (token && !safe.has((request.method || "GET").toUpperCase())) {
         request.headers["X-CSRF-Token"] = token;
