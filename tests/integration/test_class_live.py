@@ -2,13 +2,17 @@
 a teacher's admin key shares a job; thirty students' user keys each download its input and check an
 output against it at once. Every check ends with its verdict, no case is solved again (the job's solve
 time does not change, no job is made), a student reads no answer, and the teacher's table lists
-thirty rows, as JSON and as CSV."""
+thirty rows, as JSON and as CSV. The judge file is the judge data's 2,000 decks; ``DEALER_CLASS_DECKS``
+runs the same class on a file of that many decks made by ``dealer generate`` (issue 41 asked for
+100,000)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
+import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -20,12 +24,12 @@ import pytest
 
 from tests.support.paths import JUDGE_DATA
 from worker.client import Client
-from worker.testing.live import LiveService, live_service
+from worker.testing.live import DEALER, LiveService, live_service
 
 pytestmark = pytest.mark.slow
 
-INPUT = JUDGE_DATA / "accordion" / "random-2000.in"
-ANSWERS = INPUT.with_suffix(".out").read_bytes().split(b"\n")
+#: Decks of a file made for the run; none: the judge data's.
+DECKS = int(os.environ.get("DEALER_CLASS_DECKS", "0"))
 TEACHER = "teacher-live-key-0123456789abcdef"
 STUDENTS = {f"s{k:02d}": f"s{k:02d}-live-key-0123456789abcdef" for k in range(30)}
 
@@ -46,35 +50,52 @@ def get(live: LiveService, path: str, key: str) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
-def wrong(k: int) -> bytes:
+@pytest.fixture(scope="module")
+def judge_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[bytes]]:
+    """The class's judge file and its judge output's lines."""
+    if not DECKS:
+        path = JUDGE_DATA / "accordion" / "random-2000.in"
+        return path, path.with_suffix(".out").read_bytes().split(b"\n")
+    path = tmp_path_factory.mktemp("class-file") / "class.in"
+    with path.open("wb") as made:
+        subprocess.run([*DEALER, "generate", "accordion", "--cases", str(DECKS), "--seed", "41"], stdout=made,
+                       check=True)
+    solved = subprocess.run([*DEALER, "solve", "accordion", str(path)], capture_output=True, check=True)
+    return path, solved.stdout.split(b"\n")
+
+
+def wrong(answers: list[bytes], k: int) -> bytes:
     """Student k's output: its first k cases wrong (student 0's all right)."""
-    lines = ANSWERS[:]
+    lines = answers[:]
     for n in range(k):
         lines[n] = b"1 pile remaining: 52" if lines[n] != b"1 pile remaining: 52" else b"2 piles remaining: 51 1"
     return b"\n".join(lines)
 
 
-def test_thirty_students_check_a_shared_job_at_once(live: LiveService, tmp_path: Path) -> None:
+def test_thirty_students_check_a_shared_job_at_once(live: LiveService, tmp_path: Path,
+                                                    judge_file: tuple[Path, list[bytes]]) -> None:
+    path, answers = judge_file
+    cases = len(answers) - 1  # the output ends with a newline
     teacher = Client(live.url, api_key=TEACHER)
-    job = teacher.wait(teacher.submit(str(INPUT), "accordion", shared=True)["id"])
+    job = teacher.wait(teacher.submit(str(path), "accordion", shared=True)["id"])
     assert job["status"] == "succeeded" and job["shared"]
     solved = get(live, f"/api/jobs/{job['id']}/timings", TEACHER)[1]
 
     def student(item: tuple[int, str]) -> dict[str, Any]:
         k, name = item
         status, text = get(live, f"/api/jobs/{job['id']}/input", STUDENTS[name])
-        assert status == 200 and text.count(b"\n") == 2001
-        path = tmp_path / f"{name}.out"
-        path.write_bytes(wrong(k))
+        assert status == 200 and text.count(b"\n") == cases + 1  # a deck a line, then the terminator
+        output = tmp_path / f"{name}.out"
+        output.write_bytes(wrong(answers, k))
         client = Client(live.url, api_key=STUDENTS[name])
-        return client.wait_check(client.check(job["id"], str(path))["id"])
+        return client.wait_check(client.check(job["id"], str(output))["id"])
 
     with ThreadPoolExecutor(max_workers=10) as pool:
         checks = list(pool.map(student, enumerate(STUDENTS)))
     for k, check in enumerate(checks):
         assert check["status"] == "done", check
         assert check["verdict"] == ("accepted" if k == 0 else "wrong_answer")
-        assert check["counts"]["accepted"] == 2000 - k and check["counts"]["wrong_answer"] == k
+        assert check["counts"]["accepted"] == cases - k and check["counts"]["wrong_answer"] == k
         assert check["answers_shown"] is False
         assert k == 0 or check["first_difference"]["expected"] is None
     # Nothing solved again: the job's timings (its cases solved, their solve time) are as they were, and

@@ -27,7 +27,7 @@ never read at all (it is "not found", the same answer as an id that does not exi
 ('false', 'true')
 >>> shared = column("shared")
 >>> str(alice.reads_shared(owner, shared)), str(Viewer.anonymous(public=False).reads_shared(owner, shared))
-('owner = :owner_1 OR shared', 'false')
+('owner = :owner_1 OR shared IS true', 'false')
 >>> alice.may_check("bob", shared=True), alice.may_check("bob", shared=False), alice.sees_answers("bob", False)
 (True, False, False)
 """
