@@ -12,7 +12,7 @@ size is the size of the same live jobs stored anew. Targets, printed met / misse
 2x that size + 200 MB, web and worker memory flat (the last sample within 25 % + 32 MB of the one
 after the first minute), API p99 <= 300 ms, no 5xx.
 
-``python -m bench.churn --minutes 30``; ``--record`` writes ``docs/figures/churn.md`` (``bench.figures``).
+``python -m bench.churn --minutes 30`` writes what it printed to ``docs/figures/churn.md`` (``bench.figures``).
 """
 
 from __future__ import annotations
