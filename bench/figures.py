@@ -132,7 +132,11 @@ def page(name: str, output: str, run: Run, status: int) -> str:
 
 def record(name: str, main: Callable[[], int | None]) -> int:
     """Run a benchmark's ``main``, and write its figure to ``docs/figures/<name>.md`` once it returns."""
-    run = started(f"bench.{name}")
+    # The benchmark that ran, which may write more than one figure (``python -m bench.faults`` writes
+    # ``faults`` and ``faults_recovery``).
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    ran = spec.name if spec is not None and spec.name.startswith("bench.") else f"bench.{name}"
+    run = started(ran)
     tee = _Tee(sys.stdout)  # type: ignore[arg-type]
     sys.stdout = tee
     try:
