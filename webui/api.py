@@ -161,15 +161,23 @@ def rerun_job(job_id: int) -> Any:
                 "The judge output, byte for byte as the reference solutions print it", tag="jobs",
                 parameters=[query("partial", "1 to get the lines solved so far of an unfinished (or a failed) job; "
                                   "of a file with faults, those of the cases before its first fault (the job's "
-                                  "partial_output).", FLAG)],
+                                  "partial_output).", FLAG),
+                            query("kept", "1 to get the judge line of every case the job kept, in file "
+                                  "order: of a file with faults, every good case's, those after the first "
+                                  "fault too (a bad case has no line; mahjong's lines keep their case "
+                                  "numbers in the file); of an unfinished job, those solved so far. Not "
+                                  "with partial.", FLAG)],
                 responses={"200": {"description": "The output.", "content": {"text/plain": {"schema": {"type": "string"}}}},
                            "400": BAD_REQUEST, "404": NOT_FOUND,
                            "409": error("The job has not succeeded (yet); of a failed job, where its partial output "
                                         "is.")})
 def job_output(job_id: int) -> Response:
-    partial = given(request.args).get("partial")
-    lines = queries().output(job_id, partial=flag("partial", partial) if partial is not None else False)
-    name = f"job-{job_id}-{queries().job(job_id).game}.out"
+    args = given(request.args)
+    partial, kept = (flag(name, args[name]) if name in args else False for name in ("partial", "kept"))
+    if partial and kept:
+        raise Invalid("ask for the partial output (partial=1) or every kept case's line (kept=1), not both")
+    lines = queries().output(job_id, partial=partial, kept=kept)
+    name = f"job-{job_id}-{queries().job(job_id).game}{'.kept' if kept else ''}.out"
     return Response(streamed(lines), mimetype="text/plain",
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
 

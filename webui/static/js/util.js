@@ -180,14 +180,19 @@ export function applySizes(root = document) {
 }
 
 /** Update a progress block rendered by the progress() macro: one measure, the share of the cases answered
- * (while the file is read, of those it is expected to hold), for the bar, its figure and its value. */
+ * (while the file is read, of those it is expected to hold), for the bar, its figure and its value; rounded
+ * down, so that only a job that succeeded reads 100%. A failed job's figure says so (its bar: the share of its
+ * file solved). */
 export function fillProgress(root, job) {
-  const pct = Math.round(job.progress * 1000) / 10;
+  const pct = Math.floor(job.progress * 1000) / 10;
+  const failed = job.status === "failed";
   root.className = root.className.replace(/status-\S+/, `status-${job.status}`);
   const bar = $("[data-f=bar]", root);
   bar.setAttribute("aria-valuenow", pct);
+  if (failed) bar.setAttribute("aria-valuetext", `failed, ${pct}% of its file solved`);
+  else bar.removeAttribute("aria-valuetext");
   bar.firstElementChild.style.width = `${pct}%`;
-  $("[data-f=pct]", root).textContent = `${Math.trunc(pct)}%`;
+  $("[data-f=pct]", root).textContent = failed ? "failed" : `${Math.trunc(pct)}%`;
   const text = $("[data-f=progress-text]", root);
   text.textContent = text.title = progressText(job);
   fitMore(root, job.status);
