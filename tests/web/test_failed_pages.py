@@ -157,6 +157,9 @@ def test_the_page_says_apart_what_the_partial_output_and_the_kept_cases_are(
     assert 'data-f="pct">failed</span>' in progress and "100%" not in progress
     assert 'aria-valuenow="99.5"' in progress
     assert 'aria-valuetext="failed, 99.5% of its file solved"' in progress
+    # Its sentence: what it solved (its error is said above it).
+    words = re.search(r'data-f="progress-text" title="([^"]*)">', progress)[1]
+    assert re.fullmatch(r"199 cases solved · 1 fault · in .+", unescape(words)), words
     kept = _shown(page, "job-kept")
     assert kept is not None and "What this job keeps" in kept
     partial = _shown(page, "partial-output")
@@ -175,6 +178,8 @@ def test_the_page_says_apart_what_the_partial_output_and_the_kept_cases_are(
     # The dashboard's row: failed, not done.
     row = re.search(rf'<tr data-job="{job["id"]}".*?</tr>', client.get("/").get_data(as_text=True), re.S)[0]
     assert 'data-f="pct">failed</span>' in row and "100%" not in row
+    # The list's sentence is the error.
+    assert unescape(re.search(r'data-f="progress-text" title="([^"]*)"', row)[1]) == job["error"]
 
 
 def test_a_job_that_succeeded_or_kept_nothing_says_nothing_of_it(client: Any, submit: Any,
