@@ -161,23 +161,31 @@ def rerun_job(job_id: int) -> Any:
                 "The judge output, byte for byte as the reference solutions print it", tag="jobs",
                 parameters=[query("partial", "1 to get the lines solved so far of an unfinished (or a failed) job; "
                                   "of a file with faults, those of the cases before its first fault (the job's "
-                                  "partial_output).", FLAG),
-                            query("kept", "1 to get the judge line of every case the job kept, in file "
-                                  "order: of a file with faults, every good case's, those after the first "
-                                  "fault too (a bad case has no line; mahjong's lines keep their case "
-                                  "numbers in the file); of an unfinished job, those solved so far. Not "
-                                  "with partial.", FLAG)],
+                                  "partial_output).", FLAG)],
                 responses={"200": {"description": "The output.", "content": {"text/plain": {"schema": {"type": "string"}}}},
                            "400": BAD_REQUEST, "404": NOT_FOUND,
                            "409": error("The job has not succeeded (yet); of a failed job, where its partial output "
                                         "is.")})
 def job_output(job_id: int) -> Response:
-    args = given(request.args)
-    partial, kept = (flag(name, args[name]) if name in args else False for name in ("partial", "kept"))
-    if partial and kept:
-        raise Invalid("ask for the partial output (partial=1) or every kept case's line (kept=1), not both")
-    lines = queries().output(job_id, partial=partial, kept=kept)
-    name = f"job-{job_id}-{queries().job(job_id).game}{'.kept' if kept else ''}.out"
+    partial = given(request.args).get("partial")
+    lines = queries().output(job_id, partial=flag("partial", partial) if partial is not None else False)
+    name = f"job-{job_id}-{queries().job(job_id).game}.out"
+    return Response(streamed(lines), mimetype="text/plain",
+                    headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+
+@operations.get("/jobs/<id:job_id>/lines", "jobKeptLines",
+                "The judge line of every case the job keeps, in file order", tag="jobs",
+                responses={"200": {"description": "Of a failed job, every good case's line, those after its first "
+                                                  "fault too: a bad case has none, and mahjong's lines keep their "
+                                                  "case numbers in the file (its results and exports say which "
+                                                  "line is which case's). Of a job under way, the lines solved so "
+                                                  "far; of one that succeeded, its output.",
+                                   "content": {"text/plain": {"schema": {"type": "string"}}}},
+                           "404": NOT_FOUND})
+def job_kept_lines(job_id: int) -> Response:
+    lines = queries().kept_lines(job_id)
+    name = f"job-{job_id}-{queries().job(job_id).game}.kept.out"
     return Response(streamed(lines), mimetype="text/plain",
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
 

@@ -127,7 +127,7 @@ def test_the_partial_output_and_the_kept_cases_lines_are_served_apart(
     partial = client.get(job["partial_output"])
     assert partial.status_code == 200
     assert partial.get_data(as_text=True) == "".join(f"{line}\n" for line in lines[:bad - 1])
-    kept = client.get(f"/api/jobs/{job['id']}/output?kept=1")
+    kept = client.get(f"/api/jobs/{job['id']}/lines")
     assert kept.status_code == 200 and kept.mimetype == "text/plain"
     assert kept.get_data(as_text=True) == "".join(f"{line}\n" for k, line in enumerate(lines, 1) if k != bad)
     assert f'filename="job-{job["id"]}-10-20-30.kept.out"' in kept.headers["Content-Disposition"]
@@ -135,9 +135,6 @@ def test_the_partial_output_and_the_kept_cases_lines_are_served_apart(
     export = client.get(f"/api/results/export?job_id={job['id']}&format=csv").get_data(as_text=True)
     export = export.splitlines()
     assert [row.split(",")[2] for row in export[1:]] == [str(k) for k in range(1, CASES + 1) if k != bad]
-    both = client.get(f"/api/jobs/{job['id']}/output?partial=1&kept=1")
-    assert both.status_code == 400 and "not both" in both.get_json()["error"]
-    assert client.get(f"/api/jobs/{job['id']}/output?kept=maybe").status_code == 400
     assert client.get(f"/api/jobs/{job['id']}/output").status_code == 409
 
 
@@ -145,7 +142,7 @@ def test_a_succeeded_job_s_kept_lines_are_its_output(client: Any, submit: Any) -
     job = submit("mahjong/sample")
     assert job["progress"] == 1 and job["partial_cases"] == 0
     whole = client.get(f"/api/jobs/{job['id']}/output").data
-    assert client.get(f"/api/jobs/{job['id']}/output?kept=1").data == whole
+    assert client.get(f"/api/jobs/{job['id']}/lines").data == whole
 
 
 def test_the_page_says_apart_what_the_partial_output_and_the_kept_cases_are(
@@ -172,7 +169,7 @@ def test_the_page_says_apart_what_the_partial_output_and_the_kept_cases_are(
         "Kept decks All 199 good decks of the file (99 of them after the first fault), each solved and kept "
         "under its place in the file (a bad deck leaves its place empty). They are in the results below, in "
         "the history's search, and in these downloads:")
-    assert f'href="/api/jobs/{job["id"]}/output?kept=1"' in cases
+    assert f'href="/api/jobs/{job["id"]}/lines"' in cases
     for kind in ("csv", "ndjson"):
         assert f'href="/api/results/export?job_id={job["id"]}&amp;format={kind}"' in cases
     # The dashboard's row: failed, not done.

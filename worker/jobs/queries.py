@@ -439,16 +439,22 @@ class JobQueries:
             return CaseDetail(**{name: getattr(view, name) for name in CaseView.__dataclass_fields__},
                               trace=trace, trace_error=problem)
 
-    def output(self, job_id: int, partial: bool = False, kept: bool = False) -> Iterator[bytes]:
+    def output(self, job_id: int, partial: bool = False) -> Iterator[bytes]:
         """The judge output, in pieces of whole lines, exactly as the reference solutions print it; ``partial``:
-        that of the cases solved so far, and before the file's first fault when it has faults; ``kept``: the
-        judge line of every case solved so far, in file order, those after a fault too (a bad case has
-        none)."""
+        that of the cases solved so far, and before the file's first fault when it has faults."""
         with self.db.session(write=False) as session:
             job = self._job(session, job_id)
-            if job.status != JobStatus.SUCCEEDED and not (partial or kept):
+            if job.status != JobStatus.SUCCEEDED and not partial:
                 raise Conflict(no_output(job_id, job.status, _partial_output(job)))
-        return judge_output(self.db, job_id, before=None if kept else job.fault_case)
+        return judge_output(self.db, job_id, before=job.fault_case)
+
+    def kept_lines(self, job_id: int) -> Iterator[bytes]:
+        """The judge line of every case of a job solved so far, in file order, in pieces of whole lines: of a
+        failed job, each kept case's, those after its first fault too (a bad case has none); of a succeeded
+        one, its output."""
+        with self.db.session(write=False) as session:
+            self._job(session, job_id)
+        return judge_output(self.db, job_id)
 
     def input(self, job_id: int) -> Iterator[bytes]:
         """The job's judge file as the split read it: each case's canonical input on a line, then the
