@@ -190,3 +190,24 @@ def test_a_job_that_succeeded_or_kept_nothing_says_nothing_of_it(client: Any, su
     failed = client.get(f"/api/jobs/{made['id']}").get_json()
     assert failed["status"] == "failed" and (failed["total"], failed["progress"]) == (0, 0)
     assert _shown(client.get(f"/jobs/{failed['id']}").get_data(as_text=True), "job-kept") is None
+
+
+def test_dealer_submit_names_the_kept_lines_beside_the_partial_output(capsys: pytest.CaptureFixture[str]) -> None:
+    from worker.cli import _print_partial
+
+    class Service:
+        def output(self, job_id: int, partial: bool = False) -> Any:
+            assert partial
+            return iter(["Win : 1\n"])
+
+    job = {"id": 7, "faults": [{"message": 'line 3, column 1: "X" is not a card value (1-10)'}], "fault_count": 1,
+           "total": 5, "partial_cases": 2, "partial_output": "/api/jobs/7/output?partial=1"}
+    _print_partial(Service(), job)
+    said = capsys.readouterr()
+    assert said.out == "Win : 1\n"
+    assert said.err.splitlines()[-1] == (
+        "dealer: the output is partial: job 7 failed, and this is the judge output of the cases before its file's "
+        "first fault; the judge lines of all its 5 good cases, those after the fault too: GET /api/jobs/7/lines")
+    # Every good case before the fault: the partial output is all there is.
+    _print_partial(Service(), job | {"partial_cases": 5})
+    assert capsys.readouterr().err.splitlines()[-1].endswith("the cases before its file's first fault")
