@@ -331,12 +331,15 @@ def test_celerys_connections_and_its_consumers_reconnection_go_through_the_promp
 def test_a_message_goes_through_the_filesystem_queue_whole(tmp_path: Any, caplog: pytest.LogCaptureFixture) -> None:
     from kombu import Connection
 
-    folders = {"data_folder_in": str(tmp_path), "data_folder_out": str(tmp_path)}
+    queue_folder = tmp_path / "queue"
+    queue_folder.mkdir()
+    folders = {"data_folder_in": str(queue_folder), "data_folder_out": str(queue_folder),
+               "control_folder": str(tmp_path / "control")}
     with caplog.at_level(logging.WARNING), Connection(transport=kombu_seam.ATOMIC_FILESYSTEM,
                                                       transport_options=folders) as connection:
         queue = connection.SimpleQueue("dealer")
         queue.put({"job": 7})
-        assert [path.name.endswith(".dealer.msg") for path in tmp_path.iterdir()] == [True]  # no partial left
+        assert [path.name.endswith(".dealer.msg") for path in queue_folder.iterdir()] == [True]  # no partial left
         assert queue.get(timeout=5).payload == {"job": 7}
         queue.close()
     assert "No hostname was supplied" not in caplog.text
