@@ -33,7 +33,7 @@ def create_celery(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
         # One message waiting per process besides the one it runs: a process that finishes a chunk
-        # starts the next at once instead of waiting for the broker (a chunk is a fortieth of a job,
+        # starts the next at once instead of waiting for the broker (chunks are kept small,
         # worker.jobs.sizing, so holding one in reserve keeps no other worker waiting long).
         worker_prefetch_multiplier=2,
         worker_hijack_root_logger=False,
