@@ -112,6 +112,7 @@ def served() -> Iterator[gevent.socket.socket]:
     listener.bind(("127.0.0.1", 0))
     listener.listen()
     client = gevent.socket.create_connection(listener.getsockname())
+    client.settimeout(60)  # a connection left open where it should end fails the test, not hangs it
     connection, address = listener.accept()
     serving = gevent.spawn(web.handle, listener, connection, address)
     try:
