@@ -361,10 +361,10 @@ def test_the_consumer_starts_its_steps_again_after_its_connection_step_when_it_r
     assert back == [True]
 
 
-@pytest.mark.filterwarnings("ignore::celery.exceptions.SecurityWarning")  # tests run as root in containers
 @pytest.mark.parametrize(("pool", "forks"), [("prefork", True), ("solo", False), ("threads", False)])
 def test_a_ready_worker_says_its_pool(pool: str, forks: bool) -> None:
     from celery import Celery
+    from celery.apps.worker import Worker
     from celery.signals import worker_ready
 
     app = Celery("seams", broker="memory://", set_as_current=False)
@@ -375,8 +375,10 @@ def test_a_ready_worker_says_its_pool(pool: str, forks: bool) -> None:
 
     worker_ready.connect(ready, weak=False)
     try:
-        started = app.Worker(concurrency=3, pool_cls=pool, quiet=True)
-        started.on_consumer_ready(started.consumer)
+        # The worker as built, nothing started; told its consumer is ready as `dealer worker`'s is (the
+        # command's worker class, without the process-wide set-up its own building does).
+        built = app.WorkController(concurrency=3, pool_cls=pool)
+        Worker.on_consumer_ready(built, built.consumer)
     finally:
         worker_ready.disconnect(ready)
     assert said == [(3, forks)]
