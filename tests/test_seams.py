@@ -338,9 +338,11 @@ def test_a_message_goes_through_the_filesystem_queue_whole(tmp_path: Any, caplog
                "control_folder": str(tmp_path / "control")}
     with caplog.at_level(logging.WARNING), Connection(transport=kombu_seam.ATOMIC_FILESYSTEM,
                                                       transport_options=folders) as connection:
-        queue = connection.SimpleQueue("dealer")
+        # A queue of its own: kombu keeps the bindings it has made in the process, whatever the folders.
+        name = f"seams-{tmp_path.name}"
+        queue = connection.SimpleQueue(name)
         queue.put({"job": 7})
-        assert [path.name.endswith(".dealer.msg") for path in queue_folder.iterdir()] == [True]  # no partial left
+        assert [path.name.endswith(f".{name}.msg") for path in queue_folder.iterdir()] == [True]  # no partial left
         assert queue.get(timeout=5).payload == {"job": 7}
         queue.close()
     assert "No hostname was supplied" not in caplog.text
