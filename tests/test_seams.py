@@ -44,16 +44,11 @@ EXTENSION_POINTS = {"werkzeug.routing.BaseConverter", "gunicorn.app.base.BaseApp
                     "werkzeug.exceptions.NotFound"}
 
 
-def _requirements(seam: Any) -> list[Requirement]:
-    named = seam.WRITTEN_AGAINST
-    return [Requirement(text) for text in ((named,) if isinstance(named, str) else named)]
-
-
 @pytest.mark.parametrize("seam", SEAMS, ids=lambda seam: seam.__name__)
 def test_a_seam_names_the_bounds_of_its_dependency_which_admit_the_installed_version(seam: Any) -> None:
     declared = {Requirement(text).name: Requirement(text)
                 for text in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
-    for requirement in _requirements(seam):
+    for requirement in map(Requirement, seam.WRITTEN_AGAINST):
         assert str(declared[requirement.name]) == str(requirement), "pyproject.toml's bounds are the seam's"
         assert requirement.specifier.contains(version(requirement.name)), f"{requirement.name} out of range"
 

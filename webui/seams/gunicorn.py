@@ -20,7 +20,8 @@ from gunicorn.workers.ggevent import GeventWorker
 from webui import pacing
 from worker.store.database import Database
 
-WRITTEN_AGAINST = "gunicorn>=27,<28"
+#: The bounds pyproject.toml sets on what this module reaches into (tests/test_seams.py holds them equal).
+WRITTEN_AGAINST = ("gunicorn>=27,<28",)
 
 #: The signals that stop gunicorn: SIGINT (Ctrl-C) and SIGQUIT at once, SIGTERM gracefully.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)

@@ -16,6 +16,7 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException
 from werkzeug.formparser import FormDataParser, MultiPartParser
 from werkzeug.sansio.multipart import File
 
+#: The bounds pyproject.toml sets on what this module reaches into (tests/test_seams.py holds them equal).
 WRITTEN_AGAINST = ("werkzeug>=3.1,<3.2", "flask>=3.1,<3.2")
 
 

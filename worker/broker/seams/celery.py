@@ -16,7 +16,8 @@ from celery.app.amqp import AMQP
 
 from worker.broker.seams.kombu import PromptConnection
 
-WRITTEN_AGAINST = "celery[redis]>=5.4,<5.7"
+#: The bounds pyproject.toml sets on what this module reaches into (tests/test_seams.py holds them equal).
+WRITTEN_AGAINST = ("celery[redis]>=5.4,<5.7",)
 
 #: Celery's loggers of every task received ("Task … received") and done ("Task … succeeded in …").
 TASK_LOGGERS = ("celery.worker.strategy", "celery.app.trace")

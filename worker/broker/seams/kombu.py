@@ -17,7 +17,8 @@ from kombu import Connection
 from kombu.transport import filesystem
 from kombu.utils.json import dumps
 
-WRITTEN_AGAINST = "kombu>=5.4,<5.7"
+#: The bounds pyproject.toml sets on what this module reaches into (tests/test_seams.py holds them equal).
+WRITTEN_AGAINST = ("kombu>=5.4,<5.7",)
 
 #: How a lost broker is tried again (kombu's ``ensure_connection``): at once, then every half second, then
 #: every second for as long as it is away. kombu's own (2 s, then 2 s more each time up to 30 s) kept a
