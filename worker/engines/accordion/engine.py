@@ -8,7 +8,7 @@ from typing import IO, Any
 
 from worker.engines import native
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
-from worker.engines.accordion.play import play, play_traced
+from worker.engines.accordion.play import play
 from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
 from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
@@ -72,14 +72,13 @@ class AccordionEngine(Engine):
             under = _SPARE_TABLES.pop()
         except IndexError:
             under = [0] * TABLE_SIZE
+        steps: list[str] | None = [] if trace else None
         try:
-            if trace:
-                sizes, record = play_traced(deck, under)
-            else:
-                sizes, record = play(deck, under), None
+            sizes = play(deck, under, steps)
         finally:
             _SPARE_TABLES.append(under)
         n = len(sizes)
+        record = None if steps is None else {"version": 2, "play": "".join(steps)}
         return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), record)
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:

@@ -6,11 +6,12 @@ import random
 from collections.abc import Iterator
 from typing import IO, Any
 
+import orjson
 
 from worker.engines import native
 from worker.engines.base import Case, Engine, Reading, Result, read_natively
 from worker.engines.ten_twenty_thirty import trace as traces
-from worker.engines.ten_twenty_thirty.play import play, play_traced
+from worker.engines.ten_twenty_thirty.play import play
 from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, OUTCOMES, Game
 
@@ -66,17 +67,7 @@ class TenTwentyThirty(Engine):
             outcome, n, seen, record = played
             return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), record)
         # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
-        d = residues(case.text)
-        if not trace:
-            outcome, n = play(d)
-            if outcome != DRAW:
-                return Result(OUTCOMES[outcome], n, [], line_of(outcome, n))
-            return _draw(d, False)
-        outcome, n, marks, gone, piles, rem = play_traced(d)
-        if outcome != DRAW:
-            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n),
-                          traces.from_marks(d, n, marks, piles, rem))
-        return _draw(d, True)
+        return _solve_here(case.text, trace, False)[0]
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """The result and its trace in the stored form: for a win or a loss the compact
@@ -92,14 +83,7 @@ class TenTwentyThirty(Engine):
         if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
             outcome, n, seen, packed = played
             return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n)), packed
-        d = residues(case.text)
-        outcome, n, marks, gone, piles, rem = play_traced(d)
-        if outcome != DRAW:
-            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), traces.pack(d, n, marks, gone, piles, rem)
-        result = _draw(d, True)
-        packed = self.pack_trace(result.trace or {})
-        result.trace = None
-        return result, packed
+        return _solve_here(case.text, True, True)
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
         """As :meth:`Engine.unpack_trace`: a win or a loss is stored packed, a draw as its JSON,
@@ -170,11 +154,23 @@ class TenTwentyThirty(Engine):
         return cards > 0
 
 
-def _draw(d: list[int], trace: bool) -> Result:
-    """A draw's result: its ``N`` and first sighting need the game played exactly."""
-    game = Game(d).play()
-    return Result("draw", game.dealt, [game.seen], line_of(DRAW, game.dealt),
-                  traces.from_game(game) if trace else None)
+def _solve_here(text: str, trace: bool, packed: bool) -> tuple[Result, bytes]:
+    """A deck played in Python: its result with its trace (``trace``), or with the trace's
+    stored bytes (``packed``: :func:`.trace.pack`'s for a win or a loss, a draw's JSON)."""
+    d = residues(text)
+    marks, gone = (bytearray(), []) if trace or packed else (None, None)
+    outcome, n, piles, rem = play(d, marks, gone)
+    detail, record = [], None
+    if outcome == DRAW:  # its ``N`` and first sighting need the game played exactly
+        game = Game(d).play()
+        n, detail = game.dealt, [game.seen]
+        record = traces.from_game(game) if marks is not None else None
+    result = Result(OUTCOMES[outcome], n, detail, line_of(outcome, n))
+    if packed:
+        return result, orjson.dumps(record) if record else traces.pack(d, n, marks, gone, piles, rem)
+    if trace:
+        result.trace = record or traces.from_marks(d, n, marks, piles, rem)
+    return result, b""
 
 
 ENGINE = TenTwentyThirty(native.load("worker.engines.ten_twenty_thirty"))
