@@ -114,20 +114,21 @@ def play(d: list[int], marks: bytearray | None = None, gone: list[int] | None = 
                 p[0] = n
                 p.append(c)
                 continue
-            # Pick up combination ``-n`` (``c`` is its last card), then see whether the pile allows another.
-            if traced:
-                note(4 * left() - n)  # type: ignore[misc]
-            if n == -2:
-                d += (p[-2], p[-1], c)
-                del p[-2:]
-            elif n == 0:
-                d += (p[1], p[2], c)
-                del p[1:3]
-            else:
-                d += (p[1], p[-1], c)
-                del p[1]
-                p.pop()
-            while True:
+            p.append(c)
+            while True:  # pick up combination ``-n``, then see whether the pile allows another
+                if traced:
+                    note(4 * left() - n)  # type: ignore[misc]
+                if n == -2:
+                    d += p[-3:]
+                    del p[-3:]
+                elif n == 0:
+                    d += (p[1], p[2], p[-1])
+                    del p[1:3]
+                    p.pop()
+                else:
+                    d += (p[1], p[-2], p[-1])
+                    del p[1]
+                    del p[-2:]
                 size = len(p)  # one more than the cards
                 if size > 4:  # (a negative index would not take CPython's fast path)
                     n = nx[front[10 * p[1] + p[2]] + 100 * p[size - 3] + 10 * p[size - 2] + p[size - 1]]
@@ -142,19 +143,6 @@ def play(d: list[int], marks: bytearray | None = None, gone: list[int] | None = 
                 if n > 0:
                     p[0] = n
                     break
-                if traced:
-                    note(4 * left() - n)  # type: ignore[misc]
-                if n == -2:
-                    d += p[-3:]
-                    del p[-3:]
-                elif n == 0:
-                    d += (p[1], p[2], p[-1])
-                    del p[1:3]
-                    p.pop()
-                else:
-                    d += (p[1], p[-2], p[-1])
-                    del p[1]
-                    del p[-2:]
             if size == 1:  # the pile is gone
                 k = act.index(p)  # by equality, but only ``p`` is as short as ``[code]``
                 del act[k]
