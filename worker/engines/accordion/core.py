@@ -1,16 +1,8 @@
-"""Accordion's solving loop for the native core: Cython compiles this module to C.
+"""Accordion's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
 
-The loop is :func:`.play.play_traced`'s, move for move, over C arrays: a card is its
-number plus one (0 is an empty pile), ``_MASK`` gives its rank and suit bits (two cards
-match when their masks share one), ``tops`` is the row's top cards after three empty
-piles and ``under[card]`` the card it covers. It also writes the judge line, and with a
-trace the same ``play`` as :func:`.play.play_traced` (in a dict, or as the trace's JSON
-bytes), :func:`solve_batch` a whole batch's judge lines and ``--traces`` records and
-:func:`solve_chunk` a stored chunk's lines and traces: the differential tests
-(``tests/engines/test_native.py``) hold the two cores to that.
-
-This module is compiled only (it declares C arrays); without a compiler the engine runs
-:mod:`.play` (see :mod:`worker.engines.native`).
+:func:`.play.play`'s loop over C arrays: a card is its number plus one (0: no pile),
+``_MASK`` its rank and suit bits; it writes the judge line and the trace's ``play``, per
+case or for a whole batch or chunk. ``tests/engines/test_native.py`` holds it to :mod:`.play`.
 """
 
 from typing import Optional

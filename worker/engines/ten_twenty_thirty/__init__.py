@@ -18,15 +18,9 @@ counts every card dealt: ``Win : 66``, ``Loss: 82``, ``Draw: 73``.
 >>> ENGINE.solve(Case(1, sample), trace=False).line
 'Win : 66'
 
-The package:
-
-- :mod:`.read`: the judge file ("Input": what is accepted) and a deck's text as cards;
-- :mod:`.rules`: the rules as written, every state kept: draws, and replaying traces;
-- :mod:`.play`: the same rules played fast, plain and traced (the hot path);
-- :mod:`.trace`: the trace format ("Trace (version 2)"), its stored form, the replay;
-- :mod:`.core`: the native core (compiled by Cython when it can be, see
-  :mod:`worker.engines.native`): the same play and traces, and the reading of plain files, in C;
-- :mod:`.engine`: the :class:`~worker.engines.base.Engine` over them, and the judge line.
+Modules: :mod:`.read` (the judge file), :mod:`.rules` (the rules as written: draws, replays),
+:mod:`.play` (the fast loop), :mod:`.trace` (the trace, stored form and replay), :mod:`.core`
+(the native core, compiled by Cython) and :mod:`.engine`.
 """
 
 from worker.engines.ten_twenty_thirty.engine import ENGINE, TenTwentyThirty, line_of

@@ -1,4 +1,4 @@
-"""The 10-20-30 engine: reading, playing and tracing put together behind :class:`Engine`."""
+"""The 10-20-30 engine: reading, playing and tracing behind :class:`Engine`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ _LINES = ("Win : ", "Loss: ", "Draw: ")
 
 
 def line_of(outcome: int, deals: int) -> str:
-    """The judge line of a game: every line this engine makes is made here.
+    """The judge line of a game.
 
     >>> line_of(0, 66), line_of(2, 73)
     ('Win : 66', 'Draw: 73')
@@ -70,8 +70,7 @@ class TenTwentyThirty(Engine):
         return _solve_here(case.text, trace, False)[0]
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """The result and its trace in the stored form: for a win or a loss the compact
-        bytes of :func:`.trace.pack` (a byte per pick-up), for a draw its JSON.
+        """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON.
 
         >>> result, packed = ENGINE.solve_packed(Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 "
         ...     "1 7 6 9 5 3 10 10 4 10 9 2 1 10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2"))
@@ -86,8 +85,7 @@ class TenTwentyThirty(Engine):
         return _solve_here(case.text, True, True)
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
-        """As :meth:`Engine.unpack_trace`: a win or a loss is stored packed, a draw as its JSON,
-        which a trace stored in version 1 brings back in version 2."""
+        """As :meth:`Engine.unpack_trace`, for packed traces too; version 1 comes back as 2."""
         if packed[:1] == traces.PACKED_TAG:
             return traces.expand(packed)
         return traces.upgrade(super().unpack_trace(packed))  # type: ignore[no-any-return]
@@ -111,7 +109,7 @@ class TenTwentyThirty(Engine):
         return OUTCOMES[outcome], int(deals), [extra] if extra and outcome == DRAW else []
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
-        """Check ``trace`` move by move (see :func:`.trace.walk_trace`) and return its result."""
+        """Check ``trace`` move by move (:func:`.trace.walk_trace`); its result."""
         steps = traces.walk_trace(text, trace)
         while True:
             try:
@@ -122,7 +120,7 @@ class TenTwentyThirty(Engine):
         return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), trace)
 
     def generate(self, rng: random.Random) -> str:
-        """A random standard deck on two lines of 26 cards.
+        """A shuffled deck on two lines of 26 cards.
 
         >>> text = ENGINE.generate(random.Random(1))
         >>> len(text.split()), text.count("\\n")
@@ -140,7 +138,7 @@ class TenTwentyThirty(Engine):
         """
         tokens = head.split()
         if tokens and not head[-1:].isspace() and len(head) >= 512:
-            tokens.pop()  # a head that long may be the start of a longer file, cut in a token
+            tokens.pop()  # perhaps cut short
         cards = 0
         for j, token in enumerate(tokens):
             if not token.isdigit() or len(token) > 3:

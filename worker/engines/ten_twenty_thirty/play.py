@@ -1,40 +1,21 @@
-"""10-20-30 played fast: the hot path of solving.
+"""10-20-30 played fast in pure Python (the native core plays in C); ``tests/engines`` hold it
+to :class:`.rules.Game`, the rules as written.
 
-:func:`play` plays a deck to its end and :func:`play_traced` does the same while noting
-what a trace needs. They follow the rules of :mod:`.rules` with the tricks below; a
-property test (``tests/engines/test_ten_twenty_thirty.py``) checks both against
-:class:`.rules.Game` on random decks.
+A card is its value modulo 10 (10 is 0): the rules only ask whether a sum is a multiple of
+10. A pile is ``[code, card, ...]``, bottom card first; ``code`` sums up what the next deal
+needs, so a deal that picks nothing up (four in five) is one look-up: ``_NEXT[code + card]``
+is the pile's next code, or 0 / -1 / -2 for the combination picked up first (first two +
+last / first + last two / last three)::
 
-Why two loops
--------------
-The traced loop is the plain one plus one byte noted per pick-up and a note per pile
-that empties. Those notes cannot be switched off inside one shared loop without cost:
-measured in 2026 on 3,000 random decks, the traced loop used for plain solves too made
-them 13% slower, and one loop with its notes behind a flag 6% slower, while a plain
-solve is what ``dealer solve`` runs on every case. So the loop is written twice, the
-traced copy differing only in its notes (``note`` and ``gone``).
-
-How a pile is kept
-------------------
-A pile is a list ``[code, card, card, ...]``, bottom card first. ``code`` sums up what
-the next deal onto the pile needs, so that a deal that picks nothing up (four deals in
-five) is one table lookup: ``_NEXT[code + card]`` is the pile's code after the deal, or,
-when the deal makes a pick-up, 0 / -1 / -2 for the combination (first two + last / first
-+ last two / last three) that is picked up first::
-
-    code = _K1 + 10*x                              a pile of one card x
+    code = _K1 + 10*x                              one card x
          = _K2 + 100*x + 10*y                      two cards x, y
-         = _K3 + 10000*a + 1000*f + 100*y + 10*z   three or more: first card a, f = first
-                                                   two cards' sum mod 10, last two cards y, z
-
-Inside the engine a card is its value modulo 10 (a 10 is 0): the rules only ever ask
-whether a sum is a multiple of 10, and 0..9 keeps the lookup tables small.
+         = _K3 + 10000*a + 1000*f + 100*y + 10*z   more: first card a, f = first two's sum
+                                                   mod 10, last two cards y, z
 """
 
 from __future__ import annotations
 
 from itertools import cycle
-from operator import length_hint
 
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, LOSS, PILES, WIN
 
