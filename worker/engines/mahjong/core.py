@@ -130,31 +130,13 @@ _setup_names()
 @cython.cfunc
 @cython.exceptval(check=False)
 def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
-    """The kind of one token, or -1."""
-    c: cython.char = s[0]
-    if size == 2 and 49 <= c <= 57:
-        if s[1] == 84:  # T
-            return c - 49
-        if s[1] == 83:  # S
-            return 9 + c - 49
-        if s[1] == 87:  # W
-            return 18 + c - 49
+    """The kind of one token, or -1: found by its first two bytes, then compared whole."""
+    if size < 2 or size > 5:
         return -1
-    if size == 4 and s[0] == 68 and s[1] == 79 and s[2] == 78 and s[3] == 71:  # DONG
-        return 27
-    if size == 3 and s[0] == 78 and s[1] == 65 and s[2] == 78:  # NAN
-        return 28
-    if size == 2 and s[0] == 88 and s[1] == 73:  # XI
-        return 29
-    if size == 3 and s[0] == 66 and s[1] == 69 and s[2] == 73:  # BEI
-        return 30
-    if size == 5 and s[0] == 90 and s[1] == 72 and s[2] == 79 and s[3] == 78 and s[4] == 71:  # ZHONG
-        return 31
-    if size == 2 and s[0] == 70 and s[1] == 65:  # FA
-        return 32
-    if size == 3 and s[0] == 66 and s[1] == 65 and s[2] == 73:  # BAI
-        return 33
-    return -1
+    kind: cython.int = _tile_of[_key(s[0], s[1])] - 1
+    if kind < 0 or _name_size[kind] != size or memcmp(s, _name_bytes + 8 * kind, size):
+        return -1
+    return kind
 
 
 @cython.cfunc

@@ -176,6 +176,8 @@ def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.
     """Play the deck in the history; the outcome, with out[0..3] = N, history length,
     pick-ups, gone entries. With ``exact`` (see :func:`_exact`) a draw is found where the
     rules find it; else only that there is one (out[0] = deals played by then)."""
+    # One function, not named steps: its state lives in C locals the C compiler keeps in
+    # registers across a deal, which calls that share it through pointers would not.
     global _seen
     pos: cython.int = 14  # cards dealt
     end: cython.int = 52  # cards in the history
