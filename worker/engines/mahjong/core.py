@@ -1,16 +1,8 @@
-"""Mahjong's solver for the native core: Cython compiles this module to C.
+"""Mahjong's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
 
-The same four look-ups in the same table as :mod:`.solve` (read once, on first use, by
-:func:`.solve.read_table`), and the same case analysis on the sum of the groups' class
-codes; here a hand's text is read into the four group keys directly, and the judge line
-is written in C. Proofs for traces are written here too, from the same split table as
-:func:`.trace.proofs_of` (held here in a hash table); :func:`solve_batch` writes a whole
-batch's judge lines and ``--traces`` records, and :func:`solve_chunk` a stored chunk's lines
-and traces. The differential tests
-(``tests/engines/test_native.py``) hold the two cores to the same results.
-
-This module is compiled only (it declares C arrays); without a compiler the engine runs
-:mod:`.solve` (see :mod:`worker.engines.native`).
+:mod:`.solve`'s four look-ups in the same table, a hand read straight into its group keys,
+and the judge line and proofs (:func:`.trace.proofs_of`'s) written in C, per case or for a
+batch or a chunk. ``tests/engines/test_native.py`` holds it to :mod:`.solve`.
 """
 
 from typing import Optional

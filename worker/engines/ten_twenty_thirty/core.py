@@ -1,18 +1,9 @@
-"""10-20-30's solving loop for the native core: Cython compiles this module to C.
+"""10-20-30's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
 
-The rules are :mod:`.play`'s, kept in C arrays instead of lists: the history of cards
-(``d`` there) is a byte buffer, a pile is a row of bytes, and a pick-up's sums are
-tested directly (in C the table lookups of :mod:`.play` save nothing). Draws are found
-the same way, by Brent's method against one snapshot, and then, as there, left to
-:class:`.rules.Game` (the engine plays them again). What a trace needs is noted on the
-way, and the packed trace and the JSON trace are written here, the same bytes and the
-same values as :func:`.trace.pack` and :func:`.trace.from_marks` make; :func:`solve_batch`
-writes a whole batch's judge lines and ``--traces`` records, and :func:`solve_chunk` a stored
-chunk's lines and packed traces. The differential tests
-(``tests/engines/test_native.py``) hold the two cores to that.
-
-This module is compiled only (it declares C arrays and pointers); without a compiler the
-engine runs :mod:`.play` (see :mod:`worker.engines.native`).
+:mod:`.play`'s rules over C arrays (the history a byte buffer, a pile a row of bytes, the
+sums tested directly), draws found as there and then played again exactly; it writes the
+judge line and the traces :mod:`.trace` makes, per case or for a batch or a chunk.
+``tests/engines/test_native.py`` holds it to :mod:`.play`.
 """
 
 from typing import Optional
