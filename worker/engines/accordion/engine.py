@@ -28,6 +28,12 @@ def line_of(piles: int, sizes: list[int]) -> str:
     return f"{piles} piles remaining: " + " ".join(map(str, sizes))
 
 
+def result_of(sizes: list[int], line: str | None = None, trace: dict[str, Any] | None = None) -> Result:
+    """The result of a game that left piles of ``sizes`` (its line made unless given)."""
+    n = len(sizes)
+    return Result("win" if n == 1 else "loss", n, sizes, line or line_of(n, sizes), trace)
+
+
 class AccordionEngine(Engine):
     """UVa 127 "Accordian" Patience: the piles left after folding a deck to the left."""
 
@@ -60,9 +66,7 @@ class AccordionEngine(Engine):
         if self.core is not None:
             played = self.core.play(case.text, trace)
             if played is not None:
-                sizes, line, record = played
-                n = len(sizes)
-                return Result("win" if n == 1 else "loss", n, sizes, line, record)
+                return result_of(*played)
             # Not a canonical deck: read it here, or say what is wrong with it.
         deck = masks_of(case.text)
         try:
@@ -74,9 +78,7 @@ class AccordionEngine(Engine):
             sizes = play(deck, under, steps)
         finally:
             _SPARE_TABLES.append(under)
-        n = len(sizes)
-        record = None if steps is None else {"version": 2, "play": "".join(steps)}
-        return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), record)
+        return result_of(sizes, None, None if steps is None else {"version": 2, "play": "".join(steps)})
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """As :meth:`Engine.solve_packed`: the native core writes the JSON bytes itself."""
@@ -84,8 +86,7 @@ class AccordionEngine(Engine):
         if played is None:
             return super().solve_packed(case)
         sizes, line, packed = played
-        n = len(sizes)
-        return Result("win" if n == 1 else "loss", n, sizes, line), packed
+        return result_of(sizes, line), packed
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
         """As :meth:`Engine.unpack_trace`; a trace stored in version 1 comes back in version 2.
@@ -133,9 +134,7 @@ class AccordionEngine(Engine):
             deck = masks_of(text)
         except InputError as error:
             raise TraceError(f"the deck cannot be replayed: {error}") from None
-        sizes = replay_play([NUMBER[mask] for mask in deck], play_of(trace))
-        n = len(sizes)
-        return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), trace)
+        return result_of(replay_play([NUMBER[mask] for mask in deck], play_of(trace)), None, trace)
 
     def generate(self, rng: random.Random) -> str:
         """A shuffled deck on two lines of 26 cards.

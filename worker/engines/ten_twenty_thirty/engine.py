@@ -28,6 +28,11 @@ def line_of(outcome: int, deals: int) -> str:
     return _LINES[outcome] + str(deals)
 
 
+def result_of(outcome: int, n: int, seen: int, trace: dict[str, Any] | None = None) -> Result:
+    """The result of a game: its outcome (:data:`.rules.OUTCOMES`), ``N`` and a draw's first sighting."""
+    return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), trace)
+
+
 class TenTwentyThirty(Engine):
     """UVa 246. ``Result.number`` is the deal count ``N``; ``Result.detail`` is ``[]``, or
     ``[S]`` for a draw, ``S`` being the deal after which the repeated state was first seen.
@@ -64,8 +69,7 @@ class TenTwentyThirty(Engine):
         core = self.core
         played = None if core is None else core.play(case.text, core.TRACED if trace else core.PLAIN)
         if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
-            outcome, n, seen, record = played
-            return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), record)
+            return result_of(*played)
         # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
         return _solve_here(case.text, trace, False)[0]
 
@@ -81,7 +85,7 @@ class TenTwentyThirty(Engine):
         played = None if core is None else core.play(case.text, core.PACKED)
         if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
             outcome, n, seen, packed = played
-            return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n)), packed
+            return result_of(outcome, n, seen), packed
         return _solve_here(case.text, True, True)
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
@@ -117,7 +121,7 @@ class TenTwentyThirty(Engine):
             except StopIteration as end:
                 outcome, n, seen = end.value
                 break
-        return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), trace)
+        return result_of(outcome, n, seen, trace)
 
     def generate(self, rng: random.Random) -> str:
         """A shuffled deck on two lines of 26 cards.
@@ -158,12 +162,12 @@ def _solve_here(text: str, trace: bool, packed: bool) -> tuple[Result, bytes]:
     d = residues(text)
     marks, gone = (bytearray(), []) if trace or packed else (None, None)
     outcome, n, piles, rem = play(d, marks, gone)
-    detail, record = [], None
+    seen, record = 0, None
     if outcome == DRAW:  # its ``N`` and first sighting need the game played exactly
         game = Game(d).play()
-        n, detail = game.dealt, [game.seen]
+        n, seen = game.dealt, game.seen
         record = traces.from_game(game) if marks is not None else None
-    result = Result(OUTCOMES[outcome], n, detail, line_of(outcome, n))
+    result = result_of(outcome, n, seen)
     if packed:
         return result, orjson.dumps(record) if record else traces.pack(d, n, marks, gone, piles, rem)
     if trace:
