@@ -5,7 +5,7 @@ a waited tile, in the answer's order: the tile, the eye, then four melds (a pong
 chow rising) in the judge order of their first tiles: the hand plus the tile. The replay
 checks each, and that they cover the waits :func:`reference_waits` finds without the table.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> from worker.engines.mahjong import ENGINE
 >>> hand = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
 >>> ENGINE.solve(Case(1, hand)).trace["proofs"]  # doctest: +NORMALIZE_WHITESPACE

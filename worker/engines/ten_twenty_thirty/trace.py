@@ -16,7 +16,7 @@ Strings keep a game of hundreds of moves small. Version 1 (before 2026-12-01) al
 about 280 bytes: the cards, a byte a pick-up, the piles gone, the end state) and a draw,
 played by :class:`.rules.Game` anyway, is its JSON.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> from worker.engines.ten_twenty_thirty import ENGINE
 >>> sample = (
 ...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
@@ -37,7 +37,9 @@ from itertools import chain
 from operator import sub
 from typing import Any
 
-from worker.engines.base import InputError, TraceError
+from worker.engines.base import TraceError
+
+from worker.engines.reading import InputError
 from worker.engines.ten_twenty_thirty.read import residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, PILES, STATE_SEP, Game
 
@@ -193,7 +195,7 @@ def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple
     ``(outcome, N, seen)``. :class:`TraceError` where the trace leaves the rules, stops
     early, goes on, or ends in another state.
 
-    >>> from worker.engines.base import Case
+    >>> from worker.engines.reading import Case
     >>> from worker.engines.ten_twenty_thirty import ENGINE
     >>> sample = "4 3 2 10 8 10 6 8 9 5 8 10 5 3 5 4 6 9 9 1 7 6 3 5 10 10 8 10 9 10 10 7 " \\
     ...          "2 6 10 10 4 10 1 3 10 1 1 10 2 2 10 4 10 7 7 10"
