@@ -13,7 +13,7 @@ from itertools import islice
 from typing import IO
 
 from worker import engines
-from worker.engines.base import Engine
+from worker.engines.engine import Engine
 from worker.engines.reading import Case, Diagnostic, Faults
 
 #: Cases a pool process solves at a time: large enough that handing a batch to it and

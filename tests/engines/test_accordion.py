@@ -21,8 +21,8 @@ from worker.engines.accordion import CARDS, ENGINE
 from worker.engines.accordion.cards import NUMBER, TABLE_SIZE, masks_of
 from worker.engines.accordion.play import play
 from worker.engines.accordion.trace import PILES, replay_play
-from worker.engines.base import TraceError
 from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import TraceError
 
 SAMPLE = JUDGE_DATA / "accordion" / "sample.in"
 decks = samples.card_decks

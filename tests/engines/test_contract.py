@@ -30,8 +30,9 @@ from tests.engines.samples import CASES, SAMPLE, assert_inputs, error, inputs_in
 from tests.support.paths import judge_files
 from worker import engines
 from worker.engines import UnknownGame
-from worker.engines.base import Engine, TraceError
+from worker.engines.engine import Engine
 from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import TraceError
 
 GAMES = engines.names()
 #: (title, unit, number_name, outcomes, terminator) of each game.

@@ -21,8 +21,9 @@ import sys
 from typing import Any
 
 from worker.engines import native
-from worker.engines.base import Engine, Result, TraceError
+from worker.engines.engine import Engine
 from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import Result, TraceError
 
 __all__ = ["Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame", "all_engines",
            "check", "detect", "get", "names", "outcomes", "use_native_core"]

@@ -17,7 +17,7 @@ import re
 from typing import IO, Any, cast
 
 from worker import engines
-from worker.engines.base import Engine
+from worker.engines.engine import Engine
 from worker.engines.reading import MAX_TOKEN, Faults, InputError
 from worker.jobs.errors import Invalid
 from worker.units import format_size

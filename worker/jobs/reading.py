@@ -11,8 +11,7 @@ import logging
 from collections.abc import Iterator
 from typing import IO
 
-from worker.engines.base import Engine
-
+from worker.engines.engine import Engine
 from worker.engines.reading import Case, Diagnostic, InputBlocks, InputError
 from worker.jobs.screen import Lines
 from worker.units import format_size

@@ -325,7 +325,7 @@ def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: o
     """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
     their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
     ending in a newline. A text that is not a canonical deck is ``one(index, text,
-    traced)``'s, which gives its line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    traced)``'s, which gives its line and record as :meth:`~worker.engines.engine.Engine.solve_one` does."""
     return batch(_write_batch, texts, first, traced, one)
 
 

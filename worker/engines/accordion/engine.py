@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 from worker.engines import native
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play
 from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
-from worker.engines.base import Engine, Result, TraceError
-from worker.engines.reading import Case, InputError, Reading, read_natively
+from worker.engines.engine import Engine
+from worker.engines.reading import Case, InputError
+from worker.engines.results import Result, TraceError
 
 #: Spare ``under`` tables, one per concurrent game: allocating 70,000 slots costs more than a game.
 _SPARE_TABLES: list[list[int]] = []
@@ -51,11 +51,6 @@ class AccordionEngine(Engine):
     trace_version = 2
     case_bytes = 156
     reader = staticmethod(read_decks)
-
-    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_decks(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_decks)
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         """Play one deck; with ``trace`` the result also carries every deal and move.

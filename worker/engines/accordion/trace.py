@@ -24,7 +24,7 @@ import re
 from typing import Any, TypeGuard
 
 from worker.engines.accordion.cards import CARDS, DECK_SIZE
-from worker.engines.base import TraceError
+from worker.engines.results import TraceError
 
 #: Pile ``k`` of the row as ``play`` names it.
 PILES = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

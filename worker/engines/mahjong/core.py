@@ -14,11 +14,10 @@ from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
 from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, load64, lowest, new_case,
                                                 prefetch, put, put_int, reserve, took)
 
-from worker.engines.base import Result, plain
-
-from worker.engines.reading import Case
-from worker.engines.mahjong.tiles import RARE, TILES, X
 from worker.engines.mahjong.table import read_section
+from worker.engines.mahjong.tiles import RARE, TILES, X
+from worker.engines.reading import Case
+from worker.engines.results import Result, plain
 
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
@@ -304,7 +303,7 @@ def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: o
     """The judge lines of consecutive hands numbered from ``first``, and with ``traced``
     their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
     ending in a newline. A text that is not 13 valid tiles is ``one(index, text, traced)``'s,
-    which gives its line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    which gives its line and record as :meth:`~worker.engines.engine.Engine.solve_one` does."""
     return batch(_write_batch, texts, first, traced, one)
 
 
@@ -361,7 +360,7 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
 @cython.cfunc
 def _result(count: cython.int, line: str, trace: object) -> object:
     """The Result of a hand waiting for the ``count`` kinds of ``_waits``, built without
-    its ``__init__`` where Result is plain (see :func:`~worker.engines.base.plain`): that
+    its ``__init__`` where Result is plain (see :func:`~worker.engines.results.plain`): that
     would cost a tenth of a hand's time."""
     detail: list = [_NAMES[_waits[j]] for j in range(count)]
     outcome: str = "ready" if count else "not-ready"

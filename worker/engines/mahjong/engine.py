@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
-from typing import IO, Any
+from collections.abc import Callable
+from typing import Any
 
 from worker.engines import native
-from worker.engines.base import Engine, Result, TraceError
-from worker.engines.reading import Case, InputError, Reading, read_natively
+from worker.engines.engine import Engine
 from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
 from worker.engines.mahjong.solve import line_of, make_solver
 from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
 from worker.engines.mahjong.trace import check_proof, reference_waits
+from worker.engines.reading import Case, InputError
+from worker.engines.results import Result, TraceError
 
 #: The solver, made on first use (reading the table takes a few milliseconds).
 _solve: Callable[[Case, bool], Result] | None = None
@@ -34,11 +35,6 @@ class MahjongEngine(Engine):
     trace_version = 1
     case_bytes = 41
     reader = staticmethod(read_hands)
-
-    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_hands(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_hands)
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         """The waited tiles of a canonical hand (13 known tiles, at most four of a kind).
@@ -98,7 +94,7 @@ class MahjongEngine(Engine):
         >>> ENGINE.replay(hand, {"version": 1, "proofs": ["9W|9W 9W|1W 1W 1W|1W 2W 3W|4W 5W 6W|7W 8W 9W"]})
         Traceback (most recent call last):
         ...
-        worker.engines.base.TraceError: the hand waits for 3W 6W 9W, the trace proves 9W
+        worker.engines.results.TraceError: the hand waits for 3W 6W 9W, the trace proves 9W
         """
         try:
             counts = counts_of(text)

@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import IO, Any
 
-from worker.engines.base import plain
-
-from worker.engines.reading import Case, InputError, Piece, Reading, read_pieces, show, tokens_with_columns
 from worker.engines.mahjong.tiles import HAND_SIZE, KEY_UNIT_BYTES, KIND_BYTES, MAX_COPIES, TILES
+from worker.engines.reading import Case, InputError, Piece, Reading, read_pieces, show, tokens_with_columns
+from worker.engines.results import plain
 
 TERMINATOR = "0"
 UNIT = "hand"

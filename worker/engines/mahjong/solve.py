@@ -13,13 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from worker.engines.base import Result, plain
-
-from worker.engines.reading import Case
 from worker.engines.mahjong.read import counts_of, recent
 from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
 from worker.engines.mahjong.tiles import GROUP_MASK, HONOUR_KEYS, KEY_UNIT, RARE, SUIT_KEYS, TILES, X
 from worker.engines.mahjong.trace import proofs_of
+from worker.engines.reading import Case
+from worker.engines.results import Result, plain
 
 _NO_ENTRY: tuple[str | None, int] = (None, 0)
 #: Suit keys whose value is not in the one-byte table: key -> value index (see

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from itertools import accumulate, chain
 
-from worker.engines.base import TraceError
 from worker.engines.mahjong.table import numbers_of, read_section
 from worker.engines.mahjong.tiles import GROUP_BITS, GROUP_MASK, HONOURS, KEY_UNIT, KIND, MAX_COPIES, TILES
+from worker.engines.results import TraceError
 
 #: Per group (0..2 suits, 3 honours), by group key: its split as (eye, melds), cached.
 _splits: list[dict[int, tuple[str, str]]] = [{}, {}, {}, {}]

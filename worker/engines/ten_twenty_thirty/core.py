@@ -454,7 +454,7 @@ def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: o
     their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
     ending in a newline. A deck the core does not finish (a game too long for its buffers,
     a text that is not a canonical deck) is ``one(index, text, traced)``'s, which gives its
-    line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    line and record as :meth:`~worker.engines.engine.Engine.solve_one` does."""
     return batch(_write_batch, texts, first, traced, one)
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
 from worker.engines import native
-from worker.engines.base import Engine, Result
-from worker.engines.reading import Case, Reading, read_natively
+from worker.engines.engine import Engine
+from worker.engines.reading import Case
+from worker.engines.results import Result
 from worker.engines.ten_twenty_thirty import trace as traces
 from worker.engines.ten_twenty_thirty.play import play
 from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues
@@ -60,11 +60,6 @@ class TenTwentyThirty(Engine):
     trace_version = 2
     case_bytes = 120
     reader = staticmethod(read_decks)
-
-    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_decks(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_decks)
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         core = self.core

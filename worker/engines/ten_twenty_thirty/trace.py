@@ -37,9 +37,8 @@ from itertools import chain
 from operator import sub
 from typing import Any
 
-from worker.engines.base import TraceError
-
 from worker.engines.reading import InputError
+from worker.engines.results import TraceError
 from worker.engines.ten_twenty_thirty.read import residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, PILES, STATE_SEP, Game
 
