@@ -9,6 +9,7 @@ judge line and the traces :mod:`.trace` makes, per case or for a batch or a chun
 from typing import Optional
 
 import cython
+import orjson
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
@@ -51,7 +52,6 @@ _seen = cython.declare(cython.int, 0)  # a draw's first sighting of its final st
 # One case's line or trace is written here and taken at once (no Python code runs in
 # between, so no other call can write into it meanwhile).
 _scratch = cython.declare(Out, Out())
-_outbuf = cython.declare(cython.char[65536])
 
 #: A residue's character in traces (10 separates the end piles in the packed form).
 _CHAR = cython.declare(cython.p_const_char, b"T123456789|")
@@ -310,11 +310,10 @@ def play(text: str, how: cython.int) -> object:
         return (outcome, out[0], seen, None)
     if how == _PACKED and outcome != _DRAW:
         return (outcome, out[0], 0, _packed(out[0], out[1], out[2], out[3]))
-    if how == _PACKED:
-        _scratch.size = 0
-        _trace_json(_scratch, seen, out[0], out[1], out[2])
-        return (outcome, out[0], seen, _scratch.take())
-    return (outcome, out[0], seen, _trace(seen, out[0], out[1], out[2]))
+    _scratch.size = 0
+    _trace_json(_scratch, seen, out[0], out[1], out[2])
+    trace: bytes = _scratch.take()
+    return (outcome, out[0], seen, trace if how == _PACKED else orjson.loads(trace))
 
 
 @cython.cfunc
@@ -358,41 +357,10 @@ def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.in
 
 
 @cython.cfunc
-def _text(chars: cython.p_const_uchar, count: cython.int) -> str:
-    """Residues as trace characters."""
-    j: cython.int
-    for j in range(count):
-        _outbuf[j] = _CHAR[chars[j]]
-    return PyUnicode_DecodeASCII(_outbuf, count, cython.NULL)
-
-
-@cython.cfunc
-def _trace(seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> dict:
-    """The version 2 trace (:mod:`.trace`) of the game just played, as
-    :func:`.trace.from_marks` makes it (and :func:`.trace.from_game`, for a draw first
-    seen after deal ``seen``)."""
-    j: cython.int
-    rem: cython.int = size - dealt
-    cards: str = _text(_hist, size)
-    for j in range(dealt):
-        _outbuf[j] = _DIGIT36[_after[j]]
-    after: str = PyUnicode_DecodeASCII(_outbuf, dealt, cython.NULL)
-    for j in range(picks):
-        _outbuf[j] = 97 + (_marks[j] & 3)
-    letters: str = PyUnicode_DecodeASCII(_outbuf, picks, cython.NULL)
-    piles: list = [_text(_piles[j], _sizes[j]) for j in range(7)]
-    trace: dict = {"version": 2, "cards": cards, "after": after, "picks": letters, "piles": piles,
-                   "deck": cards[size - rem:] if rem else ""}
-    if seen:
-        trace["seen"] = seen
-    return trace
-
-
-@cython.cfunc
 @cython.exceptval(-1)
 def _trace_json(into: Out, seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> cython.int:
-    """:func:`_trace`'s trace as the bytes ``orjson.dumps`` makes of it, without the dict
-    and its strings in between. Its strings are of digits and letters: nothing to escape."""
+    """The version 2 trace of the game just played (:func:`.trace.from_marks`'s, or for a draw
+    first seen after deal ``seen`` :func:`.trace.from_game`'s) as ``orjson.dumps`` writes it."""
     rem: cython.int = size - dealt
     i: cython.int
     j: cython.int
