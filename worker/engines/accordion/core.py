@@ -237,8 +237,7 @@ def _put_line(into: Out, piles: cython.int) -> cython.int:
     return 0
 
 
-# One case's line or trace is written here and taken at once (no Python code runs in
-# between, so no other call can write into it meanwhile).
+# A case's line or trace, written and taken with no Python code in between.
 _scratch = cython.declare(Out, Out())
 
 
@@ -289,17 +288,14 @@ def _put_sizes(into: Out, count: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_trace(into: Out) -> cython.int:
-    """The JSON trace of the game just played, as the bytes ``orjson.dumps`` makes of it
-    (the engine's ``pack_trace``)."""
+    """The trace of the game just played, as ``orjson.dumps`` writes it."""
     put(into, b'{"version":2,"play":"', 21)
     put(into, _play_text, _written)
     return put(into, b'"}', 2)
 
 
 def play_packed(text: str) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge line,
-    stored trace)``, the trace as the bytes ``orjson.dumps`` makes of the JSON trace (the
-    engine's ``pack_trace``)."""
+    """:func:`play` with the trace as ``orjson.dumps`` writes it (the engine's ``pack_trace``)."""
     if not _read(text):
         return None
     piles: cython.int = _play(True)
@@ -322,10 +318,7 @@ def play(text: str, traced: cython.bint) -> object:
 
 
 def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
-    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
-    ending in a newline. A text that is not a canonical deck is ``one(index, text,
-    traced)``'s, which gives its line and record as :meth:`~worker.engines.engine.Engine.solve_one` does."""
+    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
     return batch(_write_batch, texts, first, traced, one)
 
 
@@ -355,8 +348,7 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
 
 def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                 one: object) -> tuple:
-    """The decks of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a text
-    that is not a canonical deck is ``one``'s."""
+    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
     return chunk(_chunk_case, inputs, first, traced, deadline, one)
 
 
@@ -364,8 +356,7 @@ def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, dead
 @cython.exceptval(-1)
 def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
                 lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, its trace's JSON and its piles; its outcome's
-    code (win 1, loss 2; 0: not a canonical deck)."""
+    """One deck of :func:`solve_chunk`: its line, trace and piles; its outcome's code (0: not canonical)."""
     if not _read_at(s, size):
         return 0
     piles: cython.int = _play(traced)

@@ -52,8 +52,7 @@ _present = cython.declare(cython.ulonglong, 0)  # the kinds a hand read holds, a
 _waits = cython.declare(cython.int[34])
 _keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
 _text = cython.declare(cython.char[128])
-# One case's line or trace is written here and taken at once (no Python code runs in
-# between, so no other call can write into it meanwhile).
+# A case's line or trace, written and taken with no Python code in between.
 _scratch = cython.declare(Out, Out())
 
 
@@ -251,8 +250,7 @@ def _waited(text: str) -> cython.int:
 
 def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                 one: object) -> tuple:
-    """The hands of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a text
-    that is not 13 valid tiles is ``one``'s."""
+    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
     if _payload is None:
         _load()
     return chunk(_chunk_case, inputs, first, traced, deadline, one)
@@ -300,10 +298,7 @@ def solve_packed(case: Case) -> object:
 
 
 def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """The judge lines of consecutive hands numbered from ``first``, and with ``traced``
-    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
-    ending in a newline. A text that is not 13 valid tiles is ``one(index, text, traced)``'s,
-    which gives its line and record as :meth:`~worker.engines.engine.Engine.solve_one` does."""
+    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
     return batch(_write_batch, texts, first, traced, one)
 
 

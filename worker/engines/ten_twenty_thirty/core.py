@@ -30,8 +30,7 @@ _PLAIN = cython.declare(cython.int, 0)
 _PACKED = cython.declare(cython.int, 1)
 _CAP = cython.declare(cython.int, 65535)
 
-# The game's state, in static buffers: every call holds the GIL from start to end, so
-# no two games ever use them at once.
+# The game's state in static buffers: every call holds the GIL throughout.
 _hist = cython.declare(cython.uchar[65536])  # every card in the order it went under the deck
 _after = cython.declare(cython.uchar[65536])  # pick-ups after each deal (traced)
 _marks = cython.declare(cython.uchar[21846])  # per pick-up: 4 * cards left in the deck + combination
@@ -49,8 +48,7 @@ _table = cython.declare(cython.int[131072])
 _mask = cython.declare(cython.int, 0)
 _filled = cython.declare(cython.int, 0)
 _seen = cython.declare(cython.int, 0)  # a draw's first sighting of its final state
-# One case's line or trace is written here and taken at once (no Python code runs in
-# between, so no other call can write into it meanwhile).
+# A case's line or trace, written and taken with no Python code in between.
 _scratch = cython.declare(Out, Out())
 
 #: A residue's character in traces (10 separates the end piles in the packed form).
@@ -418,11 +416,7 @@ _WORDS = cython.declare(tuple, (b"win", b"loss", b"draw"))
 
 
 def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
-    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
-    ending in a newline. A deck the core does not finish (a game too long for its buffers,
-    a text that is not a canonical deck) is ``one(index, text, traced)``'s, which gives its
-    line and record as :meth:`~worker.engines.engine.Engine.solve_one` does."""
+    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
     return batch(_write_batch, texts, first, traced, one)
 
 
@@ -460,8 +454,7 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
 
 def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                 one: object) -> tuple:
-    """The decks of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a game
-    too long for the buffers, or a text that is not a canonical deck, is ``one``'s."""
+    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
     return chunk(_chunk_case, inputs, first, traced, deadline, one)
 
 
@@ -469,9 +462,8 @@ def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, dead
 @cython.exceptval(-1)
 def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
                 lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, its packed trace (a draw's is its JSON, as
-    in :func:`play`), its deal count and a draw's first sighting; its outcome's code (0: not
-    finished)."""
+    """One deck of :func:`solve_chunk`: its line, stored trace, ``N`` and a draw's first sighting;
+    its outcome's code (0: not finished)."""
     out: cython.int[4] = [0, 0, 0, 0]
     if not _read_at(s, size):
         return 0
