@@ -217,8 +217,8 @@ def _not_card(token: bytes, line: int, column: int) -> InputError:
 class _Rules:
     """What the layout reader needs of accordion's decks (:class:`~worker.engines.layout.DeckRules`)."""
 
-    def stops(self, tokens: list[bytes]) -> bool:
-        return any(token.startswith(_TERMINATOR) for token in tokens)
+    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
+        return _TERMINATOR in line and any(token.startswith(_TERMINATOR) for token in tokens)
 
     def deck(self, tokens: list[bytes]) -> str | None:
         if not VALID.issuperset(tokens):

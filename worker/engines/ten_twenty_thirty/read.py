@@ -222,7 +222,7 @@ def _count_error(cards: list[bytes], number: int, line: int, column: int) -> Inp
 class _Rules:
     """What the layout reader needs of 10-20-30's decks (:class:`~worker.engines.layout.DeckRules`)."""
 
-    def stops(self, tokens: list[bytes]) -> bool:
+    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
         return tokens[0][0] == 48 and _is_zero(tokens[0])
 
     def deck(self, tokens: list[bytes]) -> str | None:
