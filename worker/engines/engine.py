@@ -19,18 +19,9 @@ from typing import IO, Any, ClassVar, cast
 import orjson
 
 from worker.engines.chunks import ChunkSolution, Entry, solve_in_python
-from worker.engines.reading import (
-    MAX_BYTES,
-    MAX_CASES,
-    Case,
-    Diagnostic,
-    Faults,
-    InputBlocks,
-    ReaderFrom,
-    Reading,
-    only_case,
-    read_natively,
-)
+from worker.engines.handover import InputBlocks, ReaderFrom, read_cases
+from worker.engines.layout import DeckRules
+from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, Faults, Reading, only_case
 from worker.engines.results import Result, TraceError
 
 
@@ -63,9 +54,12 @@ class Engine(ABC):
     trace_version: ClassVar[int]
     #: About how many bytes a case takes in a judge file: the service sizes chunks by it (``worker.jobs.sizing``).
     case_bytes: ClassVar[int]
-    #: The game's own reader (a :data:`.reading.ReaderFrom`, as a staticmethod): the whole file on the
-    #: pure-Python core, the rest of it where the native core hands over.
+    #: The game's own reader (a :data:`.handover.ReaderFrom`, as a staticmethod): what the native core
+    #: leaves, or the whole file on the pure-Python core.
     reader: ClassVar[Callable[..., Iterator[Case]] | None] = None
+    #: What the layout reader needs of the game's decks (:mod:`worker.engines.layout`); ``None`` for a
+    #: game of one case a line.
+    rules: ClassVar[DeckRules | None] = None
 
     def __init__(self, core: ModuleType | None = None) -> None:
         #: The game's compiled core (:mod:`worker.engines.native`), or ``None`` to solve in pure
@@ -97,14 +91,12 @@ class Engine(ABC):
         ([2, 1], 3, 119)
         """
         return InputBlocks(stream, Reading(self.terminator, self.unit, warnings, faults), max_cases, max_bytes,
-                           self.read, self.core if self.reader is not None else None, self.reader)
+                           self.read, self.core, self.reader, self.rules)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        """The cases behind :meth:`parse`: the native core's while lines are plain, then :attr:`reader`'s."""
+        """The cases behind :meth:`parse`, read by the native core and :attr:`reader` in turns."""
         reader = cast(ReaderFrom, self.reader)  # every game has one (a test's toy engine reads for itself)
-        if self.core is None:
-            return reader(stream, reading, 1, 0)
-        return read_natively(self.core.read, stream, reading, reader)
+        return read_cases(stream, reading, reader, self.rules, None if self.core is None else self.core.read)
 
     @abstractmethod
     def solve(self, case: Case, trace: bool = True) -> Result:

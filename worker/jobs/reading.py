@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from typing import IO
 
 from worker.engines.engine import Engine
-from worker.engines.reading import Case, Diagnostic, InputBlocks, InputError
+from worker.engines.handover import InputBlocks
+from worker.engines.reading import Case, Diagnostic, InputError
 from worker.jobs.screen import Lines
 from worker.units import format_size
 

@@ -8,7 +8,7 @@ from typing import Any
 from worker.engines import native
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play
-from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
+from worker.engines.accordion.read import RULES, TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
 from worker.engines.engine import Engine
 from worker.engines.reading import Case, InputError
@@ -51,6 +51,7 @@ class AccordionEngine(Engine):
     trace_version = 2
     case_bytes = 156
     reader = staticmethod(read_decks)
+    rules = RULES
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         """Play one deck; with ``trace`` the result also carries every deal and move.

@@ -13,7 +13,7 @@ from worker.engines.reading import Case
 from worker.engines.results import Result
 from worker.engines.ten_twenty_thirty import trace as traces
 from worker.engines.ten_twenty_thirty.play import play
-from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues
+from worker.engines.ten_twenty_thirty.read import RULES, TERMINATOR, UNIT, read_decks, residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, OUTCOMES, Game
 
 #: The judge's words for each outcome, in the order of :data:`.rules.OUTCOMES`.
@@ -60,6 +60,7 @@ class TenTwentyThirty(Engine):
     trace_version = 2
     case_bytes = 120
     reader = staticmethod(read_decks)
+    rules = RULES
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         core = self.core
