@@ -1,16 +1,8 @@
-"""Accordion's solving loop for the native core: Cython compiles this module to C.
+"""Accordion's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
 
-The loop is :func:`.play.play_traced`'s, move for move, over C arrays: a card is its
-number plus one (0 is an empty pile), ``_MASK`` gives its rank and suit bits (two cards
-match when their masks share one), ``tops`` is the row's top cards after three empty
-piles and ``under[card]`` the card it covers. It also writes the judge line, and with a
-trace the same ``play`` as :func:`.play.play_traced` (in a dict, or as the trace's JSON
-bytes), :func:`solve_batch` a whole batch's judge lines and ``--traces`` records and
-:func:`solve_chunk` a stored chunk's lines and traces: the differential tests
-(``tests/engines/test_native.py``) hold the two cores to that.
-
-This module is compiled only (it declares C arrays); without a compiler the engine runs
-:mod:`.play` (see :mod:`worker.engines.native`).
+:func:`.play.play`'s loop over C arrays: a card is its number plus one (0: no pile),
+``_MASK`` its rank and suit bits; it writes the judge line and the trace's ``play``, per
+case or for a whole batch or chunk. ``tests/engines/test_native.py`` holds it to :mod:`.play`.
 """
 
 from typing import Optional
@@ -245,8 +237,7 @@ def _put_line(into: Out, piles: cython.int) -> cython.int:
     return 0
 
 
-# One case's line or trace is written here and taken at once (no Python code runs in
-# between, so no other call can write into it meanwhile).
+# A case's line or trace, written and taken with no Python code in between.
 _scratch = cython.declare(Out, Out())
 
 
@@ -297,17 +288,14 @@ def _put_sizes(into: Out, count: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_trace(into: Out) -> cython.int:
-    """The JSON trace of the game just played, as the bytes ``orjson.dumps`` makes of it
-    (the engine's ``pack_trace``)."""
+    """The trace of the game just played, as ``orjson.dumps`` writes it."""
     put(into, b'{"version":2,"play":"', 21)
     put(into, _play_text, _written)
     return put(into, b'"}', 2)
 
 
 def play_packed(text: str) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge line,
-    stored trace)``, the trace as the bytes ``orjson.dumps`` makes of the JSON trace (the
-    engine's ``pack_trace``)."""
+    """:func:`play` with the trace as ``orjson.dumps`` writes it (the engine's ``pack_trace``)."""
     if not _read(text):
         return None
     piles: cython.int = _play(True)
@@ -330,10 +318,7 @@ def play(text: str, traced: cython.bint) -> object:
 
 
 def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
-    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
-    ending in a newline. A text that is not a canonical deck is ``one(index, text,
-    traced)``'s, which gives its line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
     return batch(_write_batch, texts, first, traced, one)
 
 
@@ -363,8 +348,7 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
 
 def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                 one: object) -> tuple:
-    """The decks of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a text
-    that is not a canonical deck is ``one``'s."""
+    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
     return chunk(_chunk_case, inputs, first, traced, deadline, one)
 
 
@@ -372,8 +356,7 @@ def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, dead
 @cython.exceptval(-1)
 def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
                 lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, its trace's JSON and its piles; its outcome's
-    code (win 1, loss 2; 0: not a canonical deck)."""
+    """One deck of :func:`solve_chunk`: its line, trace and piles; its outcome's code (0: not canonical)."""
     if not _read_at(s, size):
         return 0
     piles: cython.int = _play(traced)
@@ -432,8 +415,22 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, seen: cython.lo
     return cards
 
 
-def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.base.read_natively`.
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _fits(per_line: cython.int, flow: cython.bint, before: cython.int, cards: cython.int) -> cython.bint:
+    """Whether a line of ``cards`` cards, after ``before`` cards of its stretch, is as the layout
+    says (:class:`worker.engines.layout.Layout`): a blank line is in every layout."""
+    if cards == 0:
+        return True
+    if flow:
+        return cards == per_line
+    return cards == min(per_line, 52 - before % 52)
+
+
+def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
+         per_line: cython.int, flow: cython.bint) -> tuple:
+    """The native reader of :func:`~worker.engines.handover.read_cases`.
 
     It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
     to the first line end that is also the end of a deck (in judge files, every deck's
@@ -442,27 +439,34 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     error, a deck ending in mid-line for too long, a line longer than any judge file's).
     """
     cases: list = []
-    return (cases, *_read_from(data, 0, final, line, count, cases, None))
+    return (cases, *_read_from(data, at, final, line, count, cases, None, per_line, flow))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
-#: declares it, imports base: base cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``handover.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports handover: handover cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-                count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+                count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+    """The native reader of :class:`~worker.engines.handover.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each deck's canonical text into ``block`` until it is full."""
-    return _read_from(data, at, final, line, count, None, block)
+    return _read_from(data, at, final, line, count, None, block, per_line, flow)
 
 
 @cython.cfunc
 def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-               count: cython.longlong, cases: Optional[list], block: Optional[Block]) -> tuple:
+               count: cython.longlong, cases: Optional[list], block: Optional[Block], per_line: cython.int,
+               flow: cython.bint) -> tuple:
     """Both readers: the decks of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
-    into ``block`` (a reader has one of them); then where the next stretch starts, its line, the
-    count of decks and whether the reading stopped at a stretch left to Python."""
+    into ``block`` (a reader has one of them), each line holding the cards the file's layout says
+    (``per_line``, 0 for a file without one, and ``flow``: see :mod:`worker.engines.layout`); then
+    where the next stretch starts, its line, the count of decks and whether the reading stopped at
+    a stretch left to Python.
+
+    One loop, as the compiler keeps its state in registers: a line's steps (a plain line whole,
+    any other card by card, the layout's check) share the deck being read, and split into calls
+    they would pass it back and forth by address at every line."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     start: cython.Py_ssize_t = at  # where the stretch starts
@@ -480,6 +484,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     texts: cython.p_char = _stretch  # the stretch's texts: deck k's at 156 * k
     at_card: cython.p_char
     k: cython.int
+    at_line: cython.int  # the stretch's cards before the line
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
         stop = size if newline == cython.NULL else newline - s
@@ -487,6 +492,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
             return start, start_line, count, True
         if newline == cython.NULL and not final:
             break  # the line goes on in the next block
+        at_line = decks * 52 + cards
         if decks == 0 and cards == 0 and block is not None:
             texts = reserve(block, _STRETCH)
         at_card = texts + 156 * decks + 3 * cards
@@ -526,6 +532,8 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
                 cards, seen = 0, 0
                 decks += 1
             j += 2
+        if per_line and not _fits(per_line, flow, at_line, decks * 52 + cards - at_line):
+            return start, start_line, count, True
         line += 1
         at = stop + 1
         if cards == 0:  # the stretch ends here

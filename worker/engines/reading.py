@@ -1,0 +1,307 @@
+"""Reading a judge file: what every game's reader shares.
+
+A judge file is read as a stream in constant memory (:func:`read_pieces`, :func:`tokens_with_columns`)
+into :class:`Case` values, each game's reader saying what a case is; :class:`Reading` owns what happens
+at the file's end (the terminator, text after it, a missing one, a file without cases) and whether a
+bad case stops the reading or is read past (:class:`Faults`). What cannot be read is an
+:class:`InputError` (a :class:`Diagnostic` with its line and column).
+
+How a file of decks is read by its layout is :mod:`worker.engines.layout`; how the native core and
+the Python readers take turns over a file, :mod:`worker.engines.handover`.
+
+Positions are 1-based; columns count bytes from the start of the line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+#: A token longer than this is wrong in every game; capping it keeps memory flat
+#: on a file that is one endless word.
+MAX_TOKEN = 64
+
+CHUNK_SIZE = 1 << 16
+#: The faults of a file named one by one (:class:`Faults`); the rest are only counted, so that a
+#: file whose every line is bad costs no more memory than one with a single fault.
+FAULTS_KEPT = 100
+#: The most cases, and bytes, in a block of :meth:`Engine.read_inputs` unless the caller says.
+MAX_CASES = 10_000
+MAX_BYTES = 1 << 20
+
+_TOKEN = re.compile(rb"\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """An error or warning about an input file, with where it is when that is known.
+
+    >>> str(Diagnostic('"11" is not a card value (1-10)', 3, 14))
+    'line 3, column 14: "11" is not a card value (1-10)'
+    >>> str(Diagnostic("the file is empty"))
+    'the file is empty'
+    """
+
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is None:
+            return self.message
+        if self.column is None:
+            return f"line {self.line}: {self.message}"
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"message": self.message, "line": self.line, "column": self.column, "text": str(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Diagnostic:
+        return cls(data["message"], data.get("line"), data.get("column"))
+
+
+class InputError(ValueError):
+    """The judge file cannot be read: ``str(error)`` says what and where."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.diagnostic = Diagnostic(message, line, column)
+        super().__init__(str(self.diagnostic))
+
+    @property
+    def line(self) -> int | None:
+        return self.diagnostic.line
+
+    @property
+    def column(self) -> int | None:
+        return self.diagnostic.column
+
+    @property
+    def message(self) -> str:
+        return self.diagnostic.message
+
+
+class Faults:
+    """The bad cases of a judge file read on past them (:meth:`Engine.parse` and
+    :meth:`Engine.read_inputs` given one): the first :data:`FAULTS_KEPT` with where they are, how
+    many in all, and the place among the file's cases of the first bad one (``case``), before
+    which every case is good: what a partial judge output holds.
+
+    A bad case keeps its place: the cases after it are numbered as if it were good, so that each
+    case's number is its place in the file.
+
+    >>> faults = Faults()
+    >>> faults.add(InputError('"11" is not a card value (1-10)', 3, 14), 2)
+    >>> faults.count, faults.case, [str(fault) for fault in faults.first]
+    (1, 2, ['line 3, column 14: "11" is not a card value (1-10)'])
+    """
+
+    __slots__ = ("case", "count", "first")
+
+    def __init__(self) -> None:
+        self.first: list[Diagnostic] = []
+        self.count = 0
+        self.case: int | None = None
+
+    def add(self, error: InputError, case: int) -> None:
+        """``error`` stands at case ``case`` (its place among the file's cases), which is skipped."""
+        if len(self.first) < FAULTS_KEPT:
+            self.first.append(error.diagnostic)
+        if self.case is None:
+            self.case = case
+        self.count += 1
+
+    def __bool__(self) -> bool:
+        return bool(self.count)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One deck or hand of a judge file.
+
+    ``index`` counts cases from 1 in file order; ``text`` is the canonical input
+    (tokens joined by single spaces), the same for every way of writing the case;
+    ``line`` and ``column`` are where its first token stands in the file.
+    """
+
+    index: int
+    text: str
+    line: int = 1
+    column: int = 1
+
+    def __reduce__(self) -> tuple[type[Case], tuple[int, str, int, int]]:
+        # Batches of cases go to other processes (``dealer solve --jobs``). A frozen
+        # dataclass pickles its state field by field through object.__setattr__, which
+        # costs four times its constructor's arguments, and more than solving a case.
+        return Case, (self.index, self.text, self.line, self.column)
+
+
+def only_case(cases: Iterable[Case], unit: str) -> Case:
+    """The one case of a text that must hold exactly one (:meth:`Engine.canonical`).
+
+    >>> only_case([], "deck")
+    Traceback (most recent call last):
+    ...
+    worker.engines.reading.InputError: expected one deck, found 0
+    """
+    found = list(cases)
+    if len(found) != 1:
+        raise InputError(f"expected one {unit}, found {len(found)}")
+    return found[0]
+
+
+#: What :func:`read_pieces` yields; a reader may hand on, in place of the bytes, the
+#: :class:`InputError` that stopped its reading (see :meth:`Reading.ended`).
+Piece = tuple[int, int, bytes | InputError]
+
+
+class Reading:
+    """How every game's judge file ends, written once for the three readers.
+
+    A file holds cases, then the engine's ``terminator`` where a case would start:
+
+    - a terminator ends the input; a terminator before any case is an error at it
+      (``the file has no decks``);
+    - text after the terminator is ignored, with one warning at the first text after it,
+      and the reader reads no further than that text; bytes that are not text count as
+      text here (the warning is at them: what follows the end need not even be text);
+    - a file without a terminator is read to its end, with a warning; an empty file is
+      an error, and so is one without a case;
+    - a bad case is an error (:meth:`fault`), unless the reading keeps :class:`Faults`: it is
+      then noted there, and the reader goes on with the next case.
+
+    :meth:`Engine.parse` makes one per file and hands it to the game's reader, which calls
+    :meth:`ended` at the terminator or :meth:`unended` at the end of the file. What a case
+    is, and what a case cut short says, stays with the game.
+
+    >>> reading = Reading("#", "deck")
+    >>> reading.ended(2, 4, 1, [(4, 2, b"  junk"), (5, 1, b"more")])
+    >>> [str(w) for w in reading.warnings]
+    ['line 4, column 4: text after the terminating "#" is ignored']
+    >>> reading.ended(0, 1, 3, [])
+    Traceback (most recent call last):
+    ...
+    worker.engines.reading.InputError: line 1, column 3: the file has no decks
+    >>> reading.unended(1); str(reading.warnings[-1])
+    'no terminating "#" at end of file'
+    """
+
+    __slots__ = ("faults", "terminator", "unit", "warnings")
+
+    def __init__(self, terminator: str, unit: str, warnings: list[Diagnostic] | None = None,
+                 faults: Faults | None = None) -> None:
+        self.terminator = terminator
+        self.unit = unit
+        self.warnings: list[Diagnostic] = [] if warnings is None else warnings
+        self.faults = faults
+
+    def fault(self, error: InputError, case: int) -> None:
+        """Case ``case`` (its place among the file's cases) is bad, as ``error`` says: raised, or
+        noted in the reading's :class:`Faults`, after which the reader skips the case."""
+        if self.faults is None:
+            raise error
+        self.faults.add(error, case)
+
+    def no_cases(self, line: int | None = None, column: int | None = None) -> InputError:
+        return InputError(f"the file has no {self.unit}s", line, column)
+
+    def ended(self, cases: int, line: int, column: int, rest: Iterable[Piece]) -> None:
+        """The terminator, at ``line`` and ``column``, came after ``cases`` cases; ``rest``
+        is what follows it, piece by piece (read no further than its first text)."""
+        if not cases:
+            raise self.no_cases(line, column)
+        try:
+            for at_line, at_column, piece in rest:
+                if isinstance(piece, InputError):
+                    self._after(at_line, at_column)
+                    return
+                text = piece.lstrip()
+                if text:
+                    self._after(at_line, at_column + len(piece) - len(text))
+                    return
+        except InputError as error:
+            self._after(error.line, error.column)
+
+    def _after(self, line: int | None, column: int | None) -> None:
+        self.warnings.append(Diagnostic(f'text after the terminating "{self.terminator}" is ignored', line, column))
+
+    def unended(self, cases: int, empty: bool = False) -> None:
+        """The file ended without a terminator after ``cases`` cases (``empty``: without a byte)."""
+        if empty:
+            raise InputError("the file is empty")
+        if not cases:
+            raise self.no_cases()
+        self.warnings.append(Diagnostic(f'no terminating "{self.terminator}" at end of file'))
+
+
+def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1,
+                column: int = 1) -> Iterator[tuple[int, int, bytes]]:
+    """Read a binary stream as ``(line, column, piece)`` in constant memory (the stream's
+    first line being ``line`` of the file, its first byte at ``column`` of that line).
+
+    A piece lies within one line and never cuts a token in two, so
+    ``piece.split()`` gives whole tokens; ``column`` is where the piece starts.
+    A line may come as several pieces. Bytes that are not text (invalid UTF-8 or
+    NUL) raise :class:`InputError` at their position, as does a token longer than
+    :data:`MAX_TOKEN`.
+
+    >>> import io
+    >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))
+    [(1, 1, b'1 2\\r'), (2, 1, b' '), (2, 2, b'3')]
+    """
+    carry = b""
+    while True:
+        chunk = stream.read(chunk_size)
+        if not chunk:
+            break
+        data = carry + chunk if carry else chunk
+        parts = data.split(b"\n")
+        last = parts.pop()
+        for part in parts:
+            check_text(part, line, column)
+            yield line, column, part
+            line += 1
+            column = 1
+        cut = max(last.rfind(b" "), last.rfind(b"\t"), last.rfind(b"\r"), last.rfind(b"\x0b"), last.rfind(b"\x0c"))
+        if cut >= 0:
+            head, carry = last[: cut + 1], last[cut + 1 :]
+            check_text(head, line, column)
+            yield line, column, head
+            column += len(head)
+        else:
+            carry = last
+        if len(carry) > MAX_TOKEN:
+            check_text(carry[:MAX_TOKEN], line, column)
+            raise InputError(f"a token longer than {MAX_TOKEN} characters", line, column)
+    if carry:
+        check_text(carry, line, column)
+        yield line, column, carry
+
+
+def check_text(piece: bytes, line: int, column: int) -> None:
+    if piece.isascii() and 0 not in piece:  # (an int test: "b'\\0' in" is several times slower)
+        return
+    nul = piece.find(b"\x00")
+    try:
+        piece.decode("utf-8")
+        bad = nul
+    except UnicodeDecodeError as error:
+        bad = error.start if nul < 0 else min(nul, error.start)
+    if bad >= 0:
+        raise InputError(f"byte 0x{piece[bad]:02x} is not text", line, column + bad)
+
+
+def tokens_with_columns(piece: bytes, column: int) -> list[tuple[bytes, int]]:
+    """The tokens of a piece with the column each starts at (for messages and case starts).
+
+    >>> tokens_with_columns(b" 10  9", 5)
+    [(b'10', 6), (b'9', 10)]
+    """
+    return [(m.group(), column + m.start()) for m in _TOKEN.finditer(piece)]
+
+
+def show(token: bytes) -> str:
+    """A token as a message quotes it: ``"10T"`` (the service shortens very long ones)."""
+    return '"' + token.decode("utf-8", "replace") + '"'
