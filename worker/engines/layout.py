@@ -345,7 +345,9 @@ class LaidOut:
                                   self._lines[k].column(0))
         for k, (line, cards) in enumerate(zip(lines, self.layout.span(here), strict=False)):
             if len(line.tokens) != cards:
-                return InputError(f"this line has {len(line.tokens)} cards; this file's decks have {self.layout}",
+                # (a line of a flow layout may hold the end of the deck before, named at this line too)
+                which = f"deck {number} starts on this line, which has" if k == 0 and here[1] else "this line has"
+                return InputError(f"{which} {len(line.tokens)} cards; this file's decks have {self.layout}",
                                   line.number, line.column(0))
         if len(tokens) != DECK:
             return self._size_error(tokens, number, after, where)
