@@ -626,9 +626,12 @@ def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.lo
     It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
     to the first line end that is also the end of a deck (in judge files, every deck's
     last line). A stretch of card values 1..10 (written plainly: no ``05``), every deck a
-    standard one, gives its decks; the first that is not is left whole to
-    :func:`.read.read_decks` (the terminator, an error, a deck ending in mid-line for too
+    standard one, gives its decks; the first that is not is left whole to the
+    Python readers (the terminator, an error, a deck ending in mid-line for too
     long, a line longer than any judge file's).
+    Each line must hold the cards the file's layout says (``per_line`` a line, 0 for a file
+    without a layout; ``flow``: see :mod:`worker.engines.layout`), else the stretch is left
+    to the Python readers, from ``at`` in ``data`` (where a deck starts a line).
     """
     cases: list = []
     return (cases, *_read_from(data, at, final, line, count, cases, None, per_line, flow))
