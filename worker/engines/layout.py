@@ -23,7 +23,10 @@ one line before or after it: the first of those three (in that order) where a go
 So a line short, long or split, a stray, missing or bad token, a missing or doubled line is
 one fault; a line of a ``flow`` layout that holds the end of one deck and the start of the next
 is two. With one line a deck, a missing line is no fault (the deck is gone) and a doubled one
-neither (the same deck twice is two good decks). The fault keeps its place among the cases.
+neither (the same deck twice is two good decks). The fault keeps its place among the cases: a
+missing line costs its deck, and a doubled line no deck at all (the copy, "this line repeats the
+line before it", is the fault's place, and the deck is read with the copy's twin), so that the
+cases after it are numbered one more than in the file as it was meant.
 
 What the layout cannot say is read as a stream by the game's own reader, from the start of
 the deck being read on (:class:`Stream`): the end of the file (a terminator, the last deck
