@@ -34,7 +34,7 @@ GAMES = ("accordion", "10-20-30")
 def judge_file(game: str, layout: str, seed: int = 5) -> list[bytes]:
     """The lines of a generated file, its terminator last (``blank``: with a blank line after each deck)."""
     out = io.BytesIO()
-    generate(plan(game, DECKS, seed, layout=layout.removesuffix(",blank")), out)
+    generate(plan(game, DECKS, seed, layout=layout.removesuffix(",blank") or None), out)
     lines = out.getvalue().replace(b"\r\n", b"\n").split(b"\n")[:-1]
     if layout.endswith(",blank"):
         lines = [line + b"\n" if k % 2 else line for k, line in enumerate(lines)]
@@ -112,3 +112,14 @@ def test_the_layout_is_learnt_from_the_first_lines(layout: str, learnt: Layout |
     lines = judge_file("accordion", layout)
     lines[1] = b" ".join(lines[1].split()[:3])  # a mistake among them
     assert learn(b"\n".join(lines) + b"\n", True, pure.rules.stops) == learnt
+
+
+def test_a_bad_hand_is_one_fault() -> None:
+    """Mahjong's hands are a line each: a line short, long or doubled is one fault or none."""
+    pure, fast = cores("mahjong")
+    lines = judge_file("mahjong", "", seed=3)
+    for mistake in ("short", "long", "missing line", "doubled line", "stray token", "bad token"):
+        data = b"\n".join(MISTAKES[mistake](lines, DECKS // 2)) + b"\n"
+        ours = reading(fast, data)
+        assert ours == reading(pure, data)
+        assert ours[2] == (0 if mistake in ("missing line", "doubled line") else 1), (mistake, ours[1])

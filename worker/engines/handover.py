@@ -173,7 +173,7 @@ class InputBlocks:
         self._cases: Generator[Case, None, bool | None] | None = None
         self._buffer: Any = _Texts()
         self._turns: _Turns | None = None
-        self._stream = _Counted(stream)
+        self._stream = _Counted(stream)  # (the pure-Python engines': the native core reads through _turns)
         if self._native is None or rest is None:
             self._native = None
             self._cases = cast(Generator[Case, None, None], read(cast(IO[bytes], self._stream), reading))

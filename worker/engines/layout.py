@@ -23,7 +23,10 @@ one line before or after it: the first of those three (in that order) where a go
 So a line short, long or split, a stray, missing or bad token, a missing or doubled line is
 one fault; a line of a ``flow`` layout that holds the end of one deck and the start of the next
 is two. With one line a deck, a missing line is no fault (the deck is gone) and a doubled one
-neither (the same deck twice is two good decks). The fault keeps its place among the cases.
+neither (the same deck twice is two good decks). The fault keeps its place among the cases: a
+missing line costs its deck, and a doubled line no deck at all (the copy, "this line repeats the
+line before it", is the fault's place, and the deck is read with the copy's twin), so that the
+cases after it are numbered one more than in the file as it was meant.
 
 What the layout cannot say is read as a stream by the game's own reader, from the start of
 the deck being read on (:class:`Stream`): the end of the file (a terminator, the last deck
@@ -345,7 +348,9 @@ class LaidOut:
                                   self._lines[k].column(0))
         for k, (line, cards) in enumerate(zip(lines, self.layout.span(here), strict=False)):
             if len(line.tokens) != cards:
-                return InputError(f"this line has {len(line.tokens)} cards; this file's decks have {self.layout}",
+                # (a line of a flow layout may hold the end of the deck before, named at this line too)
+                which = f"deck {number} starts on this line, which has" if k == 0 and here[1] else "this line has"
+                return InputError(f"{which} {len(line.tokens)} cards; this file's decks have {self.layout}",
                                   line.number, line.column(0))
         if len(tokens) != DECK:
             return self._size_error(tokens, number, after, where)

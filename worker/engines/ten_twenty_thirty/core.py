@@ -579,9 +579,12 @@ def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.lo
     It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
     to the first line end that is also the end of a deck (in judge files, every deck's
     last line). A stretch of card values 1..10 (written plainly: no ``05``), every deck a
-    standard one, gives its decks; the first that is not is left whole to
-    :func:`.read.read_decks` (the terminator, an error, a deck ending in mid-line for too
+    standard one, gives its decks; the first that is not is left whole to the
+    Python readers (the terminator, an error, a deck ending in mid-line for too
     long, a line longer than any judge file's).
+    Each line must hold the cards the file's layout says (``per_line`` a line, 0 for a file
+    without a layout; ``flow``: see :mod:`worker.engines.layout`), else the stretch is left
+    to the Python readers, from ``at`` in ``data`` (where a deck starts a line).
     """
     cases: list = []
     return (cases, *_read_from(data, at, final, line, count, cases, None, per_line, flow))
@@ -597,6 +600,28 @@ def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cy
     """The native reader of :class:`~worker.engines.handover.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each deck's canonical text into ``block`` until it is full."""
     return _read_from(data, at, final, line, count, None, block, per_line, flow)
+
+
+@cython.cfunc
+def _give(texts: cython.p_char, decks: cython.int, written: cython.int, count: cython.longlong,
+          cases: Optional[list], block: Optional[Block]) -> cython.longlong:
+    """A stretch's ``decks`` decks, read into ``texts`` (``written`` bytes): as :class:`Case` values
+    into ``cases``, or into ``block``; the count of decks after them. (Once a stretch: a call costs the
+    loop nothing.)"""
+    k: cython.int
+    first: cython.int = 0
+    for k in range(decks):
+        count += 1
+        if block is None:
+            cases.append(new_case(count, PyUnicode_DecodeASCII(texts + first, _deck_end[k] - first - 1,
+                                                               cython.NULL), _where[k][0], _where[k][1]))
+        else:
+            texts[_deck_end[k] - 1] = 10
+            took(block, block.size + _deck_end[k])
+        first = _deck_end[k]
+    if block is not None:
+        block.size += written
+    return count
 
 
 @cython.cfunc
@@ -628,8 +653,6 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     plain: cython.int
     texts: cython.p_char = _stretch  # the stretch's texts
     written: cython.int = 0  # their bytes
-    k: cython.int
-    first: cython.int
     at_line: cython.int  # the stretch's cards before the line
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
@@ -694,18 +717,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
         line += 1
         at = stop + 1
         if cards == 0:  # the stretch ends here
-            first = 0
-            for k in range(decks):
-                count += 1
-                if block is None:
-                    cases.append(new_case(count, PyUnicode_DecodeASCII(texts + first, _deck_end[k] - first - 1,
-                                                                       cython.NULL), _where[k][0], _where[k][1]))
-                else:
-                    texts[_deck_end[k] - 1] = 10
-                    took(block, block.size + _deck_end[k])
-                first = _deck_end[k]
-            if block is not None:
-                block.size += written
+            count = _give(texts, decks, written, count, cases, block)
             decks = written = 0
             start, start_line = min(at, size), line
             if block is not None and block.full:
