@@ -1,0 +1,63 @@
+"""The corpus of layout faults (``tests/data/layout-faults/``, written by ``tests/support/layout_corpus.py``):
+each file is a generated file of a game in one of the layouts ``dealer generate --layout`` makes, with one
+mutation at one line. Its readings by the engines' readers (both cores) and by the inline service are what
+the mutation says (``worker/testing/mutations.py``): the faults named at the lines it touched, as many as it
+says, every case it did not touch kept, in order; and ``dealer solve`` and the service agree byte for byte
+on the faults, the cases kept and the partial output. ``tests/integration/test_layout_faults_live.py`` runs
+the same files through a live service of each mode (Celery workers)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.http import post_file
+from tests.support.inline import InlineDispatcher
+from tests.support.layout_corpus import CORPUS, LAYOUTS, Entry, digest, entries, folder
+from tests.support.readings import agree, by_command_line, by_reader, by_service, cores
+from worker.config import Settings
+
+ENTRIES = entries()
+corpus = pytest.mark.parametrize("entry", ENTRIES, ids=[entry.name for entry in ENTRIES])
+
+
+@pytest.mark.parametrize("game, name", [(game, name) for game, layouts in LAYOUTS.items() for name in layouts])
+def test_the_corpus_is_what_its_script_writes(game: str, name: str) -> None:
+    made = folder(game, name)
+    told = {entry.kind: entry for entry in ENTRIES if entry.game == game and entry.path.parent.name == name}
+    assert sorted(told) == sorted(made)
+    for kind, (data, expectation) in made.items():
+        entry = told[kind]
+        assert entry.path.read_bytes() == data, f"{entry.path}: run python -m tests.support.layout_corpus"
+        assert (entry.line, entry.expected.faults, entry.expected.lines, entry.expected.kept,
+                entry.expected.may_keep) == (expectation["line"], expectation["faults"], expectation["lines"],
+                                             expectation["kept"], expectation["may_keep"])
+    assert {path.name for path in (CORPUS / game / name).iterdir()} == {f"{kind}.in" for kind in made} | {
+        "expected.json"}
+
+
+@corpus
+def test_the_readers_make_of_each_file_what_its_mutation_says(entry: Entry) -> None:
+    data = entry.path.read_bytes()
+    for engine in cores(entry.game):
+        by_reader(engine, data).holds_to(entry.expected, entry.cases, digest)
+
+
+@pytest.fixture(scope="module")
+def inline(module_settings: Settings) -> Iterator[Any]:
+    """One inline service (the Flask client, the work run in the request) for the module's files."""
+    from webui.app import create_app
+
+    yield create_app(module_settings, InlineDispatcher(module_settings), config={"TESTING": True}).test_client()
+
+
+@corpus
+def test_the_inline_service_and_dealer_solve_agree_on_each_file(inline: Any, entry: Entry) -> None:
+    data = entry.path.read_bytes()
+    response = post_file(inline, data, entry.game, entry.path.name)
+    assert response.status_code == 201, response.get_json()
+    service = by_service(lambda path: inline.get(path).data, response.get_json()["id"])
+    service.holds_to(entry.expected, entry.cases, digest)
+    agree(entry.game, data, by_command_line(entry.game, entry.path), service)
