@@ -8,7 +8,6 @@ the same files through a live service of each mode (Celery workers)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,8 +15,8 @@ import pytest
 from tests.support.http import post_file
 from tests.support.inline import InlineDispatcher
 from tests.support.layout_corpus import CORPUS, LAYOUTS, Entry, digest, entries, folder
+from tests.support.plugin import sqlite_settings
 from tests.support.readings import agree, by_command_line, by_reader, by_service, cores
-from worker.config import Settings
 
 ENTRIES = entries()
 corpus = pytest.mark.parametrize("entry", ENTRIES, ids=[entry.name for entry in ENTRIES])
@@ -46,11 +45,14 @@ def test_the_readers_make_of_each_file_what_its_mutation_says(entry: Entry) -> N
 
 
 @pytest.fixture(scope="module")
-def inline(module_settings: Settings) -> Iterator[Any]:
-    """One inline service (the Flask client, the work run in the request) for the module's files."""
+def inline(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One inline service (the Flask client, the work run in the request) for the module's files, on SQLite:
+    the live services of the other module run on both databases. Its one client sends every file, more in a
+    minute than the shipped limit lets a client."""
     from webui.app import create_app
 
-    yield create_app(module_settings, InlineDispatcher(module_settings), config={"TESTING": True}).test_client()
+    settings = sqlite_settings(tmp_path_factory.mktemp("inline"), max_jobs_per_minute_per_client=len(ENTRIES))
+    return create_app(settings, InlineDispatcher(settings), config={"TESTING": True}).test_client()
 
 
 @corpus

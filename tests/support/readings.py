@@ -62,7 +62,7 @@ def by_command_line(game: str, path: Path) -> Reading:
     result = CliRunner().invoke(main, ["solve", game, str(path), "--no-progress"])
     prefix = f"dealer: error: {path}: "
     errors = [line[len(prefix):] for line in result.stderr.splitlines() if line.startswith(prefix)]
-    if result.exit_code == Exit.OK:
+    if result.exit_code == Exit.DONE:
         assert not errors, result.stderr
         return Reading((), 0, partial=result.stdout_bytes)
     assert result.exit_code == Exit.BAD_INPUT, (result.exit_code, result.stderr)
