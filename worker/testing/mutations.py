@@ -78,13 +78,9 @@ class Shape:
         """The shape of ``data``, a clean file of ``game`` written in ``layout`` (``dealer generate``'s words):
         its cases are its tokens, ``size`` at a time (the terminator, if any, is what remains)."""
         made = maker(game)
-        lines, tokens, where = [], [], []
-        for number, raw in enumerate(data.splitlines(keepends=True), 1):
-            text = raw.rstrip(b"\r\n")
-            found = _TOKEN.findall(text)
-            lines.append(Line(text, raw[len(text):], len(tokens), len(found)))
-            tokens += found
-            where += [number] * len(found)
+        lines = _lines(data)
+        tokens = [token for line in lines for token in _TOKEN.findall(line.text)]
+        where = [number for number, line in enumerate(lines, 1) for _ in range(line.count)]
         count = len(tokens) // made.tokens
         texts = tuple(made.canonicals([b" ".join(tokens[k * made.tokens:(k + 1) * made.tokens]).decode()
                                        for k in range(count)]))
@@ -100,6 +96,16 @@ class Shape:
     def per_deck(self) -> int:
         """Lines a case spans (in a per-line layout, or for hands: 1)."""
         return max(len(span) for span in self.spans)
+
+
+def _lines(data: bytes) -> list[Line]:
+    lines, first = [], 0
+    for raw in data.splitlines(keepends=True):
+        text = raw.rstrip(b"\r\n")
+        count = len(_TOKEN.findall(text))
+        lines.append(Line(text, raw[len(text):], first, count))
+        first += count
+    return lines
 
 
 def _reading(wraps: bool, layout: Layout) -> str:
@@ -130,6 +136,15 @@ class Mutant:
     expected: Expected
 
 
+def places(shape: Shape, kind: str) -> list[int]:
+    """The lines where mutation ``kind`` can be made: any line holding a case's tokens (two at least, for a
+    line cut short or split); none for what a stream cannot recover from."""
+    if shape.reading == "stream" and kind not in STREAM_KINDS:
+        return []
+    least = 2 if kind in ("short-line", "split-line") else 1
+    return [line for line in shape.case_lines() if shape.lines[line - 1].count >= least]
+
+
 def mutate(shape: Shape, kind: str, line: int) -> Mutant:
     """The file of ``shape`` with mutation ``kind`` at its line ``line`` (from 1, a line holding some case's
     tokens), and what a reader must make of it."""
@@ -137,11 +152,21 @@ def mutate(shape: Shape, kind: str, line: int) -> Mutant:
         raise ValueError(f"line {line} holds no case's token")
     if shape.reading == "stream" and kind not in STREAM_KINDS:
         raise ValueError(f"a ragged file is read as a stream: a {kind} shifts every deck after it")
-    at = shape.lines[line - 1]
-    lines = [line_.text + line_.end for line_ in shape.lines]
-    edited, removed, added = _edit(at, kind)
-    lines[line - 1:line] = edited
-    return Mutant(b"".join(lines), _expect(shape, kind, line, removed, added))
+    data, removed, added = _edited(list(shape.lines), kind, line)
+    return Mutant(data, _expect(shape, kind, line, removed, added))
+
+
+def edit(data: bytes, kind: str, line: int) -> bytes:
+    """Any file with mutation ``kind`` at its line ``line`` (one with a token; two for a line cut short or
+    split), expecting nothing: what a fuzzer makes of files already mutated."""
+    return _edited(_lines(data), kind, line)[0]
+
+
+def _edited(lines: list[Line], kind: str, line: int) -> tuple[bytes, set[int], int]:
+    edited, removed, added = _edit(lines[line - 1], kind)
+    texts = [each.text + each.end for each in lines]
+    texts[line - 1:line] = edited
+    return b"".join(texts), removed, added
 
 
 def _edit(at: Line, kind: str) -> tuple[list[bytes], set[int], int]:
