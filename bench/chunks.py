@@ -34,7 +34,8 @@ from bench.engines import judge_file
 from bench import figures
 from worker import engines
 from worker.engines import native
-from worker.engines.base import Case, Engine
+from worker.engines.base import Engine
+from worker.engines.reading import Case
 
 
 def ways(engine: Engine, texts: list[str], size: int) -> dict[str, Callable[[], object]]:

@@ -42,7 +42,7 @@ def fuzz_one(game: str, args: argparse.Namespace, corpus: Path) -> None:
 
     with atheris.instrument_imports(include=["worker"]):
         from worker import engines
-        from worker.engines.base import Faults, InputError
+        from worker.engines.reading import Faults, InputError
 
         engine = engines.get(game)
     from worker.testing.mutations import KINDS, edit  # after: what it imports of the engines is instrumented

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from tests.support.paths import JUDGE_DATA
 from worker import engines
-from worker.engines.base import MAX_TOKEN, Diagnostic, Faults, InputError
+from worker.engines.reading import MAX_TOKEN, Diagnostic, Faults, InputError
 from worker.generating.stream import generate, plan
 from worker.jobs.intake import sniff_upload
 from worker.jobs.reading import LineLimitReader

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import strategies as st
 
 from worker.engines.accordion import CARDS
-from worker.engines.base import Case, Diagnostic, Engine, InputError
+from worker.engines.base import Engine
+from worker.engines.reading import Case, Diagnostic, InputError
 from worker.engines.mahjong import TILES
 
 # ----------------------------------------------------------------------------- 10-20-30

@@ -21,7 +21,8 @@ from worker.engines.accordion import CARDS, ENGINE
 from worker.engines.accordion.cards import NUMBER, TABLE_SIZE, masks_of
 from worker.engines.accordion.play import play, play_traced
 from worker.engines.accordion.trace import PILES, replay_play
-from worker.engines.base import Case, Diagnostic, InputError, TraceError
+from worker.engines.base import TraceError
+from worker.engines.reading import Case, Diagnostic, InputError
 
 SAMPLE = JUDGE_DATA / "accordion" / "sample.in"
 decks = samples.card_decks

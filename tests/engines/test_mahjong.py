@@ -19,7 +19,8 @@ from tests.engines import samples
 from tests.engines.samples import HAND, NOT_READY, hands, random_hand, stream
 from tests.engines.samples import canonical_hand as canonical
 from tests.support.paths import JUDGE_DATA
-from worker.engines.base import Case, Diagnostic, InputError, Result, TraceError
+from worker.engines.base import Result, TraceError
+from worker.engines.reading import Case, Diagnostic, InputError
 from worker.engines.mahjong import ENGINE, TILES, solve, table, tablegen
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

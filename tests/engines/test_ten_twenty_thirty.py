@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from tests.engines import samples
 from tests.engines.samples import DRAW, LOSS, STANDARD, WIN, two_lines
 from tests.support.paths import JUDGE_DATA
-from worker.engines.base import Case, Diagnostic, InputError, TraceError
+from worker.engines.base import TraceError
+from worker.engines.reading import Case, Diagnostic, InputError
 from worker.engines.ten_twenty_thirty import ENGINE, rules, walk_trace
 from worker.engines.ten_twenty_thirty.play import play, play_traced
 from worker.engines.ten_twenty_thirty.read import residues

@@ -21,7 +21,8 @@ import sys
 from typing import Any
 
 from worker.engines import native
-from worker.engines.base import Case, Diagnostic, Engine, InputError, Result, TraceError
+from worker.engines.base import Engine, Result, TraceError
+from worker.engines.reading import Case, Diagnostic, InputError
 
 __all__ = ["Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame", "all_engines",
            "check", "detect", "get", "names", "outcomes", "use_native_core"]

@@ -8,7 +8,7 @@ right close up. When no top card can move, the next card is dealt. The answer is
 sizes of the piles left, left to right: ``6 piles remaining: 40 8 1 1 1 1``, or
 ``1 pile remaining: 52`` (outcome ``win``; any other count is a ``loss``).
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> sample = ("QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "
 ...           "8C 7D 4C 4S 7S 9H 7C 5D 2S KD 2D QH JD 6D 9D JC 2C KH 3D QC 6C 9S KC 7H 9C 5C")
 >>> ENGINE.solve(Case(1, sample), trace=False).line

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from worker.engines.base import InputError
+from worker.engines.reading import InputError
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -65,7 +65,7 @@ def masks_of(text: str) -> tuple[int, ...]:
     >>> masks_of("AC 2C 1C")
     Traceback (most recent call last):
     ...
-    worker.engines.base.InputError: "1C" is not a card (rank A23456789TJQK, suit CDHS)
+    worker.engines.reading.InputError: "1C" is not a card (rank A23456789TJQK, suit CDHS)
     """
     numbers = numbers_of(text.encode())
     if numbers is not None:

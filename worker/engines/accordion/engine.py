@@ -11,7 +11,8 @@ from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE,
 from worker.engines.accordion.play import play, play_traced
 from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
-from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
+from worker.engines.base import Engine, Result, TraceError
+from worker.engines.reading import Case, InputError, Reading, read_natively
 
 #: Reusable ``under`` tables (one per concurrent game, so threads never share one):
 #: allocating 70,000 slots per deck would cost more than playing it.

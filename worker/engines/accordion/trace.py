@@ -21,7 +21,7 @@ Version 1, which Dealer stored before 2026-12-01, listed the same game as number
 :func:`play_of` reads both, so every stored trace still replays.
 
 >>> from worker.engines.accordion import ENGINE
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> sample = ("QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "
 ...           "8C 7D 4C 4S 7S 9H 7C 5D 2S KD 2D QH JD 6D 9D JC 2C KH 3D QC 6C 9S KC 7H 9C 5C")
 >>> ENGINE.solve(Case(1, sample)).trace["play"][:12]

@@ -8,7 +8,7 @@ and special hands (thirteen orphans and the like) do not count; four copies in a
 may be split (a pong plus one tile in a chow). The answer lists the waited tiles in the
 order 1T..9T, 1S..9S, 1W..9W, DONG, NAN, XI, BEI, ZHONG, FA, BAI.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> hand = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
 >>> ENGINE.solve(Case(1, hand), trace=False).line
 'Case 1: 1S 4S FA'

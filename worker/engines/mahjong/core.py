@@ -22,7 +22,9 @@ from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
 from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, load64, lowest, new_case,
                                                 prefetch, put, put_int, reserve, took)
 
-from worker.engines.base import Case, Result, plain
+from worker.engines.base import Result, plain
+
+from worker.engines.reading import Case
 from worker.engines.mahjong.tiles import RARE, TILES, X
 from worker.engines.mahjong.table import read_section
 
@@ -528,7 +530,7 @@ def _write_hand(into: cython.p_char) -> cython.int:
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.base.read_natively`: the hands of the
+    """The native reader of :func:`~worker.engines.reading.read_natively`: the hands of the
     whole lines of ``data`` (and of its last line too when it ends the file) while each is
     a plain hand or blank. It stops at the first other line: the terminator, an error, a
     line longer than any plain one."""
@@ -536,14 +538,14 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     return (cases, *_read_from(data, 0, final, line, count, cases, None))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
-#: declares it, imports base: base cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``reading.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports reading: reading cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                 count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    """The native reader of :class:`~worker.engines.reading.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each hand's canonical text into ``block`` until it is full."""
     return _read_from(data, at, final, line, count, None, block)
 

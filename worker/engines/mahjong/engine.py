@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from worker.engines import native
-from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
+from worker.engines.base import Engine, Result, TraceError
+from worker.engines.reading import Case, InputError, Reading, read_natively
 from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
 from worker.engines.mahjong.solve import line_of, make_solver
 from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES

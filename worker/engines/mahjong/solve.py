@@ -24,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from worker.engines.base import Case, Result, plain
+from worker.engines.base import Result, plain
+
+from worker.engines.reading import Case
 from worker.engines.mahjong.read import counts_of, recent
 from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
 from worker.engines.mahjong.tiles import GROUP_MASK, HONOUR_KEYS, KEY_UNIT, RARE, SUIT_KEYS, TILES, X

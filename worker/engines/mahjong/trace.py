@@ -14,7 +14,7 @@ Replaying a trace checks every proof, and that the proofs cover exactly the wait
 tiles, which :func:`reference_waits` finds again by a plain search, independent of the
 table.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> from worker.engines.mahjong import ENGINE
 >>> hand = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
 >>> ENGINE.solve(Case(1, hand)).trace["proofs"]  # doctest: +NORMALIZE_WHITESPACE

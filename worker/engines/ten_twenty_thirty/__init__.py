@@ -11,7 +11,7 @@ settled: all piles gone is a win, an empty deck a loss, and a repeat of an earli
 of this game (the seven piles and the deck, from the seventh deal on) a draw. ``N``
 counts every card dealt: ``Win : 66``, ``Loss: 82``, ``Draw: 73``.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> sample = (
 ...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
 ...     "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")

@@ -607,7 +607,7 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, weight: cython.
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.base.read_natively`.
+    """The native reader of :func:`~worker.engines.reading.read_natively`.
 
     It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
     to the first line end that is also the end of a deck (in judge files, every deck's
@@ -620,14 +620,14 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     return (cases, *_read_from(data, 0, final, line, count, cases, None))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
-#: declares it, imports base: base cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``reading.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports reading: reading cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                 count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    """The native reader of :class:`~worker.engines.reading.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each deck's canonical text into ``block`` until it is full."""
     return _read_from(data, at, final, line, count, None, block)
 

@@ -8,7 +8,8 @@ from typing import IO, Any
 
 
 from worker.engines import native
-from worker.engines.base import Case, Engine, Reading, Result, read_natively
+from worker.engines.base import Engine, Result
+from worker.engines.reading import Case, Reading, read_natively
 from worker.engines.ten_twenty_thirty import trace as traces
 from worker.engines.ten_twenty_thirty.play import play, play_traced
 from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues

@@ -33,7 +33,7 @@ within a tenth of a plain one; :func:`expand` turns it back into the trace above
 checking that the bytes are whole. A draw, which is solved the slow way anyway
 (:class:`.rules.Game`), is stored as its JSON.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> from worker.engines.ten_twenty_thirty import ENGINE
 >>> sample = (
 ...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
@@ -54,7 +54,9 @@ from itertools import chain
 from operator import sub
 from typing import Any
 
-from worker.engines.base import InputError, TraceError
+from worker.engines.base import TraceError
+
+from worker.engines.reading import InputError
 from worker.engines.ten_twenty_thirty.read import residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, PILES, STATE_SEP, Game
 
@@ -226,7 +228,7 @@ def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple
     on after the game ends or stops before it does, and where its end state is not the
     one the moves lead to.
 
-    >>> from worker.engines.base import Case
+    >>> from worker.engines.reading import Case
     >>> from worker.engines.ten_twenty_thirty import ENGINE
     >>> sample = "4 3 2 10 8 10 6 8 9 5 8 10 5 3 5 4 6 9 9 1 7 6 3 5 10 10 8 10 9 10 10 7 " \\
     ...          "2 6 10 10 4 10 1 3 10 1 1 10 2 2 10 4 10 7 7 10"
