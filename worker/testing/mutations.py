@@ -156,6 +156,17 @@ def mutate(shape: Shape, kind: str, line: int) -> Mutant:
     return Mutant(data, _expect(shape, kind, line, removed, added))
 
 
+def edit_line(raw: bytes, kind: str) -> bytes:
+    """One line (with its end) after mutation ``kind``: what a file too big to hold is mutated with, a line
+    at a time.
+
+    >>> edit_line(b"1 2 3 4 5 6 7 8\\n", "short-line")
+    b'1 2\\n'
+    """
+    text = raw.rstrip(b"\r\n")
+    return b"".join(_edit(Line(text, raw[len(text):], 0, len(_TOKEN.findall(text))), kind)[0])
+
+
 def edit(data: bytes, kind: str, line: int) -> bytes:
     """Any file with mutation ``kind`` at its line ``line`` (one with a token; two for a line cut short or
     split), expecting nothing: what a fuzzer makes of files already mutated."""
