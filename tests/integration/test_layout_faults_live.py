@@ -20,8 +20,9 @@ ENTRIES = entries()
 @pytest.fixture(scope="module")
 def jobs(shared_live: LiveService) -> dict[str, int]:
     """Each corpus file sent to the service, its job finished: the job's id by the file's name. No more are
-    under way at once than the shipped limit lets one client have."""
-    limit = shared_live.settings.max_active_jobs_per_client
+    under way at once than half what the shipped limit lets one client have (the other half left to what
+    another module's tests may have left running)."""
+    limit = shared_live.settings.max_active_jobs_per_client // 2
     sent: dict[str, int] = {}
     for k, entry in enumerate(ENTRIES):
         if k >= limit:
