@@ -3,18 +3,21 @@ each file is a generated file of a game in one of the layouts ``dealer generate 
 mutation at one line. Its readings by the engines' readers (both cores) and by the inline service are what
 the mutation says (``worker/testing/mutations.py``): the faults named at the lines it touched, as many as it
 says, every case it did not touch kept, in order; and ``dealer solve`` and the service agree byte for byte
-on the faults, the cases kept and the partial output. ``tests/integration/test_layout_faults_live.py`` runs
+on the faults, the cases kept and the partial output; so they do on files made afresh the same way. ``tests/integration/test_layout_faults_live.py`` runs
 the same files through a live service of each mode (Celery workers)."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, note, settings
 
 from tests.support.http import post_file
 from tests.support.inline import InlineDispatcher
-from tests.support.layout_corpus import CORPUS, LAYOUTS, Entry, digest, entries, folder
+from tests.support.layout_corpus import CORPUS, LAYOUTS, Entry, Fresh, digest, entries, folder, mutants
 from tests.support.plugin import sqlite_settings
 from tests.support.readings import agree, by_command_line, by_reader, by_service, cores
 
@@ -63,3 +66,18 @@ def test_the_inline_service_and_dealer_solve_agree_on_each_file(inline: Any, ent
     service = by_service(lambda path: inline.get(path).data, response.get_json()["id"])
     service.holds_to(entry.expected, entry.cases, digest)
     agree(entry.game, data, by_command_line(entry.game, entry.path), service)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fresh=mutants())
+def test_the_inline_service_and_dealer_solve_agree_on_files_made_afresh(inline: Any, fresh: Fresh) -> None:
+    note(repr(fresh))
+    data = fresh.mutant.data
+    response = post_file(inline, data, fresh.game)
+    assert response.status_code == 201, response.get_json()
+    service = by_service(lambda path: inline.get(path).data, response.get_json()["id"])
+    service.holds_to(fresh.mutant.expected, fresh.shape.texts)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "judge.in"
+        path.write_bytes(data)
+        agree(fresh.game, data, by_command_line(fresh.game, path), service)

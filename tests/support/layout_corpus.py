@@ -4,7 +4,8 @@ and beside them ``expected.json``, what a reader that knows the layout must make
 
     python -m tests.support.layout_corpus
 
-which ``tests/badinput/test_layout_faults.py`` holds to: the files are what it writes.
+which ``tests/badinput/test_layout_faults.py`` holds to: the files are what it writes. :func:`mutants` makes
+the same kinds of file afresh, for the property tests.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from worker.generating.stream import generate, plan
-from worker.testing.mutations import KINDS, STREAM_KINDS, Expected, Shape, mutate
+from worker.testing.mutations import KINDS, STREAM_KINDS, Expected, Mutant, Shape, mutate, places
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "layout-faults"
 #: Cases a file holds, and the seed of every file of a game (the same cases in every layout).
@@ -120,6 +123,46 @@ def entries() -> list[Entry]:
             found.append(Entry(told["game"], told["layout"], kind, path.parent / f"{kind}.in", said["line"],
                                tuple(told["cases"]), expected))
     return found
+
+
+@st.composite
+def layouts(draw: st.DrawFn, game: str) -> str:
+    """A layout of ``game`` in ``dealer generate``'s words."""
+    ends = draw(st.sampled_from(["", "crlf", "no-terminator", "no-terminator,no-final-newline"]))
+    if game == "mahjong":
+        shape = draw(st.sampled_from(["", "sorted", "ragged"]))
+    else:
+        per_line = draw(st.integers(2, 52))
+        shape = draw(st.sampled_from([f"per-line={per_line}", f"flow,per-line={per_line}", "ragged"]))
+    return ",".join(item for item in (shape, ends) if item)
+
+
+@dataclass(frozen=True)
+class Fresh:
+    """A file made afresh with one mutation: what it is (shown where a property fails), its clean shape and the
+    mutant."""
+
+    game: str
+    layout: str
+    kind: str
+    line: int
+    shape: Shape = field(repr=False)
+    mutant: Mutant = field(repr=False)
+
+
+@st.composite
+def mutants(draw: st.DrawFn) -> Fresh:
+    """A generated file of any game, in any layout, with any mutation at any line of its cases."""
+    game = draw(st.sampled_from(list(LAYOUTS)))
+    layout = draw(layouts(game))
+    out = io.BytesIO()
+    # Enough cases that the mutated lines are few among the lines the readers learn the layout from (a deck a
+    # line: 20 lines at least, of which a split line makes two odd ones).
+    generate(plan(game, draw(st.integers(20, 30)), draw(st.integers(0, 2**32)), None, layout or None), out)
+    shape = Shape.of(out.getvalue(), game, layout)
+    kind = draw(st.sampled_from([kind for kind in KINDS if places(shape, kind)]))
+    line = draw(st.sampled_from(places(shape, kind)))
+    return Fresh(game, layout, kind, line, shape, mutate(shape, kind, line))
 
 
 if __name__ == "__main__":
