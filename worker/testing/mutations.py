@@ -251,12 +251,14 @@ def check(expected: Expected, texts: tuple[str, ...], fault_lines: list[int], fa
     """Fail, saying how, unless a reading with faults at ``fault_lines`` (``fault_count`` in all) that kept
     the cases ``read`` is what ``expected`` says of a mutation of the file whose cases are ``texts``."""
     least, most = expected.faults
-    assert least <= fault_count <= most, f"{fault_count} faults, expected {least} to {most}: {fault_lines}"
-    assert all(found in expected.lines for found in fault_lines), \
-        f"faults at lines {fault_lines}, expected within {list(expected.lines)}"
+    if not least <= fault_count <= most:
+        raise AssertionError(f"{fault_count} faults, expected {least} to {most}: {fault_lines}")
+    if not all(found in expected.lines for found in fault_lines):
+        raise AssertionError(f"faults at lines {fault_lines}, expected within {list(expected.lines)}")
     optional = {texts[place - 1] for place in expected.may_keep}
     required = [texts[place - 1] for place in expected.kept]
-    assert [text for text in read if text not in optional] == required, _difference(read, required, texts)
+    if [text for text in read if text not in optional] != required:
+        raise AssertionError(_difference(read, required, texts))
 
 
 def _difference(read: list[str], required: list[str], texts: tuple[str, ...]) -> str:
