@@ -3,8 +3,9 @@ each file is a generated file of a game in one of the layouts ``dealer generate 
 mutation at one line. Its readings by the engines' readers (both cores) and by the inline service are what
 the mutation says (``worker/testing/mutations.py``): the faults named at the lines it touched, as many as it
 says, every case it did not touch kept, in order; and ``dealer solve`` and the service agree byte for byte
-on the faults, the cases kept and the partial output; so they do on files made afresh the same way. ``tests/integration/test_layout_faults_live.py`` runs
-the same files through a live service of each mode (Celery workers)."""
+on the faults, the cases kept and the partial output. So they do on files made afresh the same way.
+``tests/integration/test_layout_faults_live.py`` runs the corpus through a live service of each mode
+(Celery workers)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from hypothesis import HealthCheck, given, note, settings
 
 from tests.support.http import post_file
 from tests.support.inline import InlineDispatcher
-from tests.support.layout_corpus import CORPUS, LAYOUTS, Entry, Fresh, digest, entries, folder, mutants
+from tests.support.layout_corpus import CORPUS, LAYOUTS, Entry, Fresh, clean, digest, entries, folder, mutants
 from tests.support.plugin import sqlite_settings
 from tests.support.readings import agree, by_command_line, by_reader, by_service, cores
+from worker.testing.mutations import Shape
 
 ENTRIES = entries()
 corpus = pytest.mark.parametrize("entry", ENTRIES, ids=[entry.name for entry in ENTRIES])
@@ -36,6 +38,9 @@ def test_the_corpus_is_what_its_script_writes(game: str, name: str) -> None:
         assert (entry.line, entry.expected.faults, entry.expected.lines, entry.expected.kept,
                 entry.expected.may_keep) == (expectation["line"], expectation["faults"], expectation["lines"],
                                              expectation["kept"], expectation["may_keep"])
+    layout = LAYOUTS[game][name]
+    assert {entry.cases for entry in told.values()} == {
+        tuple(digest(text) for text in Shape.of(clean(game, layout), game, layout).texts)}
     assert {path.name for path in (CORPUS / game / name).iterdir()} == {f"{kind}.in" for kind in made} | {
         "expected.json"}
 
