@@ -28,7 +28,9 @@ from typing import IO, Any, ClassVar, cast
 
 import orjson
 
-from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, Faults, InputBlocks, Reading, only_case
+from worker.engines.handover import InputBlocks
+from worker.engines.layout import DeckRules
+from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, Faults, Reading, only_case
 
 
 class TraceError(ValueError):
@@ -179,6 +181,9 @@ class Engine(ABC):
     #: where its native core hands a file over (:meth:`read_inputs`). ``None`` for a game without
     #: a native core.
     reader: ClassVar[Callable[..., Iterator[Case]] | None] = None
+    #: What the layout reader needs of the game's decks (:mod:`worker.engines.layout`); ``None`` for a
+    #: game of one case a line.
+    rules: ClassVar[DeckRules | None] = None
 
     def __init__(self, core: ModuleType | None = None) -> None:
         #: The game's compiled solving core (:mod:`worker.engines.native`), or ``None`` to
@@ -219,7 +224,7 @@ class Engine(ABC):
         ([2, 1], 3, 119)
         """
         return InputBlocks(stream, Reading(self.terminator, self.unit, warnings, faults), max_cases, max_bytes,
-                           self.read, self.core if self.reader is not None else None, self.reader)
+                           self.read, self.core, self.reader, self.rules)
 
     @abstractmethod
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:

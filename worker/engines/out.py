@@ -270,7 +270,7 @@ def new_case(index: cython.longlong, text: str, line: cython.longlong, column: c
 @cython.cclass
 class Block(Out):
     """A judge file's canonical inputs, a block of consecutive cases at a time
-    (:class:`worker.engines.reading.InputBlocks` on the native core): each core's ``read_inputs``
+    (:class:`worker.engines.handover.InputBlocks` on the native core): each core's ``read_inputs``
     writes the texts of the cases it reads into it, past what it holds, and tells it of each
     (``took`` in out.pxd); Python writes the cases its readers find (:meth:`add`). Each text is
     followed by a newline.

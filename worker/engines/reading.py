@@ -6,9 +6,8 @@ at the file's end (the terminator, text after it, a missing one, a file without 
 bad case stops the reading or is read past (:class:`Faults`). What cannot be read is an
 :class:`InputError` (a :class:`Diagnostic` with its line and column).
 
-A game with a native core reads its plain lines in C and hands the rest to its own reader
-(:func:`read_natively`); :class:`InputBlocks` gives a file's cases as blocks of canonical texts, with
-no object per case.
+How a file of decks is read by its layout is :mod:`worker.engines.layout`; how the native core and
+the Python readers take turns over a file, :mod:`worker.engines.handover`.
 
 Positions are 1-based; columns count bytes from the start of the line.
 """
@@ -16,10 +15,9 @@ Positions are 1-based; columns count bytes from the start of the line.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
-from typing import IO, Any, cast
+from typing import IO, Any
 
 #: A token longer than this is wrong in every game; capping it keeps memory flat
 #: on a file that is one endless word.
@@ -238,235 +236,10 @@ class Reading:
         self.warnings.append(Diagnostic(f'no terminating "{self.terminator}" at end of file'))
 
 
-#: A game's native reader (``read`` of its core, see :func:`read_natively`): given a block
-#: of the file, whether it ends the file, and the line and the count of cases the block
-#: starts at, it returns the cases of the block's plain lines, the bytes it used, the line
-#: and the count after them, and whether it stopped at a line it leaves to the game's reader.
-NativeReader = Callable[[bytes, bool, int, int], tuple[list[Case], int, int, int, bool]]
-#: A game's reader started at a line of the file, after a count of cases (see :func:`read_natively`).
-ReaderFrom = Callable[[IO[bytes], Reading, int, int], Iterator[Case]]
-
-
-def read_natively(native: NativeReader, stream: IO[bytes], reading: Reading, rest: ReaderFrom) -> Iterator[Case]:
-    """The cases of a judge file, read by the native core while its lines are plain (as
-    judge files are written), and from the first line that is not by ``rest``, the game's
-    own reader: it takes the file from the start of that line on, and says what is wrong
-    there, or where and how the file ends, as it does for a whole file.
-
-    The native reader never has more than a block and one line at hand, so the memory
-    stays constant.
-    """
-    line, count, carry, seen = 1, 0, b"", False
-    while True:
-        chunk = stream.read(CHUNK_SIZE)
-        data = carry + chunk if carry else chunk
-        seen = seen or bool(data)
-        cases, used, line, count, stopped = native(data, not chunk, line, count)
-        yield from cases
-        if stopped:
-            yield from rest(cast(IO[bytes], _Rejoined(data[used:], stream)), reading, line, count)
-            return
-        if not chunk:
-            reading.unended(count, empty=not seen)
-            return
-        carry = data[used:]
-
-
-class _Rejoined:
-    """A binary stream that gives ``head`` first, then the rest of ``stream``."""
-
-    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
-        self.head, self.stream = head, stream
-
-    def read(self, size: int = -1) -> bytes:
-        if self.head:  # whole: read_pieces takes blocks of any size
-            head, self.head = self.head, b""
-            return head
-        return self.stream.read(size)
-
-
-class InputBlocks:
-    """A judge file read as blocks of canonical inputs (:meth:`Engine.read_inputs`): an iterator
-    of ``(texts, count)``, ``texts`` being the canonical texts of ``count`` consecutive cases,
-    each followed by ``\\n`` (``b"".join(case.text.encode() + b"\\n" for case in cases)`` of
-    :meth:`Engine.parse`'s cases).
-
-    :meth:`take` gives the next block of at most the cases and bytes asked for; iterating takes
-    blocks of the sizes given to :meth:`Engine.read_inputs`. A block holds as many cases as
-    asked, but for the last block of the file, the block just before an error, and a block the
-    next case would take past its bytes (a block holds at least one case, whatever its size).
-    The cases read before an error come in blocks first, then the error is raised: the same
-    error, warnings and cases as :meth:`Engine.parse`'s. The file has been read to its end, and
-    every warning given, once :meth:`take` gives ``(b"", 0)`` (iterating then stops).
-
-    ``cases`` counts the cases given so far, ``first`` is the number of the last block's first
-    case (its place among the file's cases: ``cases - count + 1`` but after a bad case read past,
-    see :class:`Faults`, which also ends a block) and ``bytes_read`` the bytes of the stream used
-    (see there).
-
-    The native core reads plain lines in C, writing each case's text into one buffer
-    (:class:`worker.engines.out.Block`); from the first line that is not plain the game's own
-    reader (:attr:`Engine.reader`) reads the file on, as in :func:`read_natively`, and its cases
-    go into the buffer as text. On the pure-Python engines the blocks are :meth:`Engine.parse`'s
-    cases.
-    """
-
-    def __init__(self, stream: IO[bytes], reading: Reading, max_cases: int, max_bytes: int,
-                 read: Callable[[IO[bytes], Reading], Iterator[Case]], core: ModuleType | None = None,
-                 rest: ReaderFrom | None = None) -> None:
-        """``read`` is the game's whole reader (the pure-Python engines'), ``core`` its native core and
-        ``rest`` its reader from a line on, to which the core hands over (both or neither)."""
-        self.max_cases, self.max_bytes = max_cases, max_bytes
-        #: The cases given in blocks so far.
-        self.cases = 0
-        #: The number of the last block's first case.
-        self.first = 1
-        self._next = 1  # the number of the next block's first case
-        self._held: Case | None = None  # a case after a bad one, read when the block before it was not cut yet
-        self._stream = _Counted(stream)
-        self._reading = reading
-        self._native: Callable[..., tuple[int, int, int, bool]] | None = getattr(core, "read_inputs", None)
-        self._rest = rest
-        # What reads in Python: the game's reader after the native core handed over; on the
-        # pure-Python engines, parse's.
-        self._cases: Iterator[Case] | None = None
-        self._buffer: Any = _Texts()
-        if self._native is None:
-            self._cases = read(cast(IO[bytes], self._stream), reading)
-        else:
-            self._buffer = cast(ModuleType, core).InputBlock()
-        self._data, self._at, self._final, self._line, self._count = b"", 0, False, 1, 0
-        self._done = False  # the reading ended: at the end of the file, or at an error
-        self._error: Exception | None = None  # an error that comes after the cases in the buffer
-
-    @property
-    def bytes_read(self) -> int:
-        """The bytes of the stream used so far: to the end of the last case read, while the native
-        core reads; past the core's hand-over to the game's own reader, and on the pure-Python
-        engines, what was read from the stream (at most a block of 64 KiB ahead of the cases)."""
-        if self._cases is None:
-            return self._stream.taken - len(self._data) + self._at
-        return self._stream.taken
-
-    def __iter__(self) -> InputBlocks:
-        return self
-
-    def __next__(self) -> tuple[bytes, int]:
-        block = self.take()
-        if not block[1]:
-            raise StopIteration
-        return block
-
-    def take(self, max_cases: int | None = None, max_bytes: int | None = None) -> tuple[bytes, int]:
-        """The next block: the texts of at most ``max_cases`` cases (at least one) and, unless
-        its first case alone is longer, ``max_bytes`` bytes (the iterator's sizes when not
-        given); ``(b"", 0)`` once the file is read. Raises what :meth:`Engine.parse` raises, once
-        the cases before it are given."""
-        buffer = self._buffer
-        buffer.start(self.max_cases if max_cases is None else max_cases,
-                     self.max_bytes if max_bytes is None else max_bytes)
-        if self._error is not None:
-            error, self._error = self._error, None
-            raise error
-        while not buffer.full and not self._done:
-            try:
-                if self._cases is None:
-                    self._read_natively(buffer)
-                    continue
-                case, self._held = self._held or next(self._cases), None
-                if case.index != self._next + buffer.taken:  # bad cases were skipped before it
-                    if buffer.taken:  # a block holds consecutive cases: this one starts the next
-                        self._held = case
-                        break
-                    self._next = case.index
-                buffer.add(case.text.encode())
-            except StopIteration:
-                self._done = True
-            except Exception as error:  # raised in its place: after the cases before it
-                self._done = True
-                if not buffer.taken:
-                    raise
-                self._error = error
-        texts, count = buffer.cut()
-        self.cases += count
-        self.first, self._next = self._next, self._next + count
-        return texts, count
-
-    def _read_natively(self, block: Any) -> None:
-        """One step of the native core (see :func:`read_natively`): it reads into ``block`` from
-        where it stopped; then, unless it filled the block, more of the file, the end of the file,
-        or the hand-over to the game's own reader."""
-        assert self._native is not None
-        at, self._line, self._count, stopped = self._native(self._data, self._at, self._final, self._line,
-                                                            self._count, block)
-        if stopped:
-            rest = _Rejoined(self._data[at:], cast(IO[bytes], self._stream))
-            self._data, self._at = b"", 0
-            assert self._rest is not None
-            self._cases = self._rest(cast(IO[bytes], rest), self._reading, self._line, self._count)
-        elif block.full:
-            self._at = at
-        elif self._final:
-            self._reading.unended(self._count, empty=not self._stream.taken)
-            raise StopIteration
-        else:
-            chunk = self._stream.read(CHUNK_SIZE)
-            self._data = self._data[at:] + chunk if at < len(self._data) else chunk
-            self._at, self._final = 0, not chunk
-
-
-class _Texts:
-    """:class:`worker.engines.out.Block` in Python (the pure-Python engines' buffer): the texts
-    written, each with its newline; a block takes at most ``want`` of them and, but for its
-    first, none ending past ``room`` bytes; the rest starts the next block."""
-
-    def __init__(self) -> None:
-        self.texts: list[bytes] = []
-        self.size = self.want = self.room = self.taken = 0
-        self.full = False
-
-    def start(self, want: int, room: int) -> None:
-        if want < 1:
-            raise ValueError(f"a block holds at least one case, not {want}")
-        left, self.texts, self.size = self.texts, [], 0
-        self.want, self.room, self.taken, self.full = want, room, 0, False
-        for text in left:
-            self._put(text)
-
-    def add(self, text: bytes) -> None:
-        self._put(text + b"\n")
-
-    def _put(self, text: bytes) -> None:
-        self.texts.append(text)
-        self.size += len(text)
-        if not self.full:
-            if self.size <= self.room or not self.taken:
-                self.taken += 1
-                self.full = self.taken == self.want
-            else:
-                self.full = True
-
-    def cut(self) -> tuple[bytes, int]:
-        block, self.texts = b"".join(self.texts[: self.taken]), self.texts[self.taken :]
-        count, self.taken, self.full = self.taken, 0, True
-        return block, count
-
-
-class _Counted:
-    """A binary stream that counts the bytes read from it."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.stream, self.taken = stream, 0
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.stream.read(size)
-        self.taken += len(data)
-        return data
-
-
-def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1) -> Iterator[tuple[int, int, bytes]]:
+def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1,
+                column: int = 1) -> Iterator[tuple[int, int, bytes]]:
     """Read a binary stream as ``(line, column, piece)`` in constant memory (the stream's
-    first line being ``line`` of the file).
+    first line being ``line`` of the file, its first byte at ``column`` of that line).
 
     A piece lies within one line and never cuts a token in two, so
     ``piece.split()`` gives whole tokens; ``column`` is where the piece starts.
@@ -478,7 +251,6 @@ def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1) 
     >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))
     [(1, 1, b'1 2\\r'), (2, 1, b' '), (2, 2, b'3')]
     """
-    column = 1
     carry = b""
     while True:
         chunk = stream.read(chunk_size)
@@ -488,27 +260,27 @@ def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1) 
         parts = data.split(b"\n")
         last = parts.pop()
         for part in parts:
-            _check_text(part, line, column)
+            check_text(part, line, column)
             yield line, column, part
             line += 1
             column = 1
         cut = max(last.rfind(b" "), last.rfind(b"\t"), last.rfind(b"\r"), last.rfind(b"\x0b"), last.rfind(b"\x0c"))
         if cut >= 0:
             head, carry = last[: cut + 1], last[cut + 1 :]
-            _check_text(head, line, column)
+            check_text(head, line, column)
             yield line, column, head
             column += len(head)
         else:
             carry = last
         if len(carry) > MAX_TOKEN:
-            _check_text(carry[:MAX_TOKEN], line, column)
+            check_text(carry[:MAX_TOKEN], line, column)
             raise InputError(f"a token longer than {MAX_TOKEN} characters", line, column)
     if carry:
-        _check_text(carry, line, column)
+        check_text(carry, line, column)
         yield line, column, carry
 
 
-def _check_text(piece: bytes, line: int, column: int) -> None:
+def check_text(piece: bytes, line: int, column: int) -> None:
     if piece.isascii() and 0 not in piece:  # (an int test: "b'\\0' in" is several times slower)
         return
     nul = piece.find(b"\x00")

@@ -13,7 +13,8 @@ from typing import IO
 
 from worker.engines.base import Engine
 
-from worker.engines.reading import Case, Diagnostic, InputBlocks, InputError
+from worker.engines.handover import InputBlocks
+from worker.engines.reading import Case, Diagnostic, InputError
 from worker.jobs.screen import Lines
 from worker.units import format_size
 

@@ -432,8 +432,22 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, seen: cython.lo
     return cards
 
 
-def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.reading.read_natively`.
+@cython.cfunc
+@cython.inline
+@cython.exceptval(check=False)
+def _fits(per_line: cython.int, flow: cython.bint, before: cython.int, cards: cython.int) -> cython.bint:
+    """Whether a line of ``cards`` cards, after ``before`` cards of its stretch, is as the layout
+    says (:class:`worker.engines.layout.Layout`): a blank line is in every layout."""
+    if cards == 0:
+        return True
+    if flow:
+        return cards == per_line
+    return cards == min(per_line, 52 - before % 52)
+
+
+def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
+         per_line: cython.int, flow: cython.bint) -> tuple:
+    """The native reader of :func:`~worker.engines.handover.read_cases`.
 
     It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
     to the first line end that is also the end of a deck (in judge files, every deck's
@@ -442,27 +456,34 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     error, a deck ending in mid-line for too long, a line longer than any judge file's).
     """
     cases: list = []
-    return (cases, *_read_from(data, 0, final, line, count, cases, None))
+    return (cases, *_read_from(data, at, final, line, count, cases, None, per_line, flow))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``reading.InputBlocks`` to make one (out.py, which
-#: declares it, imports base, which imports reading: reading cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``handover.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports handover: handover cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-                count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.reading.InputBlocks`: :func:`read`'s, from ``at``
+                count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+    """The native reader of :class:`~worker.engines.handover.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each deck's canonical text into ``block`` until it is full."""
-    return _read_from(data, at, final, line, count, None, block)
+    return _read_from(data, at, final, line, count, None, block, per_line, flow)
 
 
 @cython.cfunc
 def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-               count: cython.longlong, cases: Optional[list], block: Optional[Block]) -> tuple:
+               count: cython.longlong, cases: Optional[list], block: Optional[Block], per_line: cython.int,
+               flow: cython.bint) -> tuple:
     """Both readers: the decks of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
-    into ``block`` (a reader has one of them); then where the next stretch starts, its line, the
-    count of decks and whether the reading stopped at a stretch left to Python."""
+    into ``block`` (a reader has one of them), each line holding the cards the file's layout says
+    (``per_line``, 0 for a file without one, and ``flow``: see :mod:`worker.engines.layout`); then
+    where the next stretch starts, its line, the count of decks and whether the reading stopped at
+    a stretch left to Python.
+
+    One loop, as the compiler keeps its state in registers: a line's steps (a plain line whole,
+    any other card by card, the layout's check) share the deck being read, and split into calls
+    they would pass it back and forth by address at every line."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     start: cython.Py_ssize_t = at  # where the stretch starts
@@ -480,6 +501,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     texts: cython.p_char = _stretch  # the stretch's texts: deck k's at 156 * k
     at_card: cython.p_char
     k: cython.int
+    at_line: cython.int  # the stretch's cards before the line
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
         stop = size if newline == cython.NULL else newline - s
@@ -487,6 +509,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
             return start, start_line, count, True
         if newline == cython.NULL and not final:
             break  # the line goes on in the next block
+        at_line = decks * 52 + cards
         if decks == 0 and cards == 0 and block is not None:
             texts = reserve(block, _STRETCH)
         at_card = texts + 156 * decks + 3 * cards
@@ -526,6 +549,8 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
                 cards, seen = 0, 0
                 decks += 1
             j += 2
+        if per_line and not _fits(per_line, flow, at_line, decks * 52 + cards - at_line):
+            return start, start_line, count, True
         line += 1
         at = stop + 1
         if cards == 0:  # the stretch ends here

@@ -9,10 +9,11 @@ from typing import IO, Any
 from worker.engines import native
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play, play_traced
-from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
+from worker.engines.accordion.read import RULES, TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
 from worker.engines.base import Engine, Result, TraceError
-from worker.engines.reading import Case, InputError, Reading, read_natively
+from worker.engines.handover import read_cases
+from worker.engines.reading import Case, InputError, Reading
 
 #: Reusable ``under`` tables (one per concurrent game, so threads never share one):
 #: allocating 70,000 slots per deck would cost more than playing it.
@@ -46,11 +47,10 @@ class AccordionEngine(Engine):
     trace_version = 2
     case_bytes = 156
     reader = staticmethod(read_decks)
+    rules = RULES
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_decks(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_decks)
+        return read_cases(stream, reading, read_decks, RULES, None if self.core is None else self.core.read)
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         """Play one deck; with ``trace`` the result also carries every deal and move.

@@ -16,10 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from worker.engines.accordion.cards import DECK_SIZE, RANKS, SUITS, VALID, numbers_of
 from worker.engines.reading import Case, InputError, Reading, read_pieces, show, tokens_with_columns
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 TERMINATOR = "#"
 UNIT = "deck"
@@ -33,10 +36,12 @@ _SUIT_BYTES = SUITS.encode()
 _Span = tuple[int, int, int, bytes, int]
 
 
-def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0) -> Iterator[Case]:
-    """The decks of a judge file, in constant memory (the reader behind ``ENGINE.parse``);
-    or of its rest, from the start of ``start_line`` on, after ``index`` decks (see
-    :func:`~worker.engines.reading.read_natively`).
+def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
+               start_column: int = 1) -> Iterator[Case]:
+    """The decks of a judge file read as a stream of cards, in constant memory: a file without a
+    layout, and the end of every file (see :mod:`worker.engines.layout`); or of its rest, from
+    ``start_column`` of ``start_line`` on, after ``index`` decks (see
+    :func:`~worker.engines.handover.read_cases`).
 
     A deck is gathered as canonical text ("AC 2D ..."), piece by piece. A piece already
     in that form (cards and single spaces, as judge files are written) is checked with a
@@ -56,7 +61,7 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
     ...
     worker.engines.reading.InputError: line 1, column 4: "1H" is not a card (rank A23456789TJQK, suit CDHS)
     """
-    pieces = read_pieces(stream, line=start_line)
+    pieces = read_pieces(stream, line=start_line, column=start_column)
     segments: list[bytes] = []  # canonical text of the deck so far
     spans: list[_Span] = []
     count = 0  # cards in the deck so far
@@ -123,9 +128,7 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
                 return
             # A card's place holds something else: the deck is bad, and the next starts after its 52 places.
             index += 1
-            hint = "; cards are written in upper case" if token.upper() in VALID else ""
-            reading.fault(_repeat(b" ".join(segments).split(), spans, index) or InputError(
-                f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", line, at), index)
+            reading.fault(_repeat(b" ".join(segments).split(), spans, index) or _not_card(token, line, at), index)
             skip = DECK_SIZE - count - 1
             segments.clear()
             spans.clear()
@@ -204,3 +207,37 @@ def _columns(piece: bytes, column: int) -> list[tuple[bytes, int]]:
     # Decks are read in file order, so only the last piece is ever asked for again, and
     # one piece's columns (a few MB for 64 KiB of cards) are all that is kept.
     return tokens_with_columns(piece, column)
+
+
+def _not_card(token: bytes, line: int, column: int) -> InputError:
+    hint = "; cards are written in upper case" if token.upper() in VALID else ""
+    return InputError(f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", line, column)
+
+
+class _Rules:
+    """What the layout reader needs of accordion's decks (:class:`~worker.engines.layout.DeckRules`)."""
+
+    def stops(self, tokens: list[bytes]) -> bool:
+        return any(token.startswith(_TERMINATOR) for token in tokens)
+
+    def deck(self, tokens: list[bytes]) -> str | None:
+        if not VALID.issuperset(tokens):
+            return None
+        text = b" ".join(tokens)
+        return text.decode() if numbers_of(text) is not None else None
+
+    def token_error(self, tokens: Sequence[bytes], number: int, where: Callable[[int], tuple[int, int]]
+                    ) -> InputError | None:
+        bad = next((k for k, token in enumerate(tokens) if token not in VALID), None)
+        return None if bad is None else _not_card(tokens[bad], *where(bad))
+
+    def deck_error(self, tokens: list[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError:
+        seen: set[bytes] = set()
+        for k, card in enumerate(tokens):
+            if card in seen:
+                return InputError(f"{card.decode()} appears twice in deck {number}", *where(k))
+            seen.add(card)
+        raise AssertionError("a deck of 52 distinct cards is good")  # pragma: no cover
+
+
+RULES = _Rules()

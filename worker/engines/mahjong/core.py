@@ -529,23 +529,25 @@ def _write_hand(into: cython.p_char) -> cython.int:
     return at
 
 
-def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.reading.read_natively`: the hands of the
+def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
+         per_line: cython.int, flow: cython.bint) -> tuple:
+    """The native reader of :func:`~worker.engines.handover.read_cases`: the hands of the
     whole lines of ``data`` (and of its last line too when it ends the file) while each is
     a plain hand or blank. It stops at the first other line: the terminator, an error, a
-    line longer than any plain one."""
+    line longer than any plain one. A file of hands has no layout to keep (``per_line`` is 0:
+    see :mod:`worker.engines.layout`), a hand being a line."""
     cases: list = []
-    return (cases, *_read_from(data, 0, final, line, count, cases, None))
+    return (cases, *_read_from(data, at, final, line, count, cases, None))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``reading.InputBlocks`` to make one (out.py, which
-#: declares it, imports base, which imports reading: reading cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``handover.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports handover: handover cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-                count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.reading.InputBlocks`: :func:`read`'s, from ``at``
+                count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+    """The native reader of :class:`~worker.engines.handover.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each hand's canonical text into ``block`` until it is full."""
     return _read_from(data, at, final, line, count, None, block)
 

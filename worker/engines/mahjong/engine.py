@@ -8,7 +8,8 @@ from typing import IO, Any
 
 from worker.engines import native
 from worker.engines.base import Engine, Result, TraceError
-from worker.engines.reading import Case, InputError, Reading, read_natively
+from worker.engines.handover import read_cases
+from worker.engines.reading import Case, InputError, Reading
 from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
 from worker.engines.mahjong.solve import line_of, make_solver
 from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
@@ -36,9 +37,7 @@ class MahjongEngine(Engine):
     reader = staticmethod(read_hands)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_hands(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_hands)
+        return read_cases(stream, reading, read_hands, None, None if self.core is None else self.core.read)
 
     # ----------------------------------------------------------------- solving
 

@@ -48,7 +48,7 @@ def _case_setters() -> tuple[Callable[[Case, Any], None], ...] | None:
 _CASE_SETTERS = _case_setters()
 
 
-def _pieces(stream: IO[bytes], line: int) -> Iterator[tuple[int, int, Any]]:
+def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, int, Any]]:
     """:func:`read_pieces`, then one more piece: the end, on line 0, or the error that
     stopped the reading (bytes that are not text), at its place and in place of bytes.
 
@@ -56,17 +56,18 @@ def _pieces(stream: IO[bytes], line: int) -> Iterator[tuple[int, int, Any]]:
     only worth a warning; the reader learns that only when it handles the line before.
     """
     try:
-        yield from read_pieces(stream, line=line)
+        yield from read_pieces(stream, line=line, column=column)
     except InputError as error:
         yield error.line or 0, error.column or 0, error
         return
     yield 0, 0, b""
 
 
-def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0) -> Iterator[Case]:
+def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
+               start_column: int = 1) -> Iterator[Case]:
     """The hands of a judge file, one per line, in constant memory (the reader behind
-    ``ENGINE.parse``); or of its rest, from ``start_line`` on, after ``index`` hands (see
-    :func:`~worker.engines.reading.read_natively`).
+    ``ENGINE.parse``); or of its rest, from ``start_column`` of ``start_line`` on, after ``index`` hands (see
+    :func:`~worker.engines.handover.read_cases`).
 
     A line usually comes as one piece and takes the fast path: split, sort by kind
     (which also rejects unknown tiles), compare tiles four places apart (five copies of
@@ -87,7 +88,7 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
     worker.engines.reading.InputError: line 1, column 31: unknown tile "10T" (tiles are 1T-9T, 1S-9S, 1W-9W, \
 DONG, NAN, XI, BEI, ZHONG, FA or BAI)
     """
-    pieces = _pieces(stream, start_line)
+    pieces = _pieces(stream, start_line, start_column)
     held_line, held_column, held = next(pieces)  # the last piece read, not handled yet
     if held_line == 0:
         reading.unended(index, empty=not index and start_line == 1)

@@ -9,10 +9,11 @@ from typing import IO, Any
 
 from worker.engines import native
 from worker.engines.base import Engine, Result
-from worker.engines.reading import Case, Reading, read_natively
+from worker.engines.handover import read_cases
+from worker.engines.reading import Case, Reading
 from worker.engines.ten_twenty_thirty import trace as traces
 from worker.engines.ten_twenty_thirty.play import play, play_traced
-from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues
+from worker.engines.ten_twenty_thirty.read import RULES, TERMINATOR, UNIT, read_decks, residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, OUTCOMES, Game
 
 #: The judge's words for each outcome, in the order of :data:`.rules.OUTCOMES`.
@@ -54,11 +55,10 @@ class TenTwentyThirty(Engine):
     trace_version = 2
     case_bytes = 120
     reader = staticmethod(read_decks)
+    rules = RULES
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_decks(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_decks)
+        return read_cases(stream, reading, read_decks, RULES, None if self.core is None else self.core.read)
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         core = self.core

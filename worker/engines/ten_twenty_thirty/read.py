@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO
 
 from worker.engines.reading import Case, InputError, Reading, only_case, read_pieces, show
@@ -44,10 +44,12 @@ _DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 _Mark = tuple[int, int, int, bytes]
 
 
-def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0) -> Iterator[Case]:
-    """The decks of a judge file; see "Input" above for what is accepted. Or of its rest,
-    from the start of ``start_line`` on, after ``number`` decks (see
-    :func:`~worker.engines.reading.read_natively`).
+def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0,
+               start_column: int = 1) -> Iterator[Case]:
+    """The decks of a judge file read as a stream of values; see "Input" above for what is accepted:
+    a file without a layout, and the end of every file (see :mod:`worker.engines.layout`). Or of
+    its rest, from ``start_column`` of ``start_line`` on, after ``number`` decks (see
+    :func:`~worker.engines.handover.read_cases`).
 
     >>> deck = " ".join(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "10", "10", "10"] * 4)
     >>> [(c.index, c.line, c.column) for c in read_decks(io.BytesIO(f"{deck}\\n  {deck} 0".encode()),
@@ -65,7 +67,7 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number:
     waiting: list[bytes] = []  # tokens read and not yet in a deck
     base = 0  # index among the file's tokens of waiting[0]
     line = 0
-    for line, column, piece in (pieces := read_pieces(stream, line=start_line)):
+    for line, column, piece in (pieces := read_pieces(stream, line=start_line, column=start_column)):
         tokens = piece.split()
         if not tokens:
             continue
@@ -93,7 +95,7 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number:
                 total = sum(map(weight, cards))
             except KeyError:  # a leading zero, or a bad token: the slow path says which
                 try:
-                    cards = _clean(cards, where, base + at, number)
+                    cards = _clean(cards, lambda j: where.of(base + at + j), number)
                 except InputError as error:
                     reading.fault(error, number)
                     continue
@@ -115,7 +117,7 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number:
     if waiting:
         number += 1
         try:
-            _clean(waiting, where, base, number)  # a bad token in it is the first problem
+            _clean(waiting, lambda j: where.of(base + j), number)  # a bad token in it is the first problem
         except InputError as error:
             reading.fault(error, number)
         else:
@@ -188,8 +190,9 @@ def _is_zero(token: bytes) -> bool:
     return token.isdigit() and not token.strip(b"0")
 
 
-def _clean(cards: list[bytes], where: _Positions, at: int, number: int) -> list[bytes]:
-    """The deck with leading zeros dropped, or its first bad token as an :class:`InputError`."""
+def _clean(cards: Sequence[bytes], where: Callable[[int], tuple[int, int]], number: int) -> list[bytes]:
+    """The deck with leading zeros dropped, or its first bad token (``where`` says where token ``k``
+    is) as an :class:`InputError`."""
     clean = []
     for j, token in enumerate(cards):
         # Bound the digits before int(): a run of thousands would raise ValueError in int().
@@ -197,7 +200,7 @@ def _clean(cards: list[bytes], where: _Positions, at: int, number: int) -> list[
         if 1 <= value <= 10:
             clean.append(str(value).encode())
             continue
-        line, column = where.of(at + j)
+        line, column = where(j)
         if value == 0:
             raise InputError(
                 f"{show(token)} is not a card value (1-10): this is card {j + 1} of deck {number}, "
@@ -214,3 +217,35 @@ def _count_error(cards: list[bytes], number: int, line: int, column: int) -> Inp
     return InputError(
         f"deck {number} is not a standard deck: {counts[value]} cards of value {value} "
         f"(at most {_IN_DECK[value]})", line, column)
+
+
+class _Rules:
+    """What the layout reader needs of 10-20-30's decks (:class:`~worker.engines.layout.DeckRules`)."""
+
+    def stops(self, tokens: list[bytes]) -> bool:
+        return tokens[0][0] == 48 and _is_zero(tokens[0])
+
+    def deck(self, tokens: list[bytes]) -> str | None:
+        try:
+            total = sum(map(_WEIGHT.__getitem__, tokens))
+        except KeyError:  # a leading zero, or a bad token
+            try:
+                tokens = _clean(tokens, lambda j: (0, 0), 0)
+            except InputError:
+                return None
+            total = sum(map(_WEIGHT.__getitem__, tokens))
+        return b" ".join(tokens).decode("ascii") if total == _STANDARD else None
+
+    def token_error(self, tokens: Sequence[bytes], number: int, where: Callable[[int], tuple[int, int]]
+                    ) -> InputError | None:
+        try:
+            _clean(tokens, where, number)
+        except InputError as error:
+            return error
+        return None
+
+    def deck_error(self, tokens: list[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError:
+        return _count_error(_clean(tokens, where, number), number, *where(0))
+
+
+RULES = _Rules()

@@ -1,0 +1,361 @@
+"""Deck files read by their layout: one broken line is one fault, and every deck it did not touch is kept.
+
+A judge file is written by a program, so its decks come in a regular layout, which
+:func:`learn` finds from the file's first lines (:data:`SAMPLE_LINES` lines with tokens, from at
+most its first :data:`SAMPLE_BYTES`):
+
+- ``per-line=K``: each deck starts a line of its own, on lines of K cards, its last line holding
+  what is left (52 a line is a deck a line; 20 a line is 20, 20, 12);
+- ``flow``: every line holds K cards and the decks run on from one line into the next.
+
+Blank lines and the whitespace around and between tokens are no part of a layout (CR LF, blank
+lines between decks or not: the same layout). A file whose lines fit no layout (fewer than two
+decks, or more than one line in eight off every layout) is read as a stream of cards, as
+the games' readers always read.
+
+Within a layout (:class:`LaidOut`) a deck is good when each of its lines holds the cards the
+layout says and its cards make a deck. A deck that is not is one fault, named at its first
+problem: a bad token, a line that repeats the line before it, a line with the wrong number of
+cards ("this line has 20 cards; this file's decks have 26 a line"), a deck short or long, a
+card twice or a deck that is not a standard one. Where it could not be read, the reading takes
+up again at the next place a deck starts in the layout, or, where a line is missing or doubled,
+one line before or after it: the first of those three (in that order) where a good deck starts.
+So a line short, long or split, a stray, missing or bad token, a missing or doubled line is
+one fault; a line of a ``flow`` layout that holds the end of one deck and the start of the next
+is two. With one line a deck, a missing line is no fault (the deck is gone) and a doubled one
+neither (the same deck twice is two good decks). The fault keeps its place among the cases.
+
+What the layout cannot say is read as a stream by the game's own reader, from the start of
+the deck being read on (:class:`Stream`): the end of the file (a terminator, the last deck
+before it or before the end of the file), and bytes that are not text or a token or a line
+longer than any judge file's.
+
+Limits: two mistakes less than a deck apart may cost the deck between them; a mistake whose
+wrong deck happens to read as a good one (a card twice spread over the decks a missing line
+joins is all that betrays them in accordion; in 10-20-30 the counts of the values) is not
+seen as one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from worker.engines.reading import MAX_TOKEN, Case, InputError, Reading, check_text, tokens_with_columns
+
+#: How many lines with tokens, from at most how many of the file's first bytes, the layout is learnt from.
+SAMPLE_LINES = 256
+SAMPLE_BYTES = 1 << 16
+#: A line longer than this is none of a layout's (a deck's line is at most 156 bytes).
+LONGEST_LINE = 1024
+DECK = 52
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """``per_line`` cards a line; ``flow``: the decks run on across lines (see the module)."""
+
+    per_line: int
+    flow: bool = False
+
+    @property
+    def lines(self) -> tuple[int, ...]:
+        """The cards of each line of a deck (``per-line``); of one line (``flow``)."""
+        if self.flow:
+            return (self.per_line,)
+        full, rest = divmod(DECK, self.per_line)
+        return (self.per_line,) * full + ((rest,) if rest else ())
+
+    def __str__(self) -> str:
+        """How a fault names the layout.
+
+        >>> str(Layout(26)), str(Layout(20)), str(Layout(20, flow=True))
+        ('26 a line', '20 a line, 12 on their last', '20 a line, running on from line to line')
+        """
+        rest = DECK % self.per_line
+        if self.flow:
+            return f"{self.per_line} a line, running on from line to line"
+        return f"{self.per_line} a line" + (f", {rest} on their last" if rest else "")
+
+    def after(self, at: Position) -> Position:
+        """Where the deck after the one starting at ``at`` starts."""
+        if not self.flow:
+            return at[0] + len(self.lines), 0
+        line, token = divmod(at[1] + DECK, self.per_line)
+        return at[0] + line, token
+
+    def span(self, at: Position) -> list[int]:
+        """The cards each line of the deck starting at ``at`` holds in this layout, from its first line."""
+        if not self.flow:
+            return list(self.lines)
+        return [self.per_line] * ((at[1] + DECK - 1) // self.per_line + 1)
+
+
+#: A place in the file as the layout reader counts: (line with tokens, from 0; token of that line, from 0).
+Position = tuple[int, int]
+
+
+def learn(head: bytes, final: bool, stops: Callable[[list[bytes]], bool]) -> Layout | None:
+    """The layout of a file that starts with ``head`` (the whole file when ``final``), or ``None``
+    for a file read as a stream; ``stops`` says whether a line's tokens end the input.
+
+    >>> deck = " ".join(["AC"] * 52)
+    >>> learn(((deck[:77] + "\\n" + deck[78:] + "\\n") * 3 + "#\\n").encode(), True, lambda t: t[0] == b"#")
+    Layout(per_line=26, flow=False)
+    >>> learn(b"AC AC\\nAC\\n" * 60, True, lambda t: False) is None
+    True
+    """
+    counts: list[int] = []
+    lines = head[:SAMPLE_BYTES].split(b"\n")
+    if not final or len(head) > SAMPLE_BYTES:
+        lines.pop()  # a line that goes on
+    for raw in lines:
+        tokens = raw.split()
+        if not tokens:
+            continue
+        if stops(tokens) or len(counts) == SAMPLE_LINES:
+            break
+        counts.append(len(tokens))
+    if sum(counts) < 2 * DECK:
+        return None
+    best: tuple[int, Layout] | None = None
+    for per_line in sorted({count for count in counts if count <= DECK}, reverse=True):
+        for flow in (False, True) if DECK % per_line else (False,):
+            layout = Layout(per_line, flow)
+            fits = _fits(layout, counts)
+            if best is None or fits > best[0]:
+                best = fits, layout
+    return best[1] if best is not None and len(counts) - best[0] <= len(counts) // 8 else None
+
+
+def _fits(layout: Layout, counts: list[int]) -> int:
+    """How many of the lines ``counts`` fit ``layout``, a line that does not being taken to end its deck."""
+    if layout.flow:
+        return counts.count(layout.per_line)
+    fits = cards = 0
+    for count in counts:
+        if count == min(layout.per_line, DECK - cards):
+            fits += 1
+            cards = (cards + count) % DECK
+        else:
+            cards = 0
+    return fits
+
+
+class DeckRules(Protocol):
+    """What a game's reader tells :class:`LaidOut` of its decks."""
+
+    def stops(self, tokens: list[bytes]) -> bool:
+        """Whether a line with these tokens ends the input (it holds the terminator)."""
+
+    def deck(self, tokens: list[bytes]) -> str | None:
+        """The canonical text of 52 tokens that make a good deck, else ``None``."""
+
+    def token_error(self, tokens: Sequence[bytes], number: int, where: Callable[[int], tuple[int, int]]
+                    ) -> InputError | None:
+        """The first token of deck ``number`` that is no card (``where`` says where token ``k`` is)."""
+
+    def deck_error(self, tokens: list[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError:
+        """What is wrong with deck ``number``, 52 cards that make no deck."""
+
+
+@dataclass(slots=True)
+class _Line:
+    start: int  # where it starts in the data
+    number: int  # its line in the file
+    raw: bytes
+    tokens: list[bytes]
+
+    def column(self, token: int) -> int:
+        if not token:
+            return 1 + len(self.raw) - len(self.raw.lstrip())
+        return tokens_with_columns(self.raw, 1)[token][1]
+
+
+class More(Exception):
+    """The reading needs more of the file than the data holds."""
+
+
+class Stream(Exception):
+    """The reading goes on as a stream, from the start of the deck being read."""
+
+
+@dataclass(slots=True)
+class Step:
+    """Where a stretch read by :meth:`LaidOut.read` ended: at ``at`` in the data, ``line`` of the file,
+    its token ``token`` (at ``column``), after ``count`` cases; ``how`` is ``"native"`` (a deck starts
+    that line, the one before was good: the native core may go on), ``"more"`` (the data ends first)
+    or ``"stream"`` (the game's stream reader goes on, from that token)."""
+
+    how: str
+    at: int
+    line: int
+    token: int
+    column: int
+    count: int
+
+
+class LaidOut:
+    """The decks of a judge file in a known layout, read from a deck's start in a buffer of the file
+    (see the module)."""
+
+    def __init__(self, layout: Layout, rules: DeckRules, reading: Reading) -> None:
+        self.layout, self.rules, self.reading = layout, rules, reading
+        self._data = b""
+        self._final = False
+        self._lines: list[_Line] = []
+        self._scan = self._scan_line = 0
+        self._end: int | None = None  # the index of the line that ends the input, or of the end of the file
+
+    def read(self, data: bytes, at: int, final: bool, line: int, token: int, count: int, native: bool
+             ) -> Generator[Case, None, Step]:
+        """The decks of ``data`` from ``at`` (the start of ``line`` of the file, a deck starting at its
+        token ``token``), after ``count`` cases, as far as the layout can take them: see :class:`Step`
+        (``native``: whether the native core may go on)."""
+        self._data, self._final = data, final
+        self._lines, self._scan, self._scan_line, self._end = [], at, line, None
+        here: Position = (0, token)
+        try:
+            while True:
+                if here == (self._end, 0):
+                    raise Stream
+                number = count + 1
+                case = self._case(here, number)
+                if case is not None:
+                    count = number
+                    yield case
+                    here = self.layout.after(here)
+                    if native and here[1] == 0:
+                        return self._step("native", here, count)
+                    continue
+                chosen = self._resume(here)
+                self.reading.fault(self._fault(here, chosen, number), number)
+                count, here = number, chosen
+        except More:
+            return self._step("more", here, count)
+        except Stream:
+            return self._step("stream", here, count)
+
+    def _step(self, how: str, here: Position, count: int) -> Step:
+        line = self._lines[here[0]] if here[0] < len(self._lines) else None
+        if line is None:  # (only ever the end of the data)
+            return Step(how, self._scan, self._scan_line, 0, 1, count)
+        return Step(how, line.start, line.number, here[1], line.column(here[1]) if here[1] else 1, count)
+
+    def _line(self, k: int) -> _Line | None:
+        """Line ``k`` (with tokens, from the deck the reading started at), or ``None`` past the end."""
+        while k >= len(self._lines):
+            if self._end is not None:
+                return None
+            self._parse()
+        return self._lines[k] if self._end is None or k <= self._end else None
+
+    def _parse(self) -> None:
+        data, at = self._data, self._scan
+        while True:
+            stop = data.find(b"\n", at)
+            if stop < 0:
+                if not self._final:
+                    raise More
+                stop = len(data)
+            raw = data[at:stop]
+            if len(raw) > LONGEST_LINE:
+                raise Stream
+            try:
+                check_text(raw, self._scan_line, 1)
+            except InputError:
+                raise Stream from None
+            tokens = raw.split()
+            if any(len(token) > MAX_TOKEN for token in tokens):
+                raise Stream
+            line = _Line(at, self._scan_line, raw, tokens)
+            self._scan, self._scan_line = stop + 1, self._scan_line + 1
+            if tokens:
+                if self.rules.stops(tokens):
+                    self._end = len(self._lines)
+                self._lines.append(line)
+                return
+            if stop == len(data):  # the end of the file
+                self._end = len(self._lines)
+                self._lines.append(_Line(len(data), line.number, b"", []))
+                return
+
+    def _tokens(self, here: Position, lines: list[int]) -> list[bytes] | None:
+        """The tokens of the deck at ``here`` if its lines hold the cards ``lines`` says, else ``None``."""
+        tokens: list[bytes] = []
+        for k, cards in enumerate(lines):
+            line = self._line(here[0] + k)
+            if line is None or len(line.tokens) != cards or here[0] + k == self._end:
+                return None
+            tokens += line.tokens
+        return tokens[here[1] : here[1] + DECK]
+
+    def _case(self, here: Position, number: int) -> Case | None:
+        """The deck at ``here`` when it is good; ``None`` when it is a fault. The last deck before the
+        end of the input, and one whose lines reach it, are the stream reader's."""
+        lines = self.layout.span(here)
+        self._line(here[0] + len(lines))
+        if self._end is not None and here[0] + len(lines) >= self._end:
+            raise Stream
+        tokens = self._tokens(here, lines)
+        text = None if tokens is None else self.rules.deck(tokens)
+        if text is None:
+            return None
+        first = self._lines[here[0]]
+        return Case(number, text, first.number, first.column(here[1]))
+
+    def _good(self, here: Position) -> bool:
+        """Whether a deck starts at ``here``: a good one, or the end of the input."""
+        if self._line(here[0]) is None:  # past the end of the input
+            return False
+        if here[0] == self._end:
+            return here[1] == 0
+        tokens = self._tokens(here, self.layout.span(here))
+        return tokens is not None and self.rules.deck(tokens) is not None
+
+    def _resume(self, bad: Position) -> Position:
+        """Where the reading takes up after a bad deck at ``bad``: the layout's next start, or one
+        line before or after it, the first where a good deck starts; the next start if none does."""
+        after = self.layout.after(bad)
+        for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
+            if here > bad and self._good(here):
+                return here
+        return after
+
+    def _fault(self, here: Position, after: Position, number: int) -> InputError:
+        """What is wrong with deck ``number``: the tokens from ``here`` to ``after``."""
+        lines = [self._lines[k] for k in range(here[0], after[0] + (1 if after[1] else 0))]
+        placed = [(k, j) for k, line in enumerate(lines) for j in range(len(line.tokens))]
+        placed = placed[here[1] : len(placed) - ((len(lines[-1].tokens) - after[1]) if after[1] else 0)]
+        tokens = [lines[k].tokens[j] for k, j in placed]
+
+        def where(t: int) -> tuple[int, int]:
+            k, j = placed[t]
+            return lines[k].number, lines[k].column(j)
+
+        error = self.rules.token_error(tokens, number, where)
+        if error is not None:
+            return error
+        last = after[0] if self._end is None else min(after[0], self._end - 1)
+        for k in range(here[0] + 1, last + 1):
+            if self._lines[k].raw.strip() == self._lines[k - 1].raw.strip():
+                return InputError("this line repeats the line before it", self._lines[k].number,
+                                  self._lines[k].column(0))
+        for k, (line, cards) in enumerate(zip(lines, self.layout.span(here), strict=False)):
+            if len(line.tokens) != cards:
+                return InputError(f"this line has {len(line.tokens)} cards; this file's decks have {self.layout}",
+                                  line.number, line.column(0))
+        if len(tokens) != DECK:
+            return self._size_error(tokens, number, after, where)
+        return self.rules.deck_error(tokens, number, where)
+
+    def _size_error(self, tokens: list[bytes], number: int, after: Position,
+                    where: Callable[[int], tuple[int, int]]) -> InputError:
+        nxt = self._lines[after[0]]
+        then = "the input ends" if after[0] == self._end else "the next deck starts"
+        if len(tokens) < DECK:
+            return InputError(f"deck {number} has {len(tokens)} of {DECK} cards: {then} on line {nxt.number}",
+                              *where(len(tokens) - 1))
+        return InputError(f"deck {number} has {len(tokens)} cards, not {DECK}: {then} on line {nxt.number}",
+                          *where(DECK))
