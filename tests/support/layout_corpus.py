@@ -143,6 +143,8 @@ class Fresh:
     mutant."""
 
     game: str
+    cases: int
+    seed: int
     layout: str
     kind: str
     line: int
@@ -150,19 +152,27 @@ class Fresh:
     mutant: Mutant = field(repr=False)
 
 
+def made(game: str, cases: int, seed: int, layout: str, kind: str, line: int) -> Fresh:
+    """A generated file of ``cases`` cases from ``seed`` in ``layout``, with ``kind`` at its line ``line``."""
+    out = io.BytesIO()
+    generate(plan(game, cases, seed, None, layout or None), out)
+    shape = Shape.of(out.getvalue(), game, layout)
+    return Fresh(game, cases, seed, layout, kind, line, shape, mutate(shape, kind, line))
+
+
 @st.composite
 def mutants(draw: st.DrawFn) -> Fresh:
     """A generated file of any game, in any layout, with any mutation at any line of its cases."""
     game = draw(st.sampled_from(list(LAYOUTS)))
     layout = draw(layouts(game))
-    out = io.BytesIO()
     # Enough cases that the mutated lines are few among the lines the readers learn the layout from (a deck a
     # line: 20 lines at least, of which a split line makes two odd ones).
-    generate(plan(game, draw(st.integers(20, 30)), draw(st.integers(0, 2**32)), None, layout or None), out)
+    cases, seed = draw(st.integers(20, 30)), draw(st.integers(0, 2**32))
+    out = io.BytesIO()
+    generate(plan(game, cases, seed, None, layout or None), out)
     shape = Shape.of(out.getvalue(), game, layout)
     kind = draw(st.sampled_from([kind for kind in KINDS if places(shape, kind)]))
-    line = draw(st.sampled_from(places(shape, kind)))
-    return Fresh(game, layout, kind, line, shape, mutate(shape, kind, line))
+    return made(game, cases, seed, layout, kind, draw(st.sampled_from(places(shape, kind))))
 
 
 if __name__ == "__main__":

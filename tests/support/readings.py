@@ -58,6 +58,15 @@ def by_reader(engine: Engine, data: bytes) -> Reading:
     return Reading(tuple(str(fault) for fault in faults.first), faults.count, tuple(cases))
 
 
+def by_blocks(engine: Engine, data: bytes, size: int) -> Reading:
+    """The split's reading (:meth:`Engine.read_inputs`) in blocks of ``size`` cases, past the faults."""
+    faults = Faults()
+    read = engine.read_inputs(io.BytesIO(data), [], max_cases=size, faults=faults)
+    cases = [(read.first + k, text.decode()) for texts, count in read
+             for k, text in enumerate(texts.split(b"\n")[:count])]
+    return Reading(tuple(str(fault) for fault in faults.first), faults.count, tuple(cases))
+
+
 def by_command_line(game: str, path: Path) -> Reading:
     """``dealer solve``: its faults as it names them on standard error, and what it printed."""
     result = CliRunner().invoke(main, ["solve", game, str(path), "--no-progress"])
