@@ -69,8 +69,8 @@ def test_the_inline_service_and_dealer_solve_agree_on_each_file(inline: Any, ent
     response = post_file(inline, data, entry.game, entry.path.name)
     assert response.status_code == 201, response.get_json()
     service = by_service(lambda path: inline.get(path).data, response.get_json()["id"])
-    service.holds_to(entry.expected, entry.cases, digest)
     agree(entry.game, data, by_command_line(entry.game, entry.path), service)
+    service.holds_to(entry.expected, entry.cases, digest)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -81,8 +81,8 @@ def test_the_inline_service_and_dealer_solve_agree_on_files_made_afresh(inline: 
     response = post_file(inline, data, fresh.game)
     assert response.status_code == 201, response.get_json()
     service = by_service(lambda path: inline.get(path).data, response.get_json()["id"])
-    service.holds_to(fresh.mutant.expected, fresh.shape.texts)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "judge.in"
         path.write_bytes(data)
         agree(fresh.game, data, by_command_line(fresh.game, path), service)
+    service.holds_to(fresh.mutant.expected, fresh.shape.texts)
