@@ -3,7 +3,9 @@ and the same file with 5,000 of its lines cut short (``--faults``: one deck in e
 six cards short, a line of the clean file mutated as ``worker/testing/mutations.py`` makes a short line),
 side by side in one run:
 
-- ``dealer solve`` (one process): its time and its peak memory (the process's RSS);
+- ``dealer solve`` (one process): its time and its peak memory (the process's RSS). It answers the decks
+  before the first fault and reads the rest of the file for its faults only (``worker/solving.py``): what it
+  shows is that reading past faults costs less than solving;
 - a live service with the shipped defaults (Redis + PostgreSQL, private servers started for the run, one
   worker of 2 pool processes): the time from upload to the job's end, and the peak memory of its web and
   worker processes (their RSS, sampled while the job runs).
