@@ -40,6 +40,7 @@ from worker.engines import native
 from worker.engines.accordion import CARDS
 from worker.engines.accordion.engine import AccordionEngine
 from worker.engines.base import NOT_SOLVED, ChunkSolution, Engine, Entry, Result, case_hash
+from worker.engines.layout import learn
 from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, InputError
 from worker.engines.mahjong.engine import MahjongEngine
 from worker.engines.ten_twenty_thirty.engine import TenTwentyThirty
@@ -133,6 +134,12 @@ def test_dealer_pure_python_forces_the_fallback() -> None:
     summary = subprocess.run([*DEALER, "games", "--cores"], env=env, capture_output=True, text=True, check=True)
     assert summary.stdout == f"dealer: native core off ({native.PURE_PYTHON} is set): every game solves in " \
                              "pure Python (slower, same answers)\n"
+
+
+def layout_of(engine: Engine, data: bytes) -> tuple[int, bool]:
+    """The layout the native core is given for ``data``: cards a line (0 for none), and whether decks run on."""
+    layout = None if engine.rules is None else learn(data, True, engine.rules.stops)
+    return (0, False) if layout is None else (layout.per_line, layout.flow)
 
 
 def read(engine: Engine, data: bytes) -> object:
@@ -333,7 +340,8 @@ def test_the_native_reader_takes_judge_files_whole(game: str) -> None:
     rng = random.Random(11)
     data = ("\n".join(pure.generate(rng) for _ in range(500)) + "\n").encode()
     assert fast.core is not None
-    cases, used, line, count, stopped = fast.core.read(data, True, 1, 0)
+    per_line, flow = layout_of(fast, data)
+    cases, used, line, count, stopped = fast.core.read(data, 0, True, 1, 0, per_line, flow)
     assert (cases, used, line, count, stopped) == (parse(pure, data)[0], len(data), data.count(b"\n") + 1, 500, False)
 
 
@@ -741,12 +749,13 @@ def test_the_native_reader_writes_judge_files_whole_into_a_block(game: str) -> N
     assert fast.core is not None
     block = fast.core.InputBlock()
     block.start(MAX_CASES, MAX_BYTES)
-    assert fast.core.read_inputs(data, 0, True, 1, 0, block) == (len(data), data.count(b"\n") + 1, 500, False)
+    per_line, flow = layout_of(fast, data)
+    assert fast.core.read_inputs(data, 0, True, 1, 0, block, per_line, flow) == (len(data), data.count(b"\n") + 1, 500, False)
     assert not block.full and block.cut() == (b"".join(texts), 500)
     at, line, count, taken = 0, 1, 0, []
     while count < 500:
         block.start(3, MAX_BYTES)
-        at, line, count, stopped = fast.core.read_inputs(data, at, True, line, count, block)
+        at, line, count, stopped = fast.core.read_inputs(data, at, True, line, count, block, per_line, flow)
         assert not stopped and block.full == (count < 500) and data[at - 1 : at] == b"\n"
         taken.append(block.cut())
     assert [count for _, count in taken] == [3] * 166 + [2] and b"".join(t for t, _ in taken) == b"".join(texts)
@@ -759,7 +768,7 @@ def test_the_native_block_cuts_as_the_python_one(steps: list[tuple[int, int] | b
     """``out.Block``, which the native core fills, and the pure-Python engines' buffer take the
     same cases into a block and leave the same ones for the next."""
     cores("mahjong")
-    from worker.engines.reading import _Texts
+    from worker.engines.handover import _Texts
     from worker.engines.out import Block
 
     ours, theirs = Block(), _Texts()

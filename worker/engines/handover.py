@@ -47,8 +47,14 @@ class _Turns:
         self.laid: LaidOut | None = None
         self.per_line, self.flow = 0, False
         if rules is not None:
-            while len(self.data) <= SAMPLE_BYTES and not self.final:
-                self.more()
+            head = [self.data]
+            size = 0
+            while size <= SAMPLE_BYTES and not self.final:  # (joined once: a stream may give a byte a read)
+                chunk = self.stream.read(CHUNK_SIZE)
+                head.append(chunk)
+                size += len(chunk)
+                self.final = not chunk
+            self.data = b"".join(head)
             layout = learn(self.data, self.final, rules.stops)
             if layout is not None:
                 self.laid = LaidOut(layout, rules, reading)
@@ -167,7 +173,7 @@ class InputBlocks:
         self._cases: Generator[Case, None, bool | None] | None = None
         self._buffer: Any = _Texts()
         self._turns: _Turns | None = None
-        self._stream = _Counted(stream)
+        self._stream = _Counted(stream)  # (the pure-Python engines': the native core reads through _turns)
         if self._native is None or rest is None:
             self._native = None
             self._cases = cast(Generator[Case, None, None], read(cast(IO[bytes], self._stream), reading))

@@ -96,14 +96,14 @@ class Layout:
 Position = tuple[int, int]
 
 
-def learn(head: bytes, final: bool, stops: Callable[[list[bytes]], bool]) -> Layout | None:
+def learn(head: bytes, final: bool, stops: Callable[[bytes, list[bytes]], bool]) -> Layout | None:
     """The layout of a file that starts with ``head`` (the whole file when ``final``), or ``None``
     for a file read as a stream; ``stops`` says whether a line's tokens end the input.
 
     >>> deck = " ".join(["AC"] * 52)
-    >>> learn(((deck[:77] + "\\n" + deck[78:] + "\\n") * 3 + "#\\n").encode(), True, lambda t: t[0] == b"#")
+    >>> learn(((deck[:77] + "\\n" + deck[78:] + "\\n") * 3 + "#\\n").encode(), True, lambda line, t: t[0] == b"#")
     Layout(per_line=26, flow=False)
-    >>> learn(b"AC AC\\nAC\\n" * 60, True, lambda t: False) is None
+    >>> learn(b"AC AC\\nAC\\n" * 60, True, lambda line, t: False) is None
     True
     """
     counts: list[int] = []
@@ -114,7 +114,7 @@ def learn(head: bytes, final: bool, stops: Callable[[list[bytes]], bool]) -> Lay
         tokens = raw.split()
         if not tokens:
             continue
-        if stops(tokens) or len(counts) == SAMPLE_LINES:
+        if stops(raw, tokens) or len(counts) == SAMPLE_LINES:
             break
         counts.append(len(tokens))
     if sum(counts) < 2 * DECK:
@@ -146,8 +146,8 @@ def _fits(layout: Layout, counts: list[int]) -> int:
 class DeckRules(Protocol):
     """What a game's reader tells :class:`LaidOut` of its decks."""
 
-    def stops(self, tokens: list[bytes]) -> bool:
-        """Whether a line with these tokens ends the input (it holds the terminator)."""
+    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
+        """Whether a line, with these tokens, ends the input (it holds the terminator)."""
 
     def deck(self, tokens: list[bytes]) -> str | None:
         """The canonical text of 52 tokens that make a good deck, else ``None``."""
@@ -252,8 +252,9 @@ class LaidOut:
         return self._lines[k] if self._end is None or k <= self._end else None
 
     def _parse(self) -> None:
-        data, at = self._data, self._scan
+        data = self._data
         while True:
+            at = self._scan
             stop = data.find(b"\n", at)
             if stop < 0:
                 if not self._final:
@@ -267,12 +268,12 @@ class LaidOut:
             except InputError:
                 raise Stream from None
             tokens = raw.split()
-            if any(len(token) > MAX_TOKEN for token in tokens):
+            if len(raw) > MAX_TOKEN and max(map(len, tokens), default=0) > MAX_TOKEN:
                 raise Stream
             line = _Line(at, self._scan_line, raw, tokens)
             self._scan, self._scan_line = stop + 1, self._scan_line + 1
             if tokens:
-                if self.rules.stops(tokens):
+                if self.rules.stops(raw, tokens):
                     self._end = len(self._lines)
                 self._lines.append(line)
                 return

@@ -472,6 +472,25 @@ def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cy
 
 
 @cython.cfunc
+def _give(texts: cython.p_char, decks: cython.int, count: cython.longlong, cases: Optional[list],
+          block: Optional[Block]) -> cython.longlong:
+    """A stretch's ``decks`` decks, read into ``texts``: as :class:`Case` values into ``cases``, or
+    into ``block``; the count of decks after them. (Once a stretch: a call costs the loop nothing.)"""
+    k: cython.int
+    for k in range(decks):
+        count += 1
+        if block is None:
+            cases.append(new_case(count, PyUnicode_DecodeASCII(texts + 156 * k, 155, cython.NULL),
+                                  _where[k][0], _where[k][1]))
+        else:
+            texts[156 * k + 155] = 10
+            took(block, block.size + 156 * (k + 1))
+    if block is not None:
+        block.size += 156 * decks
+    return count
+
+
+@cython.cfunc
 def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                count: cython.longlong, cases: Optional[list], block: Optional[Block], per_line: cython.int,
                flow: cython.bint) -> tuple:
@@ -500,7 +519,6 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     plain: cython.int
     texts: cython.p_char = _stretch  # the stretch's texts: deck k's at 156 * k
     at_card: cython.p_char
-    k: cython.int
     at_line: cython.int  # the stretch's cards before the line
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
@@ -554,16 +572,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
         line += 1
         at = stop + 1
         if cards == 0:  # the stretch ends here
-            for k in range(decks):
-                count += 1
-                if block is None:
-                    cases.append(new_case(count, PyUnicode_DecodeASCII(texts + 156 * k, 155, cython.NULL),
-                                       _where[k][0], _where[k][1]))
-                else:
-                    texts[156 * k + 155] = 10
-                    took(block, block.size + 156 * (k + 1))
-            if block is not None:
-                block.size += 156 * decks
+            count = _give(texts, decks, count, cases, block)
             decks = 0
             start, start_line = min(at, size), line
             if block is not None and block.full:

@@ -6,9 +6,14 @@ Cards are two characters, rank ``A23456789TJQK`` then suit ``CDHS``; any whitesp
 separates them and 52 make a deck whatever the line breaks. A token starting with ``#``
 ends the input. Lower-case cards are refused: the judge's solutions compare characters
 exactly and would misplay them. A deck holding a card twice is refused too (no judge
-file has one, and the game is played with 52 distinct cards). A bad deck still takes 52
-places (a reading that goes on past it, see :class:`~worker.engines.reading.Faults`, starts the
-next deck after them), so that a wrong card leaves every other deck as it was.
+file has one, and the game is played with 52 distinct cards).
+
+A file in a regular layout (a deck on one line, two of 26, …) is read by it
+(:mod:`worker.engines.layout`, through :data:`RULES`): a line that does not fit is one fault,
+and the reading goes on at the next deck. Read as a stream (:func:`read_decks`: a file without a
+layout, and the end of every file), a bad deck still takes 52 places (a reading that goes on past
+it, see :class:`~worker.engines.reading.Faults`, starts the next deck after them), so that a wrong
+card leaves every other deck as it was.
 """
 
 from __future__ import annotations
@@ -217,8 +222,8 @@ def _not_card(token: bytes, line: int, column: int) -> InputError:
 class _Rules:
     """What the layout reader needs of accordion's decks (:class:`~worker.engines.layout.DeckRules`)."""
 
-    def stops(self, tokens: list[bytes]) -> bool:
-        return any(token.startswith(_TERMINATOR) for token in tokens)
+    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
+        return _TERMINATOR in line and any(token.startswith(_TERMINATOR) for token in tokens)
 
     def deck(self, tokens: list[bytes]) -> str | None:
         if not VALID.issuperset(tokens):

@@ -647,6 +647,28 @@ def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cy
 
 
 @cython.cfunc
+def _give(texts: cython.p_char, decks: cython.int, written: cython.int, count: cython.longlong,
+          cases: Optional[list], block: Optional[Block]) -> cython.longlong:
+    """A stretch's ``decks`` decks, read into ``texts`` (``written`` bytes): as :class:`Case` values
+    into ``cases``, or into ``block``; the count of decks after them. (Once a stretch: a call costs the
+    loop nothing.)"""
+    k: cython.int
+    first: cython.int = 0
+    for k in range(decks):
+        count += 1
+        if block is None:
+            cases.append(new_case(count, PyUnicode_DecodeASCII(texts + first, _deck_end[k] - first - 1,
+                                                               cython.NULL), _where[k][0], _where[k][1]))
+        else:
+            texts[_deck_end[k] - 1] = 10
+            took(block, block.size + _deck_end[k])
+        first = _deck_end[k]
+    if block is not None:
+        block.size += written
+    return count
+
+
+@cython.cfunc
 def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                count: cython.longlong, cases: Optional[list], block: Optional[Block], per_line: cython.int,
                flow: cython.bint) -> tuple:
@@ -675,8 +697,6 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     plain: cython.int
     texts: cython.p_char = _stretch  # the stretch's texts
     written: cython.int = 0  # their bytes
-    k: cython.int
-    first: cython.int
     at_line: cython.int  # the stretch's cards before the line
     while at < size:
         newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
@@ -741,18 +761,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
         line += 1
         at = stop + 1
         if cards == 0:  # the stretch ends here
-            first = 0
-            for k in range(decks):
-                count += 1
-                if block is None:
-                    cases.append(new_case(count, PyUnicode_DecodeASCII(texts + first, _deck_end[k] - first - 1,
-                                                                       cython.NULL), _where[k][0], _where[k][1]))
-                else:
-                    texts[_deck_end[k] - 1] = 10
-                    took(block, block.size + _deck_end[k])
-                first = _deck_end[k]
-            if block is not None:
-                block.size += written
+            count = _give(texts, decks, written, count, cases, block)
             decks = written = 0
             start, start_line = min(at, size), line
             if block is not None and block.full:

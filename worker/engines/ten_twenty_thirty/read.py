@@ -13,9 +13,12 @@ the input in the middle of a deck, and it is no card. Every deck must be a stand
 deck, four each of 1..9 and sixteen 10s (every judge file's decks are); anything else is
 refused, naming the value that occurs too often.
 
-A bad deck still takes the place of 52 values (a reading that goes on past it, see
-:class:`~worker.engines.reading.Faults`, starts the next deck after them): a wrong value in place of
-a card, the common fault, leaves every other deck as it was.
+A file in a regular layout (a deck on one line, two of 26, …) is read by it
+(:mod:`worker.engines.layout`, through :data:`RULES`): a line that does not fit is one fault, and
+the reading goes on at the next deck. Read as a stream (:func:`read_decks`: a file without a
+layout, and the end of every file), a bad deck still takes the place of 52 values (a reading that
+goes on past it, see :class:`~worker.engines.reading.Faults`, starts the next deck after them): a
+wrong value in place of a card, the common fault, leaves every other deck as it was.
 """
 
 from __future__ import annotations
@@ -222,7 +225,7 @@ def _count_error(cards: list[bytes], number: int, line: int, column: int) -> Inp
 class _Rules:
     """What the layout reader needs of 10-20-30's decks (:class:`~worker.engines.layout.DeckRules`)."""
 
-    def stops(self, tokens: list[bytes]) -> bool:
+    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
         return tokens[0][0] == 48 and _is_zero(tokens[0])
 
     def deck(self, tokens: list[bytes]) -> str | None:
