@@ -4,7 +4,10 @@
     python bench/fuzz.py --game accordion --runs 0 --seconds 600
 
 Each game is fuzzed in a process of its own (libFuzzer ends its process when done),
-starting from that game's judge files, with inputs of up to ``--max-len`` bytes. An input
+starting from that game's judge files and small files generated in each layout, with inputs of up
+to ``--max-len`` bytes. Half the mutations are layout faults (a line cut short, lengthened, split,
+doubled or dropped, a token stray, missing or bad: ``worker/testing/mutations.py``), the others
+libFuzzer's own. Each input is read past its faults. An input
 on which ``parse()`` raises anything but ``InputError``, or takes longer than
 ``--timeout`` seconds, is a finding: libFuzzer saves it under ``--artifacts`` and this
 script prints its path and exits with status 1. One line per game otherwise::
@@ -18,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
+import random
 import re
 import subprocess
 import sys
@@ -37,28 +42,45 @@ def fuzz_one(game: str, args: argparse.Namespace, corpus: Path) -> None:
 
     with atheris.instrument_imports(include=["worker"]):
         from worker import engines
-        from worker.engines.reading import InputError
+        from worker.engines.reading import Faults, InputError
 
         engine = engines.get(game)
+    from worker.testing.mutations import KINDS, edit  # after: what it imports of the engines is instrumented
 
     def one_input(data: bytes) -> None:
-        try:
-            for _ in engine.parse(io.BytesIO(data), []):
+        try:  # past its faults: up to the first, the strict reading's path
+            for _ in engine.parse(io.BytesIO(data), [], Faults()):
                 pass
         except InputError:
             pass
 
+    def mutator(data: bytes, max_size: int, seed: int) -> bytes:
+        """A layout fault at some line, half the time; else libFuzzer's own mutation."""
+        rng = random.Random(seed)
+        kind = rng.choice(KINDS)
+        least = 2 if kind in ("short-line", "split-line") else 1
+        lines = [n for n, line in enumerate(data.splitlines(), 1) if len(line.split()) >= least]
+        if lines and rng.random() < 0.5:
+            return edit(data, kind, rng.choice(lines))[:max_size]
+        return bytes(atheris.Mutate(data, max_size))
+
     argv = [sys.argv[0], f"-runs={args.runs}" if args.runs else "-runs=-1", f"-max_total_time={args.seconds}",
             f"-max_len={args.max_len}", f"-timeout={args.timeout}", f"-artifact_prefix={args.artifacts}/",
             "-print_final_stats=1", f"-seed={args.seed}", str(corpus)]
-    atheris.Setup(argv, one_input)
+    atheris.Setup(argv, one_input, custom_mutator=mutator)
     atheris.Fuzz()
 
 
 def seed_corpus(game: str, into: Path) -> None:
-    """The game's small judge files, cut to a few KiB, as libFuzzer's starting points."""
+    """The game's small judge files, cut to a few KiB, and a few cases generated in each layout the
+    corpus of layout faults has (``tests/data/layout-faults/``), as libFuzzer's starting points."""
+    from worker.generating.stream import generate, plan
+
     for path in sorted((JUDGE_DATA / game).glob("*.in")):
         (into / path.name).write_bytes(path.read_bytes()[:4096])
+    for name in sorted(ROOT.glob(f"tests/data/layout-faults/{game}/*/expected.json")):
+        with open(into / f"generated-{name.parent.name}.in", "wb") as out:
+            generate(plan(game, 6, 1, None, json.loads(name.read_text())["layout"] or None), out)
 
 
 def main() -> int:

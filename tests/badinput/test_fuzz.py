@@ -1,4 +1,6 @@
-"""Fuzzing the three readers with Hypothesis: random bytes, and valid judge files mutated.
+"""Fuzzing the three readers with Hypothesis: random bytes, valid judge files mutated, and generated files
+in every layout with layout faults made in them (lines cut short, lengthened, split, doubled or dropped,
+tokens stray, missing or bad: ``worker/testing/mutations.py``), read strictly and past their faults.
 
 Whatever the bytes, ``parse()`` either yields cases or raises :class:`InputError` (never
 anything else) and finishes quickly; a case it yields is canonical (reading its text
@@ -25,9 +27,11 @@ from hypothesis import strategies as st
 
 from tests.support.paths import JUDGE_DATA
 from worker import engines
-from worker.engines.reading import MAX_TOKEN, Diagnostic, InputError
+from worker.engines.reading import MAX_TOKEN, Diagnostic, Faults, InputError
+from worker.generating.stream import generate, plan
 from worker.jobs.intake import sniff_upload
 from worker.jobs.reading import LineLimitReader
+from worker.testing.mutations import KINDS, edit
 
 GAMES = engines.names()
 EXAMPLES = int(os.environ.get("DEALER_FUZZ_EXAMPLES", "120"))
@@ -141,6 +145,52 @@ def mutated(draw: Any) -> bytes:
 @given(data=mutated())
 def test_mutated_judge_files_raise_only_input_errors(game: str, data: bytes) -> None:
     read_all(game, data)
+
+
+#: The layouts the generated files are made in (``dealer generate --layout``), by whether a game's cases wrap.
+LAYOUTS = {True: ["", "per-line=13", "per-line=52", "per-line=20", "flow,per-line=20", "per-line=7,flow,crlf",
+                  "ragged", "per-line=13,no-terminator,no-final-newline"],
+           False: ["", "crlf", "ragged", "sorted,no-terminator"]}
+
+
+@st.composite
+def layout_mutated(draw: Any) -> tuple[str, bytes]:
+    """A generated file of some game in some layout with one to four layout faults, each at any line of the
+    file as the faults before it left it."""
+    game = draw(st.sampled_from(GAMES))
+    out = io.BytesIO()
+    layout = draw(st.sampled_from(LAYOUTS[engines.get(game).unit == "deck"]))
+    generate(plan(game, draw(st.integers(1, 8)), draw(st.integers(0, 2**32)), None, layout or None), out)
+    data = out.getvalue()
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(KINDS))
+        least = 2 if kind in ("short-line", "split-line") else 1
+        lines = [n for n, line in enumerate(data.splitlines(), 1) if len(line.split()) >= least]
+        if lines:
+            data = edit(data, kind, draw(st.sampled_from(lines)))
+    return game, data
+
+
+@FUZZ
+@given(mutant=layout_mutated())
+def test_layout_faults_raise_only_input_errors_and_are_read_past(mutant: tuple[str, bytes]) -> None:
+    """Read strictly, a file with layout faults gives cases or an InputError; read past its faults, good
+    cases, canonical and numbered in file order, and its faults each at a line of the file, in order (or
+    an InputError for what no reading goes on past: a file of no good case)."""
+    game, data = mutant
+    read_all(game, data)
+    engine, faults, cases = engines.get(game), Faults(), []
+    with cpu_seconds() as spent:
+        try:
+            cases.extend(engine.parse(io.BytesIO(data), [], faults))
+        except InputError as error:
+            assert error.message
+    assert spent[0] < SLOW, f"{game}: {spent[0]:.2f} s for {len(data)} bytes read past its faults"
+    assert [case.index for case in cases] == sorted({case.index for case in cases})
+    assert all(engine.canonical(case.text) == case.text for case in cases)
+    lines = [fault.line for fault in faults.first]
+    assert faults.count >= len(lines) and lines == sorted(lines)
+    assert all(line is not None and 1 <= line <= data.count(b"\n") + 1 for line in lines)
 
 
 @FUZZ

@@ -1,0 +1,26 @@
+"""The rule of layout faults on any generated file (the corpus, ``tests/data/layout-faults/``, holds it on
+fixed ones): a file of any game, in any layout ``dealer generate --layout`` makes (any number of cards a line,
+a deck a line or decks run across lines, CR LF, no terminator, ragged), with one mutation at any line of its
+cases, is read by both cores as the mutation says (``worker/testing/mutations.py``): its faults at the lines
+it touched, as many as it says, and every case it did not touch kept, in order; the split's reading, in
+blocks, gives the same."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, note, settings
+
+from tests.support.layout_corpus import Fresh, made, mutants
+from tests.support.readings import by_blocks, by_reader, cores
+
+
+@settings(max_examples=300, deadline=None)
+@given(fresh=mutants())
+# Found by random trials: a line split or doubled in a flow layout of many cards a line.
+@example(fresh=made("10-20-30", 28, 2584503404, "flow,per-line=43", "doubled-line", 34))
+@example(fresh=made("accordion", 29, 3816350825, "flow,per-line=41", "split-line", 37))
+def test_a_mutation_at_any_line_of_any_generated_file_is_read_as_it_says(fresh: Fresh) -> None:
+    note(repr(fresh))
+    for engine in cores(fresh.game):
+        read = by_reader(engine, fresh.mutant.data)
+        read.holds_to(fresh.mutant.expected, fresh.shape.texts)
+        assert by_blocks(engine, fresh.mutant.data, 7) == read  # the split's reading: the same, in blocks
