@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from worker import engines
 from worker.cli import main
 from worker.engines import native
-from worker.engines.base import Engine
+from worker.engines.engine import Engine
 from worker.engines.reading import Diagnostic, Faults
 from worker.exits import Exit
 from worker.testing.mutations import Expected, check
