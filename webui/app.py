@@ -17,6 +17,7 @@ from webui.converters import CaseIdConverter, IdConverter
 from webui.pacing import late, too_slow_message
 from webui.uploads import follower, screen
 from worker import engines
+from worker.checks.notify import Notices
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
 from worker.config import Settings
@@ -79,10 +80,11 @@ class StreamingRequest(Request):
 
 
 def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None,
-               config: dict[str, Any] | None = None) -> Flask:
-    """The web app for ``settings`` (default: from the environment), sending work through ``dispatcher``
-    (default: Celery)."""
+               config: dict[str, Any] | None = None, db: Database | None = None) -> Flask:
+    """The web app for ``settings`` (default: from the environment) on ``db`` (default: a database of its
+    own, made here), sending work through ``dispatcher`` (default: Celery)."""
     settings = settings or Settings.from_env()
+    db = db or Database(settings)
     if dispatcher is None:
         from worker.broker import CeleryDispatcher  # Celery is loaded only when no dispatcher is given
 
@@ -106,15 +108,16 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
                                 x_proto=settings.proxy_hops, x_host=settings.proxy_hops)
     engines.use_native_core(not settings.pure_python)
-    jobs = JobService(settings, dispatcher)
-    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(settings),
-                                      CheckService(settings, dispatcher, jobs), CheckQueries(settings))
+    jobs = JobService(db, settings, dispatcher)
+    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(db, settings),
+                                      CheckService(db, settings, dispatcher, jobs), CheckQueries(db),
+                                      Notices(db, settings, dispatcher))
     try:
-        withdraw_abandoned(Database.of(settings))
+        withdraw_abandoned(db)
     except Exception:  # noqa: BLE001 - the database may be down at start; the workers' sweep does it too
         app.logger.warning("could not look for abandoned uploads at start")
 
-    auth.install(app, settings)
+    auth.install(app, db, settings)
     for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
                       checks.check_pages, generate.generate, keys.key_pages):
         app.register_blueprint(blueprint)

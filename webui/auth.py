@@ -516,10 +516,9 @@ def _end_session() -> None:
     session.clear()
 
 
-def install(app: Flask, settings: Settings) -> None:
+def install(app: Flask, db: Database, settings: Settings) -> None:
     """Set up keys (``DEALER_API_KEYS`` seeded into the table), sessions, the guard and the headers on
     ``app`` (from :func:`webui.create_app`)."""
-    db = Database.of(settings)
     store = Keys(db)
     seeds = KeyRing.parse(settings.api_keys).seeds  # a bad list stops the start, saying what is wrong
     try:

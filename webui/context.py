@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from flask import current_app, g
 
+from worker.checks.notify import Notices
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
 from worker.config import Settings
@@ -31,6 +32,7 @@ class Dealer:
     queries: JobQueries
     checks: CheckService
     check_queries: CheckQueries
+    notices: Notices
 
 
 def dealer() -> Dealer:

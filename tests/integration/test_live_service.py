@@ -15,7 +15,6 @@ from tests.support.waiting import until
 from worker.broker import CeleryDispatcher
 from worker.client import ClientError
 from worker.config import Settings
-from worker.store.database import Database
 from worker.store.chunks import coverage
 from worker.store.models import Chunk
 from worker.testing.data import random_judge_file
@@ -113,14 +112,14 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
     job = live.submit(JUDGE_DATA / "accordion" / "random-2000.in", "accordion")
     # the split may still be running: wait for all its chunks, then send every one again at once
     live.wait_until(lambda: live.client.job(job["id"])["total_known"], "the split to end")
-    with Database.of(settings).session() as session:
+    with live.db.session() as session:
         ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job["id"])).all()
     dispatcher.solve(ids + ids)
     assert live.wait(job["id"])["status"] == "succeeded"
     dispatcher.solve(ids)
     # Once the broker has handed them out, each is refused at its claim (its chunk is done).
     taken(live)
-    with Database.of(settings).session() as session:
+    with live.db.session() as session:
         assert coverage(session, job["id"]) == (2000, 2000)
     assert live.client.job(job["id"])["done"] == 2000
 

@@ -29,9 +29,8 @@ from worker.store.models import Base
 
 
 @pytest.fixture
-def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) -> Settings:
+def blank(request: pytest.FixtureRequest, tmp_path: Path, db: Database, settings: Settings) -> Settings:
     """``settings`` on an empty database (the fixture's own is migrated to head already)."""
-    db = Database.of(settings)
     with db.engine.begin() as connection:
         if db.postgres:
             connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
@@ -45,8 +44,7 @@ def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) ->
         upgrade(db)
 
 
-def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
-    db = Database.of(blank)
+def test_the_migrations_build_the_models_schema(db: Database, blank: Settings) -> None:
     upgrade(db)
     assert current(db) == "0016"
     with db.engine.connect() as connection:
@@ -64,8 +62,7 @@ def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
     assert differences == []
 
 
-def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(settings: Settings) -> None:
-    db = Database.of(settings)
+def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(db: Database, settings: Settings) -> None:
     if not db.postgres:
         pytest.skip("a PostgreSQL setting")
     blobs = {("upload_blocks", "data"), ("chunks", "inputs"), ("chunks", "lines"), ("chunks", "facts"),
@@ -78,8 +75,7 @@ def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(
     assert {key for key, kind in storage.items() if kind == "e"} == blobs, storage
 
 
-def test_the_hot_tables_are_vacuumed_sooner_and_at_full_speed(settings: Settings) -> None:
-    db = Database.of(settings)
+def test_the_hot_tables_are_vacuumed_sooner_and_at_full_speed(db: Database, settings: Settings) -> None:
     if not db.postgres:
         pytest.skip("a PostgreSQL setting (SQLite reuses freed pages by itself)")
     with db.engine.connect() as connection:
@@ -130,15 +126,14 @@ def _old_job(connection: Any, game: str, name: str, upload: Path, status: str, s
     return job_id
 
 
-def test_0003_moves_what_the_earlier_layout_stored(blank: Settings, tmp_path: Path) -> None:
-    db = Database.of(blank)
+def test_0003_moves_what_the_earlier_layout_stored(db: Database, blank: Settings, tmp_path: Path) -> None:
     upgrade(db, "0002")
     with db.engine.begin() as connection:
         solved = _old_job(connection, "10-20-30", "sample", tmp_path / "a.in", "succeeded", True, 2)
         mahjong = _old_job(connection, "mahjong", "sample", tmp_path / "b.in", "succeeded", True, 7)
         queued = _old_job(connection, "accordion", "sample", tmp_path / "c.in", "queued", False, 7)
     upgrade(db)
-    queries = JobQueries(blank)
+    queries = JobQueries(db, blank)
     for job_id, game in ((solved, "10-20-30"), (mahjong, "mahjong")):
         assert b"".join(queries.output(job_id)) == (JUDGE_DATA / game / "sample.out").read_bytes()
         engine = engines.get(game)
@@ -157,8 +152,8 @@ def test_0003_moves_what_the_earlier_layout_stored(blank: Settings, tmp_path: Pa
     from tests.support.inline import InlineDispatcher
     from worker.jobs.split import split_job
 
-    dispatcher = InlineDispatcher(blank)
-    split_job(blank, queued, dispatcher)
+    dispatcher = InlineDispatcher(db, blank)
+    split_job(db, blank, queued, dispatcher)
     assert queries.job(queued).status == "succeeded"
     assert b"".join(queries.output(queued)) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes()
 
@@ -214,12 +209,11 @@ def _job_at_0006(connection: Any, game: str, name: str, chunk_size: int, unsolve
     return job_id
 
 
-def test_0007_moves_the_case_rows_into_their_chunks(blank: Settings) -> None:
+def test_0007_moves_the_case_rows_into_their_chunks(db: Database, blank: Settings) -> None:
     """Jobs stored by the code of 0006 read the same after 0007: output, every case with its detail and
     trace, pages sorted by number, a search for one deck, and a case that was not solved."""
     from worker.jobs.filters import ResultFilter
 
-    db = Database.of(blank)
     upgrade(db, "0006")
     with db.engine.begin() as connection:
         decks = _job_at_0006(connection, "10-20-30", "sample", 2)
@@ -230,7 +224,7 @@ def test_0007_moves_the_case_rows_into_their_chunks(blank: Settings) -> None:
         assert "cases" not in {name for (name,) in connection.execute(text(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'" if db.postgres
             else "SELECT name FROM sqlite_master WHERE type = 'table'"))}
-    queries = JobQueries(blank)
+    queries = JobQueries(db, blank)
     for job_id, game, name in ((decks, "10-20-30", "sample"), (hands, "mahjong", "many-waits")):
         assert b"".join(queries.output(job_id)) == (JUDGE_DATA / game / f"{name}.in").with_suffix(".out").read_bytes()
         engine = engines.get(game)

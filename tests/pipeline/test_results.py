@@ -19,6 +19,7 @@ from worker.jobs.filters import ResultFilter
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.jobs.views import CaseView
+from worker.store.database import Database
 
 #: Cases in the three jobs of the ``jobs`` fixture.
 ALL = 2000 + 3 + 200
@@ -59,13 +60,13 @@ def _walk_back(queries: Any, flt: ResultFilter) -> list[CaseView]:
 
 
 @pytest.fixture(scope="module")
-def jobs(module_settings: Settings) -> Iterator[list[int]]:
+def jobs(module_db: Database, module_settings: Settings) -> Iterator[list[int]]:
     """A job of 2,000 accordion decks, one of 10-20-30 (every outcome) and one of accordion's few-piles
     file (the same outcomes and numbers as the first job's, in another job), chunks of 100.
 
     Made once per database for the whole module (solving them cost more than most tests here): its
     tests only read them, which ``unchanged`` holds them to."""
-    service = JobService(module_settings, InlineDispatcher(module_settings))
+    service = JobService(module_db, module_settings, InlineDispatcher(module_db, module_settings))
     service.settings = replace(service.settings, chunk_size=100)
     files = (("accordion", "random-2000"), ("10-20-30", "sample"), ("accordion", "few-piles"))
     ids = [submit(service, (JUDGE_DATA / game / f"{name}.in").read_bytes(), game).id for game, name in files]
@@ -74,9 +75,9 @@ def jobs(module_settings: Settings) -> Iterator[list[int]]:
 
 
 @pytest.fixture(scope="module")
-def queries(module_settings: Settings) -> JobQueries:
+def queries(module_db: Database, module_settings: Settings) -> JobQueries:
     """Reads of the module's database (the one ``jobs`` are in)."""
-    return JobQueries(module_settings)
+    return JobQueries(module_db, module_settings)
 
 
 @pytest.mark.parametrize("sort", SORTS)

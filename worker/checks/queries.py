@@ -26,7 +26,6 @@ from worker.checks.views import (
     StandingsPage,
     StandingView,
 )
-from worker.config import Settings
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE
 from worker.jobs.queries import notify_view
@@ -51,8 +50,8 @@ FILTERS = (*VERDICTS, NOT_ACCEPTED)
 class CheckQueries:
     """The reads of checks as ``viewer`` may make them: a check is seen by whoever sees its job."""
 
-    def __init__(self, settings: Settings, viewer: Viewer = EVERYTHING) -> None:
-        self.db = Database.of(settings)
+    def __init__(self, db: Database, viewer: Viewer = EVERYTHING) -> None:
+        self.db = db
         self.viewer = viewer
 
     def seen_by(self, viewer: Viewer) -> CheckQueries:

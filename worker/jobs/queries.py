@@ -243,8 +243,8 @@ class JobQueries:
     """The reads, as ``viewer`` may make them: every job it may not see is left out of every answer
     (lists, searches, exports, counts), and asked for by id it is not found."""
 
-    def __init__(self, settings: Settings, viewer: Viewer = EVERYTHING) -> None:
-        self.db = Database.of(settings)
+    def __init__(self, db: Database, settings: Settings, viewer: Viewer = EVERYTHING) -> None:
+        self.db = db
         self.worker_timeout = timedelta(seconds=settings.worker_timeout)
         self.viewer = viewer
         self.stuck_after = timedelta(seconds=settings.stall_seconds * STUCK_AFTER_STALLS)

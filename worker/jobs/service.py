@@ -60,10 +60,10 @@ class JobService:
     only the jobs it manages (:mod:`worker.store.owners`): another's is not found, or forbidden when
     the viewer may read it (public reads)."""
 
-    def __init__(self, settings: Settings, dispatcher: Dispatcher, viewer: Viewer = EVERYTHING) -> None:
+    def __init__(self, db: Database, settings: Settings, dispatcher: Dispatcher, viewer: Viewer = EVERYTHING) -> None:
         self.settings = settings
         self.dispatcher = dispatcher
-        self.db = Database.of(settings)
+        self.db = db
         self.viewer = viewer
 
     def seen_by(self, viewer: Viewer) -> JobService:

@@ -1,6 +1,6 @@
 """The split: a job's upload parsed as a stream into chunks of cases, each sent out as soon as it is stored.
 
-A plain function of (settings, job id, dispatcher): :mod:`worker.work` runs it (for the
+A plain function of (database, settings, job id, dispatcher): :mod:`worker.work` runs it (for the
 Celery task and the tests' dispatcher alike), and wakes what the split's end made ready. The database is the source of truth: a
 split that died half-way is resumed (chunks already stored are kept; the parse starts
 over, so the whole file is still checked), and two splits of one job store each chunk
@@ -42,7 +42,7 @@ RAMP = 4
 MIN_RAMP = 16
 
 
-def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobStatus | None:
+def split_job(db: Database, settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobStatus | None:
     """Parse the job's upload into chunks and hand each out as soon as it is stored; the job's status
     after the split (``succeeded`` when every case was answered before the split ended, so that it
     ended the job), ``None`` when there was no split to do or the job stopped meanwhile.
@@ -62,19 +62,18 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
     try:
         while True:
             try:
-                return _split(settings, job_id, dispatcher, me)
+                return _split(db, settings, job_id, dispatcher, me)
             except UploadStalled:
-                if not _file_arrived(settings, job_id, me):
+                if not _file_arrived(db, job_id, me):
                     return None
     except Exception:
         with contextlib.suppress(Exception):
-            with Database.of(settings).session() as session:
+            with db.session() as session:
                 lifecycle.give_up_split(session, job_id, me)
         raise
 
 
-def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> JobStatus | None:
-    db = Database.of(settings)
+def _split(db: Database, settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> JobStatus | None:
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
         if job is None or not lifecycle.begin_split(job, settings.lease_seconds, me):
@@ -115,7 +114,7 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
                     break
                 total = blocks.cases
                 if limit and total > limit:
-                    return _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
+                    return _fail(db, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
                                                    "per job)", me)
                 if seq > stored:
                     pending.append(Block(blocks.first, count, texts))
@@ -128,11 +127,11 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
                         return None
                     pending = []
     except InputError as error:
-        return _fail(settings, job_id, explain(game, error, _head(db, upload_id)), me)
+        return _fail(db, job_id, explain(game, error, _head(db, upload_id)), me)
     except UploadStalled:
         raise
     except OSError as error:
-        return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}", me)
+        return _fail(db, job_id, f"the upload cannot be read: {error.strerror or error}", me)
     if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.position, dispatcher):
         return None
     found = _listed(db, game, upload_id, faults) if faults and upload_id is not None else None
@@ -146,10 +145,10 @@ def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> 
     return status
 
 
-def _file_arrived(settings: Settings, job_id: int, me: str) -> bool:
+def _file_arrived(db: Database, job_id: int, me: str) -> bool:
     """A split that waited too long for its file: whether the file is whole by now (the split goes on),
     else it lets the job go (for the file's end to send it again), if it still holds it."""
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         # The job's lock orders this with the transaction that stores the file (``lifecycle.file_arrived``):
         # either the file is whole here, or that transaction finds the split let go and sends it again.
         job = lifecycle.lock_job(session, job_id)
@@ -251,9 +250,9 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
     return True
 
 
-def _fail(settings: Settings, job_id: int, reason: str, me: str) -> JobStatus | None:
+def _fail(db: Database, job_id: int, reason: str, me: str) -> JobStatus | None:
     """Fail the job for ``reason`` if this split (``me``) still holds it: ``failed``, else ``None``. A split
     delivered twice runs twice: the one whose job another split took over, or ended (its upload then
     released, so that what it reads next is gone), fails nothing."""
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         return JobStatus.FAILED if lifecycle.fail(session, job_id, reason, splitter=me) else None

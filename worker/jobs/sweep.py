@@ -46,7 +46,7 @@ class Outage:
     held_before: datetime | None = None
 
 
-def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
+def sweep(db: Database, settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
           queue_empty: bool | None = None, outage: Outage | None = None) -> dict[str, int]:
     """Send again what was lost; finish what is complete. Returns what it did.
 
@@ -79,7 +79,7 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     splits: list[int] = []
     orphaned: set[int] = set()  # jobs a gone worker held chunks of
     held_before = outage.held_before if outage is not None else None
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         alive = set(session.scalars(select(WorkerRow.name).where(WorkerRow.seen_at >= gone_since)))
         running = session.scalars(
             select(Chunk).join(Job).where(Job.status.in_(ACTIVE), Chunk.status == ChunkStatus.RUNNING)).all()
@@ -120,7 +120,7 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
             report["finished"] += lifecycle.finish_if_complete(session, job)
         for job_id in splits:
             lifecycle.resend_split(session, job_id, now)
-    withdraw_abandoned(Database.of(settings))
+    withdraw_abandoned(db)
     for job_id in splits:
         dispatcher.split(job_id)
     if resend:
@@ -129,14 +129,14 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     return report
 
 
-def give_back_gone(settings: Settings, dispatcher: Dispatcher, worker: str, alive: Callable[[int], bool]) -> int:
+def give_back_gone(db: Database, dispatcher: Dispatcher, worker: str, alive: Callable[[int], bool]) -> int:
     """The running chunks of ``worker``'s pool processes that are gone (``alive(pid)`` says not) given back
     and sent again: how many. A worker runs it at each heartbeat, which a killed pool process does not stop
     (the worker replaces the process and beats on); the chunk's message, delivered again, cannot tell its
     process is gone: it takes its job's next chunk instead (``lifecycle.claim_chunk``)."""
     prefix = f"{worker}:"
     now = utcnow()
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         held: dict[str, list[int]] = {}
         for ident, name in session.execute(select(Chunk.id, Chunk.worker).where(
                 Chunk.status == ChunkStatus.RUNNING, Chunk.worker.startswith(prefix, autoescape=True))):

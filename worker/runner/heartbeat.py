@@ -44,7 +44,7 @@ AWAY_RETRY_SECONDS = 0.5
 class Heartbeat(threading.Thread):
     """Keeps this worker's row fresh and sweeps up after lost workers and lost messages."""
 
-    def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int,
+    def __init__(self, db: Database, settings: Settings, dispatcher: Dispatcher, concurrency: int,
                  before_first_beat: Callable[[], object] | None = None,
                  trouble: PoolTrouble | None = None) -> None:
         super().__init__(name="dealer-heartbeat", daemon=True)
@@ -58,8 +58,8 @@ class Heartbeat(threading.Thread):
         self.woken = threading.Event()
         self.broker_returned = threading.Event()
         self.name_in_db = worker_name()
-        self.db = Database.of(settings)
-        self.purger = Purger(settings, self.stopping)
+        self.db = db
+        self.purger = Purger(db, settings, self.stopping)
 
     def run(self) -> None:
         # The worker's row is what says it is ready (/healthz, the dashboard, the live harness), so it is
@@ -94,7 +94,7 @@ class Heartbeat(threading.Thread):
                 self.broker_returned.clear()
                 outage = outage or Outage()
             try:
-                if give_back_gone(self.settings, self.dispatcher, self.name_in_db, process_alive):
+                if give_back_gone(self.db, self.dispatcher, self.name_in_db, process_alive):
                     log.warning("chunks of a pool process that died were sent again")
                 if self.settings.heartbeat_file:
                     Path(self.settings.heartbeat_file).touch()
@@ -104,7 +104,7 @@ class Heartbeat(threading.Thread):
                         throughput.prune(session, utcnow())
                 if outage is not None or time.monotonic() >= next_sweep:
                     next_sweep = time.monotonic() + self.settings.sweep_seconds
-                    report = sweep(self.settings, self.dispatcher, outage=outage)
+                    report = sweep(self.db, self.settings, self.dispatcher, outage=outage)
                     if outage is not None:
                         log.warning("the %s is back: sent again at once %s",
                                     "database" if outage.held_before else "broker", report)
@@ -222,15 +222,15 @@ class Purger(threading.Thread):
     delete of gigabytes takes many batches, which must not hold up the heartbeat (the worker would
     look gone)."""
 
-    def __init__(self, settings: Settings, stopping: threading.Event) -> None:
+    def __init__(self, db: Database, settings: Settings, stopping: threading.Event) -> None:
         super().__init__(name="dealer-purge", daemon=True)
-        self.settings = settings
+        self.db, self.settings = db, settings
         self.stopping = stopping
 
     def run(self) -> None:
         while not self.stopping.is_set():
             try:
-                purge(self.settings, more=lambda: not self.stopping.is_set())
+                purge(self.db, self.settings, more=lambda: not self.stopping.is_set())
             except Exception:  # noqa: BLE001 - like the heartbeat, it outlives a database outage
                 log.exception("purge failed; trying again")
             self.stopping.wait(self.settings.sweep_seconds)
@@ -242,8 +242,8 @@ class TaskCounter:
     Counted in batches: a write per task would cost the database as much as a small chunk.
     """
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, db: Database) -> None:
+        self.db = db
         self.count = 0
         self.since = 0.0
 
@@ -257,7 +257,7 @@ class TaskCounter:
         if not count:
             return
         try:
-            with Database.of(self.settings).session() as session:
+            with self.db.session() as session:
                 session.execute(update(WorkerRow).where(WorkerRow.name == worker_name(os.getppid()))
                                 .values(processed=WorkerRow.processed + count))
         except RETRYABLE:

@@ -9,6 +9,7 @@ Used by the integration, fault and browser tests and by the benchmarks::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -69,9 +70,10 @@ class LiveService:
         """The settings the service's processes run with."""
         return Settings.from_env(self.env)
 
-    @property
+    @functools.cached_property
     def db(self) -> Database:
-        return Database.of(self.settings)
+        """The harness's own connection to the service's database (its processes each make theirs)."""
+        return Database(self.settings)
 
     def _spawn(self, *args: str, log: str) -> subprocess.Popen[bytes]:
         out = open(self.data_dir / log, "ab")
