@@ -184,22 +184,27 @@ def _check_cases(session: Session, check_id: int, verdict: str | None, page: int
         rows = _page_rows(session, check, code, (page - 1) * per_page, per_page)
     cases = sum(int(n) for n in check.counts.values()) - int(check.counts.get("extra", 0))
     expected = judge_lines(session, check.job_id, [line for line, _, _ in rows if line <= cases])
-    items = []
-    for line, verdict_code, got in rows:
-        judge_line = expected.get(line)
-        if verdict_code == ACCEPTED:
-            got = judge_line
-        is_case = verdict_code != EXTRA
-        column = first_column(judge_line, got) if verdict_code in KEEPS_GOT and is_case and judge_line is not None \
-            and got is not None else None
-        job_id = check.job_id
-        items.append(CheckCaseView(
-            index=line, case=line if is_case else None, verdict=VERDICTS[verdict_code],
-            expected=judge_line if answers else None, got=got, column=column,
-            case_id=case_id(job_id, line) if is_case and links else None,
-            case_url=f"/api/jobs/{job_id}/cases/{line}" if is_case and links else None,
-            replay_url=f"/jobs/{job_id}/cases/{line}" if is_case and links else None))
+    items = [_case_line(check.job_id, line, verdict_code, got, expected.get(line), answers, links)
+             for line, verdict_code, got in rows]
     return CheckCasePage(check_id=check.id, verdict=verdict, page=page, per_page=per_page, total=total, items=items)
+
+
+def _case_line(job_id: int, line: int, verdict_code: int, got: str | None, judge_line: str | None, answers: bool,
+               links: bool) -> CheckCaseView:
+    """One line of a check as its page shows it: the judge's line only to who sees the answers, links to the
+    job's case only for who reads the job."""
+    if verdict_code == ACCEPTED:
+        got = judge_line
+    is_case = verdict_code != EXTRA
+    column = first_column(judge_line, got) if verdict_code in KEEPS_GOT and is_case and judge_line is not None \
+        and got is not None else None
+    linked = is_case and links
+    return CheckCaseView(
+        index=line, case=line if is_case else None, verdict=VERDICTS[verdict_code],
+        expected=judge_line if answers else None, got=got, column=column,
+        case_id=case_id(job_id, line) if linked else None,
+        case_url=f"/api/jobs/{job_id}/cases/{line}" if linked else None,
+        replay_url=f"/jobs/{job_id}/cases/{line}" if linked else None)
 
 
 def _page_rows(session: Session, check: Check, code: frozenset[int] | None, skip: int,
