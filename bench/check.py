@@ -102,7 +102,7 @@ def run(settings: Settings, game: str, cases: int, folder: Path) -> int:
 def _run(db: Database, settings: Settings, game: str, cases: int, folder: Path) -> int:
     upgrade(db)
     here = Here(db, settings)
-    service, queries = JobService(db, settings, here), JobQueries(db, settings)
+    service, queries = JobService(db, settings, here), JobQueries(db)
     checks, check_queries = CheckService(db, settings, here, service), CheckQueries(db)
     print(f"{cases:,} {game} cases on {db.dialect}: solving them as a job (one process)…",
           flush=True)

@@ -23,6 +23,8 @@ from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.arriving import withdraw_abandoned
 from worker.jobs.dispatch import Dispatcher
+from worker.jobs.cases import CaseQueries
+from worker.jobs.overview import OverviewQueries
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.store.database import Database
@@ -66,7 +68,7 @@ class StreamingRequest(Request):
     def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
                          filename: str | None = None, content_length: int | None = None) -> Any:
         writer = UploadWriter(dealer().service.db, settings().max_upload_bytes, owner=viewer().name)
-        writer.quota = service().upload_quota()
+        writer.quota = service().limits.upload_quota()
         g.setdefault("upload_writers", []).append(writer)
         return writer
 
@@ -109,7 +111,8 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
                                 x_proto=settings.proxy_hops, x_host=settings.proxy_hops)
     engines.use_native_core(not settings.pure_python)
     jobs = JobService(db, settings, dispatcher)
-    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(db, settings),
+    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(db), CaseQueries(db),
+                                      OverviewQueries(db, settings),
                                       CheckService(db, settings, dispatcher, jobs), CheckQueries(db),
                                       Notices(db, settings, dispatcher))
     try:

@@ -18,7 +18,7 @@ from worker.config import Settings
 from worker.store.chunks import coverage
 from worker.store.models import Chunk
 from worker.testing.data import random_judge_file
-from worker.testing.live import DEALER, LiveService
+from worker.testing.live import DEALER, LiveService, arriving
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +59,7 @@ def test_results_come_while_a_big_file_is_still_read(live: LiveService, tmp_path
     and solved by the time a client looks, however slow or fast the machine.)"""
     path = random_judge_file(tmp_path / "decks.in", "10-20-30", 60_000, 7)
     seen: list[dict[str, Any]] = []
-    with live.arriving(path, "10-20-30") as job_id:
+    with arriving(live, path, "10-20-30") as job_id:
 
         def solving() -> bool:
             seen.append(live.client.job(job_id))
@@ -128,7 +128,7 @@ def test_cancel_stops_a_job(live: LiveService, tmp_path: Path) -> None:
     """Cancelled with cases solved, its file's end still held back (so that it is cancelled before it could
     end, on any machine): its figures are final, and the rest of its file, once sent, is taken all the same."""
     big = random_judge_file(tmp_path / "big.in", "10-20-30", 60_000, 5)
-    with live.arriving(big, "10-20-30") as job_id:
+    with arriving(live, big, "10-20-30") as job_id:
         live.wait_until(lambda: live.client.job(job_id)["done"] > 0, "the first results")
         cancelled = live.client._json("POST", f"/api/jobs/{job_id}/cancel")
         assert cancelled["status"] == "cancelled" and 0 < cancelled["done"] < 60_000

@@ -17,6 +17,7 @@ from tests.support.paths import judge
 from worker import work
 from worker.checks.service import CheckService
 from worker.config import PerRole, Settings
+from worker.jobs.overview import OverviewQueries
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.store.database import Database
@@ -58,9 +59,9 @@ def test_a_deleted_job_is_gone_at_once_and_its_rows_go_in_small_batches(db: Data
     service.forget_upload(big)  # a refused upload of several blocks
 
     service.delete(job.id)
-    queries = JobQueries(db, settings)
+    queries = JobQueries(db)
     assert queries.jobs().total == 0
-    assert queries.overview(None).jobs_by_status["succeeded"] == 0
+    assert OverviewQueries(db, settings).overview(None).jobs_by_status["succeeded"] == 0
     assert stored_uploads(db) == []
     assert count(db, Chunk) == chunks, "nothing removed yet: the purge does it"
 
@@ -123,6 +124,6 @@ def test_keep_days_deletes_finished_jobs_past_their_time(db: Database, settings:
         session.get(Job, old.id).finished_at = utcnow() - timedelta(days=31)
     new = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     assert work.sweep(db, settings, dispatcher)["expired_jobs"] == 1
-    assert [view.id for view in JobQueries(db, settings).jobs().items] == [new.id]
+    assert [view.id for view in JobQueries(db).jobs().items] == [new.id]
     work.purge(db, settings)
     assert count(db, Job) == 1

@@ -142,7 +142,7 @@ class EveryJobEnds(RuleBasedStateMachine):
     def recover(self) -> None:
         """The faults stop: a worker runs every message and sweeps; every job must end, right."""
         self.broker.down = False
-        queries = JobQueries(self.db, self.settings)
+        queries = JobQueries(self.db)
         for turn in range(ROUNDS):
             self.broker.drain()
             if self.ended(queries):

@@ -70,7 +70,7 @@ def test_chunk_delivered_twice_stores_each_case_once(service, db: Database, sett
         assert coverage(session, job.id) == (2000, 2000) and stored.total == stored.done == 2000
 
 
-def test_a_file_solved_before_is_copied_not_solved(service, queries, db: Database, settings) -> None:
+def test_a_file_solved_before_is_copied_not_solved(service, case_queries, queries, db: Database, settings) -> None:
     """The result cache: a file whose earlier job succeeded gets that job's stored results, copied by the
     database a few chunks at a time, and is indistinguishable from a job that solved them."""
     import dataclasses
@@ -82,9 +82,9 @@ def test_a_file_solved_before_is_copied_not_solved(service, queries, db: Databas
     assert second.status == "succeeded" and second.cache_hits == second.total == second.done == 2000
     assert output(queries, second.id) == output(queries, first.id)
     assert (second.counts, queries.distribution(second.id)) == (first.counts, queries.distribution(first.id))
-    case = queries.case_by_index(second.id, 1999)
-    assert case.cached and case.trace == queries.case_by_index(first.id, 1999).trace
-    assert not queries.case_by_index(first.id, 1999).cached
+    case = case_queries.case_by_index(second.id, 1999)
+    assert case.cached and case.trace == case_queries.case_by_index(first.id, 1999).trace
+    assert not case_queries.case_by_index(first.id, 1999).cached
     with db.session() as session:
         assert session.get(Job, second.id).copied_from == first.id
         assert coverage(session, second.id) == (2000, 2000)
@@ -176,18 +176,18 @@ def test_sweep_resends_lost_chunks(service, queries, db: Database, settings, dis
     assert queries.job(job.id).status == "succeeded"
 
 
-def test_history_search_by_input(service, queries) -> None:
+def test_history_search_by_input(service, case_queries, queries) -> None:
     submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion")
     deck = (JUDGE_DATA / "accordion" / "sample.in").read_text().splitlines()[2:4]
     flt = ResultFilter(game="accordion", input_text="\n".join(deck)).checked()
-    page = queries.results(flt)
+    page = case_queries.results(flt)
     assert page.total == 1 and page.items[0].number == 1
     with pytest.raises(Invalid, match="unknown outcome"):
         ResultFilter(game="accordion", outcome="drawn").checked()
-    assert queries.results(ResultFilter(game="accordion", outcome="draw").checked()).total == 0
+    assert case_queries.results(ResultFilter(game="accordion", outcome="draw").checked()).total == 0
 
 
-def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, monkeypatch) -> None:
+def test_a_case_over_its_time_budget_fails_alone(service, case_queries, queries, settings, monkeypatch) -> None:
     import dataclasses
     import time as clock
 
@@ -213,7 +213,7 @@ def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, mon
         "1 of 2 decks could not be solved within their time budget (the first is deck 2); the judge output of "
         "the others is kept as the job's partial output")
     assert (job.done, job.failed_cases) == (1, 1)
-    failed = queries.case_by_index(job.id, 2)
+    failed = case_queries.case_by_index(job.id, 2)
     assert failed.error == "took longer than its time budget of 0.2 s"
     assert failed.outcome is None
     with pytest.raises(Conflict):
@@ -222,7 +222,7 @@ def test_a_case_over_its_time_budget_fails_alone(service, queries, settings, mon
         (JUDGE_DATA / "accordion" / "sample.out").read_bytes().splitlines(True)[0])
 
 
-def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries, settings, monkeypatch) -> None:
+def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, case_queries, queries, settings, monkeypatch) -> None:
     import dataclasses
     import time as clock
 
@@ -242,11 +242,11 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries
     service.dispatcher.settings = service.settings
     job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
     assert job.status == "failed" and (job.done, job.failed_cases) == (1, 1)
-    assert queries.case_by_index(job.id, 2).error == (
+    assert case_queries.case_by_index(job.id, 2).error == (
         "not solved: the chunk used up its time budget of 0.3 s")
 
 
-def test_traces_are_stored_packed_and_served_as_json(service, queries, db: Database, settings) -> None:
+def test_traces_are_stored_packed_and_served_as_json(service, case_queries, queries, db: Database, settings) -> None:
     from worker import engines
     from worker.engines.base import Case
     from worker.store.chunks import read_chunks
@@ -261,11 +261,11 @@ def test_traces_are_stored_packed_and_served_as_json(service, queries, db: Datab
         # A win or a loss as the engine packs it (a byte per card and pick-up), a draw as its JSON.
         packed = data.trace(k)
         assert packed is not None and (packed[:1] == b"{" if k == 2 else packed[0] == 1)
-        assert queries.case_by_index(job.id, k + 1).trace == engine.solve(Case(k + 1, text)).trace
+        assert case_queries.case_by_index(job.id, k + 1).trace == engine.solve(Case(k + 1, text)).trace
 
 
 @pytest.mark.parametrize("damage", ["a trace cut short", "blob"])
-def test_a_damaged_trace_is_reported_on_its_case(service, queries, db: Database, settings, damage) -> None:
+def test_a_damaged_trace_is_reported_on_its_case(service, case_queries, queries, db: Database, settings, damage) -> None:
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
     if damage == "blob":
         with db.session() as session:
@@ -273,7 +273,7 @@ def test_a_damaged_trace_is_reported_on_its_case(service, queries, db: Database,
             chunk.traces = chunk.traces[:-20]
     else:
         replace_trace(db, job.id, 2, b"\x01 cut short")
-    case = queries.case_by_index(job.id, 2)
+    case = case_queries.case_by_index(job.id, 2)
     assert case.trace is None and "damaged" in case.trace_error
     assert case.line == "Loss: 82"
 

@@ -22,6 +22,7 @@ from tests.support.paths import JUDGE_DATA
 from worker import engines
 from worker.config import Settings
 from worker.engines.base import Case
+from worker.jobs.cases import CaseQueries
 from worker.jobs.queries import JobQueries
 from worker.store.database import Database
 from worker.store.migrate import current, upgrade
@@ -133,13 +134,13 @@ def test_0003_moves_what_the_earlier_layout_stored(db: Database, blank: Settings
         mahjong = _old_job(connection, "mahjong", "sample", tmp_path / "b.in", "succeeded", True, 7)
         queued = _old_job(connection, "accordion", "sample", tmp_path / "c.in", "queued", False, 7)
     upgrade(db)
-    queries = JobQueries(db, blank)
+    queries, cases = JobQueries(db), CaseQueries(db)
     for job_id, game in ((solved, "10-20-30"), (mahjong, "mahjong")):
         assert b"".join(queries.output(job_id)) == (JUDGE_DATA / game / "sample.out").read_bytes()
         engine = engines.get(game)
         job = queries.job(job_id)
         for index in range(1, job.total + 1):
-            case = queries.case_by_index(job_id, index)
+            case = cases.case_by_index(job_id, index)
             assert case.trace == engine.solve(Case(index, case.input)).trace
             assert case.solve_us == 100 + index and case.worker == "old:1"
         assert sum(n.count for n in queries.distribution(job_id).by_number) == job.total
@@ -224,23 +225,23 @@ def test_0007_moves_the_case_rows_into_their_chunks(db: Database, blank: Setting
         assert "cases" not in {name for (name,) in connection.execute(text(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'" if db.postgres
             else "SELECT name FROM sqlite_master WHERE type = 'table'"))}
-    queries = JobQueries(db, blank)
+    queries, cases = JobQueries(db), CaseQueries(db)
     for job_id, game, name in ((decks, "10-20-30", "sample"), (hands, "mahjong", "many-waits")):
         assert b"".join(queries.output(job_id)) == (JUDGE_DATA / game / f"{name}.in").with_suffix(".out").read_bytes()
         engine = engines.get(game)
         total = queries.job(job_id).total
         for index in range(1, total + 1):
-            case = queries.case_by_index(job_id, index)
+            case = cases.case_by_index(job_id, index)
             solved = engine.solve(Case(index, case.input))
             assert (case.outcome, case.number, case.detail, case.line) == (
                 solved.outcome, solved.number, solved.detail, solved.line)
             assert case.trace == solved.trace and case.solve_us == 100 + index and case.worker == "w:1:2"
-        by_number = queries.results(ResultFilter(job_id=job_id, sort="number", per_page=500).checked()).items
+        by_number = cases.results(ResultFilter(job_id=job_id, sort="number", per_page=500).checked()).items
         assert [c.number for c in by_number] == sorted(c.number for c in by_number) and len(by_number) == total
-        deck = queries.case_by_index(job_id, total).input
-        found = queries.results(ResultFilter(game=game, input_text=deck).checked())
+        deck = cases.case_by_index(job_id, total).input
+        found = cases.results(ResultFilter(game=game, input_text=deck).checked())
         assert [c.index for c in found.items] == [total]
-    case = queries.case_by_index(short, 2)
+    case = cases.case_by_index(short, 2)
     assert (case.outcome, case.line, case.error) == (None, None, "took longer than its time budget of 60 s")
-    solved = queries.results(ResultFilter(job_id=short, sort="number").checked()).items
-    assert [c.index for c in solved] == [1] and solved[0].outcome == queries.case_by_index(short, 1).outcome
+    solved = cases.results(ResultFilter(job_id=short, sort="number").checked()).items
+    assert [c.index for c in solved] == [1] and solved[0].outcome == cases.case_by_index(short, 1).outcome

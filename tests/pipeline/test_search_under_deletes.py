@@ -17,10 +17,10 @@ from tests.support.inline import InlineDispatcher
 from tests.support.jobs import submit
 from worker import work
 from worker.config import Settings
-from worker.jobs import queries as job_queries
+from worker.jobs import cases as job_cases
 from worker.jobs import results
 from worker.jobs.filters import ResultFilter
-from worker.jobs.queries import JobQueries
+from worker.jobs.cases import CaseQueries
 from worker.jobs.service import JobService
 from worker.store import chunks as stored
 from worker.store.database import Database
@@ -66,7 +66,7 @@ def _deleting_between_reads(monkeypatch: pytest.MonkeyPatch, settings: Settings,
                             ids: list[int]) -> Deleter:
     deleter = Deleter(settings, service, ids)
     for module, names in ((stored, ("summaries", "facts", "may_hold")),
-                          (job_queries, ("chunks_holding", "read_chunks", "stored_cases"))):
+                          (job_cases, ("chunks_holding", "read_chunks", "stored_cases"))):
         for name in names:
             monkeypatch.setattr(module, name, deleter.before(getattr(module, name)))
     return deleter
@@ -76,7 +76,7 @@ def _deleting_between_reads(monkeypatch: pytest.MonkeyPatch, settings: Settings,
 def test_a_search_leaves_out_what_was_deleted_while_it_read(db: Database, settings: Settings, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch, sort: str) -> None:
     service, ids = _jobs(db, settings, tmp_path)
-    queries = JobQueries(db, settings)
+    queries = CaseQueries(db)
     flt = ResultFilter(game="10-20-30", per_page=50, sort=sort).checked()
     first = queries.results(flt)  # the facets of every job now cached: a later search reads from them
     assert first.total == JOBS * 150 and len(first.items) == 50
@@ -94,7 +94,7 @@ def test_a_search_leaves_out_what_was_deleted_while_it_read(db: Database, settin
 def test_an_export_leaves_out_what_was_deleted_while_it_streamed(db: Database, settings: Settings, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     service, ids = _jobs(db, settings, tmp_path)
-    queries = JobQueries(db, settings)
+    queries = CaseQueries(db)
     deleter = _deleting_between_reads(monkeypatch, settings, service, ids)
     deleter.armed = JOBS - 1
     for sort in ("index", "number"):
@@ -105,7 +105,7 @@ def test_an_export_leaves_out_what_was_deleted_while_it_streamed(db: Database, s
 
 def test_searches_answer_while_jobs_are_deleted_and_purged_beside_them(db: Database, settings: Settings, tmp_path: Path) -> None:
     service, ids = _jobs(db, settings, tmp_path)
-    queries = JobQueries(db, settings)
+    queries = CaseQueries(db)
     failures: list[BaseException] = []
     answered = 0
 

@@ -1,6 +1,6 @@
 """The fixtures every test folder shares (loaded from ``tests/conftest.py``), in the manner of Flask's
-tutorial: ``settings`` → ``db`` → ``dispatcher`` → ``service`` / ``queries`` (``checks`` / ``check_queries``) → ``app``
-→ ``client``.
+tutorial: ``settings`` → ``db`` → ``dispatcher`` → ``service`` / ``queries`` (``case_queries``,
+``overview_queries``, ``checks`` / ``check_queries``) → ``app`` → ``client``.
 
 Tests that take ``settings`` run twice: on SQLite, and on PostgreSQL when it answers
 (required where ``DEALER_REQUIRE_SERVICES`` is set, as in CI). A harness of
@@ -267,7 +267,21 @@ def service(db: Database, settings: Settings, dispatcher: InlineDispatcher) -> A
 def queries(db: Database, settings: Settings) -> Any:
     from worker.jobs.queries import JobQueries
 
-    return JobQueries(db, settings)
+    return JobQueries(db)
+
+
+@pytest.fixture
+def case_queries(db: Database) -> Any:
+    from worker.jobs.cases import CaseQueries
+
+    return CaseQueries(db)
+
+
+@pytest.fixture
+def overview_queries(db: Database, settings: Settings) -> Any:
+    from worker.jobs.overview import OverviewQueries
+
+    return OverviewQueries(db, settings)
 
 
 @pytest.fixture

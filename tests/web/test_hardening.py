@@ -306,7 +306,7 @@ def test_an_error_inside_a_streamed_answer_ends_it_and_is_logged(client: Any, ap
     from webui.context import dealer
 
     with app.app_context():  # outside a request the queries see nothing: the app's own see all
-        real = dealer().queries.iter_results
+        real = dealer().cases.iter_results
 
     def failing(flt: Any) -> Any:
         batches = real(flt)

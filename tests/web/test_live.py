@@ -34,7 +34,7 @@ def _events(response: Any) -> list[tuple[str, str]]:
 
 
 def test_a_heartbeat_records_its_processes_chunks_per_interval(db: Database, settings: Settings, submit: Any,
-                                                               queries: JobQueries) -> None:
+                                                               overview_queries: Any, queries: JobQueries) -> None:
     job = submit("10-20-30/sample", "10-20-30")
     now = utcnow()
     with db.session() as session:
@@ -51,7 +51,7 @@ def test_a_heartbeat_records_its_processes_chunks_per_interval(db: Database, set
         throughput.record(session, "box:10", now)
         throughput.prune(session, now)
     mine = sum(c.count for c in chunks[1:])
-    view = queries.workers()
+    view = overview_queries.workers()
     by_name = {w.name: w for w in view.workers}
     assert set(by_name) == {"box:1", "box:10"}
     assert by_name["box:1"].solved_last_minute == mine and by_name["box:1"].throughput.cases == mine
@@ -66,7 +66,7 @@ def test_a_heartbeat_records_its_processes_chunks_per_interval(db: Database, set
 
 
 def test_the_workers_view_shows_the_chunk_each_process_solves_now(db: Database, settings: Settings, submit: Any,
-                                                                  queries: JobQueries) -> None:
+                                                                  overview_queries: Any, queries: JobQueries) -> None:
     job = submit("mahjong/sample", "mahjong")
     now = utcnow()
     with db.session() as session:
@@ -74,12 +74,12 @@ def test_the_workers_view_shows_the_chunk_each_process_solves_now(db: Database, 
         session.add(WorkerRow(name="gone:5", concurrency=1, seen_at=now - timedelta(minutes=5)))
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job["id"]).order_by(Chunk.seq)).first()
         chunk.status, chunk.worker, chunk.dispatched_at = ChunkStatus.RUNNING, "box:1:42", now
-    view = {w.name: w for w in queries.workers().workers}
+    view = {w.name: w for w in overview_queries.workers().workers}
     busy = view["box:1"].busy
     assert [(p.pid, p.job_id, p.first_index, p.cases) for p in busy] == [(42, job["id"], chunk.first_index, chunk.count)]
     assert view["box:1"].alive and 2.5 <= view["box:1"].heartbeat_age_seconds < 10
     assert not view["gone:5"].alive and view["gone:5"].busy == []
-    assert [w.name for w in queries.workers().workers] == ["box:1", "gone:5"]  # alive first
+    assert [w.name for w in overview_queries.workers().workers] == ["box:1", "gone:5"]  # alive first
 
 
 def test_a_jobs_throughput_covers_its_run(client: Any, submit: Any) -> None:
@@ -112,14 +112,14 @@ def test_jobs_are_filtered_by_file_name_status_and_game(client: Any, submit: Any
 
 
 def test_cases_waiting_are_never_below_none_while_a_file_is_read(db: Database, settings: Settings, submit: Any,
-                                                                 queries: JobQueries) -> None:
+                                                                 overview_queries: Any, queries: JobQueries) -> None:
     job = submit("10-20-30/sample", "10-20-30")
     with db.session() as session:
         row = session.get(Job, job["id"])
         # The split has counted fewer cases read than the solve tasks answered already.
         row.status, row.split_at, row.total, row.done, row.bytes_read = JobStatus.SPLITTING, None, 2, 5, row.size // 2
         row.started_at = row.progress_at = utcnow()
-    assert queries.overview(0).queued_cases == 0  # half read: about 4 cases in all, 5 answered already
+    assert overview_queries.overview(0).queued_cases == 0  # half read: about 4 cases in all, 5 answered already
     view = queries.job(job["id"])
     assert 0 <= view.progress <= 1 and view.eta_seconds is None or view.eta_seconds >= 0
 

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from tests.support.jobs import submit as submit_job
 from tests.support.paths import JUDGE_DATA
-from worker.jobs.queries import STUCK_AFTER_STALLS
+from worker.jobs.overview import STUCK_AFTER_STALLS
 from worker.store.database import Database
 from worker.store.chunks import read_chunks
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
