@@ -606,8 +606,12 @@ def _print_partial(client: Any, job: dict[str, Any]) -> None:
         for piece in client.output(job["id"], partial=True):
             sys.stdout.write(piece)
         sys.stdout.flush()
+        after = faults and job["total"] > job.get("partial_cases", 0)
+        kept = (f"; the judge lines of all its {job['total']:,} good cases, those after the fault too: "
+                f"GET /api/jobs/{job['id']}/lines" if after else "")
         click.echo(f"dealer: the output is partial: job {job['id']} failed, and this is the judge output of "
-                   + ("the cases before its file's first fault" if faults else "the cases it solved"), err=True)
+                   + ("the cases before its file's first fault" if faults else "the cases it solved") + kept,
+                   err=True)
 
 
 @main.command(epilog="""\b
