@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import random
 import sys
@@ -46,8 +47,8 @@ TARGET = 0.1
 class Here:
     """Runs the work where it is sent, in this process (as one worker process would, without a broker)."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db, self.settings = db, settings
         self.queue: list[tuple[str, int]] = []
         self.checks: list[int] = []
 
@@ -66,7 +67,7 @@ class Here:
     def drain(self) -> None:
         while self.queue:
             kind, ident = self.queue.pop(0)
-            (work.split if kind == "split" else work.solve)(self.settings, ident, self)
+            (work.split if kind == "split" else work.solve)(self.db, self.settings, ident, self)
 
 
 def _variants(right: bytes, seed: int) -> dict[str, bytes]:
@@ -88,17 +89,22 @@ def _check(service: CheckService, here: Here, job_id: int, output: bytes) -> tup
     assert here.checks == [created.id]
     here.checks.clear()
     start = time.perf_counter()
-    run_check(service.settings, created.id)
+    run_check(service.db, service.settings, created.id)
     judged = time.perf_counter() - start
     return taken, judged, created.id
 
 
 def run(settings: Settings, game: str, cases: int, folder: Path) -> int:
-    upgrade(Database.of(settings))
-    here = Here(settings)
-    service, queries = JobService(settings, here), JobQueries(settings)
-    checks, check_queries = CheckService(settings, here, service), CheckQueries(settings)
-    print(f"{cases:,} {game} cases on {Database.of(settings).dialect}: solving them as a job (one process)…",
+    with contextlib.closing(Database(settings)) as db:
+        return _run(db, settings, game, cases, folder)
+
+
+def _run(db: Database, settings: Settings, game: str, cases: int, folder: Path) -> int:
+    upgrade(db)
+    here = Here(db, settings)
+    service, queries = JobService(db, settings, here), JobQueries(db)
+    checks, check_queries = CheckService(db, settings, here, service), CheckQueries(db)
+    print(f"{cases:,} {game} cases on {db.dialect}: solving them as a job (one process)…",
           flush=True)
     path = random_judge_file(folder / "cases.in", game, cases, seed=246)
     with open(path, "rb") as stream:
@@ -155,7 +161,6 @@ def main() -> int:
             return run(Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=folder / "data"), args.game,
                        args.cases, folder)
         finally:
-            Database.close_all()
             drop_postgres_database(url)
 
 

@@ -88,10 +88,10 @@ def main() -> int:
     args = parser.parse_args()
 
     settings = scale_settings()
-    db = Database.of(settings)
+    db = Database(settings)
     upgrade(db)
     fill(db, args.cases)
-    reads = endpoints(db, test_client(settings))
+    reads = endpoints(db, test_client(db, settings))
 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEALER_")}

@@ -82,7 +82,7 @@ def main() -> int:
     args = parser.parse_args()
     url = create_postgres_database()
     try:
-        db = Database.of(Settings.from_env({"DEALER_DATABASE_URL": url}))
+        db = Database(Settings.from_env({"DEALER_DATABASE_URL": url}))
         upgrade(db, "0006")
         started = time.monotonic()
         fill(db, args.cases)

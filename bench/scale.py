@@ -170,10 +170,10 @@ class NoBroker:
         return 0
 
 
-def test_client(settings: Settings) -> Any:
+def test_client(db: Database, settings: Settings) -> Any:
     from webui.app import create_app
 
-    return create_app(settings, NoBroker()).test_client()
+    return create_app(settings, NoBroker(), db=db).test_client()
 
 
 def scale_settings(fresh: bool = False) -> Settings:
@@ -273,11 +273,11 @@ def main() -> int:
             (args.sqlite / "dealer.db").unlink(missing_ok=True)
     else:
         settings = scale_settings(args.fresh)
-    db = Database.of(settings)
+    db = Database(settings)
     upgrade(db)
     fill(db, args.cases)
 
-    client = test_client(settings)
+    client = test_client(db, settings)
     with db.session(write=False) as session:
         stored = session.scalar(select(func.coalesce(func.sum(Job.total), 0))) or 0
     print(f"\n{stored:,} cases stored, {_bytes_per_case(db, stored)}; server time, median of 5 "

@@ -19,6 +19,7 @@ from tests.test_cli_exits import running
 from worker.cli import main
 from worker.config import Settings
 from worker.exits import Exit
+from worker.store.database import Database
 
 INPUT = JUDGE_DATA / "mahjong" / "random-2000.in"
 ANSWERS = INPUT.with_suffix(".out").read_bytes()
@@ -33,12 +34,12 @@ def dealer(*arguments: str, key: str | None = None, url: str | None = None) -> A
 
 
 @pytest.fixture
-def url(settings: Settings) -> Iterator[str]:
+def url(db: Database, settings: Settings) -> Iterator[str]:
     """The service with a teacher's admin key and a student's user key."""
     from webui.app import create_app
 
     keyed = replace(settings, api_keys=f"teacher:{TEACHER},student:{STUDENT}:user")
-    app = create_app(keyed, InlineDispatcher(keyed), config={"TESTING": True})
+    app = create_app(keyed, InlineDispatcher(db, keyed), config={"TESTING": True}, db=db)
     with running(make_server("127.0.0.1", 0, app, threaded=True)) as served:
         yield served
 

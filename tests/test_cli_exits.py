@@ -22,6 +22,7 @@ from tests.support.paths import judge
 from worker.cli import main
 from worker.config import Settings
 from worker.exits import HELP, Exit
+from worker.store.database import Database
 from worker.testing.servers import free_port
 
 HANDS = judge("mahjong", "sample")
@@ -53,12 +54,12 @@ def url(app: Any) -> Iterator[str]:
 
 
 @pytest.fixture
-def keyed_url(settings: Settings) -> Iterator[str]:
+def keyed_url(db: Database, settings: Settings) -> Iterator[str]:
     """The service with an API key."""
     from webui.app import create_app
 
     keyed = replace(settings, api_keys=f"exits:{TOKEN}")
-    app = create_app(keyed, InlineDispatcher(keyed), config={"TESTING": True})
+    app = create_app(keyed, InlineDispatcher(db, keyed), config={"TESTING": True}, db=db)
     with running(make_server("127.0.0.1", 0, app, threaded=True)) as served:
         yield served
 

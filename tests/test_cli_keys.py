@@ -24,18 +24,18 @@ def dealer(settings: Settings, *arguments: str) -> Any:
     return CliRunner().invoke(main, ["keys", *arguments], env=env)
 
 
-def test_a_key_is_made_listed_used_and_revoked_without_a_restart(settings: Settings) -> None:
+def test_a_key_is_made_listed_used_and_revoked_without_a_restart(db: Database, settings: Settings) -> None:
     from webui.app import create_app
 
-    app = create_app(replace(settings, api_keys="ops:ops-0123456789abcdef-secret"), InlineDispatcher(settings),
-                     config={"TESTING": True})
+    app = create_app(replace(settings, api_keys="ops:ops-0123456789abcdef-secret"), InlineDispatcher(db, settings),
+                     config={"TESTING": True}, db=db)
     client = app.test_client()
     made = dealer(settings, "add", "alice", "--role", "user")
     assert made.exit_code == 0, made.output
     token = made.stdout.strip()
     assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)  # 256 random bits, URL-safe
     assert "not shown again" in made.stderr
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         row = session.scalars(select(ApiKey).where(ApiKey.name == "alice")).one()
         assert (row.role, row.origin, row.digest) == ("user", "command", hashlib.sha256(token.encode()).hexdigest())
     # The running web app takes it at once.
@@ -55,13 +55,13 @@ def test_a_key_is_made_listed_used_and_revoked_without_a_restart(settings: Setti
     assert re.search(r" \d{4}-\d\d-\d\d \d\d:\d\d$", alice)  # revoked, and when
 
 
-def test_a_session_of_a_revoked_key_ends_at_once(settings: Settings) -> None:
+def test_a_session_of_a_revoked_key_ends_at_once(db: Database, settings: Settings) -> None:
     from tests.web.test_access import csrf_of
     from webui.app import create_app
 
     token = dealer(settings, "add", "bob", "--role", "admin").stdout.strip()
     keyed = replace(settings, api_keys="ops:ops-0123456789abcdef-secret")  # the service stays keyed without bob
-    client = create_app(keyed, InlineDispatcher(settings), config={"TESTING": True}).test_client()
+    client = create_app(keyed, InlineDispatcher(db, settings), config={"TESTING": True}, db=db).test_client()
     csrf = csrf_of(client.get("/login").get_data(as_text=True))
     assert client.post("/login", data={"key": token, "csrf_token": csrf}).status_code == 303
     assert client.get("/upload").status_code == 200

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from webui import notices
 from webui.auth import client_id
-from webui.context import dealer, queries, service
+from webui.context import dealer, overview_queries, queries, service
 from webui.export import streamed
 from webui.games import game_views
 from webui.notices import watch
@@ -213,20 +213,20 @@ def job_timings(job_id: int) -> Any:
 @operations.get("/jobs/<id:job_id>/throughput", "jobThroughput", "Cases the job stored over its run, per interval",
                 tag="jobs", responses={"200": json_body(ref(ThroughputView), "The throughput."), "404": NOT_FOUND})
 def job_throughput(job_id: int) -> Any:
-    return jsonify(queries().job_throughput(job_id).to_dict())
+    return jsonify(overview_queries().job_throughput(job_id).to_dict())
 
 
 @operations.get("/overview", "overview", "Workers seen, work waiting, jobs by status", tag="service",
                 responses={"200": json_body(ref(OverviewView), "The overview.")})
 def overview() -> Any:
     """The service's state for the dashboard: workers seen, work waiting, and the broker's queue depth."""
-    return jsonify(queries().overview(dealer().dispatcher.queue_depth()).to_dict())
+    return jsonify(overview_queries().overview(dealer().dispatcher.queue_depth()).to_dict())
 
 
 @operations.get("/workers", "workers", "Every worker, its processes busy now and its throughput over the last hour",
                 tag="service", responses={"200": json_body(ref(WorkersView), "The workers.")})
 def workers() -> Any:
-    return jsonify(queries().workers().to_dict())
+    return jsonify(overview_queries().workers().to_dict())
 
 
 @operations.get("/games", "games", "The games Dealer solves", tag="service", database=False,

@@ -16,11 +16,14 @@ from webui.pacing import late, too_slow_message
 from webui.seams.werkzeug import FileFieldsRequest
 from webui.uploads import follower, screen
 from worker import engines
+from worker.checks.notify import Notices
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.arriving import withdraw_abandoned
 from worker.jobs.dispatch import Dispatcher
+from worker.jobs.cases import CaseQueries
+from worker.jobs.overview import OverviewQueries
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.store.database import Database
@@ -37,7 +40,7 @@ class StreamingRequest(FileFieldsRequest):
 
     def open_file(self, field: str, filename: str | None, total_content_length: int | None) -> Any:
         writer = UploadWriter(dealer().service.db, settings().max_upload_bytes, owner=viewer().name)
-        writer.quota = service().upload_quota()
+        writer.quota = service().limits.upload_quota()
         g.setdefault("upload_writers", []).append(writer)
         writer.screen = screen(field)
         writer.follower = follower(field, filename, total_content_length)
@@ -49,10 +52,11 @@ class StreamingRequest(FileFieldsRequest):
 
 
 def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None,
-               config: dict[str, Any] | None = None) -> Flask:
-    """The web app for ``settings`` (default: from the environment), sending work through ``dispatcher``
-    (default: Celery)."""
+               config: dict[str, Any] | None = None, db: Database | None = None) -> Flask:
+    """The web app for ``settings`` (default: from the environment) on ``db`` (default: a database of its
+    own, made here), sending work through ``dispatcher`` (default: Celery)."""
     settings = settings or Settings.from_env()
+    db = db or Database(settings)
     if dispatcher is None:
         from worker.broker import CeleryDispatcher  # Celery is loaded only when no dispatcher is given
 
@@ -76,15 +80,17 @@ def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None =
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops,  # type: ignore[method-assign]
                                 x_proto=settings.proxy_hops, x_host=settings.proxy_hops)
     engines.use_native_core(not settings.pure_python)
-    jobs = JobService(settings, dispatcher)
-    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(settings),
-                                      CheckService(settings, dispatcher, jobs), CheckQueries(settings))
+    jobs = JobService(db, settings, dispatcher)
+    app.extensions["dealer"] = Dealer(settings, dispatcher, jobs, JobQueries(db), CaseQueries(db),
+                                      OverviewQueries(db, settings),
+                                      CheckService(db, settings, dispatcher, jobs), CheckQueries(db),
+                                      Notices(db, settings, dispatcher))
     try:
-        withdraw_abandoned(Database.of(settings))
+        withdraw_abandoned(db)
     except Exception:  # noqa: BLE001 - the database may be down at start; the workers' sweep does it too
         app.logger.warning("could not look for abandoned uploads at start")
 
-    auth.install(app, settings)
+    auth.install(app, db, settings)
     for blueprint in (api.api, results.results, checks.check_api, openapi.openapi, ops.ops, live.live, pages.pages,
                       checks.check_pages, generate.generate, keys.key_pages):
         app.register_blueprint(blueprint)

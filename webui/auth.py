@@ -333,6 +333,8 @@ def _host(url: str) -> str | None:
 
 
 def _guard() -> Any:
+    """Who makes this request (``g.viewer``: :func:`webui.context.viewer`), and the answer that refuses it
+    before its view, if any."""
     g.pop("keyed", None)  # asked afresh by each request, even one made within another's app context
     g.identity = None
     g.bearer = False
@@ -351,21 +353,36 @@ def _guard() -> Any:
     g.viewer = _viewer(None)
     if not current_app.secret_key:  # the first key was made while this process ran
         current_app.secret_key = load_secret_key(current_settings())
-    header = request.headers.get("Authorization")
-    if header is not None:
-        scheme, _, token = header.strip().partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            return _unauthorized("the Authorization header must be 'Bearer <key>'", invalid=True)
-        identity = keys().check(token.strip())
-        if identity is None:
-            waiting = _wrong(_bucket(), "a wrong API key")
-            if waiting is not None:
-                return _refuse(waiting[0], 429, waiting[1])
-            return _unauthorized("the API key is not valid", invalid=True)
-        g.identity, g.bearer = identity, True
-    else:
-        g.identity = _session_identity()
+    refused = _identify()
+    if refused is not None:
+        return refused
     g.viewer = _viewer(g.identity)
+    return _admit(write)
+
+
+def _identify() -> Any:
+    """Who the request says it is (``g.identity``): its API key (``g.bearer``), else its session; the answer
+    that refuses a malformed or wrong key, if it is one."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        g.identity = _session_identity()
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return _unauthorized("the Authorization header must be 'Bearer <key>'", invalid=True)
+    identity = keys().check(token.strip())
+    if identity is None:
+        waiting = _wrong(_bucket(), "a wrong API key")
+        if waiting is not None:
+            return _refuse(waiting[0], 429, waiting[1])
+        return _unauthorized("the API key is not valid", invalid=True)
+    g.identity, g.bearer = identity, True
+    return None
+
+
+def _admit(write: bool) -> Any:
+    """The answer that refuses the request of ``g.identity`` (``None``: nobody), if any: what needs a key
+    without one, a write from another site, a write of the pages without its CSRF token."""
     endpoint = request.endpoint or ""
     if endpoint not in OPEN_ENDPOINTS and g.identity is None and (
             write or not current_settings().public_reads or endpoint in WRITE_PAGES):
@@ -516,10 +533,9 @@ def _end_session() -> None:
     session.clear()
 
 
-def install(app: Flask, settings: Settings) -> None:
+def install(app: Flask, db: Database, settings: Settings) -> None:
     """Set up keys (``DEALER_API_KEYS`` seeded into the table), sessions, the guard and the headers on
     ``app`` (from :func:`webui.create_app`)."""
-    db = Database.of(settings)
     store = Keys(db)
     seeds = KeyRing.parse(settings.api_keys).seeds  # a bad list stops the start, saying what is wrong
     try:

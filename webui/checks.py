@@ -47,7 +47,7 @@ OUTPUT_FILE = {"type": "string", "contentMediaType": "text/plain",
 
 def receive_check(job_id: int) -> CheckView:
     """A check of the request's ``file`` (stored while the form was read) against a job."""
-    service().check_quota(new_job=False)  # before the body is read
+    service().limits.check_quota(new_job=False)  # before the body is read
     request.files  # noqa: B018 - parsing the form streams its files into the database
     writers: list[UploadWriter] = g.get("upload_writers", [])
     if any(writer.size > writer.limit for writer in writers):  # see receive_upload

@@ -1,4 +1,5 @@
-"""What a request handler reaches of the app: the job and check services, their queries, the settings,
+"""What a request handler reaches of the app: the job and check services, their queries (of jobs, of cases,
+of the service as a whole), the settings,
 each service and query acting for the request's viewer.
 
 The app factory puts them in ``app.extensions``; blueprints import these accessors
@@ -11,10 +12,13 @@ from dataclasses import dataclass
 
 from flask import current_app, g
 
+from worker.checks.notify import Notices
 from worker.checks.queries import CheckQueries
 from worker.checks.service import CheckService
 from worker.config import Settings
 from worker.jobs.dispatch import Dispatcher
+from worker.jobs.cases import CaseQueries
+from worker.jobs.overview import OverviewQueries
 from worker.jobs.queries import JobQueries
 from worker.jobs.service import JobService
 from worker.store.owners import Viewer
@@ -29,8 +33,11 @@ class Dealer:
     dispatcher: Dispatcher
     service: JobService
     queries: JobQueries
+    cases: CaseQueries
+    overview: OverviewQueries
     checks: CheckService
     check_queries: CheckQueries
+    notices: Notices
 
 
 def dealer() -> Dealer:
@@ -51,6 +58,14 @@ def service() -> JobService:
 
 def queries() -> JobQueries:
     return dealer().queries.seen_by(viewer())
+
+
+def case_queries() -> CaseQueries:
+    return dealer().cases.seen_by(viewer())
+
+
+def overview_queries() -> OverviewQueries:
+    return dealer().overview.seen_by(viewer())
 
 
 def checks() -> CheckService:

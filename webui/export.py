@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import orjson
 from flask import current_app, stream_with_context
 
-from worker.jobs.queries import ExportBatch
+from worker.jobs.cases import ExportBatch
 from worker.jobs.views import CSV_COLUMNS, iso
 from worker.store.models import CASE_ID_BASE
 

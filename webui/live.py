@@ -45,6 +45,7 @@ from webui.context import Dealer, queries, viewer
 from webui.pacing import CONNECTIONS
 from webui.params import JOBS_PER_PAGE, job_filters, paging, present
 from worker.jobs.dispatch import Dispatcher
+from worker.jobs.overview import OverviewQueries
 from worker.jobs.queries import JobQueries
 from worker.states import FINISHED
 from worker.store.owners import EVERYTHING, Viewer
@@ -169,8 +170,9 @@ class Watch:
 class Hub:
     """The one poller of a web process: reads what its streams watch, once a tick each."""
 
-    def __init__(self, reads: JobQueries, dispatcher: Dispatcher) -> None:
+    def __init__(self, reads: JobQueries, overview: OverviewQueries, dispatcher: Dispatcher) -> None:
         self.reads = reads
+        self.overview = overview
         self.dispatcher = dispatcher
         self._lock = threading.Lock()
         self._watches: dict[Key, Watch] = {}
@@ -186,7 +188,7 @@ class Hub:
             found = app.extensions.get("live")
             if found is None:
                 service: Dealer = app.extensions["dealer"]
-                found = app.extensions["live"] = cls(service.queries, service.dispatcher)
+                found = app.extensions["live"] = cls(service.queries, service.overview, service.dispatcher)
         hub: Hub = found
         return hub
 
@@ -280,7 +282,8 @@ class Hub:
                     board = watch.key
                     assert isinstance(board, Dashboard)
                     reads = self.reads.seen_by(board.viewer)
-                    watch.publish([frame("overview", reads.overview(depth).to_dict()),
+                    overview = self.overview.seen_by(board.viewer).overview(depth)
+                    watch.publish([frame("overview", overview.to_dict()),
                                    frame("jobs", reads.jobs(board.page, board.per_page,
                                                             **dict(board.filters)).to_dict())])
         except Exception:  # noqa: BLE001 - the streams wait (with their comment lines); the next tick reads again

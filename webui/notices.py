@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from flask import g, request
 
 from webui.context import dealer, settings
-from worker.checks.notify import RULE, Notices, refuse_unsafe
+from worker.checks.notify import RULE, refuse_unsafe
 from worker.jobs.errors import Invalid
 from worker.store.models import NOTIFY_SECRET_LENGTH, NOTIFY_URL_LENGTH
 
@@ -51,7 +51,7 @@ def asked() -> Asked | None:
 
 def send_due(job_id: int) -> None:
     """Send the callbacks a job's end made due here (a cancel: the workers send those of the ends they make)."""
-    Notices(settings(), dealer().dispatcher).send_due(job_id=job_id)
+    dealer().notices.send_due(job_id=job_id)
 
 
 def watch(kind: str, ident: int) -> bool:
@@ -61,5 +61,5 @@ def watch(kind: str, ident: int) -> bool:
         return False
     base = (settings().public_url or request.url_root).rstrip("/")
     page = f"{base}/{'jobs' if kind == 'job' else 'checks'}/{ident}"
-    Notices(settings(), dealer().dispatcher).watch(kind, ident, wanted.url, wanted.secret, page)
+    dealer().notices.watch(kind, ident, wanted.url, wanted.secret, page)
     return True

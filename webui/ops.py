@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify
 from sqlalchemy.exc import SQLAlchemyError
 
 from webui.auth import enabled
-from webui.context import dealer, queries
+from webui.context import dealer, overview_queries
 from webui.context import settings as current_settings
 from webui.spec import Operations, json_body, ref
 from worker import engines
@@ -37,7 +37,7 @@ PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8"
 def healthz() -> Any:
     """200 when the database and the broker answer and a worker has been seen lately (degraded or not: a stuck
     job is for an operator, not a load balancer), else 503."""
-    report = monitor.health(queries(), dealer().dispatcher)
+    report = monitor.health(overview_queries(), dealer().dispatcher)
     if report.stuck_jobs and not _shared():
         report = replace(report, stuck_jobs=[])  # whose jobs they are is no visitor's to read: the status says it
     return jsonify(report.to_dict()), 200 if report.ok else 503
@@ -58,7 +58,7 @@ def _shared() -> bool:
                 responses={"200": {"description": "Prometheus' text exposition format.",
                                    "content": {"text/plain": {"schema": {"type": "string"}}}}})
 def metrics() -> Response:
-    return Response("".join(exposition(monitor.metrics(queries(), dealer().dispatcher))), content_type=PROMETHEUS_TEXT)
+    return Response("".join(exposition(monitor.metrics(overview_queries(), dealer().dispatcher))), content_type=PROMETHEUS_TEXT)
 
 
 def exposition(data: Metrics) -> Iterator[str]:

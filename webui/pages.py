@@ -15,7 +15,7 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
 
 from webui.auth import CONTENT_SECURITY_POLICY
-from webui.context import check_queries, dealer, queries, service, settings, viewer
+from webui.context import case_queries, check_queries, dealer, overview_queries, queries, service, settings, viewer
 from webui.errors import http_status
 from webui.games import any_number_name, any_unit, game_views
 from webui.params import JOBS_PER_PAGE, job_filters, present, whole_number
@@ -119,7 +119,7 @@ def _globals() -> dict[str, Any]:
 def dashboard() -> str:
     filters = job_filters(present(request.args))
     jobs = queries().jobs(_page_arg(), JOBS_PER_PAGE, **filters)
-    overview = queries().overview(dealer().dispatcher.queue_depth())
+    overview = overview_queries().overview(dealer().dispatcher.queue_depth())
     # What others shared with this viewer: the class's judge files, to download and check against.
     me = viewer().name
     shared = [job.to_dict() for job in queries().jobs(1, SHARED_SHOWN, shared=True).items if job.owner != me]
@@ -129,7 +129,7 @@ def dashboard() -> str:
 
 @pages.get("/workers")
 def workers() -> str:
-    return render_template("workers.html", page_name="workers", data=queries().workers().to_dict())
+    return render_template("workers.html", page_name="workers", data=overview_queries().workers().to_dict())
 
 
 @pages.route("/upload", methods=["GET", "POST"])
@@ -172,12 +172,12 @@ def share(job_id: int) -> Any:
 
 @pages.get("/jobs/<id:job_id>/cases/<id:index>")
 def job_case(job_id: int, index: int) -> str:
-    return _case_page(queries().case_by_index(job_id, index).to_dict())
+    return _case_page(case_queries().case_by_index(job_id, index).to_dict())
 
 
 @pages.get("/cases/<case_id:case_id>")
 def case(case_id: int) -> str:
-    return _case_page(queries().case(case_id).to_dict())
+    return _case_page(case_queries().case(case_id).to_dict())
 
 
 def _case_page(data: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from webui.context import queries
+from webui.context import case_queries, queries
 from webui.export import FORMATS, csv_lines, ndjson_lines, streamed
 from webui.games import any_number_name, any_unit
 from webui.params import given, result_filter
@@ -78,14 +78,14 @@ CASE = json_body(ref(CaseDetail), "The case.")
                 responses={"200": CASE_PAGE, "400": BAD_REQUEST, "404": NOT_FOUND})
 def job_cases(job_id: int) -> Any:
     flt = result_filter(given(request.args), job_id=job_id, game=queries().job(job_id).game)
-    return jsonify(queries().results(flt).to_dict())
+    return jsonify(case_queries().results(flt).to_dict())
 
 
 @operations.get("/jobs/<id:job_id>/cases/<id:index>", "jobCase",
                 "One case of a job, by its number in the file, with its trace", tag="results",
                 responses={"200": CASE, "404": NOT_FOUND})
 def job_case(job_id: int, index: int) -> Any:
-    return jsonify(queries().case_by_index(job_id, index).to_dict())
+    return jsonify(case_queries().case_by_index(job_id, index).to_dict())
 
 
 @operations.get("/jobs/<id:job_id>/distribution", "jobDistribution",
@@ -98,14 +98,14 @@ def job_distribution(job_id: int) -> Any:
 @operations.get("/cases/<case_id:case_id>", "getCase", "One case with its trace", tag="results",
                 responses={"200": CASE, "404": NOT_FOUND})
 def get_case(case_id: int) -> Any:
-    return jsonify(queries().case(case_id).to_dict())
+    return jsonify(case_queries().case(case_id).to_dict())
 
 
 @operations.get("/results", "searchResults", "Search every stored result across all jobs", tag="results",
                 parameters=result_filters(),
                 responses={"200": CASE_PAGE, "400": BAD_REQUEST, "404": error("There is no job job_id.")})
 def search_results() -> Any:
-    return jsonify(queries().results(result_filter(given(request.args))).to_dict())
+    return jsonify(case_queries().results(result_filter(given(request.args))).to_dict())
 
 
 @operations.get("/results/export", "exportResults", "Every matching result as NDJSON or CSV", tag="results",
@@ -125,7 +125,7 @@ def export_results() -> Response:
     if flt.job_id is not None:
         queries().job(flt.job_id)  # 404 for a job that does not exist, before the download starts
         name = f"job-{flt.job_id}-results"
-    rows = queries().iter_results(flt)
+    rows = case_queries().iter_results(flt)
     body = csv_lines(rows) if kind == "csv" else ndjson_lines(rows)
     mimetype = "text/csv" if kind == "csv" else "application/x-ndjson"
     return Response(streamed(body), mimetype=mimetype,

@@ -17,6 +17,7 @@ from webui.pacing import CONNECTIONS, HEADER_SECONDS, raise_open_files_limit
 from webui.seams.gunicorn import PacedWorker, first_when_arbiter_told_to_stop, first_when_worker_told_to_stop
 from worker.config import Settings
 from worker.jobs.rehearsal import rehearse_upload
+from worker.store.database import Database
 
 
 #: The exit status of a command refused its address: bad usage (the command line's table of exit codes).
@@ -99,7 +100,7 @@ class WebServer(BaseApplication):  # type: ignore[misc]
         than the next (``worker.jobs.rehearsal``)."""
         _end_streams_when_told_to_stop()
         try:
-            rehearse_upload(self.settings)
+            rehearse_upload(self.database)
         except Exception:  # noqa: BLE001 - only a head start: the database may be down at start
             worker.log.warning("could not rehearse an upload before the first request", exc_info=True)
 
@@ -109,9 +110,13 @@ class WebServer(BaseApplication):  # type: ignore[misc]
             first_when_arbiter_told_to_stop(arbiter, self.on_stop)
 
     def load(self) -> Any:
+        """The app of a web process, made in it (gunicorn loads it after the fork): its database's pool is
+        its own, made after gevent's patching, so that a greenlet waiting for a connection waits alone
+        (a pool made before would hold locks of the unpatched kind, and the whole process on them)."""
         from webui.app import create_app
 
-        return create_app(self.settings)
+        self.database = Database(self.settings)
+        return create_app(self.settings, db=self.database)
 
 
 def _end_streams_when_told_to_stop() -> None:

@@ -73,8 +73,8 @@ def receive_upload() -> JobView:
 
 
 def _received_job() -> JobView:
-    service().check_client(client_id())  # before the body is read: a refused client's file is not stored
-    service().check_quota(new_job=True)
+    service().limits.check_client(client_id())  # before the body is read: a refused client's file is not stored
+    service().limits.check_quota(new_job=True)
     upload = request.files.get("file")
     # Werkzeug's form parser swallows the writer's UploadTooLarge (a ValueError) and drops the
     # field, so an upload over the limit would look like no upload at all: ask the writers.

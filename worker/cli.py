@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -260,15 +261,28 @@ def _configure_engines(settings: Any = None) -> None:
 def _settings(data_dir: str | None = None) -> Any:
     """The settings from the environment (and ``--data-dir``), the engines told which core to use; an
     embedded database is brought up to date."""
-    from worker.store.database import Database
     from worker.store.migrate import upgrade
 
     settings = _read_settings(data_dir)
     _configure_engines(settings)
     if settings.database_url.startswith("sqlite"):
         _make_data_folder(settings)
-        upgrade(Database.of(settings))
+        with _database(settings) as database:
+            upgrade(database)
     return settings
+
+
+@contextlib.contextmanager
+def _database(settings: Any) -> Iterator[Any]:
+    """The database of a command's own, closed at the end: a process the command forks next (gunicorn's,
+    Celery's) makes its own and inherits no connection."""
+    from worker.store.database import Database
+
+    database = Database(settings)
+    try:
+        yield database
+    finally:
+        database.close()
 
 
 def _make_data_folder(settings: Any) -> None:
@@ -290,14 +304,14 @@ def _refuse_open_to_all(data_dir: str | None, address: str) -> None:
     machine's own, and ``DEALER_OPEN`` not saying it is meant to be open."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from worker.store.database import Database
     from worker.store.keys import Keys
 
     settings = _read_settings(data_dir)
     if settings.open or _loopback(address) or any(key.strip() for key in settings.api_keys.split(",")):
         return
     try:
-        keyed = Keys(Database.of(_settings(data_dir))).any_made()
+        with _database(_settings(data_dir)) as database:
+            keyed = Keys(database).any_made()
     except SQLAlchemyError as error:
         _fail(f"cannot tell whether an API key was made: the database did not answer "
               f"({error.__class__.__name__}; is it up, and upgraded by dealer db upgrade?)", Exit.UNREACHABLE)
@@ -473,13 +487,13 @@ def db() -> None:
 @click.argument("revision", default="head")
 def db_upgrade(revision: str) -> None:
     """Bring the database schema up to REVISION (default: the newest)."""
-    from worker.store.database import Database
     from worker.store.migrate import upgrade
 
     settings = _read_settings()
     if settings.database_url.startswith("sqlite"):
         _make_data_folder(settings)
-    upgrade(Database.of(settings), revision)
+    with _database(settings) as database:
+        upgrade(database, revision)
     click.echo(f"database at {revision}", err=True)
 
 
@@ -492,7 +506,7 @@ def _keys() -> Any:
     from worker.store.database import Database
     from worker.store.keys import Keys
 
-    return Keys(Database.of(_settings()))
+    return Keys(Database(_settings()))
 
 
 @keys.command("add")

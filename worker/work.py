@@ -1,4 +1,4 @@
-"""The work a worker does, as plain functions of (settings, id, dispatcher): split a job, solve a chunk,
+"""The work a worker does, as plain functions of (database, settings, id, dispatcher): split a job, solve a chunk,
 judge a check, make a callback, and the recovery sweep.
 
 The Celery tasks (:mod:`worker.runner.tasks`) and the tests' in-process dispatcher both call
@@ -32,48 +32,48 @@ from worker.store.database import Database
 from worker.store.models import utcnow
 
 
-def warm(settings: Settings) -> None:
+def warm(db: Database, settings: Settings) -> None:
     """Do now what a process's first task would do first, so that a job is not kept waiting by it: open a
     database connection (kept in the process's pool) and rehearse a job's split and solve on it, rolled
     back (:mod:`worker.jobs.rehearsal`)."""
-    rehearse(settings)
+    rehearse(db, settings)
 
 
-def split(settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
+def split(db: Database, settings: Settings, job_id: int, dispatcher: Dispatcher) -> None:
     """Split a job into chunks, each sent to ``dispatcher`` as soon as it is stored."""
-    status = split_job(settings, job_id, dispatcher)
+    status = split_job(db, settings, job_id, dispatcher)
     if status == JobStatus.SUCCEEDED:
-        wake.wake(settings, dispatcher, job_id)
+        wake.wake(db, dispatcher, job_id)
     if status in FINISHED:
-        Notices(settings, dispatcher).send_due(job_id=job_id)
+        Notices(db, settings, dispatcher).send_due(job_id=job_id)
 
 
-def solve(settings: Settings, chunk_id: int, dispatcher: Dispatcher) -> None:
+def solve(db: Database, settings: Settings, chunk_id: int, dispatcher: Dispatcher) -> None:
     """Solve a chunk and store its cases, and the job's next ones for a moment (a run); a run cut short by
     its time sends a message to go on with the job (after the jobs queued meanwhile: each takes its turn)."""
-    stored = solve_chunk(settings, chunk_id)
+    stored = solve_chunk(db, settings, chunk_id)
     if stored is None:
         return
     if stored.status == JobStatus.SUCCEEDED:
-        wake.wake(settings, dispatcher, stored.job_id)
+        wake.wake(db, dispatcher, stored.job_id)
     elif stored.cut_short:
         send_quietly(lambda: dispatcher.solve([stored.chunk_id]))
     if stored.status in FINISHED:
-        Notices(settings, dispatcher).send_due(job_id=stored.job_id)
+        Notices(db, settings, dispatcher).send_due(job_id=stored.job_id)
 
 
-def check(settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:
+def check(db: Database, settings: Settings, check_id: int, dispatcher: Dispatcher) -> None:
     """Judge a check, then send its callback if it ended."""
-    run_check(settings, check_id)
-    Notices(settings, dispatcher).send_due(check_id=check_id)
+    run_check(db, settings, check_id)
+    Notices(db, settings, dispatcher).send_due(check_id=check_id)
 
 
-def notify(settings: Settings, kind: str, ident: int, dispatcher: Dispatcher) -> None:
+def notify(db: Database, settings: Settings, kind: str, ident: int, dispatcher: Dispatcher) -> None:
     """Make the callback of a job or a check (``kind``) that is due (:mod:`worker.checks.notify`)."""
-    Notices(settings, dispatcher).send(kind, ident)
+    Notices(db, settings, dispatcher).send(kind, ident)
 
 
-def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
+def sweep(db: Database, settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
           outage: jobs_sweep.Outage | None = None) -> dict[str, int]:
     """The recovery sweep (:func:`worker.jobs.sweep.sweep`; ``outage``: run right after one), and, while the
     broker's queue is empty, every pending check of a job that succeeded ``stall_seconds`` ago that no run
@@ -83,16 +83,16 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     jobs."""
     now = now or utcnow()
     queue_empty = dispatcher.queue_depth() == 0
-    report = jobs_sweep.sweep(settings, dispatcher, now, queue_empty=queue_empty, outage=outage)
-    report["checks"] = wake.resend_lost(settings, dispatcher, now) if queue_empty else 0
-    report["notices"] = Notices(settings, dispatcher).resend_due(now)
-    expired = retention.expire(settings, now)
+    report = jobs_sweep.sweep(db, settings, dispatcher, now, queue_empty=queue_empty, outage=outage)
+    report["checks"] = wake.resend_lost(db, settings, dispatcher, now) if queue_empty else 0
+    report["notices"] = Notices(db, settings, dispatcher).resend_due(now)
+    expired = retention.expire(db, settings, now)
     report["expired_uploads"], report["expired_jobs"] = expired["uploads"], expired["jobs"]
     return report
 
 
-def purge(settings: Settings, more: Callable[[], bool] = lambda: True) -> list[store_purge.Batch]:
+def purge(db: Database, settings: Settings, more: Callable[[], bool] = lambda: True) -> list[store_purge.Batch]:
     """Remove what deletes and expiry marked, in short transactions (:mod:`worker.store.purge`), until none
     is left or ``more()`` says stop; the batches."""
-    return store_purge.purge(Database.of(settings), settings.delete_batch_rows, settings.delete_batch_bytes, more,
+    return store_purge.purge(db, settings.delete_batch_rows, settings.delete_batch_bytes, more,
                              settings.vacuum_bytes)

@@ -23,6 +23,7 @@ from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA
 from worker import engines
 from worker.jobs.intake import with_article
+from worker.store.database import Database
 from worker.store.models import Job
 
 GAMES = engines.names()
@@ -88,12 +89,10 @@ ANY_FAILS: dict[str, tuple[int, int, str]] = {
 CORPUS = Path(__file__).parent / "corpus"
 
 
-def _jobs(settings: Any) -> int:
+def _jobs(db: Database) -> int:
     from sqlalchemy import func, select
 
-    from worker.store.database import Database
-
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         return session.scalar(select(func.count()).select_from(Job)) or 0
 
 
@@ -105,14 +104,14 @@ def test_every_corpus_file_has_an_expectation() -> None:
     assert all(path.stat().st_size < 16 << 10 for path in CORPUS.rglob("*") if path.is_file())
 
 
-def taken(client: Any, settings: Any, data: bytes, game: str | None, name: str = "judge.in") -> tuple[str, str]:
+def taken(client: Any, db: Database, data: bytes, game: str | None, name: str = "judge.in") -> tuple[str, str]:
     """How the service takes a bad file: ``("refused", message)`` at upload, with nothing stored, or
     ``("failed", error)``, a job that failed having stored every good case it read (none, at a fault no
     reading goes on past)."""
-    before = _jobs(settings)
+    before = _jobs(db)
     response = post(client, data, game, name)
     if response.status_code == 400:
-        assert _jobs(settings) == before and stored_uploads(settings) == [], "a refused upload is not kept"
+        assert _jobs(db) == before and stored_uploads(db) == [], "a refused upload is not kept"
         return "refused", response.get_json()["error"]
     job = finished(client, response)
     assert job["status"] == "failed" and job["done"] == job["total"] == (job["total"] if job["fault_count"] else 0)
@@ -122,15 +121,15 @@ def taken(client: Any, settings: Any, data: bytes, game: str | None, name: str =
 
 @pytest.mark.parametrize("game, name", sorted(FAILS))
 def test_a_malformed_file_is_refused_or_fails_naming_line_and_column_chosen_or_recognised(
-        client: Any, settings: Any, game: str, name: str) -> None:
+        client: Any, db: Database, settings: Any, game: str, name: str) -> None:
     line, column, phrase = FAILS[(game, name)]
     data = (CORPUS / game / name).read_bytes()
-    decision, error = taken(client, settings, data, game, name)
+    decision, error = taken(client, db, data, game, name)
     assert error.startswith(f"line {line}, column {column}: "), error
     assert phrase in error and len(error) < 300
     # The game recognised from the content: the same decision and message; or, where the start of the
     # file does not say which game it is, a refusal naming the closest game's reader and where it stopped.
-    recognised, message = taken(client, settings, data, None, name)
+    recognised, message = taken(client, db, data, None, name)
     if message.startswith("cannot tell which game"):
         assert recognised == "refused" and decision == "refused", (error, message)
     else:  # the same but for the job's id (in the partial output's address)
@@ -141,34 +140,34 @@ def test_a_malformed_file_is_refused_or_fails_naming_line_and_column_chosen_or_r
 
 
 def test_a_bad_tile_at_the_very_start_names_the_closest_game_its_line_and_column(client: Any,
-                                                                                settings: Any) -> None:
+                                                                                db: Database, settings: Any) -> None:
     data = b"1X 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\n0\n"
-    decision, message = taken(client, settings, data, None)
+    decision, message = taken(client, db, data, None)
     assert decision == "refused"
     assert message.startswith('cannot tell which game this file is for: read as a mahjong file (the closest), '
                               'line 1, column 1: unknown tile "1X"'), message
-    assert taken(client, settings, data, "mahjong") == ("refused", message.split("(the closest), ")[1]
+    assert taken(client, db, data, "mahjong") == ("refused", message.split("(the closest), ")[1]
                                                         .split("; choose one of")[0])
 
 
 def test_an_error_past_the_start_of_the_file_fails_its_job_chosen_or_recognised(client: Any,
-                                                                                 settings: Any) -> None:
+                                                                                 db: Database, settings: Any) -> None:
     hand = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes().splitlines(keepends=True)[0]
     good = hand * (2 * 8192 // len(hand))
     data = good + hand.replace(b"FA", b"FX", 1) + b"0\n"
     line = good.count(b"\n") + 1
     for game in ("mahjong", None):
-        decision, error = taken(client, settings, data, game)
+        decision, error = taken(client, db, data, game)
         assert decision == "failed" and error.startswith(f"line {line}, column "), error
         assert 'unknown tile "FX"' in error
 
 
 @pytest.mark.parametrize("game, name", sorted(REFUSED_IN_GAME))
-def test_a_nul_byte_in_the_first_mib_is_refused_at_upload(client: Any, settings: Any, game: str, name: str) -> None:
+def test_a_nul_byte_in_the_first_mib_is_refused_at_upload(client: Any, db: Database, settings: Any, game: str, name: str) -> None:
     response = post(client, (CORPUS / game / name).read_bytes(), game, name)
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(REFUSED_IN_GAME[(game, name)]), response.get_json()
-    assert _jobs(settings) == 0 and stored_uploads(settings) == []
+    assert _jobs(db) == 0 and stored_uploads(db) == []
 
 
 @pytest.mark.parametrize("game, name", sorted(WARNS))
@@ -182,32 +181,32 @@ def test_a_missing_or_repeated_terminator_is_read_with_a_warning(client: Any, ga
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 @pytest.mark.parametrize("game", [*GAMES, None])
-def test_what_is_no_judge_file_is_refused_at_upload(client: Any, settings: Any, game: str | None,
+def test_what_is_no_judge_file_is_refused_at_upload(client: Any, db: Database, settings: Any, game: str | None,
                                                    name: str) -> None:
-    before = _jobs(settings)
+    before = _jobs(db)
     response = post(client, (CORPUS / "any" / name).read_bytes(), game, name)
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(REFUSED[name])
-    assert _jobs(settings) == before
-    assert stored_uploads(settings) == [], "a refused upload is not kept"
+    assert _jobs(db) == before
+    assert stored_uploads(db) == [], "a refused upload is not kept"
     assert_healthy(client)
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_binary_garbage_without_nul_is_refused_with_its_position(client: Any, settings: Any, game: str) -> None:
+def test_binary_garbage_without_nul_is_refused_with_its_position(client: Any, db: Database, settings: Any, game: str) -> None:
     for name, (line, column, phrase) in ANY_FAILS.items():
-        decision, error = taken(client, settings, (CORPUS / "any" / name).read_bytes(), game, name)
+        decision, error = taken(client, db, (CORPUS / "any" / name).read_bytes(), game, name)
         assert decision == "refused"
         assert error.startswith(f"line {line}, column {column}: {phrase}")
-        assert taken(client, settings, (CORPUS / "any" / name).read_bytes(), None, name) == (decision, error)
+        assert taken(client, db, (CORPUS / "any" / name).read_bytes(), None, name) == (decision, error)
     assert_healthy(client)
 
 
 @pytest.mark.parametrize("game, other", [(g, o) for g in GAMES for o in GAMES if g != o])
-def test_a_file_for_another_game_is_refused_and_says_which_game_it_looks_like(client: Any, settings: Any,
+def test_a_file_for_another_game_is_refused_and_says_which_game_it_looks_like(client: Any, db: Database, settings: Any,
                                                                               game: str, other: str) -> None:
     data = (JUDGE_DATA / other / "sample.in").read_bytes()
-    decision, error = taken(client, settings, data, game, f"{other}.in")
+    decision, error = taken(client, db, data, game, f"{other}.in")
     assert decision == "refused"
     assert re.match(r"line \d+, column \d+: ", error), error
     assert error.endswith(f"(this looks like {with_article(other)} file, not {with_article(game)} file)")

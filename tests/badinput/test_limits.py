@@ -4,6 +4,7 @@ cases per job and unfinished jobs per client."""
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,16 +22,17 @@ from worker.engines.reading import InputError
 from worker.jobs.reading import LineLimitReader
 from worker.jobs.service import JobService
 from worker.jobs.split import split_job
+from worker.store.database import Database
 from worker.store.uploads import BLOCK_BYTES, UploadReader
 
 FIFTY_MB = 50 * 10**6
 
 
-def make_app(settings: Settings, dispatcher: Any = None, **limits: Any) -> Any:
+def make_app(db: Database, settings: Settings, dispatcher: Any = None, **limits: Any) -> Any:
     from webui.app import create_app
 
     settings = replace(settings, **limits)
-    return create_app(settings, dispatcher or InlineDispatcher(settings), config={"TESTING": True})
+    return create_app(settings, dispatcher or InlineDispatcher(db, settings), config={"TESTING": True}, db=db)
 
 
 # --- settings ------------------------------------------------------------------------------------
@@ -98,18 +100,25 @@ def one_db_settings(tmp_path: Path) -> Settings:
     return sqlite_settings(tmp_path, chunk_size=500)
 
 
+@pytest.fixture
+def one_db(one_db_settings: Settings) -> Iterator[Database]:
+    database = Database(one_db_settings)
+    yield database
+    database.close()
+
+
 @pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
-def test_a_50_mb_single_line_fails_at_the_line_limit(one_db_settings: Settings, game: str) -> None:
+def test_a_50_mb_single_line_fails_at_the_line_limit(one_db: Database, one_db_settings: Settings, game: str) -> None:
     """An upload is refused at the limit as it arrives (tests/badinput/test_screen.py); one stored without
     the screen (before it was built) is held to it by the split all the same, which stops reading at the
     limit (1 MiB), fails the job naming the line, keeps nothing."""
-    dispatcher = InlineDispatcher(one_db_settings, immediate=False)
-    client = make_app(one_db_settings, dispatcher).test_client()
+    dispatcher = InlineDispatcher(one_db, one_db_settings, immediate=False)
+    client = make_app(one_db, one_db_settings, dispatcher).test_client()
     data = _one_line(game)
     assert len(data) > FIFTY_MB
     assert post(client, data, game, "one-line.in").get_json() == {
         "error": "line 1: the line is longer than the limit of 1 MiB"}
-    job_id = submit(JobService(one_db_settings, dispatcher), data, game, "one-line.in").id
+    job_id = submit(JobService(one_db, one_db_settings, dispatcher), data, game, "one-line.in").id
     del data
     read: list[int] = []
     reading = UploadReader.read
@@ -121,7 +130,7 @@ def test_a_50_mb_single_line_fails_at_the_line_limit(one_db_settings: Settings, 
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(UploadReader, "read", counted)
-        split_job(one_db_settings, job_id, dispatcher)  # what a worker does; solves stay queued
+        split_job(one_db, one_db_settings, job_id, dispatcher)  # what a worker does; solves stay queued
     # It stopped at the limit: of the 50 MB stored, the line's limit and what the block it ends in holds.
     assert sum(read) <= one_db_settings.max_line_bytes + BLOCK_BYTES < FIFTY_MB // 10
     job = client.get(f"/api/jobs/{job_id}").get_json()
@@ -133,18 +142,18 @@ def test_a_50_mb_single_line_fails_at_the_line_limit(one_db_settings: Settings, 
     assert_healthy(client)
 
 
-def test_a_50_mb_token_is_refused_at_once(one_db_settings: Settings) -> None:
-    app = make_app(one_db_settings)
+def test_a_50_mb_token_is_refused_at_once(one_db: Database, one_db_settings: Settings) -> None:
+    app = make_app(one_db, one_db_settings)
     client = app.test_client()
     response = post(client, b"7" * FIFTY_MB + b"\n0\n", "10-20-30", "token.in")
     assert response.status_code == 400
     assert response.get_json() == {"error": "line 1, column 1: a token longer than 64 characters"}
-    assert stored_uploads(one_db_settings) == []
+    assert stored_uploads(one_db) == []
     assert_healthy(client)
 
 
-def test_the_line_limit_is_configurable(settings: Settings) -> None:
-    client = make_app(settings, max_line_bytes=200).test_client()
+def test_the_line_limit_is_configurable(db: Database, settings: Settings) -> None:
+    client = make_app(db, settings, max_line_bytes=200).test_client()
     sample = (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes()
     assert finished(client, post(client, sample, "10-20-30"))["status"] == "succeeded"  # lines of < 100 bytes
     joined = sample.replace(b"\n", b" ", 1)  # the first two lines as one of 137 bytes
@@ -153,7 +162,7 @@ def test_the_line_limit_is_configurable(settings: Settings) -> None:
     refused = post(client, long, "10-20-30")
     assert refused.status_code == 400
     assert refused.get_json() == {"error": "line 1: the line is longer than the limit of 200 bytes"}
-    off = make_app(settings, max_line_bytes=0).test_client()
+    off = make_app(db, settings, max_line_bytes=0).test_client()
     assert finished(off, post(off, long, "10-20-30"))["status"] == "succeeded"
 
 
@@ -161,8 +170,8 @@ def test_the_line_limit_is_configurable(settings: Settings) -> None:
 
 
 @pytest.mark.parametrize("game, unit", [("10-20-30", "decks"), ("mahjong", "hands")])
-def test_a_file_with_more_cases_than_the_limit_fails(settings: Settings, game: str, unit: str) -> None:
-    client = make_app(settings, max_cases_per_job=20).test_client()
+def test_a_file_with_more_cases_than_the_limit_fails(db: Database, settings: Settings, game: str, unit: str) -> None:
+    client = make_app(db, settings, max_cases_per_job=20).test_client()
     job = finished(client, post(client, (JUDGE_DATA / game / "random-2000.in").read_bytes(), game))
     assert job["status"] == "failed"
     assert job["error"] == f"the file has more than 20 {unit} (the limit per job)"
@@ -171,8 +180,8 @@ def test_a_file_with_more_cases_than_the_limit_fails(settings: Settings, game: s
     assert_healthy(client)
 
 
-def test_a_file_with_as_many_cases_as_the_limit_is_solved(settings: Settings) -> None:
-    client = make_app(settings, max_cases_per_job=3).test_client()
+def test_a_file_with_as_many_cases_as_the_limit_is_solved(db: Database, settings: Settings) -> None:
+    client = make_app(db, settings, max_cases_per_job=3).test_client()
     job = finished(client, post(client, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30"))
     assert job["status"] == "succeeded" and job["done"] == 3
     many = finished(client, post(client, (JUDGE_DATA / "10-20-30" / "wins.in").read_bytes(), "10-20-30"))
@@ -182,12 +191,12 @@ def test_a_file_with_as_many_cases_as_the_limit_is_solved(settings: Settings) ->
 # --- upload size ---------------------------------------------------------------------------------
 
 
-def test_an_upload_over_the_size_limit_is_refused_and_not_kept(settings: Settings) -> None:
-    client = make_app(settings, max_upload_bytes=300).test_client()
+def test_an_upload_over_the_size_limit_is_refused_and_not_kept(db: Database, settings: Settings) -> None:
+    client = make_app(db, settings, max_upload_bytes=300).test_client()
     response = post(client, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")
     assert response.status_code == 413
     assert response.get_json() == {"error": "the upload is larger than the limit of 300 bytes"}
-    assert stored_uploads(settings) == []
+    assert stored_uploads(db) == []
     assert_healthy(client)
 
 
@@ -196,9 +205,9 @@ def test_an_upload_over_the_size_limit_is_refused_and_not_kept(settings: Setting
 HANDS = (JUDGE_DATA / "mahjong" / "sample.in").read_bytes()
 
 
-def test_a_client_with_too_many_unfinished_jobs_is_told_to_wait(settings: Settings) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)  # jobs stay queued until drained
-    client = make_app(settings, dispatcher, max_active_jobs_per_client=2).test_client()
+def test_a_client_with_too_many_unfinished_jobs_is_told_to_wait(db: Database, settings: Settings) -> None:
+    dispatcher = InlineDispatcher(db, settings, immediate=False)  # jobs stay queued until drained
+    client = make_app(db, settings, dispatcher, max_active_jobs_per_client=2).test_client()
     first, second = (post(client, HANDS, "mahjong") for _ in range(2))
     assert first.status_code == second.status_code == 201
     third = post(client, HANDS, "mahjong")
@@ -219,9 +228,9 @@ def test_a_client_with_too_many_unfinished_jobs_is_told_to_wait(settings: Settin
     assert post(client, HANDS, "mahjong").status_code == 201
 
 
-def test_the_upload_page_says_so_too(settings: Settings) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    client = make_app(settings, dispatcher, max_active_jobs_per_client=1).test_client()
+def test_the_upload_page_says_so_too(db: Database, settings: Settings) -> None:
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    client = make_app(db, settings, dispatcher, max_active_jobs_per_client=1).test_client()
     assert post(client, HANDS, "mahjong").status_code == 201
     response = client.post("/upload", data={"file": (io.BytesIO(HANDS), "hands.in")},
                            content_type="multipart/form-data")
@@ -229,29 +238,29 @@ def test_the_upload_page_says_so_too(settings: Settings) -> None:
     assert "you already have 1 job queued or running, the limit per client" in response.get_data(as_text=True)
 
 
-def test_no_limit_on_unfinished_jobs_when_it_is_0(settings: Settings) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    client = make_app(settings, dispatcher, max_active_jobs_per_client=0).test_client()
+def test_no_limit_on_unfinished_jobs_when_it_is_0(db: Database, settings: Settings) -> None:
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    client = make_app(db, settings, dispatcher, max_active_jobs_per_client=0).test_client()
     assert all(post(client, HANDS, "mahjong").status_code == 201 for _ in range(25))
 
 
-def test_behind_a_proxy_the_client_is_the_forwarded_address(settings: Settings) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    client = make_app(settings, dispatcher, max_active_jobs_per_client=1, proxy_hops=1).test_client()
+def test_behind_a_proxy_the_client_is_the_forwarded_address(db: Database, settings: Settings) -> None:
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    client = make_app(db, settings, dispatcher, max_active_jobs_per_client=1, proxy_hops=1).test_client()
     assert post(client, HANDS, "mahjong", headers={"X-Forwarded-For": "203.0.113.1"}).status_code == 201
     assert post(client, HANDS, "mahjong", headers={"X-Forwarded-For": "203.0.113.1"}).status_code == 429
     assert post(client, HANDS, "mahjong", headers={"X-Forwarded-For": "203.0.113.2"}).status_code == 201
-    direct = make_app(settings, dispatcher, max_active_jobs_per_client=1).test_client()  # no proxy trusted
+    direct = make_app(db, settings, dispatcher, max_active_jobs_per_client=1).test_client()  # no proxy trusted
     assert post(direct, HANDS, "mahjong", headers={"X-Forwarded-For": "203.0.113.3"}).status_code == 201
     assert post(direct, HANDS, "mahjong", headers={"X-Forwarded-For": "203.0.113.4"}).status_code == 429
 
 
-def test_the_job_limit_holds_under_concurrent_uploads(settings: Settings) -> None:
+def test_the_job_limit_holds_under_concurrent_uploads(db: Database, settings: Settings) -> None:
     """Uploads racing each other cannot slip past the limit (a lock per client on PostgreSQL)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    app = make_app(settings, dispatcher, max_active_jobs_per_client=3)
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    app = make_app(db, settings, dispatcher, max_active_jobs_per_client=3)
     with ThreadPoolExecutor(8) as pool:
         codes = list(pool.map(lambda _: post(app.test_client(), HANDS, "mahjong").status_code, range(8)))
     assert sorted(codes) == [201] * 3 + [429] * 5

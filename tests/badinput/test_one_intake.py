@@ -19,6 +19,7 @@ from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA, judge
 from worker.cli import main
 from worker.exits import Exit
+from worker.store.database import Database
 
 CORPUS = Path(__file__).parent / "corpus"
 DECKS = b" ".join(judge("10-20-30", "sample").read_bytes().split()[:52])
@@ -98,13 +99,13 @@ def test_the_service_and_the_command_line_give_one_verdict_and_one_message(
 @pytest.mark.parametrize("game", [None, "mahjong"])
 @pytest.mark.parametrize("data, lines", [(b"\n" * 2_000_000, "2,000,000 lines"),
                                          (b" \t \r\n" * 600_000 + b"  ", "600,001 lines")])
-def test_a_file_of_whitespace_is_refused_as_it_arrives(client: Any, settings: Any, game: str | None, data: bytes,
+def test_a_file_of_whitespace_is_refused_as_it_arrives(client: Any, db: Database, settings: Any, game: str | None, data: bytes,
                                                        lines: str) -> None:
     response = post(client, data, game)
     assert response.status_code == 400
     assert response.get_json() == {"error": f"the file is empty: it holds only whitespace ({lines})"}
     assert client.get("/api/jobs").get_json()["items"] == []
-    assert stored_uploads(settings) == []
+    assert stored_uploads(db) == []
 
 
 def test_standard_input_is_screened_as_a_file_is() -> None:

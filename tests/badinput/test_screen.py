@@ -69,18 +69,18 @@ def repeated(unit: bytes, fault: bytes = b"", at: int = -1) -> Callable[[int, in
     return fill
 
 
-def stored(settings: Settings) -> tuple[int, int]:
+def stored(db: Database) -> tuple[int, int]:
     """How many upload blocks the database holds, and their bytes."""
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         count, size = session.execute(select(func.count(), func.coalesce(func.sum(func.length(UploadBlock.data)), 0))
                                       .select_from(UploadBlock)).one()
     return count, size
 
 
-def nothing_kept(settings: Settings) -> None:
-    assert stored(settings) == (0, 0)
-    assert stored_uploads(settings) == []
-    with Database.of(settings).session(write=False) as session:
+def nothing_kept(db: Database, settings: Settings) -> None:
+    assert stored(db) == (0, 0)
+    assert stored_uploads(db) == []
+    with db.session(write=False) as session:
         assert session.scalar(select(func.count()).select_from(Job)) == 0
 
 
@@ -111,37 +111,37 @@ IN_THE_FIRST_MIB = {
 @pytest.mark.parametrize("chosen", [True, False], ids=["game chosen", "no game"])
 @pytest.mark.parametrize("name", sorted(IN_THE_FIRST_MIB))
 def test_a_file_refused_in_its_first_mib_is_read_no_further_and_nothing_is_kept(
-        client: Any, settings: Settings, name: str, chosen: bool) -> None:
+        client: Any, db: Database, settings: Settings, name: str, chosen: bool) -> None:
     fill, game, message = IN_THE_FIRST_MIB[name]
     status, error, read = refused(client, fill, game if chosen else None)
     assert status == 400 and error.startswith(message), error
     assert read < HEAD_BYTES + SLACK, f"{read:,} bytes read"
-    nothing_kept(settings)
+    nothing_kept(db, settings)
     assert_healthy(client)
 
 
-def test_a_first_mib_without_a_line_break_is_refused_without_a_line_limit(settings: Settings) -> None:
+def test_a_first_mib_without_a_line_break_is_refused_without_a_line_limit(db: Database, settings: Settings) -> None:
     """``DEALER_MAX_LINE_BYTES=0`` lifts the limit on lines, not on the first: a file's game is read from
     whole lines of its first MiB."""
     from webui.app import create_app
 
     unlimited = replace(settings, max_line_bytes=0)
-    client = create_app(unlimited, InlineDispatcher(unlimited), config={"TESTING": True}).test_client()
+    client = create_app(unlimited, InlineDispatcher(db, unlimited), config={"TESTING": True}, db=db).test_client()
     for game in ("10-20-30", None):
         status, error, read = refused(client, repeated(DECK), game)
         assert (status, error) == (400, "line 1: the line is longer than the limit of 1 MiB")
         assert read < HEAD_BYTES + SLACK
-    nothing_kept(settings)
+    nothing_kept(db, settings)
 
 
-def test_a_first_mib_of_no_game_is_refused_then_with_no_game_chosen(client: Any, settings: Settings) -> None:
+def test_a_first_mib_of_no_game_is_refused_then_with_no_game_chosen(client: Any, db: Database, settings: Settings) -> None:
     letter = b"Dear class, the exam is on Monday at nine; bring a pencil.\n"
     for game in ("mahjong", None):
         status, error, read = refused(client, repeated(letter), game)
         assert status == 400
         assert error == "this is no judge file of any game: every game's reader stops at line 1, column 1 (\"Dear\")"
         assert read < HEAD_BYTES + SLACK
-    nothing_kept(settings)
+    nothing_kept(db, settings)
 
 
 # --- what shows later: read up to it, what was stored of the file dropped ----------------------------
@@ -158,39 +158,39 @@ LINE = -(-LATER // len(HAND)) + 1  # the line of the fault
 ], ids=["NUL", "no text", "long token", "long line"])
 @pytest.mark.parametrize("chosen", [True, False], ids=["game chosen", "no game"])
 def test_a_fault_past_the_first_mib_stops_the_upload_where_it_shows(
-        client: Any, settings: Settings, fault: bytes, message: str, chosen: bool) -> None:
+        client: Any, db: Database, settings: Settings, fault: bytes, message: str, chosen: bool) -> None:
     status, error, read = refused(client, repeated(HAND, fault, LATER), "mahjong" if chosen else None)
     assert status == 400 and error.startswith(message), error
     shows = LATER + (1 << 20 if len(fault) > 1 << 20 else len(fault))
     assert LATER < read < shows + SLACK, f"{read:,} bytes read"
     # What was stored of it is dropped at once for every reader, and so is the job made of it while it
     # arrived (worker.jobs.arriving); the purge removes their rows.
-    assert stored_uploads(settings) == []
+    assert stored_uploads(db) == []
     assert client.get("/api/jobs").get_json()["total"] == 0
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         assert session.scalar(select(func.count()).select_from(Upload)) == 1
-    work.purge(settings)
-    nothing_kept(settings)
+    work.purge(db, settings)
+    nothing_kept(db, settings)
     assert_healthy(client)
 
 
 def test_an_output_to_check_with_a_nul_past_its_first_mib_is_refused_as_it_arrives(
-        client: Any, settings: Settings) -> None:
+        client: Any, db: Database, settings: Settings) -> None:
     job = client.post("/api/jobs", data={"file": (judge("mahjong", "sample").open("rb"), "hands.in")},
                       content_type="multipart/form-data").get_json()
-    work.purge(settings)  # the job's file, released once it was split
-    before = stored(settings)
+    work.purge(db, settings)  # the job's file, released once it was split
+    before = stored(db)
     body = CountingBody("file", FILE_BYTES, repeated(b"Case 1: Not ready\n", b"Case \x00\n", LATER))
     response = post_body(client, f"/api/jobs/{job['id']}/checks", body)
     assert response.status_code == 415
     assert response.get_json()["error"].startswith("the output cannot be checked: line "), response.get_json()
     assert "a NUL byte: this is no text file" in response.get_json()["error"]
     assert body.read_bytes < LATER + SLACK
-    work.purge(settings)
-    assert stored(settings) == before
+    work.purge(db, settings)
+    assert stored(db) == before
 
 
-def test_a_good_file_of_many_mib_streams_in_whole(client: Any, settings: Settings, dispatcher: Any) -> None:
+def test_a_good_file_of_many_mib_streams_in_whole(client: Any, db: Database, settings: Settings, dispatcher: Any) -> None:
     dispatcher.immediate = False  # what is tested is the upload
     copies = (3 * HEAD_BYTES) // len(HAND)
     data = HAND * copies + b"0\n"
@@ -198,7 +198,7 @@ def test_a_good_file_of_many_mib_streams_in_whole(client: Any, settings: Setting
                            content_type="multipart/form-data")
     assert response.status_code == 201, response.get_json()
     assert response.get_json()["game"] == "mahjong" and response.get_json()["size"] == len(data)
-    assert stored(settings)[0] == -(-len(data) // HEAD_BYTES)
+    assert stored(db)[0] == -(-len(data) // HEAD_BYTES)
 
 
 # --- the screen alone: one verdict however the file is cut -------------------------------------------

@@ -27,7 +27,7 @@ from tests.support.waiting import until
 from webui import live as live_streams
 from worker.jobs.queries import STALLED_AFTER
 from worker.testing.data import random_judge_file
-from worker.testing.live import LiveService, live_service
+from worker.testing.live import LiveService, arriving, live_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -438,7 +438,7 @@ def test_a_job_that_fails_while_watched_shows_its_failure_and_nothing_from_befor
     bad = tmp_path / "fails-late.in"
     bad.write_bytes(b"".join(lines[:-1]) + b"X\n" + lines[-1])
     pages = []
-    with live.arriving(bad, "10-20-30") as job_id, \
+    with arriving(live, bad, "10-20-30") as job_id, \
             held(live, job_id, lambda job: job["status"] == "splitting" and job["done"] > 0, "cases solved while read"):
         streamed, polled = tab(browser, live), tab(browser, live)
         with_faults(polled, job_id)

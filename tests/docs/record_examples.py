@@ -10,6 +10,7 @@ shape makes the test fail until the examples are recorded again.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
@@ -22,6 +23,7 @@ from tests.support.http import post_file
 from tests.support.inline import InlineDispatcher
 from tests.support.paths import ROOT, judge
 from tests.support.plugin import sqlite_settings
+from worker.store.database import Database
 
 EXAMPLES = ROOT / "webui" / "examples.json"
 #: Items kept of each list of an answer.
@@ -41,10 +43,12 @@ def record() -> dict[str, dict[str, Any]]:
     from webui.app import create_app
     from webui.openapi import document
 
-    with tempfile.TemporaryDirectory() as folder:
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory())
         settings = sqlite_settings(Path(folder))
-        dispatcher = InlineDispatcher(settings)
-        client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
+        db = stack.enter_context(contextlib.closing(Database(settings)))
+        dispatcher = InlineDispatcher(db, settings)
+        client = create_app(settings, dispatcher, config={"TESTING": True}, db=db).test_client()
         jobs = {game: post_file(client, judge(game, "sample"), game, f"{game}.in").get_json()["id"]
                 for game in ("10-20-30", "accordion", "mahjong")}
         job = jobs["accordion"]

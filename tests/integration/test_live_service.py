@@ -15,11 +15,10 @@ from tests.support.waiting import until
 from worker.broker import CeleryDispatcher
 from worker.client import ClientError
 from worker.config import Settings
-from worker.store.database import Database
 from worker.store.chunks import coverage
 from worker.store.models import Chunk
 from worker.testing.data import random_judge_file
-from worker.testing.live import DEALER, LiveService
+from worker.testing.live import DEALER, LiveService, arriving
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +59,7 @@ def test_results_come_while_a_big_file_is_still_read(live: LiveService, tmp_path
     and solved by the time a client looks, however slow or fast the machine.)"""
     path = random_judge_file(tmp_path / "decks.in", "10-20-30", 60_000, 7)
     seen: list[dict[str, Any]] = []
-    with live.arriving(path, "10-20-30") as job_id:
+    with arriving(live, path, "10-20-30") as job_id:
 
         def solving() -> bool:
             seen.append(live.client.job(job_id))
@@ -113,14 +112,14 @@ def test_chunks_delivered_twice_store_each_case_once(live: LiveService) -> None:
     job = live.submit(JUDGE_DATA / "accordion" / "random-2000.in", "accordion")
     # the split may still be running: wait for all its chunks, then send every one again at once
     live.wait_until(lambda: live.client.job(job["id"])["total_known"], "the split to end")
-    with Database.of(settings).session() as session:
+    with live.db.session() as session:
         ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job["id"])).all()
     dispatcher.solve(ids + ids)
     assert live.wait(job["id"])["status"] == "succeeded"
     dispatcher.solve(ids)
     # Once the broker has handed them out, each is refused at its claim (its chunk is done).
     taken(live)
-    with Database.of(settings).session() as session:
+    with live.db.session() as session:
         assert coverage(session, job["id"]) == (2000, 2000)
     assert live.client.job(job["id"])["done"] == 2000
 
@@ -129,7 +128,7 @@ def test_cancel_stops_a_job(live: LiveService, tmp_path: Path) -> None:
     """Cancelled with cases solved, its file's end still held back (so that it is cancelled before it could
     end, on any machine): its figures are final, and the rest of its file, once sent, is taken all the same."""
     big = random_judge_file(tmp_path / "big.in", "10-20-30", 60_000, 5)
-    with live.arriving(big, "10-20-30") as job_id:
+    with arriving(live, big, "10-20-30") as job_id:
         live.wait_until(lambda: live.client.job(job_id)["done"] > 0, "the first results")
         cancelled = live.client._json("POST", f"/api/jobs/{job_id}/cancel")
         assert cancelled["status"] == "cancelled" and 0 < cancelled["done"] < 60_000

@@ -48,7 +48,7 @@ def _at_once(*calls: Callable[[], Any]) -> list[Any]:
     return results
 
 
-def test_a_check_made_as_its_job_ends_is_judged(settings: Any, dispatcher: Any, service: Any, queries: Any,
+def test_a_check_made_as_its_job_ends_is_judged(db: Database, settings: Any, dispatcher: Any, service: Any, queries: Any,
                                                  checks: Any, check_queries: Any) -> None:
     """The last chunk is stored while the check is made, in either order: the check is judged either way."""
     dispatcher.immediate = False
@@ -56,14 +56,14 @@ def test_a_check_made_as_its_job_ends_is_judged(settings: Any, dispatcher: Any, 
         job = submit(service, judge("accordion", "sample").read_bytes(), "accordion", f"race-{attempt}.in")
         kind, job_id = dispatcher.queue.popleft()
         assert kind == "split"
-        work.split(settings, job_id, dispatcher)
-        solves = chunk_ids(settings, job_id)
+        work.split(db, settings, job_id, dispatcher)
+        solves = chunk_ids(db, job_id)
         dispatcher.queue.clear()
         alone = replace(settings, solve_run_seconds=0)  # a chunk a task: the last one is left for the race
         for chunk_id in solves[:-1]:
-            work.solve(alone, chunk_id, dispatcher)
+            work.solve(db, alone, chunk_id, dispatcher)
         assert queries.job(job.id).status == "solving"
-        last_chunk = partial(work.solve, alone, solves[-1], dispatcher)
+        last_chunk = partial(work.solve, db, alone, solves[-1], dispatcher)
         new_check = partial(checks.create_check, job.id, _output(service), "out.txt")
         made = _at_once(last_chunk, new_check) if attempt % 2 else _at_once(new_check, last_chunk)[::-1]
         assert queries.job(job.id).status == "succeeded"
@@ -75,23 +75,22 @@ def test_a_check_made_as_its_job_ends_is_judged(settings: Any, dispatcher: Any, 
         assert check.status == "done" and check.verdict == "accepted", (attempt, check)
 
 
-def test_the_sweep_sends_a_lost_check_again(settings: Any, dispatcher: Any, service: Any, checks: Any,
+def test_the_sweep_sends_a_lost_check_again(db: Database, settings: Any, dispatcher: Any, service: Any, checks: Any,
                                             check_queries: Any) -> None:
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     dispatcher.immediate = False
     check = checks.create_check(job.id, _output(service), "out.txt")
     assert dispatcher.queue.popleft() == ("check", check.id)  # and lost on the way
     later = utcnow() + timedelta(seconds=settings.stall_seconds + 1)
-    assert work.sweep(settings, dispatcher, now=utcnow())["checks"] == 0  # the job ended just now: not lost yet
-    assert work.sweep(settings, dispatcher, now=later)["checks"] == 1
+    assert work.sweep(db, settings, dispatcher, now=utcnow())["checks"] == 0  # the job ended just now: not lost yet
+    assert work.sweep(db, settings, dispatcher, now=later)["checks"] == 1
     dispatcher.drain()
     assert check_queries.check(check.id).status == "done"
-    assert work.sweep(settings, dispatcher, now=later)["checks"] == 0
+    assert work.sweep(db, settings, dispatcher, now=later)["checks"] == 0
 
 
-def test_a_run_that_died_half_way_is_replaced(settings: Any, dispatcher: Any, service: Any, checks: Any,
+def test_a_run_that_died_half_way_is_replaced(db: Database, settings: Any, dispatcher: Any, service: Any, checks: Any,
                                              check_queries: Any) -> None:
-    db = Database.of(settings)
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     dispatcher.immediate = False
     check = checks.create_check(job.id, _output(service, OUT.replace(b"piles", b"pile")), "out.txt")
@@ -99,13 +98,13 @@ def test_a_run_that_died_half_way_is_replaced(settings: Any, dispatcher: Any, se
     died = lifecycle.claim(db, check.id, lease_seconds=300)
     assert died is not None and died.attempt == 1
     lifecycle.save_parts(db, check.id, died.attempt, [Part(0, 1, bytes(5), [])], lease_seconds=300)
-    run_check(settings, check.id)  # the first run holds it still
+    run_check(db, settings, check.id)  # the first run holds it still
     assert check_queries.check(check.id).status == "pending"
     with db.session() as session:  # its lease runs out
         row = session.get(Check, check.id)
         assert row is not None
         row.lease_until = utcnow() - timedelta(seconds=1)
-    run_check(settings, check.id)
+    run_check(db, settings, check.id)
     done = check_queries.check(check.id)
     assert done.status == "done" and done.verdict == "wrong_answer"
     with db.session(write=False) as session:
@@ -118,7 +117,7 @@ def test_a_run_that_died_half_way_is_replaced(settings: Any, dispatcher: Any, se
         assert set(session.scalars(select(CheckPart.attempt).where(CheckPart.check_id == check.id))) == {2}
 
 
-def test_a_run_that_fails_lets_the_next_one_in_at_once(settings: Any, dispatcher: Any, service: Any, checks: Any,
+def test_a_run_that_fails_lets_the_next_one_in_at_once(db: Database, settings: Any, dispatcher: Any, service: Any, checks: Any,
                                                       check_queries: Any,
                                                       monkeypatch: Any) -> None:
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
@@ -131,19 +130,19 @@ def test_a_run_that_fails_lets_the_next_one_in_at_once(settings: Any, dispatcher
 
     monkeypatch.setattr("worker.checks.run.judge_blocks", database_gone)
     with pytest.raises(ConnectionError):
-        run_check(settings, check.id)
+        run_check(db, settings, check.id)
     monkeypatch.undo()
-    run_check(settings, check.id)  # Celery's retry: not held up by the lease of the run that failed
+    run_check(db, settings, check.id)  # Celery's retry: not held up by the lease of the run that failed
     assert check_queries.check(check.id).verdict == "accepted"
 
 
-def test_a_check_whose_output_is_lost_fails_saying_so(settings: Any, dispatcher: Any, service: Any, checks: Any,
+def test_a_check_whose_output_is_lost_fails_saying_so(db: Database, settings: Any, dispatcher: Any, service: Any, checks: Any,
                                                        check_queries: Any) -> None:
     job = submit(service, judge("accordion", "sample").read_bytes(), "accordion")
     dispatcher.immediate = False
     output = _output(service, b"something else\n")
     check = checks.create_check(job.id, output, "out.txt")
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         session.execute(delete(Upload).where(Upload.id == output.id))
     dispatcher.drain()
     failed = check_queries.check(check.id)

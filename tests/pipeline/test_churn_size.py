@@ -24,9 +24,8 @@ KEEP = 3
 ROUNDS = 5 * KEEP
 
 
-def stored_bytes(settings: Settings) -> int:
+def stored_bytes(db: Database) -> int:
     """The chunks' table with its TOAST and indexes (PostgreSQL), or the database's pages in use (SQLite)."""
-    db = Database.of(settings)
     with db.engine.connect() as connection:
         if db.postgres:
             return int(connection.scalar(text("SELECT pg_total_relation_size('chunks')")) or 0)
@@ -34,10 +33,10 @@ def stored_bytes(settings: Settings) -> int:
         return int(pages * connection.exec_driver_sql("PRAGMA page_size").scalar_one())
 
 
-def test_churned_jobs_leave_the_chunks_the_size_of_the_jobs_kept(settings: Settings, tmp_path: Path) -> None:
+def test_churned_jobs_leave_the_chunks_the_size_of_the_jobs_kept(db: Database, settings: Settings, tmp_path: Path) -> None:
     # Small chunks of 10-20-30 with their traces: blobs of kilobytes, stored out of line on PostgreSQL.
     settings = dataclasses.replace(settings, chunk_size=100, vacuum_bytes=0)
-    service = JobService(settings, InlineDispatcher(settings))
+    service = JobService(db, settings, InlineDispatcher(db, settings))
     kept: list[int] = []
     sizes = []
     for seed in range(ROUNDS):
@@ -45,8 +44,8 @@ def test_churned_jobs_leave_the_chunks_the_size_of_the_jobs_kept(settings: Setti
         kept.append(submit(service, data, "10-20-30").id)
         if len(kept) > KEEP:
             service.delete(kept.pop(0))
-        assert work.purge(settings) or len(kept) <= KEEP
-        sizes.append(stored_bytes(settings))
+        assert work.purge(db, settings) or len(kept) <= KEEP
+        sizes.append(stored_bytes(db))
     # Once the first jobs are deleted, the size is what KEEP jobs, the one made before the purge and what
     # the purge has not yet vacuumed need, whatever the number of rounds: the later rounds store their
     # chunks in the space the earlier ones freed.
@@ -54,13 +53,12 @@ def test_churned_jobs_leave_the_chunks_the_size_of_the_jobs_kept(settings: Setti
     assert max(sizes[KEEP + 2:]) <= settled * 1.25, sizes
 
 
-def test_the_purge_vacuums_what_it_removed_as_it_goes(settings: Settings, tmp_path: Path) -> None:
-    db = Database.of(settings)
+def test_the_purge_vacuums_what_it_removed_as_it_goes(db: Database, settings: Settings, tmp_path: Path) -> None:
     if not db.postgres:
         pytest.skip("SQLite reuses a freed page by itself: nothing to vacuum")
     # Every batch past a byte of blobs: a vacuum after each, and one at the end.
     settings = dataclasses.replace(settings, chunk_size=100, delete_batch_rows=4, vacuum_bytes=1)
-    service = JobService(settings, InlineDispatcher(settings))
+    service = JobService(db, settings, InlineDispatcher(db, settings))
     job = submit(service, random_judge_file(tmp_path / "a.in", "10-20-30", 1000, 1).read_bytes(), "10-20-30")
     service.delete(job.id)
 
@@ -70,6 +68,6 @@ def test_the_purge_vacuums_what_it_removed_as_it_goes(settings: Settings, tmp_pa
                 "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'chunks'")) or 0)
 
     before = vacuums()
-    batches = [batch for batch in work.purge(settings) if batch.table == "chunks"]
+    batches = [batch for batch in work.purge(db, settings) if batch.table == "chunks"]
     assert len(batches) >= 3
     until(lambda: vacuums() - before, lambda done: done >= len(batches), "the chunks vacuumed after each batch")

@@ -70,11 +70,11 @@ def judge_files(folder: Path) -> dict[str, tuple[bytes, bytes]]:
 
 
 class EveryJobEnds(RuleBasedStateMachine):
-    def __init__(self, settings: Settings, files: dict[str, tuple[bytes, bytes]]) -> None:
+    def __init__(self, db: Database, settings: Settings, files: dict[str, tuple[bytes, bytes]]) -> None:
         super().__init__()
-        self.settings, self.files = settings, files
-        self.broker = FlakyBroker(settings)
-        self.service = CheckService(settings, self.broker)
+        self.db, self.settings, self.files = db, settings, files
+        self.broker = FlakyBroker(db, settings)
+        self.service = CheckService(db, settings, self.broker)
         self.jobs: dict[int, str] = {}  # id: game
         self.checks: list[int] = []
         self.clock = utcnow()
@@ -82,7 +82,7 @@ class EveryJobEnds(RuleBasedStateMachine):
     @initialize(games=st.lists(st.sampled_from(sorted(CASES)), min_size=1, max_size=3, unique=True),
                 checked=st.booleans())
     def submit(self, games: list[str], checked: bool) -> None:
-        db = Database.of(self.settings)
+        db = self.db
         for game in games:
             data, expected = self.files[game]
             upload = store_stream(db, io.BytesIO(data), self.settings.max_upload_bytes)
@@ -142,7 +142,7 @@ class EveryJobEnds(RuleBasedStateMachine):
     def recover(self) -> None:
         """The faults stop: a worker runs every message and sweeps; every job must end, right."""
         self.broker.down = False
-        queries = JobQueries(self.settings)
+        queries = JobQueries(self.db)
         for turn in range(ROUNDS):
             self.broker.drain()
             if self.ended(queries):
@@ -151,7 +151,7 @@ class EveryJobEnds(RuleBasedStateMachine):
                 self.leases_run_out()
             self.broker.sweep(self.advance(self.settings.stall_seconds + self.settings.worker_timeout))
         self.broker.drain()
-        db = Database.of(self.settings)
+        db = self.db
         for job_id, game in self.jobs.items():
             job = queries.job(job_id)
             assert job.status == "succeeded", (job_id, job.status, job.error)
@@ -159,20 +159,20 @@ class EveryJobEnds(RuleBasedStateMachine):
                 assert coverage(session, job_id) == (CASES[game], CASES[game])
             assert output(queries, job_id) == self.files[game][1]
         for check_id in self.checks:
-            check = CheckQueries(self.settings).check(check_id)
+            check = CheckQueries(self.db).check(check_id)
             assert check.status == "done" and check.verdict == "accepted", check
 
     def leases_run_out(self) -> None:
         """The leases of the checks' runs that died run out, as they do ``lease_seconds`` after: a check's
         run is recovered by its lease alone, which its next run reads on the real clock, not the sweeps'."""
-        with Database.of(self.settings).session() as session:
+        with self.db.session() as session:
             session.execute(update(Check).where(Check.status == "pending", Check.lease_until.is_not(None))
                             .values(lease_until=utcnow() - timedelta(seconds=1)))
 
     def ended(self, queries: JobQueries) -> bool:
-        with Database.of(self.settings).session(write=False) as session:
+        with self.db.session(write=False) as session:
             statuses = set(session.scalars(select(Job.status).where(Job.id.in_(self.jobs))))
-        checks = CheckQueries(self.settings)
+        checks = CheckQueries(self.db)
         return statuses <= FINISHED and all(checks.check(c).status != "pending" for c in self.checks)
 
 
@@ -183,25 +183,25 @@ def examples(settings: Settings) -> int:
     return EXAMPLES["sqlite" if settings.database_url.startswith("sqlite") else "postgresql"]
 
 
-def test_every_job_ends_whatever_fails_when(settings: Settings, tmp_path: Path) -> None:
+def test_every_job_ends_whatever_fails_when(db: Database, settings: Settings, tmp_path: Path) -> None:
     files = judge_files(tmp_path / "files")
     run_state_machine_as_test(
-        lambda: EveryJobEnds(settings, files),
+        lambda: EveryJobEnds(db, settings, files),
         settings=hypothesis_settings(max_examples=examples(settings), stateful_step_count=STEPS, deadline=None,
                                      database=None))
 
 
-def test_a_dead_task_leaves_its_lease_and_a_queued_message_is_run_again(settings: Settings,
+def test_a_dead_task_leaves_its_lease_and_a_queued_message_is_run_again(db: Database, settings: Settings,
                                                                        tmp_path: Path) -> None:
     """The model's own parts do what the model says: a split killed after its first commit leaves the
     job splitting under its lease; a message delivered again runs."""
     files = judge_files(tmp_path / "files")
-    machine = EveryJobEnds(settings, files)
+    machine = EveryJobEnds(db, settings, files)
     try:
         machine.submit(["accordion"], checked=False)
         (job_id,) = machine.jobs
         assert not machine.broker.deliver(0, kill_at=1)
-        with Database.of(settings).session(write=False) as session:
+        with db.session(write=False) as session:
             job: Any = session.get(Job, job_id)
             assert job.status == "splitting" and job.lease_until is not None and job.total == 0
         assert not machine.broker.queue

@@ -36,14 +36,14 @@ def settings(postgres_url: str, tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def solving_job(settings: Settings, service, dispatcher) -> Iterator[tuple[Engine, int, list[int]]]:
+def solving_job(db: Database, settings: Settings, service, dispatcher) -> Iterator[tuple[Engine, int, list[int]]]:
     """A job split into chunks, none of them solved yet."""
     dispatcher.immediate = False
     job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
     dispatcher.queue.popleft()
-    split_job(settings, job.id, dispatcher)
+    split_job(db, settings, job.id, dispatcher)
     dispatcher.queue.clear()
-    engine = Database.of(settings).engine
+    engine = db.engine
     with engine.connect() as connection:
         chunks = connection.scalars(select(Chunk.id).where(Chunk.job_id == job.id).order_by(Chunk.id)).all()
     yield engine, job.id, list(chunks)
@@ -87,7 +87,7 @@ def test_cancel_waits_for_a_solve_task_instead_of_deadlocking(solving_job, servi
     assert outcome["job"].status == "cancelled"  # type: ignore[attr-defined]
 
 
-def test_an_upload_is_released_while_its_job_ends_without_a_deadlock(settings: Settings, service, dispatcher,
+def test_an_upload_is_released_while_its_job_ends_without_a_deadlock(db: Database, settings: Settings, service, dispatcher,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The split has ended and releases its upload while the last chunk's task ends the job. Ending it
     writes the job row twice, so PostgreSQL checks its upload key again (``FOR KEY SHARE`` on the upload)
@@ -96,8 +96,7 @@ def test_an_upload_is_released_while_its_job_ends_without_a_deadlock(settings: S
     dispatcher.immediate = False
     monkeypatch.setattr("worker.jobs.split.release", lambda db, upload_id: None)  # released below, by hand
     job_id = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion").id
-    split_job(settings, job_id, dispatcher)
-    db = Database.of(settings)
+    split_job(db, settings, job_id, dispatcher)
     with db.session() as session:
         job = session.get(Job, job_id)
         assert job is not None and job.status == "solving" and job.upload_id is not None

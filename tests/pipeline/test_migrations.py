@@ -22,6 +22,7 @@ from tests.support.paths import JUDGE_DATA
 from worker import engines
 from worker.config import Settings
 from worker.engines.reading import Case
+from worker.jobs.cases import CaseQueries
 from worker.jobs.queries import JobQueries
 from worker.store.database import Database
 from worker.store.migrate import current, upgrade
@@ -29,9 +30,8 @@ from worker.store.models import Base
 
 
 @pytest.fixture
-def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) -> Settings:
+def blank(request: pytest.FixtureRequest, tmp_path: Path, db: Database, settings: Settings) -> Settings:
     """``settings`` on an empty database (the fixture's own is migrated to head already)."""
-    db = Database.of(settings)
     with db.engine.begin() as connection:
         if db.postgres:
             connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
@@ -45,8 +45,7 @@ def blank(request: pytest.FixtureRequest, tmp_path: Path, settings: Settings) ->
         upgrade(db)
 
 
-def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
-    db = Database.of(blank)
+def test_the_migrations_build_the_models_schema(db: Database, blank: Settings) -> None:
     upgrade(db)
     assert current(db) == "0016"
     with db.engine.connect() as connection:
@@ -64,8 +63,7 @@ def test_the_migrations_build_the_models_schema(blank: Settings) -> None:
     assert differences == []
 
 
-def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(settings: Settings) -> None:
-    db = Database.of(settings)
+def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(db: Database, settings: Settings) -> None:
     if not db.postgres:
         pytest.skip("a PostgreSQL setting")
     blobs = {("upload_blocks", "data"), ("chunks", "inputs"), ("chunks", "lines"), ("chunks", "facts"),
@@ -78,8 +76,7 @@ def test_blobs_compressed_by_the_service_are_not_compressed_again_by_postgresql(
     assert {key for key, kind in storage.items() if kind == "e"} == blobs, storage
 
 
-def test_the_hot_tables_are_vacuumed_sooner_and_at_full_speed(settings: Settings) -> None:
-    db = Database.of(settings)
+def test_the_hot_tables_are_vacuumed_sooner_and_at_full_speed(db: Database, settings: Settings) -> None:
     if not db.postgres:
         pytest.skip("a PostgreSQL setting (SQLite reuses freed pages by itself)")
     with db.engine.connect() as connection:
@@ -130,21 +127,20 @@ def _old_job(connection: Any, game: str, name: str, upload: Path, status: str, s
     return job_id
 
 
-def test_0003_moves_what_the_earlier_layout_stored(blank: Settings, tmp_path: Path) -> None:
-    db = Database.of(blank)
+def test_0003_moves_what_the_earlier_layout_stored(db: Database, blank: Settings, tmp_path: Path) -> None:
     upgrade(db, "0002")
     with db.engine.begin() as connection:
         solved = _old_job(connection, "10-20-30", "sample", tmp_path / "a.in", "succeeded", True, 2)
         mahjong = _old_job(connection, "mahjong", "sample", tmp_path / "b.in", "succeeded", True, 7)
         queued = _old_job(connection, "accordion", "sample", tmp_path / "c.in", "queued", False, 7)
     upgrade(db)
-    queries = JobQueries(blank)
+    queries, cases = JobQueries(db), CaseQueries(db)
     for job_id, game in ((solved, "10-20-30"), (mahjong, "mahjong")):
         assert b"".join(queries.output(job_id)) == (JUDGE_DATA / game / "sample.out").read_bytes()
         engine = engines.get(game)
         job = queries.job(job_id)
         for index in range(1, job.total + 1):
-            case = queries.case_by_index(job_id, index)
+            case = cases.case_by_index(job_id, index)
             assert case.trace == engine.solve(Case(index, case.input)).trace
             assert case.solve_us == 100 + index and case.worker == "old:1"
         assert sum(n.count for n in queries.distribution(job_id).by_number) == job.total
@@ -157,8 +153,8 @@ def test_0003_moves_what_the_earlier_layout_stored(blank: Settings, tmp_path: Pa
     from tests.support.inline import InlineDispatcher
     from worker.jobs.split import split_job
 
-    dispatcher = InlineDispatcher(blank)
-    split_job(blank, queued, dispatcher)
+    dispatcher = InlineDispatcher(db, blank)
+    split_job(db, blank, queued, dispatcher)
     assert queries.job(queued).status == "succeeded"
     assert b"".join(queries.output(queued)) == (JUDGE_DATA / "accordion" / "sample.out").read_bytes()
 
@@ -214,12 +210,11 @@ def _job_at_0006(connection: Any, game: str, name: str, chunk_size: int, unsolve
     return job_id
 
 
-def test_0007_moves_the_case_rows_into_their_chunks(blank: Settings) -> None:
+def test_0007_moves_the_case_rows_into_their_chunks(db: Database, blank: Settings) -> None:
     """Jobs stored by the code of 0006 read the same after 0007: output, every case with its detail and
     trace, pages sorted by number, a search for one deck, and a case that was not solved."""
     from worker.jobs.filters import ResultFilter
 
-    db = Database.of(blank)
     upgrade(db, "0006")
     with db.engine.begin() as connection:
         decks = _job_at_0006(connection, "10-20-30", "sample", 2)
@@ -230,23 +225,23 @@ def test_0007_moves_the_case_rows_into_their_chunks(blank: Settings) -> None:
         assert "cases" not in {name for (name,) in connection.execute(text(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'" if db.postgres
             else "SELECT name FROM sqlite_master WHERE type = 'table'"))}
-    queries = JobQueries(blank)
+    queries, cases = JobQueries(db), CaseQueries(db)
     for job_id, game, name in ((decks, "10-20-30", "sample"), (hands, "mahjong", "many-waits")):
         assert b"".join(queries.output(job_id)) == (JUDGE_DATA / game / f"{name}.in").with_suffix(".out").read_bytes()
         engine = engines.get(game)
         total = queries.job(job_id).total
         for index in range(1, total + 1):
-            case = queries.case_by_index(job_id, index)
+            case = cases.case_by_index(job_id, index)
             solved = engine.solve(Case(index, case.input))
             assert (case.outcome, case.number, case.detail, case.line) == (
                 solved.outcome, solved.number, solved.detail, solved.line)
             assert case.trace == solved.trace and case.solve_us == 100 + index and case.worker == "w:1:2"
-        by_number = queries.results(ResultFilter(job_id=job_id, sort="number", per_page=500).checked()).items
+        by_number = cases.results(ResultFilter(job_id=job_id, sort="number", per_page=500).checked()).items
         assert [c.number for c in by_number] == sorted(c.number for c in by_number) and len(by_number) == total
-        deck = queries.case_by_index(job_id, total).input
-        found = queries.results(ResultFilter(game=game, input_text=deck).checked())
+        deck = cases.case_by_index(job_id, total).input
+        found = cases.results(ResultFilter(game=game, input_text=deck).checked())
         assert [c.index for c in found.items] == [total]
-    case = queries.case_by_index(short, 2)
+    case = cases.case_by_index(short, 2)
     assert (case.outcome, case.line, case.error) == (None, None, "took longer than its time budget of 60 s")
-    solved = queries.results(ResultFilter(job_id=short, sort="number").checked()).items
-    assert [c.index for c in solved] == [1] and solved[0].outcome == queries.case_by_index(short, 1).outcome
+    solved = cases.results(ResultFilter(job_id=short, sort="number").checked()).items
+    assert [c.index for c in solved] == [1] and solved[0].outcome == cases.case_by_index(short, 1).outcome

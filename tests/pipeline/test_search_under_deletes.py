@@ -17,10 +17,10 @@ from tests.support.inline import InlineDispatcher
 from tests.support.jobs import submit
 from worker import work
 from worker.config import Settings
-from worker.jobs import queries as job_queries
+from worker.jobs import cases as job_cases
 from worker.jobs import results
 from worker.jobs.filters import ResultFilter
-from worker.jobs.queries import JobQueries
+from worker.jobs.cases import CaseQueries
 from worker.jobs.service import JobService
 from worker.store import chunks as stored
 from worker.store.database import Database
@@ -30,10 +30,10 @@ from worker.testing.data import random_judge_file
 JOBS = 4
 
 
-def _jobs(settings: Settings, tmp_path: Path) -> tuple[JobService, list[int]]:
+def _jobs(db: Database, settings: Settings, tmp_path: Path) -> tuple[JobService, list[int]]:
     """``JOBS`` finished 10-20-30 jobs of several chunks each (different files: none copied)."""
     settings = dataclasses.replace(settings, chunk_size=40)
-    service = JobService(settings, InlineDispatcher(settings))
+    service = JobService(db, settings, InlineDispatcher(db, settings))
     ids = [submit(service, random_judge_file(tmp_path / f"{seed}.in", "10-20-30", 150, seed).read_bytes(),
                   "10-20-30").id for seed in range(JOBS)]
     return service, ids
@@ -55,7 +55,7 @@ class Deleter:
             if self.armed and len(self.deleted) < len(self.ids) - 1:
                 job_id = self.ids[-1 - len(self.deleted)]
                 self.service.delete(job_id)
-                work.purge(self.settings)
+                work.purge(self.service.db, self.settings)
                 self.deleted.append(job_id)
                 self.armed -= 1
             return read(*args, **kwargs)
@@ -66,17 +66,17 @@ def _deleting_between_reads(monkeypatch: pytest.MonkeyPatch, settings: Settings,
                             ids: list[int]) -> Deleter:
     deleter = Deleter(settings, service, ids)
     for module, names in ((stored, ("summaries", "facts", "may_hold")),
-                          (job_queries, ("chunks_holding", "read_chunks", "stored_cases"))):
+                          (job_cases, ("chunks_holding", "read_chunks", "stored_cases"))):
         for name in names:
             monkeypatch.setattr(module, name, deleter.before(getattr(module, name)))
     return deleter
 
 
 @pytest.mark.parametrize("sort", ["index", "number", "outcome", "solve_us"])
-def test_a_search_leaves_out_what_was_deleted_while_it_read(settings: Settings, tmp_path: Path,
+def test_a_search_leaves_out_what_was_deleted_while_it_read(db: Database, settings: Settings, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch, sort: str) -> None:
-    service, ids = _jobs(settings, tmp_path)
-    queries = JobQueries(settings)
+    service, ids = _jobs(db, settings, tmp_path)
+    queries = CaseQueries(db)
     flt = ResultFilter(game="10-20-30", per_page=50, sort=sort).checked()
     first = queries.results(flt)  # the facets of every job now cached: a later search reads from them
     assert first.total == JOBS * 150 and len(first.items) == 50
@@ -91,10 +91,10 @@ def test_a_search_leaves_out_what_was_deleted_while_it_read(settings: Settings, 
     assert queries.results(flt).items == []
 
 
-def test_an_export_leaves_out_what_was_deleted_while_it_streamed(settings: Settings, tmp_path: Path,
+def test_an_export_leaves_out_what_was_deleted_while_it_streamed(db: Database, settings: Settings, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    service, ids = _jobs(settings, tmp_path)
-    queries = JobQueries(settings)
+    service, ids = _jobs(db, settings, tmp_path)
+    queries = CaseQueries(db)
     deleter = _deleting_between_reads(monkeypatch, settings, service, ids)
     deleter.armed = JOBS - 1
     for sort in ("index", "number"):
@@ -103,9 +103,9 @@ def test_an_export_leaves_out_what_was_deleted_while_it_streamed(settings: Setti
     assert len(deleter.deleted) == JOBS - 1
 
 
-def test_searches_answer_while_jobs_are_deleted_and_purged_beside_them(settings: Settings, tmp_path: Path) -> None:
-    service, ids = _jobs(settings, tmp_path)
-    queries = JobQueries(settings)
+def test_searches_answer_while_jobs_are_deleted_and_purged_beside_them(db: Database, settings: Settings, tmp_path: Path) -> None:
+    service, ids = _jobs(db, settings, tmp_path)
+    queries = CaseQueries(db)
     failures: list[BaseException] = []
     answered = 0
 
@@ -113,7 +113,7 @@ def test_searches_answer_while_jobs_are_deleted_and_purged_beside_them(settings:
         try:
             for job_id in reversed(ids):
                 service.delete(job_id)
-                work.purge(dataclasses.replace(settings, delete_batch_rows=1))
+                work.purge(db, dataclasses.replace(settings, delete_batch_rows=1))
         except BaseException as error:  # noqa: BLE001 - handed to the test's thread
             failures.append(error)
 
@@ -129,17 +129,16 @@ def test_searches_answer_while_jobs_are_deleted_and_purged_beside_them(settings:
 
 
 @pytest.mark.parametrize("sort", ["index", "number"])
-def test_an_export_goes_on_past_the_job_of_its_last_page_deleted(settings: Settings, tmp_path: Path,
+def test_an_export_goes_on_past_the_job_of_its_last_page_deleted(db: Database, settings: Settings, tmp_path: Path,
                                                                   sort: str) -> None:
-    service, _ = _jobs(settings, tmp_path)
-    db = Database.of(settings)
+    service, _ = _jobs(db, settings, tmp_path)
     flt = ResultFilter(game="10-20-30", sort=sort).checked()
     everything = list(results.iter_rows(lambda: db.session(write=False), flt, EVERYTHING, page_rows=50))
     rows = results.iter_rows(lambda: db.session(write=False), flt, EVERYTHING, page_rows=50)
     first = list(islice(rows, 50))
     gone = first[-1][0]  # the job of the row the next page starts after
     service.delete(gone)
-    work.purge(settings)
+    work.purge(db, settings)
     rest = list(rows)
     assert first == everything[:50]
     assert rest == [row for row in everything[50:] if row[0] != gone]

@@ -25,8 +25,8 @@ class SolvesTheFirstChunkAtOnce(InlineDispatcher):
     send: the split that sent it waits there, before it reads on, and what the job and the chunk are
     then is kept in ``seen``."""
 
-    def __init__(self, settings: Settings) -> None:
-        super().__init__(settings, immediate=False)
+    def __init__(self, db: Database, settings: Settings) -> None:
+        super().__init__(db, settings, immediate=False)
         self.seen: list[tuple[str, str, int]] = []
 
     def solve(self, chunk_ids: Sequence[int]) -> None:
@@ -34,8 +34,8 @@ class SolvesTheFirstChunkAtOnce(InlineDispatcher):
             super().solve(chunk_ids)
             return
         first, rest = chunk_ids[0], chunk_ids[1:]
-        work.solve(self.settings, first, self)
-        with Database.of(self.settings).session(write=False) as session:
+        work.solve(self.db, self.settings, first, self)
+        with self.db.session(write=False) as session:
             chunk = session.get(Chunk, first)
             assert chunk is not None
             job = session.get(Job, chunk.job_id)
@@ -45,17 +45,17 @@ class SolvesTheFirstChunkAtOnce(InlineDispatcher):
         super().solve(rest)
 
 
-def test_the_first_chunk_is_solved_while_the_split_reads_on(settings: Settings, queries: JobQueries,
+def test_the_first_chunk_is_solved_while_the_split_reads_on(db: Database, settings: Settings, queries: JobQueries,
                                                           tmp_path: Path) -> None:
-    dispatcher = SolvesTheFirstChunkAtOnce(settings)
-    service = JobService(settings, dispatcher)
+    dispatcher = SolvesTheFirstChunkAtOnce(db, settings)
+    service = JobService(db, settings, dispatcher)
     data = random_judge_file(tmp_path / "decks.in", "10-20-30", 5_000, 5).read_bytes()
     job = submit(service, data, "10-20-30")
     dispatcher.drain()  # the split, which solves its first chunk on the way, then the other chunks
     (status, chunk_status, chunks_then), = dispatcher.seen
     # The first chunk was stored solved while the job was still splitting and the file was not all read.
     assert (status, chunk_status) == (JobStatus.SPLITTING, ChunkStatus.DONE)
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         assert chunks_then < len(session.scalars(select(Chunk.id).where(Chunk.job_id == job.id)).all())
     finished = queries.job(job.id)
     assert finished.status == JobStatus.SUCCEEDED and finished.done == finished.total == 5_000

@@ -30,8 +30,8 @@ CHUNK, EVERY, PACE = 500, 0.5, 1000.0
 class Run:
     """A job of ``TOTAL`` cases, its file read, being solved from ``START`` on."""
 
-    def __init__(self, settings: Settings, status: str = "solving", **columns: object) -> None:
-        self.db = Database.of(settings)
+    def __init__(self, db: Database, settings: Settings, status: str = "solving", **columns: object) -> None:
+        self.db = db
         with self.db.session() as session:
             job = new_job(game="10-20-30", filename="big.in", sha256="0" * 64, size=12_000_000,
                           chunk_size=CHUNK)
@@ -71,8 +71,8 @@ def steady_error(view: JobView, left: int, pace: float = PACE) -> float:
 
 
 def test_at_a_steady_pace_the_time_left_is_the_work_left_over_the_pace_and_shrinks(
-        settings: Settings) -> None:
-    run = Run(settings)
+        db: Database, settings: Settings) -> None:
+    run = Run(db, settings)
     at_stores = []
     for k in range(1, 81):  # 40 s
         run.store(CHUNK, k * EVERY)
@@ -93,8 +93,8 @@ def test_at_a_steady_pace_the_time_left_is_the_work_left_over_the_pace_and_shrin
     assert abs((settled[0] - settled[-1]) - (len(settled) - 1) * EVERY) <= 0.06 * settled[0], settled
 
 
-def test_the_time_left_follows_the_recent_pace_not_the_average(settings: Settings) -> None:
-    run = Run(settings)
+def test_the_time_left_follows_the_recent_pace_not_the_average(db: Database, settings: Settings) -> None:
+    run = Run(db, settings)
     run.steady(0, 20, pace=3 * PACE)
     run.steady(20, 20 + 4 * RATE_SECONDS, pace=PACE)
     view = run.view(20 + 4 * RATE_SECONDS)
@@ -104,8 +104,8 @@ def test_the_time_left_follows_the_recent_pace_not_the_average(settings: Setting
     assert steady_error(view, TOTAL - run.stored) <= 0.1, view
 
 
-def test_the_time_left_counts_down_while_nothing_is_stored_then_gives_way_to_stalled(settings: Settings) -> None:
-    run = Run(settings)
+def test_the_time_left_counts_down_while_nothing_is_stored_then_gives_way_to_stalled(db: Database, settings: Settings) -> None:
+    run = Run(db, settings)
     run.steady(0, 20)
     last = 20.0
     stored = run.view(last)
@@ -124,10 +124,10 @@ def test_the_time_left_counts_down_while_nothing_is_stored_then_gives_way_to_sta
     assert not moving.stalled and moving.eta_seconds is not None and moving.eta_seconds > 0, moving
 
 
-def test_at_a_steady_pace_the_time_left_never_jumps_back_up(settings: Settings) -> None:
+def test_at_a_steady_pace_the_time_left_never_jumps_back_up(db: Database, settings: Settings) -> None:
     """Looked at often, at a steady pace in chunks: each figure is at most the one before (less the time
     between the two) plus the noise of the rate, a few per cent of the time left."""
-    run = Run(settings)
+    run = Run(db, settings)
     shown: list[tuple[float, float]] = []
     for k in range(1, 81):
         run.store(CHUNK, k * EVERY)
@@ -141,9 +141,9 @@ def test_at_a_steady_pace_the_time_left_never_jumps_back_up(settings: Settings) 
         assert later <= earlier - (at - before) + 0.02 * earlier + 0.1, (before, earlier, at, later)
 
 
-def test_while_the_file_is_read_the_work_left_counts_the_cases_not_read_yet(settings: Settings) -> None:
+def test_while_the_file_is_read_the_work_left_counts_the_cases_not_read_yet(db: Database, settings: Settings) -> None:
     # A quarter of the file read: 25,000 cases so far, 100,000 expected.
-    run = Run(settings, status="splitting", total=TOTAL // 4, bytes_read=3_000_000)
+    run = Run(db, settings, status="splitting", total=TOTAL // 4, bytes_read=3_000_000)
     run.steady(0, 20)
     view = run.view(20)
     assert view.total == TOTAL // 4 and not view.total_known
@@ -151,8 +151,8 @@ def test_while_the_file_is_read_the_work_left_counts_the_cases_not_read_yet(sett
 
 
 @pytest.mark.parametrize("status", ["succeeded", "failed", "cancelled"])
-def test_a_finished_job_has_no_time_left(settings: Settings, status: str) -> None:
-    run = Run(settings)
+def test_a_finished_job_has_no_time_left(db: Database, settings: Settings, status: str) -> None:
+    run = Run(db, settings)
     run.steady(0, 10)
     with run.db.session() as session:
         job = session.get(Job, run.id)

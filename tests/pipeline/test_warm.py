@@ -19,10 +19,9 @@ from worker.store.database import Database
 from worker.store.models import WorkerRow
 
 
-def test_warming_leaves_an_open_connection_in_the_process_pool(settings: Settings) -> None:
-    db = Database.of(settings)
+def test_warming_leaves_an_open_connection_in_the_process_pool(db: Database, settings: Settings) -> None:
     db.engine.dispose()
-    work.warm(settings)
+    work.warm(db, settings)
     assert db.engine.pool.checkedin() == 1
 
 
@@ -36,10 +35,9 @@ def test_the_warmth_counts_the_processes_that_told() -> None:
     assert warmth.wait(2, seconds=0.2) == 1  # one told, the other never does: the wait ends all the same
 
 
-def test_the_worker_row_is_written_once_its_pool_is_warm(settings: Settings, dispatcher: Any) -> None:
+def test_the_worker_row_is_written_once_its_pool_is_warm(db: Database, settings: Settings, dispatcher: Any) -> None:
     warm = threading.Event()
-    beat = Heartbeat(replace(settings, heartbeat_seconds=0.01), dispatcher, 2, before_first_beat=warm.wait)
-    db = Database.of(settings)
+    beat = Heartbeat(db, replace(settings, heartbeat_seconds=0.01), dispatcher, 2, before_first_beat=warm.wait)
 
     def rows() -> list[str]:
         with db.session(write=False) as session:
@@ -55,7 +53,7 @@ def test_the_worker_row_is_written_once_its_pool_is_warm(settings: Settings, dis
         beat.join(10)
 
 
-def test_the_rehearsal_leaves_nothing_and_draws_no_id(settings: Settings, service: Any) -> None:
+def test_the_rehearsal_leaves_nothing_and_draws_no_id(db: Database, settings: Settings, service: Any) -> None:
     """Each pool process rehearses a job of every game as it starts (``worker.jobs.rehearsal``): nothing of it
     stays, and the next job's number is the one it would have been."""
     from sqlalchemy import func
@@ -67,10 +65,10 @@ def test_the_rehearsal_leaves_nothing_and_draws_no_id(settings: Settings, servic
 
     data = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
     first = submit(service, data, "accordion").id
-    work.warm(settings)
-    work.warm(settings)
-    rehearse_upload(settings)  # what a web process does before its first request
-    with Database.of(settings).session(write=False) as session:
+    work.warm(db, settings)
+    work.warm(db, settings)
+    rehearse_upload(db)  # what a web process does before its first request
+    with db.session(write=False) as session:
         assert session.scalar(select(func.min(Job.id))) == first
         assert session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id != first)) == 0
         assert session.scalar(select(func.count()).select_from(Upload).where(Upload.receiver == "rehearsal")) == 0

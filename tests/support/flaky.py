@@ -34,16 +34,16 @@ class FlakyBroker:
     they hold (a split's lease, a claimed chunk) behind, as a process killed there would.
     """
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db, self.settings = db, settings
         self.queue: list[tuple[str, int]] = []
         self.down = False
         self.kill_at: int | None = None
         self.steps = 0
-        event.listen(Database.of(settings).engine, "commit", self._commit)
+        event.listen(self.db.engine, "commit", self._commit)
 
     def close(self) -> None:
-        event.remove(Database.of(self.settings).engine, "commit", self._commit)
+        event.remove(self.db.engine, "commit", self._commit)
 
     def _commit(self, connection: Connection) -> None:
         self._step()
@@ -84,12 +84,12 @@ class FlakyBroker:
         dying at its step ``kill_at`` when given; whether it ran to its end (a refused send ends a task
         as in a worker: with the error, logged, and the message acknowledged)."""
         kind, ident = self.queue.pop(place)
-        return self.run(lambda: WORK[kind](self.settings, ident, self), kill_at)
+        return self.run(lambda: WORK[kind](self.db, self.settings, ident, self), kill_at)
 
     def sweep(self, now: datetime, kill_at: int | None = None, outage: Outage | None = None) -> bool:
         """A worker's recovery sweep as of ``now`` (dying at its step ``kill_at`` when given; right after
         ``outage`` when given), as its heartbeat runs it; whether it ran to its end."""
-        return self.run(lambda: work.sweep(self.settings, self, now, outage=outage), kill_at)
+        return self.run(lambda: work.sweep(self.db, self.settings, self, now, outage=outage), kill_at)
 
     def run(self, task: Callable[[], object], kill_at: int | None) -> bool:
         self.kill_at, self.steps = kill_at, 0

@@ -8,17 +8,19 @@ from collections.abc import Sequence
 
 from worker import work
 from worker.config import Settings
+from worker.store.database import Database
 
 #: What each kind of message runs, as a Celery task does.
 WORK = {"split": work.split, "solve": work.solve, "check": work.check,
-        "notify_job": lambda settings, ident, sender: work.notify(settings, "job", ident, sender),
-        "notify_check": lambda settings, ident, sender: work.notify(settings, "check", ident, sender)}
+        "notify_job": lambda db, settings, ident, sender: work.notify(db, settings, "job", ident, sender),
+        "notify_check": lambda db, settings, ident, sender: work.notify(db, settings, "check", ident, sender)}
 
 
 class InlineDispatcher:
     """Runs tasks as they are sent (``immediate``), or queues them until :meth:`drain`."""
 
-    def __init__(self, settings: Settings, immediate: bool = True) -> None:
+    def __init__(self, db: Database, settings: Settings, immediate: bool = True) -> None:
+        self.db = db
         self.settings = settings
         self.immediate = immediate
         self.queue: deque[tuple[str, int]] = deque()
@@ -53,6 +55,6 @@ class InlineDispatcher:
         try:
             while self.queue:
                 kind, ident = self.queue.popleft()
-                WORK[kind](self.settings, ident, self)
+                WORK[kind](self.db, self.settings, ident, self)
         finally:
             self._running = False

@@ -38,32 +38,32 @@ def split_only(service: JobService, settings: Settings, dispatcher: Any, data: b
     job = submit(service, data, game)
     kind, ident = dispatcher.queue.popleft()
     assert kind == "split"
-    split_job(settings, ident, dispatcher)
+    split_job(service.db, settings, ident, dispatcher)
     dispatcher.queue.clear()
-    return job.id, chunk_ids(settings, job.id)
+    return job.id, chunk_ids(service.db, job.id)
 
 
-def chunk_ids(settings: Settings, job_id: int) -> list[int]:
+def chunk_ids(db: Database, job_id: int) -> list[int]:
     """A job's chunks, in the order of the file."""
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         return list(session.scalars(select(Chunk.id).where(Chunk.job_id == job_id).order_by(Chunk.seq)))
 
 
-def stored_uploads(settings: Settings) -> list[tuple[int, str]]:
+def stored_uploads(db: Database) -> list[tuple[int, str]]:
     """``(id, state)`` of every upload the database keeps (whole or still arriving): not those deleted,
     whose blocks the purge is yet to remove (``all_uploads`` has them too)."""
-    return [row for row in all_uploads(settings) if row[1] != UploadState.DELETING]
+    return [row for row in all_uploads(db) if row[1] != UploadState.DELETING]
 
 
-def all_uploads(settings: Settings) -> list[tuple[int, str]]:
+def all_uploads(db: Database) -> list[tuple[int, str]]:
     """``(id, state)`` of every upload row the database holds."""
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         return [tuple(row) for row in session.execute(select(Upload.id, Upload.state).order_by(Upload.id))]
 
 
-def replace_trace(settings: Settings, job_id: int, index: int, packed: bytes) -> None:
+def replace_trace(db: Database, job_id: int, index: int, packed: bytes) -> None:
     """Store ``packed`` as the trace of one case (to test what a damaged trace does)."""
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job_id, Chunk.first_index <= index)
                                 .order_by(Chunk.first_index.desc()).limit(1)).one()
         data = read_chunks(session, [chunk.id], traces=True)[chunk.id]

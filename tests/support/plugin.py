@@ -1,6 +1,6 @@
 """The fixtures every test folder shares (loaded from ``tests/conftest.py``), in the manner of Flask's
-tutorial: ``settings`` → ``dispatcher`` → ``service`` / ``queries`` (``checks`` / ``check_queries``) → ``app``
-→ ``client``.
+tutorial: ``settings`` → ``db`` → ``dispatcher`` → ``service`` / ``queries`` (``case_queries``,
+``overview_queries``, ``checks`` / ``check_queries``) → ``app`` → ``client``.
 
 Tests that take ``settings`` run twice: on SQLite, and on PostgreSQL when it answers
 (required where ``DEALER_REQUIRE_SERVICES`` is set, as in CI). A harness of
@@ -148,9 +148,9 @@ def judge_data() -> Path:
 def postgres_url() -> Iterator[str]:
     """A database on the machine's PostgreSQL for the whole session, schema migrated."""
     url = create_postgres_database()
-    upgrade(Database.of(Settings.from_env({"DEALER_DATABASE_URL": url})))
+    with contextlib.closing(Database(Settings.from_env({"DEALER_DATABASE_URL": url}))) as database:
+        upgrade(database)
     yield url
-    Database.close_all()
     drop_postgres_database(url, wait=False)
 
 
@@ -158,7 +158,7 @@ def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
     """Settings on the session's PostgreSQL database, emptied first."""
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data",
                                  **{**TEST_SETTINGS, **overrides})
-    with Database.of(settings).engine.begin() as connection:
+    with contextlib.closing(Database(settings)) as database, database.engine.begin() as connection:
         tables = ", ".join(table.name for table in Base.metadata.sorted_tables)
         connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
     return settings
@@ -170,9 +170,8 @@ def _migrated_sqlite() -> bytes:
     hundreds of tests start from one and running the migrations costs each of them 40 ms."""
     folder = Path(tempfile.mkdtemp(prefix="dealer-test-schema-"))
     try:
-        database = Database.of(Settings.from_env({}, data_dir=folder))
-        upgrade(database)
-        database.engine.dispose()
+        with contextlib.closing(Database(Settings.from_env({}, data_dir=folder))) as database:
+            upgrade(database)
         with contextlib.closing(sqlite3.connect(folder / "dealer.db")) as connection:
             return connection.serialize()  # with what the write-ahead log still holds
     finally:
@@ -209,17 +208,25 @@ def module_settings(request: pytest.FixtureRequest,
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=folder / "data",
                                  **TEST_SETTINGS)
     try:
-        upgrade(Database.of(settings))
+        with contextlib.closing(Database(settings)) as database:
+            upgrade(database)
         yield settings
     finally:
-        Database.of(settings).engine.dispose()
         drop_postgres_database(url, wait=False)
+
+
+@pytest.fixture(scope="module")
+def module_db(module_settings: Settings) -> Iterator[Database]:
+    """The database of ``module_settings``, for the module's fixtures."""
+    database = Database(module_settings)
+    yield database
+    database.close()
 
 
 def _contents(settings: Settings) -> dict[str, str]:
     """A digest of every table's rows, by table."""
     digests: dict[str, str] = {}
-    with Database.of(settings).engine.connect() as connection:
+    with contextlib.closing(Database(settings)) as database, database.engine.connect() as connection:
         for table in Base.metadata.sorted_tables:
             rows = connection.execute(table.select().order_by(*table.primary_key.columns)).all()
             digests[table.name] = hashlib.sha256(repr(rows).encode()).hexdigest()
@@ -237,43 +244,65 @@ def unchanged(settings: Settings) -> Iterator[None]:
 
 
 @pytest.fixture
-def dispatcher(settings: Settings) -> InlineDispatcher:
-    return InlineDispatcher(settings)
+def db(settings: Settings) -> Iterator[Database]:
+    """The test's database, closed after it (what a process's composition root makes once)."""
+    database = Database(settings)
+    yield database
+    database.close()
 
 
 @pytest.fixture
-def service(settings: Settings, dispatcher: InlineDispatcher) -> Any:
+def dispatcher(db: Database, settings: Settings) -> InlineDispatcher:
+    return InlineDispatcher(db, settings)
+
+
+@pytest.fixture
+def service(db: Database, settings: Settings, dispatcher: InlineDispatcher) -> Any:
     from worker.jobs.service import JobService
 
-    return JobService(settings, dispatcher)
+    return JobService(db, settings, dispatcher)
 
 
 @pytest.fixture
-def queries(settings: Settings) -> Any:
+def queries(db: Database, settings: Settings) -> Any:
     from worker.jobs.queries import JobQueries
 
-    return JobQueries(settings)
+    return JobQueries(db)
 
 
 @pytest.fixture
-def checks(settings: Settings, dispatcher: InlineDispatcher, service: Any) -> Any:
+def case_queries(db: Database) -> Any:
+    from worker.jobs.cases import CaseQueries
+
+    return CaseQueries(db)
+
+
+@pytest.fixture
+def overview_queries(db: Database, settings: Settings) -> Any:
+    from worker.jobs.overview import OverviewQueries
+
+    return OverviewQueries(db, settings)
+
+
+@pytest.fixture
+def checks(db: Database, settings: Settings, dispatcher: InlineDispatcher, service: Any) -> Any:
     from worker.checks.service import CheckService
 
-    return CheckService(settings, dispatcher, service)
+    return CheckService(db, settings, dispatcher, service)
 
 
 @pytest.fixture
-def check_queries(settings: Settings) -> Any:
+def check_queries(db: Database) -> Any:
     from worker.checks.queries import CheckQueries
 
-    return CheckQueries(settings)
+    return CheckQueries(db)
 
 
 @pytest.fixture
-def app(settings: Settings, dispatcher: InlineDispatcher) -> Any:
+def app(db: Database, settings: Settings, dispatcher: InlineDispatcher) -> Any:
     from webui.app import create_app
 
-    return create_app(settings, dispatcher, config={"TESTING": True})
+    return create_app(settings, dispatcher, config={"TESTING": True}, db=db)
 
 
 @pytest.fixture

@@ -34,16 +34,16 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def keyed_app(settings: Settings, dispatcher: Any = None, **more: Any) -> Any:
+def keyed_app(db: Database, settings: Settings, dispatcher: Any = None, **more: Any) -> Any:
     from webui.app import create_app
 
     settings = replace(settings, api_keys=KEYS, **more)
-    return create_app(settings, dispatcher or InlineDispatcher(settings), config={"TESTING": True})
+    return create_app(settings, dispatcher or InlineDispatcher(db, settings), config={"TESTING": True}, db=db)
 
 
 @pytest.fixture
-def app(settings: Settings, dispatcher: Any) -> Any:  # every test here runs with keys configured
-    return keyed_app(settings, dispatcher)
+def app(db: Database, settings: Settings, dispatcher: Any) -> Any:  # every test here runs with keys configured
+    return keyed_app(db, settings, dispatcher)
 
 
 def upload(client: Any, headers: dict[str, str] | None = None, data: bytes = HANDS, **kwargs: Any) -> Any:
@@ -52,8 +52,8 @@ def upload(client: Any, headers: dict[str, str] | None = None, data: bytes = HAN
                        **kwargs)
 
 
-def job_count(settings: Settings) -> int:
-    with Database.of(settings).session(write=False) as session:
+def job_count(db: Database) -> int:
+    with db.session(write=False) as session:
         return len(session.scalars(select(Job.id)).all())
 
 
@@ -84,7 +84,7 @@ def logged_in_token(client: Any) -> str:
 # --- keys ----------------------------------------------------------------------------------------
 
 
-def test_keys_are_read_from_the_environment_and_checked(settings: Settings) -> None:
+def test_keys_are_read_from_the_environment_and_checked(db: Database, settings: Settings) -> None:
     settings = replace(settings, **vars(Settings.from_env({"DEALER_API_KEYS": KEYS, "DEALER_PUBLIC_READS": "false",
                                                          "DEALER_SECRET_KEY": "s" * 40})) | {
         "database_url": settings.database_url, "data_dir": settings.data_dir})
@@ -93,7 +93,7 @@ def test_keys_are_read_from_the_environment_and_checked(settings: Settings) -> N
     ring = auth.KeyRing.parse(settings.api_keys)
     assert [(seed.name, seed.role) for seed in ring.seeds] == [("ci", "admin"), ("alice", "admin")]
     assert CI not in repr(ring.seeds)
-    store = Keys(Database.of(settings))
+    store = Keys(db)
     store.seed(ring.seeds)
     assert store.check(CI) == Identity("ci", "admin") and store.check(ALICE) == Identity("alice", "admin")
     assert store.check(CI + "x") is None and store.check("") is None and store.check(CI.upper()) is None
@@ -114,11 +114,11 @@ def test_a_bad_key_list_is_refused_without_showing_the_key(raw: str, message: st
     assert secret not in str(caught.value)
 
 
-def test_a_key_is_found_by_its_digest_alone(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_key_is_found_by_its_digest_alone(db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """A token is never compared with a stored one: its SHA-256 is looked up, whichever key it is (if any)."""
-    store = Keys(Database.of(settings))
+    store = Keys(db)
     store.seed(auth.KeyRing.parse(KEYS).seeds)
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         stored = {row.name: row.digest for row in session.scalars(select(ApiKey))}
     assert stored == {"ci": hashlib.sha256(CI.encode()).hexdigest(), "alice": hashlib.sha256(ALICE.encode()).hexdigest()}
     monkeypatch.setattr(auth.hmac, "compare_digest", lambda a, b: pytest.fail("a token was compared"))
@@ -141,9 +141,9 @@ def test_a_key_of_the_variable_is_a_user_when_it_says_so() -> None:
 # --- the API: bearer tokens ----------------------------------------------------------------------
 
 
-def test_every_write_without_a_key_is_refused(client: Any, settings: Settings) -> None:
+def test_every_write_without_a_key_is_refused(client: Any, db: Database, settings: Settings) -> None:
     job = upload(client, bearer(CI)).get_json()
-    before = job_count(settings)
+    before = job_count(db)
     for method, path, kwargs in [
         ("post", "/api/jobs", {"data": {"file": (io.BytesIO(HANDS), "x.in")}, "content_type": "multipart/form-data"}),
         ("post", f"/api/jobs/{job['id']}/cancel", {}),
@@ -155,19 +155,19 @@ def test_every_write_without_a_key_is_refused(client: Any, settings: Settings) -
         assert response.get_json() == {"error": "this needs an API key: send the header 'Authorization: Bearer "
                                                 "<key>', or log in on the pages"}
         assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer"'
-    assert job_count(settings) == before
+    assert job_count(db) == before
     assert client.get(f"/api/jobs/{job['id']}", headers=bearer(CI)).get_json()["status"] == "succeeded"
-    assert stored_uploads(settings) == []  # the refused upload was not kept (and the job's, once split)
+    assert stored_uploads(db) == []  # the refused upload was not kept (and the job's, once split)
 
 
 @pytest.mark.parametrize("header", [f"Bearer {CI}x", "Bearer wrong-key-0123456789", f"Bearer {CI[:-1]}",
                                     f"bearer {ALICE.upper()}"])
-def test_a_wrong_key_is_refused(client: Any, settings: Settings, header: str) -> None:
+def test_a_wrong_key_is_refused(client: Any, db: Database, settings: Settings, header: str) -> None:
     response = upload(client, {"Authorization": header})
     assert response.status_code == 401
     assert response.get_json() == {"error": "the API key is not valid"}
     assert response.headers["WWW-Authenticate"] == 'Bearer realm="dealer", error="invalid_token"'
-    assert job_count(settings) == 0
+    assert job_count(db) == 0
 
 
 @pytest.mark.parametrize("header", [f"Basic {CI}", "Bearer", "Bearer ", CI, "Token abc"])
@@ -178,20 +178,20 @@ def test_a_malformed_authorization_header_is_refused(client: Any, header: str) -
         "the API key is not valid"
 
 
-def test_writes_with_a_valid_key_work_without_csrf(client: Any, settings: Settings) -> None:
+def test_writes_with_a_valid_key_work_without_csrf(client: Any, db: Database, settings: Settings) -> None:
     created = upload(client, bearer(CI))
     assert created.status_code == 201
     job_id = created.get_json()["id"]
     again = client.post(f"/api/jobs/{job_id}/rerun", headers=bearer(ALICE))
     assert again.status_code == 201
     assert client.delete(f"/api/jobs/{job_id}", headers=bearer(CI)).status_code == 204
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         clients = {row.id: row.client for row in session.scalars(select(Job).where(Job.deleted_at.is_(None)))}
     assert clients == {again.get_json()["id"]: "key:alice"}  # the key's name, never the key
 
 
-def test_public_reads_open_every_read_to_everyone(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher, public_reads=True).test_client()
+def test_public_reads_open_every_read_to_everyone(db: Database, settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(db, settings, dispatcher, public_reads=True).test_client()
     job_id = upload(client, bearer(CI)).get_json()["id"]
     for path in ("/api/jobs", f"/api/jobs/{job_id}", f"/api/jobs/{job_id}/output", "/api/results",
                  "/", f"/jobs/{job_id}", "/history", "/docs"):
@@ -221,8 +221,8 @@ def test_reads_need_a_key_by_default(client: Any) -> None:
 # --- the pages: login, session, CSRF -------------------------------------------------------------
 
 
-def test_the_pages_offer_a_login_and_hide_what_needs_one(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher, public_reads=True).test_client()
+def test_the_pages_offer_a_login_and_hide_what_needs_one(db: Database, settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(db, settings, dispatcher, public_reads=True).test_client()
     job_id = upload(client, bearer(CI)).get_json()["id"]
     dashboard = client.get("/").get_data(as_text=True)
     assert 'id="login-link"' in dashboard and 'id="quick-upload"' not in dashboard
@@ -284,7 +284,7 @@ def test_after_logging_in_goes_only_to_this_site(app: Any) -> None:
         assert response.status_code == 303 and response.headers["Location"] == "/", target
 
 
-def test_page_writes_need_the_csrf_token(client: Any, settings: Settings) -> None:
+def test_page_writes_need_the_csrf_token(client: Any, db: Database, settings: Settings) -> None:
     token = logged_in_token(client)
     # The scripts' fetch() calls send it as a header...
     assert upload(client).status_code == 403
@@ -292,7 +292,7 @@ def test_page_writes_need_the_csrf_token(client: Any, settings: Settings) -> Non
     assert forged.status_code == 403
     assert forged.get_json() == {"error": "the page's security token (CSRF) is missing or wrong: reload the "
                                           "page and try again"}
-    assert job_count(settings) == 0
+    assert job_count(db) == 0
     created = upload(client, {"X-CSRF-Token": token})
     assert created.status_code == 201
     job_id = created.get_json()["id"]
@@ -307,13 +307,13 @@ def test_page_writes_need_the_csrf_token(client: Any, settings: Settings) -> Non
     form = {"file": (io.BytesIO(HANDS), "hands.in"), "csrf_token": token}
     response = client.post("/upload", data=form, content_type="multipart/form-data")
     assert response.status_code == 303 and re.fullmatch(r"/jobs/\d+", response.headers["Location"])
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         assert set(session.scalars(select(Job.client))) == {"key:alice"}
 
 
-def test_cancel_from_the_page_needs_the_csrf_token(settings: Settings) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)  # the job stays queued
-    client = keyed_app(settings, dispatcher).test_client()
+def test_cancel_from_the_page_needs_the_csrf_token(db: Database, settings: Settings) -> None:
+    dispatcher = InlineDispatcher(db, settings, immediate=False)  # the job stays queued
+    client = keyed_app(db, settings, dispatcher).test_client()
     token = logged_in_token(client)
     job_id = upload(client, {"X-CSRF-Token": token}).get_json()["id"]
     assert client.post(f"/api/jobs/{job_id}/cancel").status_code == 403
@@ -323,8 +323,8 @@ def test_cancel_from_the_page_needs_the_csrf_token(settings: Settings) -> None:
     assert response.status_code == 200 and response.get_json()["status"] == "cancelled"
 
 
-def test_the_token_belongs_to_its_session(settings: Settings, dispatcher: Any) -> None:
-    app = keyed_app(settings, dispatcher)
+def test_the_token_belongs_to_its_session(db: Database, settings: Settings, dispatcher: Any) -> None:
+    app = keyed_app(db, settings, dispatcher)
     alice, mallory = app.test_client(), app.test_client()
     alice_token = logged_in_token(alice)
     logged_in_token(mallory)
@@ -339,19 +339,19 @@ def test_logging_out(client: Any) -> None:
     assert client.get("/upload").status_code == 302
 
 
-def test_a_session_ends_when_its_key_is_removed(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher).test_client()
+def test_a_session_ends_when_its_key_is_removed(db: Database, settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(db, settings, dispatcher).test_client()
     token = logged_in_token(client)
     cookie = client.get_cookie("dealer_session")
     assert cookie is not None
     from webui.app import create_app
 
-    without_alice = create_app(replace(settings, api_keys=f"ci:{CI}"), dispatcher, config={"TESTING": True})
+    without_alice = create_app(replace(settings, api_keys=f"ci:{CI}"), dispatcher, config={"TESTING": True}, db=db)
     other = without_alice.test_client()
     other.set_cookie("dealer_session", cookie.value)
     assert upload(other, {"X-CSRF-Token": token}).status_code == 401
     alice_rotated = create_app(replace(settings, api_keys=f"alice:{ALICE}-rotated"), dispatcher,
-                               config={"TESTING": True}).test_client()
+                               config={"TESTING": True}, db=db).test_client()
     alice_rotated.set_cookie("dealer_session", cookie.value)
     assert upload(alice_rotated, {"X-CSRF-Token": token}).status_code == 401
 
@@ -363,11 +363,11 @@ def test_cross_site_writes_are_refused(client: Any) -> None:
     assert upload(client, {"X-CSRF-Token": token, "Sec-Fetch-Site": "same-origin"}).status_code == 201
 
 
-def test_the_open_service_refuses_cross_site_writes(settings: Settings, dispatcher: Any) -> None:
+def test_the_open_service_refuses_cross_site_writes(db: Database, settings: Settings, dispatcher: Any) -> None:
     """Without keys the service is open, but not to a browser tricked by another site."""
     from webui.app import create_app
 
-    open_client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
+    open_client = create_app(settings, dispatcher, config={"TESTING": True}, db=db).test_client()
     assert upload(open_client, {"Sec-Fetch-Site": "cross-site"}).status_code == 403
     assert upload(open_client, {"Sec-Fetch-Site": "same-origin"}).status_code == 201
     assert upload(open_client).status_code == 201  # scripts send no such header
@@ -377,16 +377,16 @@ EVIL = "http://evil.example"
 
 
 @pytest.mark.parametrize("keyed", [False, True], ids=["open", "keys"])
-def test_a_cross_origin_form_over_plain_http_is_refused(settings: Settings, dispatcher: Any, keyed: bool) -> None:
+def test_a_cross_origin_form_over_plain_http_is_refused(db: Database, settings: Settings, dispatcher: Any, keyed: bool) -> None:
     """Over plain HTTP to a LAN address a browser sends no Sec-Fetch-Site: its Origin, else its Referer,
     tells another site's form from the service's own pages."""
     from webui.app import create_app
 
-    app = (keyed_app(settings, dispatcher) if keyed
-           else create_app(settings, dispatcher, config={"TESTING": True}))
+    app = (keyed_app(db, settings, dispatcher) if keyed
+           else create_app(settings, dispatcher, config={"TESTING": True}, db=db))
     client = app.test_client()
     token = {"X-CSRF-Token": logged_in_token(client)} if keyed else {}
-    before = job_count(settings)
+    before = job_count(db)
     for sent in ({"Origin": EVIL}, {"Referer": f"{EVIL}/page"}, {"Origin": "null"},
                  {"Origin": "http://localhost.evil.example"}, {"Origin": "http://localhost:8080"}):
         response = upload(client, {**token, **sent})
@@ -394,7 +394,7 @@ def test_a_cross_origin_form_over_plain_http_is_refused(settings: Settings, disp
     job = upload(client, {**token}).get_json()["id"]
     for action in ("cancel", "rerun"):
         assert client.post(f"/api/jobs/{job}/{action}", headers={**token, "Origin": EVIL}).status_code == 403
-    assert job_count(settings) == before + 1
+    assert job_count(db) == before + 1
     # The service's own pages (the test client's host is localhost), scripts and keys go on working.
     for sent in ({"Origin": "http://localhost"}, {"Origin": "http://LOCALHOST:80"},
                  {"Referer": "http://localhost/upload"}, {}):
@@ -404,10 +404,10 @@ def test_a_cross_origin_form_over_plain_http_is_refused(settings: Settings, disp
     assert script.post(f"/api/jobs/{job}/rerun", headers=bearer(CI) if keyed else {}).status_code == 201
 
 
-def test_behind_a_proxy_the_origin_is_compared_with_the_forwarded_host(settings: Settings, dispatcher: Any) -> None:
+def test_behind_a_proxy_the_origin_is_compared_with_the_forwarded_host(db: Database, settings: Settings, dispatcher: Any) -> None:
     from webui.app import create_app
 
-    client = create_app(replace(settings, proxy_hops=1), dispatcher, config={"TESTING": True}).test_client()
+    client = create_app(replace(settings, proxy_hops=1), dispatcher, config={"TESTING": True}, db=db).test_client()
     proxied = {"X-Forwarded-Host": "dealer.example", "X-Forwarded-Proto": "https"}
     assert upload(client, {**proxied, "Origin": "https://dealer.example"}).status_code == 201
     assert upload(client, {**proxied, "Origin": "http://localhost"}).status_code == 403
@@ -417,20 +417,20 @@ def test_behind_a_proxy_the_origin_is_compared_with_the_forwarded_host(settings:
 # --- the session's secret ------------------------------------------------------------------------
 
 
-def test_the_session_secret_is_made_once_and_kept_private(settings: Settings, dispatcher: Any) -> None:
-    first = keyed_app(settings, dispatcher)
+def test_the_session_secret_is_made_once_and_kept_private(db: Database, settings: Settings, dispatcher: Any) -> None:
+    first = keyed_app(db, settings, dispatcher)
     path = settings.data_dir / "secret_key"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert keyed_app(settings, dispatcher).secret_key == first.secret_key == path.read_text().strip()
+    assert keyed_app(db, settings, dispatcher).secret_key == first.secret_key == path.read_text().strip()
     assert len(first.secret_key) >= 32
-    given = keyed_app(settings, dispatcher, secret_key="x" * 48)
+    given = keyed_app(db, settings, dispatcher, secret_key="x" * 48)
     assert given.secret_key == "x" * 48
 
 
-def test_without_keys_no_secret_is_made_and_no_cookie_is_set(settings: Settings, dispatcher: Any) -> None:
+def test_without_keys_no_secret_is_made_and_no_cookie_is_set(db: Database, settings: Settings, dispatcher: Any) -> None:
     from webui.app import create_app
 
-    client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
+    client = create_app(settings, dispatcher, config={"TESTING": True}, db=db).test_client()
     response = client.get("/")
     assert "Set-Cookie" not in response.headers and 'name="csrf-token"' not in response.get_data(as_text=True)
     assert not (settings.data_dir / "secret_key").exists()
@@ -439,7 +439,7 @@ def test_without_keys_no_secret_is_made_and_no_cookie_is_set(settings: Settings,
 # --- keys are never shown, stored or logged ------------------------------------------------------
 
 
-def test_keys_never_appear_in_answers_rows_or_logs(client: Any, settings: Settings,
+def test_keys_never_appear_in_answers_rows_or_logs(client: Any, db: Database, settings: Settings,
                                                    caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     seen: list[str] = []
@@ -452,7 +452,7 @@ def test_keys_never_appear_in_answers_rows_or_logs(client: Any, settings: Settin
     seen.append(login(client, CI).get_data(as_text=True))
     seen.append(client.get("/").get_data(as_text=True))
     seen.append(client.get(f"/jobs/{job.get_json()['id']}").get_data(as_text=True))
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         seen.extend(repr(vars(row)) for row in session.scalars(select(Job)))
     seen.append(caplog.text)
     seen.append(client.get_cookie("dealer_session").value)
@@ -460,9 +460,9 @@ def test_keys_never_appear_in_answers_rows_or_logs(client: Any, settings: Settin
         assert CI not in text and CI[:12] not in text
 
 
-def test_the_client_of_a_job_is_its_key_for_the_job_limit(settings: Settings) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    client = keyed_app(settings, dispatcher, max_active_jobs_per_client=1).test_client()
+def test_the_client_of_a_job_is_its_key_for_the_job_limit(db: Database, settings: Settings) -> None:
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    client = keyed_app(db, settings, dispatcher, max_active_jobs_per_client=1).test_client()
     assert upload(client, bearer(CI)).status_code == 201
     assert upload(client, bearer(CI), environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code == 429  # same key
     assert upload(client, bearer(ALICE)).status_code == 201  # same address, another key
@@ -513,13 +513,13 @@ def test_guesses_sharing_a_keys_prefix_do_not_lock_its_owner_out(client: Any, se
                       environ_base={"REMOTE_ADDR": "203.0.113.9"}).status_code == 401
 
 
-def test_a_classroom_behind_one_address_keeps_working_while_one_guesses(settings: Settings, dispatcher: Any) -> None:
+def test_a_classroom_behind_one_address_keeps_working_while_one_guesses(db: Database, settings: Settings, dispatcher: Any) -> None:
     """30 clients on one address: one sends wrong keys as fast as it can, the 29 others never see a 429."""
     from webui.app import create_app
 
     students = {f"student{n:02d}": f"student{n:02d}-key-0123456789abcdef" for n in range(29)}
     seeded = ",".join(f"{name}:{token}:user" for name, token in students.items())
-    app = create_app(replace(settings, api_keys=f"ci:{CI},{seeded}"), dispatcher, config={"TESTING": True})
+    app = create_app(replace(settings, api_keys=f"ci:{CI},{seeded}"), dispatcher, config={"TESTING": True}, db=db)
     classroom = {"environ_base": {"REMOTE_ADDR": "10.1.2.3"}}
     guesser = app.test_client()
     clients = {name: app.test_client() for name in students}
@@ -556,31 +556,31 @@ def test_wrong_logins_are_throttled(client: Any, settings: Settings) -> None:
     assert login(client).status_code == 303  # the right key logs in all the same
 
 
-def test_a_wait_ends_and_grows_with_each_further_failure(settings: Settings) -> None:
+def test_a_wait_ends_and_grows_with_each_further_failure(db: Database, settings: Settings) -> None:
     from worker.store.throttle import Throttle
 
-    throttle = Throttle(Database.of(settings), allowed=1, longest=4)
+    throttle = Throttle(db, allowed=1, longest=4)
     waits = [throttle.failed(["addr:192.0.2.50"]) for _ in range(6)]
     assert waits == [0.0, 1.0, 2.0, 4.0, 4.0, 4.0]
     assert 0 < throttle.wait(["addr:192.0.2.50"]) <= 4.0
     assert throttle.wait(["addr:192.0.2.51"]) == 0.0
-    assert Throttle(Database.of(settings), allowed=0).failed(["addr:192.0.2.52"]) == 0.0  # 0 turns it off
+    assert Throttle(db, allowed=0).failed(["addr:192.0.2.52"]) == 0.0  # 0 turns it off
 
 
-def test_jobs_per_minute_are_limited_per_key(settings: Settings) -> None:
-    client = keyed_app(settings, max_jobs_per_minute_per_client=2).test_client()
+def test_jobs_per_minute_are_limited_per_key(db: Database, settings: Settings) -> None:
+    client = keyed_app(db, settings, max_jobs_per_minute_per_client=2).test_client()
     assert [upload(client, bearer(CI)).status_code for _ in range(2)] == [201, 201]
     refused = upload(client, bearer(CI))
     assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 60
     assert "in the last minute" in refused.get_json()["error"]
     assert upload(client, bearer(ALICE)).status_code == 201  # another key has its own minute
-    assert job_count(settings) == 3
+    assert job_count(db) == 3
 
 
 # --- sessions are kept by the server ---------------------------------------------------------
 
 
-def test_logging_out_ends_every_copy_of_the_session(app: Any, settings: Settings) -> None:
+def test_logging_out_ends_every_copy_of_the_session(app: Any, db: Database, settings: Settings) -> None:
     browser = app.test_client()
     token = logged_in_token(browser)
     copy = app.test_client()
@@ -590,21 +590,21 @@ def test_logging_out_ends_every_copy_of_the_session(app: Any, settings: Settings
     browser.post("/logout", data={"csrf_token": token})
     refused = upload(copy, {"X-CSRF-Token": copy_token})
     assert refused.status_code == 401
-    assert job_count(settings) == 0
+    assert job_count(db) == 0
 
 
-def test_a_session_ends_after_its_lifetime(settings: Settings, dispatcher: Any) -> None:
+def test_a_session_ends_after_its_lifetime(db: Database, settings: Settings, dispatcher: Any) -> None:
     from datetime import timedelta
 
     from sqlalchemy import update
 
     from worker.store.models import WebSession, utcnow
 
-    client = keyed_app(settings, dispatcher, session_hours=0.5).test_client()
+    client = keyed_app(db, settings, dispatcher, session_hours=0.5).test_client()
     token = logged_in_token(client)
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         row = session.scalars(select(WebSession)).one()
         assert timedelta(minutes=29) < row.expires_at - row.created_at <= timedelta(minutes=30)
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         session.execute(update(WebSession).values(expires_at=utcnow() - timedelta(seconds=1)))
     assert upload(client, {"X-CSRF-Token": token}).status_code == 401

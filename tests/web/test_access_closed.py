@@ -25,10 +25,10 @@ def as_(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
-def service(settings: Settings) -> Any:
+def service(db: Database, settings: Settings) -> Any:
     from webui.app import create_app
 
-    return create_app(settings, InlineDispatcher(settings), config={"TESTING": True}).test_client()
+    return create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db).test_client()
 
 
 def upload(client: Any, token: str | None = None) -> Any:
@@ -36,18 +36,18 @@ def upload(client: Any, token: str | None = None) -> Any:
                        content_type="multipart/form-data", headers=as_(token))
 
 
-def another_process(settings: Settings) -> Keys:
+def another_process(db: Database) -> Keys:
     """The keys as another process (the command line, another web process) sees them: no cache shared."""
-    return Keys(Database.of(settings))
+    return Keys(db)
 
 
-def test_a_key_made_by_another_process_works_as_its_owner_at_once(settings: Settings) -> None:
-    client = service(settings)
+def test_a_key_made_by_another_process_works_as_its_owner_at_once(db: Database, settings: Settings) -> None:
+    client = service(db, settings)
     opened = upload(client)
     assert opened.status_code == 201 and opened.get_json()["owner"] is None  # open: no key made yet
     for _ in range(3):  # whatever this process may remember of "no key", warmed
         assert client.get("/api/jobs").status_code == 200
-    token = another_process(settings).add("alice", Role.USER)
+    token = another_process(db).add("alice", Role.USER)
     made = upload(client, token)  # the very next request
     assert made.status_code == 201 and made.get_json()["owner"] == "alice"
     assert client.get(f"/api/jobs/{made.get_json()['id']}", headers=as_(token)).status_code == 200
@@ -55,8 +55,8 @@ def test_a_key_made_by_another_process_works_as_its_owner_at_once(settings: Sett
     assert client.get("/api/jobs").status_code == 401
 
 
-def test_a_key_made_on_the_command_line_works_at_once(settings: Settings) -> None:
-    client = service(settings)
+def test_a_key_made_on_the_command_line_works_at_once(db: Database, settings: Settings) -> None:
+    client = service(db, settings)
     assert client.get("/api/jobs").status_code == 200
     added = dealer(settings, "add", "bob")
     assert added.exit_code == 0, added.output
@@ -68,8 +68,8 @@ def test_a_key_made_on_the_command_line_works_at_once(settings: Settings) -> Non
 
 
 @pytest.mark.parametrize("public", [False, True], ids=["private", "public reads"])
-def test_revoking_every_key_leaves_the_service_closed(settings: Settings, public: bool) -> None:
-    client = service(replace(settings, public_reads=public))
+def test_revoking_every_key_leaves_the_service_closed(db: Database, settings: Settings, public: bool) -> None:
+    client = service(db, replace(settings, public_reads=public))
     token = dealer(settings, "add", "alice", "--role", "admin").stdout.strip()
     job_id = upload(client, token).get_json()["id"]
     assert dealer(settings, "revoke", "alice").exit_code == 0
@@ -81,24 +81,24 @@ def test_revoking_every_key_leaves_the_service_closed(settings: Settings, public
     assert client.get(f"/api/jobs/{job_id}").status_code == (200 if public else 401)
     assert client.get("/login").status_code == 200  # the pages ask for a key, as with keys
     # A fresh process of the service (a restart) finds it closed too.
-    assert upload(service(settings)).status_code == 401
+    assert upload(service(db, settings)).status_code == 401
     # The command line can always make a new key.
     again = dealer(settings, "add", "carol", "--role", "admin").stdout.strip()
     assert upload(client, again).status_code == 201
 
 
-def test_a_key_of_the_variable_taken_out_leaves_the_service_closed(settings: Settings) -> None:
-    seeded = service(replace(settings, api_keys=f"ops:{SEEDED}"))
+def test_a_key_of_the_variable_taken_out_leaves_the_service_closed(db: Database, settings: Settings) -> None:
+    seeded = service(db, replace(settings, api_keys=f"ops:{SEEDED}"))
     assert upload(seeded, SEEDED).status_code == 201
-    restarted = service(settings)  # the same database, DEALER_API_KEYS now empty
+    restarted = service(db, settings)  # the same database, DEALER_API_KEYS now empty
     assert upload(restarted, SEEDED).status_code == 401  # the variable's key is revoked...
     assert upload(restarted).status_code == 401  # ...and the service stays closed
 
 
-def test_only_a_key_made_is_remembered(settings: Settings) -> None:
-    web = another_process(settings)
+def test_only_a_key_made_is_remembered(db: Database, settings: Settings) -> None:
+    web = another_process(db)
     assert web.any_made() is False
-    another_process(settings).add("dave", Role.USER)
+    another_process(db).add("dave", Role.USER)
     assert web.any_made() is True  # "none" was not remembered
-    another_process(settings).revoke("dave")
-    assert web.any_made() is True and another_process(settings).any_made() is True
+    another_process(db).revoke("dave")
+    assert web.any_made() is True and another_process(db).any_made() is True

@@ -44,23 +44,23 @@ class Alices:
         return self.app.test_client().get(path, headers=as_(token))
 
 
-def alices(settings: Settings, **more: Any) -> Alices:
+def alices(db: Database, settings: Settings, **more: Any) -> Alices:
     from webui.app import create_app
 
     settings = replace(settings, api_keys=KEYS, **more)
-    app = create_app(settings, InlineDispatcher(settings), config={"TESTING": True})
+    app = create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db)
     form = {"file": (io.BytesIO(HANDS), "hands.in"), "game": "mahjong", "expected": (io.BytesIO(ANSWERS), "h.out")}
     made = app.test_client().post("/api/jobs", data=form, content_type="multipart/form-data", headers=as_(ALICE))
     assert made.status_code == 201, made.get_json()
     job = app.test_client().get(f"/api/jobs/{made.get_json()['id']}", headers=as_(ALICE)).get_json()
     assert job["status"] == "succeeded" and job["checks"]
     now = utcnow()
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         chunks = session.scalars(select(Chunk).where(Chunk.job_id == job["id"])).all()
         for chunk in chunks:
             chunk.worker, chunk.finished_at = "box:1:7", now
         session.add(WorkerRow(name="box:1", concurrency=2, processed=len(chunks), seen_at=now))
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         throughput.record(session, "box:1", now)  # what the worker's heartbeat writes
     return Alices(app, job, len(chunks))
 
@@ -81,8 +81,8 @@ def filled(rule: str, job: dict[str, Any]) -> str:
     return re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), rule)
 
 
-def test_anothers_job_is_not_found_by_any_route_that_names_it(settings: Settings) -> None:
-    world = alices(settings)
+def test_anothers_job_is_not_found_by_any_route_that_names_it(db: Database, settings: Settings) -> None:
+    world = alices(db, settings)
     for endpoint, rule in routes_of_a_job(world.app):
         path = filled(rule, world.job)
         mine = world.get(path, ALICE)
@@ -96,8 +96,8 @@ def test_anothers_job_is_not_found_by_any_route_that_names_it(settings: Settings
     assert exported.status_code == 404
 
 
-def test_lists_searches_and_exports_show_none_of_anothers_jobs(settings: Settings) -> None:
-    world = alices(settings)
+def test_lists_searches_and_exports_show_none_of_anothers_jobs(db: Database, settings: Settings) -> None:
+    world = alices(db, settings)
     job_id = world.job["id"]
     assert world.get("/api/jobs", BOB).get_json()["total"] == 0
     assert world.get("/api/jobs?owner=alice", BOB).get_json()["items"] == []
@@ -123,8 +123,8 @@ def test_lists_searches_and_exports_show_none_of_anothers_jobs(settings: Setting
     assert len(world.get(f"/api/results/export?job_id={job_id}", ALICE).get_data().splitlines()) == world.job["total"]
 
 
-def test_the_service_and_the_workers_show_a_user_its_own_activity_alone(settings: Settings) -> None:
-    world = alices(settings)
+def test_the_service_and_the_workers_show_a_user_its_own_activity_alone(db: Database, settings: Settings) -> None:
+    world = alices(db, settings)
     total = world.job["total"]
     bobs = world.get("/api/workers", BOB).get_json()
     (box,) = bobs["workers"]
@@ -150,8 +150,8 @@ def test_the_service_and_the_workers_show_a_user_its_own_activity_alone(settings
         assert world.get(path, None).status_code == 401, path
 
 
-def test_public_reads_share_every_read_but_no_write(settings: Settings) -> None:
-    world = alices(settings, public_reads=True)
+def test_public_reads_share_every_read_but_no_write(db: Database, settings: Settings) -> None:
+    world = alices(db, settings, public_reads=True)
     for endpoint, rule in routes_of_a_job(world.app):
         path = filled(rule, world.job)
         for token in (BOB, None):
@@ -168,10 +168,10 @@ def test_a_deployment_that_set_public_reads_keeps_its_choice(raw: str, public: b
 
 
 @pytest.mark.parametrize("public", [False, True], ids=["private", "public reads"])
-def test_healthz_names_no_stuck_job_where_reads_are_private(settings: Settings, public: bool) -> None:
-    world = alices(settings, public_reads=public)
+def test_healthz_names_no_stuck_job_where_reads_are_private(db: Database, settings: Settings, public: bool) -> None:
+    world = alices(db, settings, public_reads=public)
     then = utcnow() - timedelta(hours=1)  # far past the stall periods that make a job stuck
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         session.execute(update(Job).where(Job.id == world.job["id"]).values(
             status=JobStatus.SPLITTING, created_at=then, progress_at=then, lease_until=None))
     body = world.get("/healthz", None).get_json()

@@ -13,6 +13,7 @@ from tests.support.http import post_file as upload
 from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA, failing, judge
 from worker import engines
+from worker.store.database import Database
 from worker.store.models import SOLVE_BUCKETS_US
 
 # --- uploads -------------------------------------------------------------------------------
@@ -82,17 +83,17 @@ def _small_app(settings: Any, dispatcher: Any, limit: int) -> Any:
 
     from webui.app import create_app
 
-    return create_app(replace(settings, max_upload_bytes=limit), dispatcher, config={"TESTING": True})
+    return create_app(replace(settings, max_upload_bytes=limit), dispatcher, config={"TESTING": True}, db=dispatcher.db)
 
 
-def test_upload_over_the_limit_gets_413_naming_the_limit(settings: Any, dispatcher: Any) -> None:
+def test_upload_over_the_limit_gets_413_naming_the_limit(db: Database, settings: Any, dispatcher: Any) -> None:
     client = _small_app(settings, dispatcher, 1024).test_client()
     data = judge("accordion", "many-piles").read_bytes()[:4000]
     response = upload(client, data, "accordion")
     assert response.status_code == 413
     assert response.get_json() == {"error": "the upload is larger than the limit of 1 KiB"}
     assert client.get("/api/jobs").get_json()["total"] == 0
-    assert stored_uploads(settings) == [], "the partial upload was not removed"
+    assert stored_uploads(db) == [], "the partial upload was not removed"
 
 
 def test_upload_far_over_the_limit_is_refused_before_reading(settings: Any, dispatcher: Any) -> None:
@@ -169,9 +170,9 @@ def test_rerun_makes_a_new_job_from_the_same_upload(client: Any, submit: Any) ->
     assert client.get(f"/api/jobs/{again['id']}").get_json()["status"] == "succeeded"
 
 
-def test_rerun_of_a_split_job_solves_its_chunks_again(client: Any, submit: Any, settings: Any) -> None:
+def test_rerun_of_a_split_job_solves_its_chunks_again(client: Any, submit: Any, db: Database, settings: Any) -> None:
     job = submit("accordion/sample")
-    assert stored_uploads(settings) == []  # the upload went once the job was split
+    assert stored_uploads(db) == []  # the upload went once the job was split
     response = client.post(f"/api/jobs/{job['id']}/rerun")
     assert response.status_code == 201
     again = client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
@@ -179,7 +180,7 @@ def test_rerun_of_a_split_job_solves_its_chunks_again(client: Any, submit: Any, 
     assert client.get(f"/api/jobs/{again['id']}/output").data == client.get(f"/api/jobs/{job['id']}/output").data
 
 
-def _failed_in_its_split(settings: Any) -> tuple[Any, dict[str, Any]]:
+def _failed_in_its_split(db: Database, settings: Any) -> tuple[Any, dict[str, Any]]:
     """A client of an app whose jobs hold at most 100 cases, and a job whose split failed on holding more:
     a fault no reading goes on past, which leaves no case stored."""
     from dataclasses import replace
@@ -188,25 +189,24 @@ def _failed_in_its_split(settings: Any) -> tuple[Any, dict[str, Any]]:
     from webui.app import create_app
 
     small = replace(settings, max_cases_per_job=100)
-    client = create_app(small, InlineDispatcher(small), config={"TESTING": True}).test_client()
+    client = create_app(small, InlineDispatcher(db, small), config={"TESTING": True}, db=db).test_client()
     response = upload(client, judge("accordion", "random-2000"), "accordion")
     return client, client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
 
 
-def test_rerun_of_a_failed_job_reads_its_upload_again(settings: Any) -> None:
-    client, job = _failed_in_its_split(settings)
-    assert job["status"] == "failed" and len(stored_uploads(settings)) == 1  # kept: it was never split
+def test_rerun_of_a_failed_job_reads_its_upload_again(db: Database, settings: Any) -> None:
+    client, job = _failed_in_its_split(db, settings)
+    assert job["status"] == "failed" and len(stored_uploads(db)) == 1  # kept: it was never split
     response = client.post(f"/api/jobs/{job['id']}/rerun")
     assert response.status_code == 201
     assert client.get(f"/api/jobs/{response.get_json()['id']}").get_json()["error"] == job["error"]
 
 
-def test_rerun_without_the_upload_or_the_cases_is_409(settings: Any) -> None:
-    from worker.store.database import Database
+def test_rerun_without_the_upload_or_the_cases_is_409(db: Database, settings: Any) -> None:
     from worker.store.models import Upload
 
-    client, job = _failed_in_its_split(settings)
-    with Database.of(settings).session() as session:
+    client, job = _failed_in_its_split(db, settings)
+    with db.session() as session:
         session.query(Upload).delete()
     response = client.post(f"/api/jobs/{job['id']}/rerun")
     assert response.status_code == 409 and "no longer stored" in response.get_json()["error"]

@@ -69,18 +69,18 @@ def part(name: str, value: bytes, filename: str | None = None) -> bytes:
         + value + b"\r\n"
 
 
-def jobs(settings: Settings) -> list[Job]:
-    with Database.of(settings).session(write=False) as session:
+def jobs(db: Database) -> list[Job]:
+    with db.session(write=False) as session:
         return list(session.scalars(select(Job).order_by(Job.id)))
 
 
-def test_the_solve_starts_while_the_file_arrives(client: Any, settings: Settings, queries: JobQueries,
+def test_the_solve_starts_while_the_file_arrives(client: Any, db: Database, settings: Settings, queries: JobQueries,
                                                  service: JobService, decks: bytes) -> None:
     seen: list[tuple[str, str, int, int]] = []
 
     def midway() -> None:  # the server has read 3 MiB of the file: its request has not ended
-        (job,) = jobs(settings)
-        with Database.of(settings).session(write=False) as session:
+        (job,) = jobs(db)
+        with db.session(write=False) as session:
             done = session.scalar(select(func.count()).select_from(Chunk).where(
                 Chunk.job_id == job.id, Chunk.status == ChunkStatus.DONE)) or 0
             upload = session.get(Upload, job.upload_id)
@@ -101,7 +101,7 @@ def test_the_solve_starts_while_the_file_arrives(client: Any, settings: Settings
     assert output(queries, job.id) == output(queries, whole.id)
 
 
-def test_the_game_chosen_decides(client: Any, settings: Settings, decks: bytes) -> None:
+def test_the_game_chosen_decides(client: Any, db: Database, settings: Settings, decks: bytes) -> None:
     # Chosen after the file, so the job was made of what the content says: another game is refused as for
     # a whole file, and the job goes.
     refused = post_body(client, "/api/jobs", body_of(decks, after=part("game", b"mahjong")))
@@ -111,7 +111,7 @@ def test_the_game_chosen_decides(client: Any, settings: Settings, decks: bytes) 
     for body in (body_of(decks, after=part("game", b"10-20-30")), body_of(decks, before=part("game", b"10-20-30"))):
         made = post_body(client, "/api/jobs", body).get_json()
         assert made["game"] == "10-20-30" and made["status"] in ("splitting", "solving", "succeeded")
-        assert [job.id for job in jobs(settings) if job.deleted_at is None][-1] == made["id"]
+        assert [job.id for job in jobs(db) if job.deleted_at is None][-1] == made["id"]
     assert client.get("/api/jobs").get_json()["total"] == 2
 
 
@@ -124,36 +124,36 @@ def test_an_output_to_check_comes_with_a_job_made_while_its_file_arrived(client:
     assert check["status"] == "done" and check["verdict"] == "accepted", check
 
 
-def test_a_file_refused_half_way_leaves_no_job(client: Any, settings: Settings, decks: bytes) -> None:
+def test_a_file_refused_half_way_leaves_no_job(client: Any, db: Database, settings: Settings, decks: bytes) -> None:
     bad = decks[:3 << 20] + b"\x00" + decks[3 << 20:]
     response = post_body(client, "/api/jobs", body_of(bad))
     assert response.status_code == 400 and "byte 0x00" in response.get_json()["error"]
-    (job,) = jobs(settings)  # made from the first MiB, withdrawn with the file
+    (job,) = jobs(db)  # made from the first MiB, withdrawn with the file
     assert job.deleted_at is not None and job.status == JobStatus.CANCELLED and job.upload_id is None
     assert client.get("/api/jobs").get_json()["total"] == 0
     assert client.get(f"/api/jobs/{job.id}").status_code == 404
-    work.purge(settings)
-    assert jobs(settings) == []
+    work.purge(db, settings)
+    assert jobs(db) == []
 
 
-def test_a_split_follows_the_file_as_it_is_written(settings: Settings, queries: JobQueries, decks: bytes) -> None:
+def test_a_split_follows_the_file_as_it_is_written(db: Database, settings: Settings, queries: JobQueries, decks: bytes) -> None:
     """A worker's split on another thread reads the blocks while the web's writer stores them: chunks are
     stored before the file is whole."""
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    service = JobService(replace(settings, split_patience_seconds=60), dispatcher)
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    service = JobService(db, replace(settings, split_patience_seconds=60), dispatcher)
     writer = UploadWriter(service.db, settings.max_upload_bytes)
     writer.follower = arriving = ArrivingJob(service, "decks.in", None, len(decks))
     writer.write(decks[:2 << 20])
     assert arriving.job is not None and dispatcher.queue.popleft() == ("split", arriving.job.id)
     job_id = arriving.job.id
-    split = threading.Thread(target=work.split, args=(service.settings, job_id, dispatcher))
+    split = threading.Thread(target=work.split, args=(service.db, service.settings, job_id, dispatcher))
     split.start()
     try:
         for at in range(2 << 20, len(decks), BLOCK_BYTES):
-            before = chunks_of(settings, job_id)
+            before = chunks_of(db, job_id)
             writer.write(decks[at:at + BLOCK_BYTES])
             # Each block stored is read by the split while the next is not written yet.
-            until(lambda seen=before: chunks_of(settings, job_id) > seen or not split.is_alive(), bool,
+            until(lambda seen=before: chunks_of(db, job_id) > seen or not split.is_alive(), bool,
                   "the split to store the block's chunks", every=0.01)
         assert split.is_alive()  # still waiting for the file's end
         writer.commit()
@@ -166,21 +166,21 @@ def test_a_split_follows_the_file_as_it_is_written(settings: Settings, queries: 
     assert job.status == JobStatus.SUCCEEDED and job.total == DECKS and job.size == len(decks)
 
 
-def test_a_split_lets_a_slow_file_go_and_its_end_sends_it_again(settings: Settings, queries: JobQueries,
+def test_a_split_lets_a_slow_file_go_and_its_end_sends_it_again(db: Database, settings: Settings, queries: JobQueries,
                                                                 decks: bytes) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    service = JobService(replace(settings, split_patience_seconds=0.05), dispatcher)
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    service = JobService(db, replace(settings, split_patience_seconds=0.05), dispatcher)
     writer = UploadWriter(service.db, settings.max_upload_bytes)
     writer.follower = arriving = ArrivingJob(service, "decks.in", None, len(decks))
     writer.write(decks[:2 << 20])
     assert arriving.job is not None
     dispatcher.drain()  # the split reads the first MiB, waits for the rest in vain and lets the job go
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         job = session.get(Job, arriving.job.id)
         assert job is not None and job.status == JobStatus.SPLITTING and job.lease_until is None
         assert job.splitter is None and job.bytes_read > 0
     # The sweep leaves it be (no split could read on) ...
-    assert sweep(service.settings, dispatcher, queue_empty=True, now=utcnow() + timedelta(hours=1))["splits"] == 0
+    assert sweep(db, service.settings, dispatcher, queue_empty=True, now=utcnow() + timedelta(hours=1))["splits"] == 0
     # ... and the file's end sends it again.
     writer.write(decks[2 << 20:])
     writer.commit()
@@ -191,24 +191,23 @@ def test_a_split_lets_a_slow_file_go_and_its_end_sends_it_again(settings: Settin
     assert done.status == JobStatus.SUCCEEDED and done.total == done.done == DECKS
 
 
-def test_a_job_whose_web_process_died_is_withdrawn(settings: Settings, decks: bytes) -> None:
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    service = JobService(settings, dispatcher)
+def test_a_job_whose_web_process_died_is_withdrawn(db: Database, settings: Settings, decks: bytes) -> None:
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    service = JobService(db, settings, dispatcher)
     writer = UploadWriter(service.db, settings.max_upload_bytes)
     writer.follower = arriving = ArrivingJob(service, "decks.in", None, len(decks))
     writer.write(decks[:2 << 20])
     assert arriving.job is not None
-    with Database.of(settings).session() as session:  # written by a process of this host now gone
+    with db.session() as session:  # written by a process of this host now gone
         session.execute(update(Upload).values(receiver=f"{socket.gethostname()}:999999999"))
     assert withdraw_abandoned(service.db) == 1
-    (job,) = jobs(settings)
+    (job,) = jobs(db)
     assert job.deleted_at is not None and job.status == JobStatus.CANCELLED
     dispatcher.drain()  # its split, sent before, finds nothing to do
-    assert chunks_of(settings, job.id) == 0
+    assert chunks_of(db, job.id) == 0
 
 
-def test_a_reader_of_an_arriving_upload_waits_then_says_why_it_stops(settings: Settings) -> None:
-    db = Database.of(settings)
+def test_a_reader_of_an_arriving_upload_waits_then_says_why_it_stops(db: Database, settings: Settings) -> None:
     writer = UploadWriter(db, 1 << 30)
     writer.write(b"x" * (BLOCK_BYTES + 1))  # one block stored, a byte waiting for the next
     assert writer.upload_id is not None
@@ -223,15 +222,15 @@ def test_a_reader_of_an_arriving_upload_waits_then_says_why_it_stops(settings: S
         reader.read(1)
 
 
-def chunks_of(settings: Settings, job_id: int) -> int:
-    with Database.of(settings).session(write=False) as session:
+def chunks_of(db: Database, job_id: int) -> int:
+    with db.session(write=False) as session:
         return session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id == job_id)) or 0
 
 
-def test_a_file_that_starts_as_one_solved_before_is_copied_once_whole(settings: Settings, queries: JobQueries,
+def test_a_file_that_starts_as_one_solved_before_is_copied_once_whole(db: Database, settings: Settings, queries: JobQueries,
                                                                       decks: bytes) -> None:
     cached = replace(settings, result_cache=True)
-    client = create_app(cached, InlineDispatcher(cached), config={"TESTING": True}).test_client()
+    client = create_app(cached, InlineDispatcher(db, cached), config={"TESTING": True}, db=db).test_client()
     first = post_body(client, "/api/jobs", body_of(decks)).get_json()
     assert queries.job(first["id"]).cache_hits == 0
     # Sent again, it starts as the first did: its job is made once the file is whole, and copied.

@@ -13,6 +13,7 @@ from tests.support.jobs import stored_uploads
 from tests.support.paths import failing, judge
 from tests.web.test_openapi import _validate
 from worker.checks import compare
+from worker.store.database import Database
 
 OUT = judge("10-20-30", "sample").with_suffix(".out").read_bytes()  # b"Win : 66\nLoss: 82\nDraw: 73\n"
 
@@ -100,7 +101,7 @@ def test_post_jobs_with_an_expected_output(client: Any) -> None:
     assert check["verdict"] == "accepted" and check["filename"] == "a.out"
 
 
-def test_an_expected_output_that_is_no_text_makes_no_job(client: Any, settings: Any) -> None:
+def test_an_expected_output_that_is_no_text_makes_no_job(client: Any, db: Database, settings: Any) -> None:
     before = client.get("/api/jobs").get_json()["total"]
     response = client.post("/api/jobs", data={"file": (io.BytesIO(judge("10-20-30", "sample").read_bytes()), "a.in"),
                                                "expected": (io.BytesIO(b"Win : 66\n\x1f\x8b\x00"), "a.out")},
@@ -109,20 +110,20 @@ def test_an_expected_output_that_is_no_text_makes_no_job(client: Any, settings: 
     assert response.get_json()["error"] == ("the output cannot be checked: line 2, column 2: not UTF-8 text "
                                             "(byte 0x8b)")
     assert client.get("/api/jobs").get_json()["total"] == before
-    assert stored_uploads(settings) == []
+    assert stored_uploads(db) == []
 
 
-def test_a_failed_job_refuses_checks(client: Any, submit: Any, settings: Any) -> None:
+def test_a_failed_job_refuses_checks(client: Any, submit: Any, db: Database, settings: Any) -> None:
     data, line = failing("10-20-30")
     failed = submit(data, "10-20-30")
     assert failed["status"] == "failed"
-    before = stored_uploads(settings)
+    before = stored_uploads(db)
     response = post_check(client, failed["id"], OUT)
     assert response.status_code == 409
     assert response.get_json()["error"].startswith(f"job {failed['id']} failed (line {line}, column 1")
     assert "no judge output to check against" in response.get_json()["error"]
     assert client.get(f"/api/jobs/{failed['id']}").get_json()["checks"] == []
-    assert stored_uploads(settings) == before
+    assert stored_uploads(db) == before
 
 
 def test_a_pending_check_of_a_job_that_then_fails_shows_as_failed(client: Any, dispatcher: Any) -> None:
@@ -141,12 +142,12 @@ def test_a_pending_check_of_a_job_that_then_fails_shows_as_failed(client: Any, d
     (b"\x89PNG\r\n\x1a\nxx", 415, "the output cannot be checked: line 1, column 1: this looks like a PNG image"),
     (b"Win : 66\n" + b"9" * ((1 << 20) + 1) + b"\n", 413, "the output cannot be checked: line 2: the line is longer than"),
 ])
-def test_an_output_that_is_no_text_is_refused_and_nothing_stored(client: Any, job: dict[str, Any], settings: Any,
+def test_an_output_that_is_no_text_is_refused_and_nothing_stored(client: Any, job: dict[str, Any], db: Database, settings: Any,
                                                                   data: bytes, status: int, message: str) -> None:
-    before = stored_uploads(settings)
+    before = stored_uploads(db)
     response = post_check(client, job["id"], data)
     assert response.status_code == status and response.get_json()["error"].startswith(message), response.get_json()
-    assert stored_uploads(settings) == before
+    assert stored_uploads(db) == before
     assert client.get(f"/api/jobs/{job['id']}/checks").get_json() == []
 
 
@@ -157,10 +158,10 @@ def small_settings(settings: Any) -> Any:
     return replace(settings, max_upload_bytes=64, max_line_bytes=65_536)
 
 
-def test_an_output_over_the_upload_limit_is_413(small_settings: Any, dispatcher: Any) -> None:
+def test_an_output_over_the_upload_limit_is_413(small_settings: Any, db: Database, dispatcher: Any) -> None:
     from webui.app import create_app
 
-    client = create_app(small_settings, dispatcher, config={"TESTING": True}).test_client()
+    client = create_app(small_settings, dispatcher, config={"TESTING": True}, db=db).test_client()
     job = post_file(client, judge("10-20-30", "sample"), "10-20-30")
     assert job.status_code == 413  # the judge file itself is over 64 bytes
     response = client.post("/api/jobs/1/checks", data={"file": (io.BytesIO(b"x" * 100), "big.out")},
@@ -223,7 +224,7 @@ def test_pages_of_cases_by_verdict(client: Any, submit: Any, monkeypatch: pytest
         (k + 1, None, lines[k].decode()) for k in range(1995, 2000)]
 
 
-def test_deleting_a_job_deletes_its_checks_and_their_outputs(client: Any, dispatcher: Any, settings: Any) -> None:
+def test_deleting_a_job_deletes_its_checks_and_their_outputs(client: Any, dispatcher: Any, db: Database, settings: Any) -> None:
     dispatcher.immediate = False
     job = post_file(client, judge("10-20-30", "sample"), "10-20-30").get_json()
     pending = post_check(client, job["id"], b"Win : 1\n").get_json()
@@ -231,13 +232,13 @@ def test_deleting_a_job_deletes_its_checks_and_their_outputs(client: Any, dispat
     assert client.get(f"/api/checks/{pending['id']}").get_json()["status"] == "failed"
     assert client.delete(f"/api/jobs/{job['id']}").status_code == 204
     assert client.get(f"/api/checks/{pending['id']}").status_code == 404
-    assert stored_uploads(settings) == []
+    assert stored_uploads(db) == []
 
 
-def test_a_judged_check_keeps_no_copy_of_its_output(client: Any, job: dict[str, Any], settings: Any) -> None:
-    before = stored_uploads(settings)
+def test_a_judged_check_keeps_no_copy_of_its_output(client: Any, job: dict[str, Any], db: Database, settings: Any) -> None:
+    before = stored_uploads(db)
     checked(client, job["id"], OUT.replace(b"Win", b"Lose"))
-    assert stored_uploads(settings) == before
+    assert stored_uploads(db) == before
 
 
 def test_the_check_page_shows_the_verdict_and_marks_the_difference(client: Any, job: dict[str, Any]) -> None:

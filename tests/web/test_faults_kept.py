@@ -64,10 +64,10 @@ def solved(game: str, data: bytes, tmp_path: Path) -> tuple[int, bytes, str]:
     return result.exit_code, result.stdout_bytes, result.stderr
 
 
-def stored(settings: Any, job_id: int) -> dict[int, tuple[str, str]]:
+def stored(db: Database, job_id: int) -> dict[int, tuple[str, str]]:
     """Every case a job stored: its place in the file → (its input, its judge line)."""
     return {chunk.first_index + k: (data.inputs[k], data.lines[k])
-            for chunk, data in stored_cases(Database.of(settings), job_id) for k in range(chunk.count)}
+            for chunk, data in stored_cases(db, job_id) for k in range(chunk.count)}
 
 
 def upload(client: Any, data: bytes, game: str) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def upload(client: Any, data: bytes, game: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("game", engines.names())
-def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: Any, tmp_path: Path,
+def test_every_good_case_is_kept_and_every_fault_listed(client: Any, db: Database, settings: Any, tmp_path: Path,
                                                         game: str) -> None:
     data, where = judge_file(game, set(BAD))
     job = upload(client, data, game)
@@ -89,7 +89,7 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
 
     # Each good case under its place in the file, as dealer solve answers it there.
     texts = _texts(game)
-    cases = stored(settings, job["id"])
+    cases = stored(db, job["id"])
     assert sorted(cases) == good
     for place in good:
         line = engine.solve_batch([texts[place - 1]], place, False)[0].rstrip("\n")
@@ -138,13 +138,13 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, settings: A
 
 
 @pytest.mark.parametrize("game", engines.names())
-def test_a_fault_at_the_start_keeps_the_good_cases_after_it(client: Any, settings: Any, tmp_path: Path,
+def test_a_fault_at_the_start_keeps_the_good_cases_after_it(client: Any, db: Database, settings: Any, tmp_path: Path,
                                                              game: str) -> None:
     data, where = judge_file(game, {1, 3}, 50)
     job = upload(client, data, game)
     assert job["status"] == "failed" and (job["total"], job["done"], job["fault_count"]) == (48, 48, 2)
     assert [fault["line"] for fault in job["faults"]] == [where[1], where[3]]
-    assert sorted(stored(settings, job["id"])) == [2, *range(4, 51)]
+    assert sorted(stored(db, job["id"])) == [2, *range(4, 51)]
     assert job["partial_output"] is None  # no case comes before the first fault
     # dealer solve says the same of the same bytes: no answer, both faults, exit 2.
     status, output, messages = solved(game, data, tmp_path)
@@ -153,7 +153,7 @@ def test_a_fault_at_the_start_keeps_the_good_cases_after_it(client: Any, setting
     assert named == [fault["message"] for fault in job["faults"]]
 
 
-def test_a_bad_first_case_past_the_head_leaves_no_partial_output(client: Any, settings: Any,
+def test_a_bad_first_case_past_the_head_leaves_no_partial_output(client: Any, db: Database, settings: Any,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A file whose every case is bad: nothing to keep, nothing partial, every fault listed. The intake
     refuses such a file by its head, so it is let through here: the split meets it all the same."""
@@ -162,20 +162,20 @@ def test_a_bad_first_case_past_the_head_leaves_no_partial_output(client: Any, se
     job = upload(client, data, "mahjong")
     assert job["status"] == "failed" and (job["total"], job["done"], job["fault_count"]) == (0, 0, 50)
     assert [fault["line"] for fault in job["faults"]] == list(where.values())
-    assert job["partial_output"] is None and stored(settings, job["id"]) == {}
+    assert job["partial_output"] is None and stored(db, job["id"]) == {}
     assert job["error"].startswith(job["faults"][0]["message"] + " (and 49 more faults): the file is no valid "
                                    "judge file; no hand of it is good")
     assert client.get(f"/api/jobs/{job['id']}/output?partial=1").data == b""
     assert client.get(f"/api/jobs/{job['id']}/output").get_json()["error"].endswith("it has no partial output")
 
 
-def test_a_hundred_faults_are_listed_and_all_counted(client: Any, settings: Any, tmp_path: Path) -> None:
+def test_a_hundred_faults_are_listed_and_all_counted(client: Any, db: Database, settings: Any, tmp_path: Path) -> None:
     bad = set(range(301, 451))
     data, where = judge_file("mahjong", bad)
     job = upload(client, data, "mahjong")
     assert job["status"] == "failed" and job["fault_count"] == 150 and len(job["faults"]) == 100
     assert [fault["line"] for fault in job["faults"]] == [where[place] for place in sorted(bad)][:100]
-    assert job["total"] == job["done"] == CASES - 150 and sorted(stored(settings, job["id"]))[299:301] == [300, 451]
+    assert job["total"] == job["done"] == CASES - 150 and sorted(stored(db, job["id"]))[299:301] == [300, 451]
     assert "(and 149 more faults)" in job["error"]
 
     status, output, messages = solved("mahjong", data, tmp_path)

@@ -19,6 +19,7 @@ from tests.web.test_access import CI, bearer, csrf_of, job_count, keyed_app, log
 from worker.cli import main
 from worker.config import Settings
 from worker.jobs import generated
+from worker.store.database import Database
 
 
 def dealer(*arguments: str) -> bytes:
@@ -37,11 +38,11 @@ def made(client: Any, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     return client.get(f"/api/jobs/{job['id']}", headers=kwargs.get("headers")).get_json()  # reads are private
 
 
-def small_app(settings: Settings, **limits: Any) -> Any:
+def small_app(db: Database, settings: Settings, **limits: Any) -> Any:
     from webui.app import create_app
 
     settings = replace(settings, **limits)
-    return create_app(settings, InlineDispatcher(settings), config={"TESTING": True}).test_client()
+    return create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db).test_client()
 
 
 @pytest.mark.parametrize("game, mix, layout", [
@@ -95,11 +96,11 @@ def test_mahjong_hands_without_honours_say_so(client: Any) -> None:
     ({"game": "10-20-30", "cases": 10, "jobs": 2}, "jobs: no such field"),
 ])
 def test_what_cannot_be_made_is_a_400_naming_the_field_and_nothing_is_stored(
-        client: Any, settings: Settings, body: dict[str, Any], message: str) -> None:
+        client: Any, db: Database, settings: Settings, body: dict[str, Any], message: str) -> None:
     response = client.post("/api/generate", json=body)
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(message)
-    assert stored_uploads(settings) == [] and job_count(settings) == 0
+    assert stored_uploads(db) == [] and job_count(db) == 0
 
 
 def test_a_game_the_engines_solve_but_no_generator_makes_is_a_400_naming_it(client: Any, coins: Any) -> None:
@@ -113,50 +114,50 @@ def test_a_body_that_is_no_json_object_is_a_400(client: Any, body: str) -> None:
     assert response.status_code == 400 and response.get_json()["error"].startswith("the body must be a JSON object")
 
 
-def test_a_body_larger_than_a_request_needs_is_refused_unread(client: Any, settings: Settings) -> None:
+def test_a_body_larger_than_a_request_needs_is_refused_unread(client: Any, db: Database, settings: Settings) -> None:
     body = '{"game": "10-20-30", "cases": 10, "mix": "' + "win=1," * 20_000 + 'loss=1"}'
     response = client.post("/api/generate", data=body, content_type="application/json")
     assert response.status_code == 413
     assert response.get_json() == {"error": "the body is larger than 64 KiB: a request to generate is a few fields"}
-    assert stored_uploads(settings) == [] and job_count(settings) == 0
+    assert stored_uploads(db) == [] and job_count(db) == 0
 
 
-def test_cases_are_bounded_by_the_per_job_limit_of_the_settings(settings: Settings) -> None:
-    client = small_app(settings, max_cases_per_job=50)
+def test_cases_are_bounded_by_the_per_job_limit_of_the_settings(db: Database, settings: Settings) -> None:
+    client = small_app(db, settings, max_cases_per_job=50)
     response = client.post("/api/generate", json={"game": "mahjong", "cases": 51})
     assert response.status_code == 400
     assert response.get_json() == {"error": "cases: a job holds at most 50 cases on this service, not 51"}
     assert made(client, {"game": "mahjong", "cases": 50})["total"] == 50
 
 
-def test_a_file_over_the_upload_limit_is_refused_like_an_upload_and_nothing_is_kept(settings: Settings) -> None:
-    client = small_app(settings, max_upload_bytes=1000)  # 100 decks take about 15 kB
+def test_a_file_over_the_upload_limit_is_refused_like_an_upload_and_nothing_is_kept(db: Database, settings: Settings) -> None:
+    client = small_app(db, settings, max_upload_bytes=1000)  # 100 decks take about 15 kB
     response = client.post("/api/generate", json={"game": "10-20-30", "cases": 100, "seed": 1})
     assert response.status_code == 413
     assert response.get_json()["error"].startswith("the upload is larger than the limit of")
-    assert stored_uploads(settings) == [] and job_count(settings) == 0
+    assert stored_uploads(db) == [] and job_count(db) == 0
 
 
-def test_a_file_that_would_take_longer_than_a_request_may_is_refused_and_nothing_is_kept(settings: Settings) -> None:
+def test_a_file_that_would_take_longer_than_a_request_may_is_refused_and_nothing_is_kept(db: Database, settings: Settings) -> None:
     # A budget no search round fits in: the first round of 1,024 tries finds fewer than the 3,000 draws.
-    client = small_app(settings, generate_seconds=1e-9)
+    client = small_app(db, settings, generate_seconds=1e-9)
     response = client.post("/api/generate", json={"game": "10-20-30", "cases": 3000, "mix": "draw=1"})
     assert response.status_code == 400
     error = response.get_json()["error"]
     assert error.startswith("cases: ") and "dealer generate" in error and "at most 1e-09 s a request" in error
-    assert stored_uploads(settings) == [] and job_count(settings) == 0
+    assert stored_uploads(db) == [] and job_count(db) == 0
 
 
-def test_a_client_over_its_job_limit_is_refused_before_the_file_is_made(settings: Settings) -> None:
-    client = small_app(settings, max_jobs_per_minute_per_client=1)
+def test_a_client_over_its_job_limit_is_refused_before_the_file_is_made(db: Database, settings: Settings) -> None:
+    client = small_app(db, settings, max_jobs_per_minute_per_client=1)
     made(client, {"game": "mahjong", "cases": 3})
     response = client.post("/api/generate", json={"game": "mahjong", "cases": 3})
     assert response.status_code == 429 and "Retry-After" in response.headers
-    assert job_count(settings) == 1
+    assert job_count(db) == 1
 
 
-def test_with_keys_a_request_needs_one_as_any_write(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher).test_client()
+def test_with_keys_a_request_needs_one_as_any_write(db: Database, settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(db, settings, dispatcher).test_client()
     body = {"game": "accordion", "cases": 5, "seed": 3}
     assert client.post("/api/generate", json=body).status_code == 401
     assert made(client, body, headers=bearer(CI))["status"] == "succeeded"
@@ -177,17 +178,17 @@ def test_the_upload_page_generates_and_goes_to_the_new_job(client: Any) -> None:
     assert job["counts"] == {"win": 10, "loss": 10, "draw": 10}
 
 
-def test_the_form_says_what_cannot_be_made_and_keeps_what_was_typed(client: Any, settings: Settings) -> None:
+def test_the_form_says_what_cannot_be_made_and_keeps_what_was_typed(client: Any, db: Database, settings: Settings) -> None:
     response = client.post("/generate", data={"game": "mahjong", "cases": "12", "mix": "ready=1,bingo=2"})
     assert response.status_code == 400
     page = response.get_data(as_text=True)
     assert "mix: mahjong has no outcome &#34;bingo&#34;" in page
     assert 'value="ready=1,bingo=2"' in page and '<option value="mahjong" selected>' in page
-    assert stored_uploads(settings) == [] and job_count(settings) == 0
+    assert stored_uploads(db) == [] and job_count(db) == 0
 
 
-def test_with_keys_the_form_needs_a_login_and_its_csrf_token(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher).test_client()
+def test_with_keys_the_form_needs_a_login_and_its_csrf_token(db: Database, settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(db, settings, dispatcher).test_client()
     form = {"game": "accordion", "cases": "4"}
     assert client.post("/generate", data=form).status_code == 401
     assert login(client, CI).status_code == 303

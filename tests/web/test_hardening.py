@@ -120,12 +120,12 @@ def test_the_opener_policy_is_sent_only_where_a_browser_honours_it(client: Any, 
         assert response.headers["X-Frame-Options"] == "DENY"  # the others, everywhere
 
 
-def test_a_proxy_that_says_https_is_trusted_for_the_opener_policy(settings: Any, dispatcher: Any) -> None:
+def test_a_proxy_that_says_https_is_trusted_for_the_opener_policy(db: Database, settings: Any, dispatcher: Any) -> None:
     from dataclasses import replace
 
     from webui.app import create_app
 
-    app = create_app(replace(settings, proxy_hops=1), dispatcher, config={"TESTING": True})
+    app = create_app(replace(settings, proxy_hops=1), dispatcher, config={"TESTING": True}, db=db)
     client = app.test_client()
     forwarded = {"X-Forwarded-For": "192.168.1.7", "X-Forwarded-Host": "192.168.1.20"}
     over_https = client.get("/", headers={**forwarded, "X-Forwarded-Proto": "https"}, base_url="http://10.0.0.2")
@@ -171,24 +171,24 @@ def test_no_page_has_inline_script_or_style(client: Any, three_jobs: dict[str, A
         assert page.scripts and all(src or kind == "application/json" for src, kind in page.scripts), path
 
 
-def test_debug_mode_is_off_unless_flask_debug_says_so(settings: Any, dispatcher: Any,
+def test_debug_mode_is_off_unless_flask_debug_says_so(db: Database, settings: Any, dispatcher: Any,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from webui.app import create_app
 
     monkeypatch.delenv("FLASK_DEBUG", raising=False)
-    assert create_app(settings, dispatcher).debug is False
-    assert create_app(settings, dispatcher, config={"DEBUG": True}).debug is False
+    assert create_app(settings, dispatcher, db=db).debug is False
+    assert create_app(settings, dispatcher, config={"DEBUG": True}, db=db).debug is False
     monkeypatch.setenv("FLASK_DEBUG", "1")
-    assert create_app(settings, dispatcher).debug is True
+    assert create_app(settings, dispatcher, db=db).debug is True
 
 
-def test_an_unexpected_error_shows_no_traceback(settings: Any, dispatcher: Any,
+def test_an_unexpected_error_shows_no_traceback(db: Database, settings: Any, dispatcher: Any,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from webui.app import create_app
     from worker.jobs.queries import JobQueries
 
     monkeypatch.delenv("FLASK_DEBUG", raising=False)
-    client = create_app(settings, dispatcher).test_client()  # not TESTING: errors are answered, not raised
+    client = create_app(settings, dispatcher, db=db).test_client()  # not TESTING: errors are answered, not raised
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internals")
@@ -207,10 +207,10 @@ INJECTIONS = ["' OR '1'='1", "1 OR 1=1", "1; DROP TABLE cases; --", "win' --", "
 
 
 @pytest.mark.parametrize("value", INJECTIONS)
-def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, settings: Any,
+def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, db: Database, settings: Any,
                                                                 three_jobs: dict[str, Any], value: str) -> None:
     job_id = three_jobs["mahjong"]["id"]
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         before = (session.scalar(select(func.count()).select_from(Chunk)),
                   session.scalar(select(func.count()).select_from(Job)))
     for name in ("game", "outcome", "number_min", "number_max", "job_id", "since", "until", "sort", "page",
@@ -230,7 +230,7 @@ def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, sett
     for name in ("status", "game", "page", "per_page"):
         response = client.get("/api/jobs", query_string={name: value})
         assert response.status_code in (200, 400), (name, response.status_code)
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         after = (session.scalar(select(func.count()).select_from(Chunk)),
                  session.scalar(select(func.count()).select_from(Job)))
     assert after == before
@@ -243,11 +243,11 @@ def test_history_page_echoes_filters_as_text(client: Any) -> None:
     assert str(escape(value)) in html
 
 
-def test_upload_form_file_is_not_kept_when_refused(client: Any, settings: Any) -> None:
+def test_upload_form_file_is_not_kept_when_refused(client: Any, db: Database, settings: Any) -> None:
     response = client.post("/api/jobs", data={"file": (io.BytesIO(b"\x1f\x8b\x08\x00" + b"x" * 100), "a.gz")},
                            content_type="multipart/form-data")
     assert response.status_code == 400
-    assert stored_uploads(settings) == []
+    assert stored_uploads(db) == []
     assert judge("mahjong", "sample").exists()
 
 
@@ -306,7 +306,7 @@ def test_an_error_inside_a_streamed_answer_ends_it_and_is_logged(client: Any, ap
     from webui.context import dealer
 
     with app.app_context():  # outside a request the queries see nothing: the app's own see all
-        real = dealer().queries.iter_results
+        real = dealer().cases.iter_results
 
     def failing(flt: Any) -> Any:
         batches = real(flt)

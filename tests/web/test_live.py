@@ -33,10 +33,9 @@ def _events(response: Any) -> list[tuple[str, str]]:
     return found
 
 
-def test_a_heartbeat_records_its_processes_chunks_per_interval(settings: Settings, submit: Any,
-                                                               queries: JobQueries) -> None:
+def test_a_heartbeat_records_its_processes_chunks_per_interval(db: Database, settings: Settings, submit: Any,
+                                                               overview_queries: Any, queries: JobQueries) -> None:
     job = submit("10-20-30/sample", "10-20-30")
-    db = Database.of(settings)
     now = utcnow()
     with db.session() as session:
         chunks = session.scalars(select(Chunk).where(Chunk.job_id == job["id"]).order_by(Chunk.seq)).all()
@@ -52,7 +51,7 @@ def test_a_heartbeat_records_its_processes_chunks_per_interval(settings: Setting
         throughput.record(session, "box:10", now)
         throughput.prune(session, now)
     mine = sum(c.count for c in chunks[1:])
-    view = queries.workers()
+    view = overview_queries.workers()
     by_name = {w.name: w for w in view.workers}
     assert set(by_name) == {"box:1", "box:10"}
     assert by_name["box:1"].solved_last_minute == mine and by_name["box:1"].throughput.cases == mine
@@ -66,22 +65,22 @@ def test_a_heartbeat_records_its_processes_chunks_per_interval(settings: Setting
         assert session.scalar(select(ThroughputRow.at).order_by(ThroughputRow.at).limit(1)) >= now - throughput.KEEP
 
 
-def test_the_workers_view_shows_the_chunk_each_process_solves_now(settings: Settings, submit: Any,
-                                                                  queries: JobQueries) -> None:
+def test_the_workers_view_shows_the_chunk_each_process_solves_now(db: Database, settings: Settings, submit: Any,
+                                                                  overview_queries: Any, queries: JobQueries) -> None:
     job = submit("mahjong/sample", "mahjong")
     now = utcnow()
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         session.add(WorkerRow(name="box:1", concurrency=2, seen_at=now - timedelta(seconds=3)))
         session.add(WorkerRow(name="gone:5", concurrency=1, seen_at=now - timedelta(minutes=5)))
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job["id"]).order_by(Chunk.seq)).first()
         chunk.status, chunk.worker, chunk.dispatched_at = ChunkStatus.RUNNING, "box:1:42", now
-    view = {w.name: w for w in queries.workers().workers}
+    view = {w.name: w for w in overview_queries.workers().workers}
     since = (utcnow() - now).total_seconds()  # what the age may hold beyond the 3 s, the look having taken it
     busy = view["box:1"].busy
     assert [(p.pid, p.job_id, p.first_index, p.cases) for p in busy] == [(42, job["id"], chunk.first_index, chunk.count)]
     assert view["box:1"].alive and 3 <= view["box:1"].heartbeat_age_seconds <= 3 + since + 0.05  # to a tenth
     assert not view["gone:5"].alive and view["gone:5"].busy == []
-    assert [w.name for w in queries.workers().workers] == ["box:1", "gone:5"]  # alive first
+    assert [w.name for w in overview_queries.workers().workers] == ["box:1", "gone:5"]  # alive first
 
 
 def test_a_jobs_throughput_covers_its_run(client: Any, submit: Any) -> None:
@@ -113,15 +112,15 @@ def test_jobs_are_filtered_by_file_name_status_and_game(client: Any, submit: Any
     assert client.get("/?status=nonsense").status_code == 400
 
 
-def test_cases_waiting_are_never_below_none_while_a_file_is_read(settings: Settings, submit: Any,
-                                                                 queries: JobQueries) -> None:
+def test_cases_waiting_are_never_below_none_while_a_file_is_read(db: Database, settings: Settings, submit: Any,
+                                                                 overview_queries: Any, queries: JobQueries) -> None:
     job = submit("10-20-30/sample", "10-20-30")
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         row = session.get(Job, job["id"])
         # The split has counted fewer cases read than the solve tasks answered already.
         row.status, row.split_at, row.total, row.done, row.bytes_read = JobStatus.SPLITTING, None, 2, 5, row.size // 2
         row.started_at = row.progress_at = utcnow()
-    assert queries.overview(0).queued_cases == 0  # half read: about 4 cases in all, 5 answered already
+    assert overview_queries.overview(0).queued_cases == 0  # half read: about 4 cases in all, 5 answered already
     view = queries.job(job["id"])
     assert 0 <= view.progress <= 1 and view.eta_seconds is None or view.eta_seconds >= 0
 
@@ -149,9 +148,9 @@ def test_the_dashboard_stream_sends_the_overview_and_its_page(client: Any, submi
     assert client.get("/events/dashboard?status=nonsense").status_code == 400
 
 
-def _running(settings: Settings, job: dict[str, Any]) -> int:
+def _running(db: Database, job: dict[str, Any]) -> int:
     """``job`` made running again (the tests have no worker: a job submitted is solved at once)."""
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         row = session.get(Job, job["id"])
         row.status, row.finished_at = JobStatus.SOLVING, None
     return int(job["id"])
@@ -161,8 +160,8 @@ class _Statements:
     """Counts the SQL statements this thread sends while in the block (the poller's thread, which reads on
     its own, is not counted)."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.engine = Database.of(settings).engine
+    def __init__(self, db: Database) -> None:
+        self.engine = db.engine
         self.count = 0
         self.thread = threading.current_thread()
 
@@ -189,42 +188,42 @@ def _opened(client: Any, url: str, **environ: Any) -> Any:
 
 
 def test_a_tick_reads_each_thing_watched_once_whatever_the_number_of_its_viewers(
-        app: Any, client: Any, settings: Settings, submit: Any) -> None:
-    jobs = [_running(settings, submit(HAND, "mahjong", name=f"{k}.in")) for k in range(3)]
+        app: Any, client: Any, db: Database, settings: Settings, submit: Any) -> None:
+    jobs = [_running(db, submit(HAND, "mahjong", name=f"{k}.in")) for k in range(3)]
     hub = live.Hub.of(app)
     opened = [_opened(client, f"/events/jobs/{jobs[0]}"), _opened(client, "/events/dashboard?game=mahjong")]
     try:
-        with _Statements(settings) as few:
+        with _Statements(db) as few:
             hub.tick()
         assert few.count > 0
         for k in range(30):
             opened += [_opened(client, f"/events/jobs/{jobs[k % 3]}"), _opened(client, "/events/dashboard?game=mahjong")]
         assert hub.watched() == 4  # three jobs and one view of the dashboard, for 62 streams
-        with _Statements(settings) as many:
+        with _Statements(db) as many:
             hub.tick()
         assert many.count == few.count  # every job watched in one query, the dashboard's view read once
         opened.append(_opened(client, "/events/dashboard?game=10-20-30"))
-        with _Statements(settings) as more:
+        with _Statements(db) as more:
             hub.tick()
         assert more.count > many.count  # another view of the dashboard is read on its own
     finally:
         for response in opened:
             response.close()
     assert hub.watched() == 0
-    with _Statements(settings) as none:
+    with _Statements(db) as none:
         hub.tick()
     assert none.count == 0  # nobody watches: nothing is read
 
 
 def test_streams_beyond_a_clients_share_or_the_process_ceiling_are_refused_before_any_database_work(
-        app: Any, client: Any, settings: Settings, submit: Any, monkeypatch: Any) -> None:
-    job = _running(settings, submit(HAND, "mahjong"))
+        app: Any, client: Any, db: Database, settings: Settings, submit: Any, monkeypatch: Any) -> None:
+    job = _running(db, submit(HAND, "mahjong"))
     admission = app.wsgi_app
     assert isinstance(admission, live.Admission) and admission.per_client == settings.live_streams_per_client
     monkeypatch.setattr(admission, "per_client", 2)
     held = [_opened(client, "/events/dashboard") for _ in range(2)]
     try:
-        with _Statements(settings) as statements:
+        with _Statements(db) as statements:
             refused = client.get(f"/events/jobs/{job}")
         assert refused.status_code == 429 and refused.headers["Retry-After"] == "5"
         assert "at most 2" in refused.get_json()["error"]
@@ -233,7 +232,7 @@ def test_streams_beyond_a_clients_share_or_the_process_ceiling_are_refused_befor
         held.append(_opened(client, f"/events/jobs/{job}", REMOTE_ADDR="10.0.0.2"))
         held.append(_opened(client, f"/events/jobs/{job}", HTTP_AUTHORIZATION="Bearer another-key"))
         monkeypatch.setattr(live, "MAX_STREAMS", 4)
-        with _Statements(settings) as statements:
+        with _Statements(db) as statements:
             full = client.get(f"/events/jobs/{job}", environ_overrides={"REMOTE_ADDR": "10.0.0.3"})
         assert full.status_code == 429 and "as many live streams as it can" in full.get_json()["error"]
         assert statements.count == 0 and admission.open == 4
@@ -248,12 +247,12 @@ def test_streams_beyond_a_clients_share_or_the_process_ceiling_are_refused_befor
 
 
 def test_streams_that_cannot_open_in_time_are_refused_before_any_database_work(
-        app: Any, client: Any, settings: Settings, submit: Any, monkeypatch: Any) -> None:
-    job = _running(settings, submit(HAND, "mahjong"))
+        app: Any, client: Any, db: Database, settings: Settings, submit: Any, monkeypatch: Any) -> None:
+    job = _running(db, submit(HAND, "mahjong"))
     monkeypatch.setattr(live, "OPENING_WAIT_SECONDS", 0.1)
     monkeypatch.setattr(app.wsgi_app, "_opening", threading.BoundedSemaphore(1))
     app.wsgi_app._opening.acquire()  # another stream is opening, and takes its time
-    with _Statements(settings) as statements:
+    with _Statements(db) as statements:
         refused = client.get(f"/events/jobs/{job}")
     assert refused.status_code == 429 and "opening at once" in refused.get_json()["error"]
     assert statements.count == 0 and app.wsgi_app.open == 0
@@ -262,13 +261,13 @@ def test_streams_that_cannot_open_in_time_are_refused_before_any_database_work(
 
 
 def test_a_stream_opened_after_a_change_starts_from_a_reading_made_after_it(
-        client: Any, settings: Settings, submit: Any) -> None:
+        client: Any, db: Database, settings: Settings, submit: Any) -> None:
     """The dashboard's page opened again after a job was deleted: its new stream must not start from the
     reading the poller made before the delete (it showed the job again for a tick)."""
-    kept, deleted = (_running(settings, submit(HAND, "mahjong", name=f"{name}.in")) for name in ("kept", "gone"))
+    kept, deleted = (_running(db, submit(HAND, "mahjong", name=f"{name}.in")) for name in ("kept", "gone"))
     watching = _opened(client, "/events/dashboard?game=mahjong")  # the view is watched, and was read
     try:
-        with Database.of(settings).session() as session:
+        with db.session() as session:
             session.get(Job, deleted).deleted_at = utcnow()
         again = client.get("/events/dashboard?game=mahjong", buffered=False)
         chunks = iter(again.response)
@@ -280,12 +279,12 @@ def test_a_stream_opened_after_a_change_starts_from_a_reading_made_after_it(
         watching.close()
 
 
-def test_a_watched_job_ends_its_streams_when_it_finishes_or_is_deleted(client: Any, settings: Settings,
+def test_a_watched_job_ends_its_streams_when_it_finishes_or_is_deleted(client: Any, db: Database, settings: Settings,
                                                                          submit: Any) -> None:
-    finishing = _running(settings, submit(HAND, "mahjong", name="finishing.in"))
-    deleted = _running(settings, submit(HAND, "mahjong", name="deleted.in"))
+    finishing = _running(db, submit(HAND, "mahjong", name="finishing.in"))
+    deleted = _running(db, submit(HAND, "mahjong", name="deleted.in"))
     streams = [_opened(client, f"/events/jobs/{finishing}") for _ in range(3)] + [_opened(client, f"/events/jobs/{deleted}")]
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         row = session.get(Job, finishing)
         row.status, row.finished_at = JobStatus.SUCCEEDED, utcnow()
         session.get(Job, deleted).deleted_at = utcnow()
@@ -296,8 +295,8 @@ def test_a_watched_job_ends_its_streams_when_it_finishes_or_is_deleted(client: A
     assert client.get(f"/events/jobs/{deleted}").status_code == 404
 
 
-def test_a_process_told_to_stop_ends_every_stream_at_once(client: Any, settings: Settings, submit: Any) -> None:
-    job = _running(settings, submit(HAND, "mahjong"))
+def test_a_process_told_to_stop_ends_every_stream_at_once(client: Any, db: Database, settings: Settings, submit: Any) -> None:
+    job = _running(db, submit(HAND, "mahjong"))
     streams = [_opened(client, f"/events/jobs/{job}"), _opened(client, "/events/dashboard")]
     try:
         live.stop()

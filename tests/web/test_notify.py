@@ -21,6 +21,7 @@ from tests.support.receiver import Receiver, receiving
 from worker import work
 from worker.checks import notify
 from worker.config import Settings
+from worker.store.database import Database
 
 OUT = judge("10-20-30", "sample").with_suffix(".out").read_bytes()
 SECRET = "the class's secret"
@@ -39,15 +40,15 @@ def private(settings: Settings) -> Settings:
 
 
 @pytest.fixture
-def held(private: Settings) -> InlineDispatcher:
+def held(db: Database, private: Settings) -> InlineDispatcher:
     """Work queued until drained: a job is still running when its answer comes."""
-    return InlineDispatcher(private, immediate=False)
+    return InlineDispatcher(db, private, immediate=False)
 
 
 def client_of(settings: Settings, dispatcher: InlineDispatcher) -> Any:
     from webui.app import create_app
 
-    return create_app(settings, dispatcher, config={"TESTING": True}).test_client()
+    return create_app(settings, dispatcher, config={"TESTING": True}, db=dispatcher.db).test_client()
 
 
 def post_job(client: Any, url: str | None, secret: str | None = None, name: str = "sample") -> Any:
@@ -73,7 +74,7 @@ def verifies(headers: dict[str, str], body: bytes, secret: str) -> bool:
     return hmac.compare_digest(headers.get("X-Dealer-Signature", ""), expected)
 
 
-def test_a_job_calls_back_when_it_ends_signed(private: Settings, held: InlineDispatcher,
+def test_a_job_calls_back_when_it_ends_signed(db: Database, private: Settings, held: InlineDispatcher,
                                               receiver: Receiver) -> None:
     client = client_of(private, held)
     made = post_job(client, receiver.url, SECRET)
@@ -96,12 +97,12 @@ def test_a_job_calls_back_when_it_ends_signed(private: Settings, held: InlineDis
     assert shown["delivered_at"] is not None and shown["last_error"] is None
     held.queue.extend(held.sent)  # every message again: a callback delivered is not made twice
     held.drain()
-    assert work.sweep(private, held)["notices"] == 0
+    assert work.sweep(db, private, held)["notices"] == 0
     assert len(receiver.calls) == 1
 
 
-def test_a_check_calls_back_when_it_ends(private: Settings, receiver: Receiver) -> None:
-    client = client_of(private, InlineDispatcher(private))
+def test_a_check_calls_back_when_it_ends(db: Database, private: Settings, receiver: Receiver) -> None:
+    client = client_of(private, InlineDispatcher(db, private))
     made = post_job(client, None).get_json()
     job = client.get(f"/api/jobs/{made['id']}").get_json()
     assert job["status"] == "succeeded" and job["notify"] is None
@@ -130,7 +131,7 @@ def test_a_job_made_with_a_check_calls_back_for_each(private: Settings, held: In
         ("check", check["id"]), ("job", job["id"])]
 
 
-def test_a_callback_answered_500_is_sent_again(private: Settings, held: InlineDispatcher,
+def test_a_callback_answered_500_is_sent_again(db: Database, private: Settings, held: InlineDispatcher,
                                                receiver: Receiver) -> None:
     client = client_of(private, held)
     receiver.answers = [500]
@@ -139,7 +140,7 @@ def test_a_callback_answered_500_is_sent_again(private: Settings, held: InlineDi
     shown = client.get(f"/api/jobs/{job['id']}").get_json()["notify"]
     assert shown["state"] == "due" and shown["attempts"] == 1 and shown["last_status"] == 500
     assert shown["last_error"] == "answered 500" and shown["next_at"] is not None
-    assert work.sweep(private, held)["notices"] == 1  # the retry's time has come (no wait in these settings)
+    assert work.sweep(db, private, held)["notices"] == 1  # the retry's time has come (no wait in these settings)
     held.drain()
     assert [body["attempt"] for body in receiver.bodies()] == [1, 2]
     assert all(verifies(headers, body, SECRET) for headers, body in receiver.calls)
@@ -147,17 +148,17 @@ def test_a_callback_answered_500_is_sent_again(private: Settings, held: InlineDi
     assert shown["state"] == "delivered" and shown["attempts"] == 2 and shown["last_status"] == 200
 
 
-def test_a_callback_is_given_up_when_its_retries_are_spent(private: Settings, receiver: Receiver) -> None:
+def test_a_callback_is_given_up_when_its_retries_are_spent(db: Database, private: Settings, receiver: Receiver) -> None:
     settings = replace(private, notify_retry_seconds=0.0)
-    client = client_of(settings, InlineDispatcher(settings))
+    client = client_of(settings, InlineDispatcher(db, settings))
     receiver.answers = [503]
     job = post_job(client, receiver.url).get_json()
     assert job["notify"]["state"] == "failed" and job["notify"]["last_status"] == 503
-    assert work.sweep(settings, InlineDispatcher(settings))["notices"] == 0
+    assert work.sweep(db, settings, InlineDispatcher(db, settings))["notices"] == 0
     assert len(receiver.calls) == 1
 
 
-def test_a_cancelled_job_and_its_check_call_back(private: Settings, held: InlineDispatcher,
+def test_a_cancelled_job_and_its_check_call_back(db: Database, private: Settings, held: InlineDispatcher,
                                                  receiver: Receiver) -> None:
     client = client_of(private, held)
     job = post_job(client, receiver.url).get_json()
@@ -166,7 +167,7 @@ def test_a_cancelled_job_and_its_check_call_back(private: Settings, held: Inline
     assert client.post(f"/api/jobs/{job['id']}/cancel").status_code == 200
     assert sorted(held.queue) == [("notify_check", check["id"]), ("notify_job", job["id"])]
     held.queue.clear()  # those sends lost: the sweep sends them again
-    assert work.sweep(private, held)["notices"] == 2
+    assert work.sweep(db, private, held)["notices"] == 2
     held.drain()
     assert sorted((body["kind"], body["status"]) for body in receiver.bodies()) == [
         ("check", "failed"), ("job", "cancelled")]
@@ -184,8 +185,8 @@ def test_a_cancelled_job_and_its_check_call_back(private: Settings, held: Inline
     ("ftp://example.org/hook", "ftp scheme"),
     ("example.org/hook", "no scheme"),
 ])
-def test_a_url_the_rules_refuse_is_a_400_naming_the_rule(settings: Settings, url: str, rule: str) -> None:
-    client = client_of(settings, InlineDispatcher(settings))
+def test_a_url_the_rules_refuse_is_a_400_naming_the_rule(db: Database, settings: Settings, url: str, rule: str) -> None:
+    client = client_of(settings, InlineDispatcher(db, settings))
     refused = post_job(client, url)
     assert refused.status_code == 400
     message = refused.get_json()["error"]
@@ -197,8 +198,8 @@ def test_a_url_the_rules_refuse_is_a_400_naming_the_rule(settings: Settings, url
     assert client.get(f"/api/jobs/{job['id']}/checks").get_json() == []
 
 
-def test_a_secret_alone_or_too_long_is_refused(settings: Settings) -> None:
-    client = client_of(settings, InlineDispatcher(settings))
+def test_a_secret_alone_or_too_long_is_refused(db: Database, settings: Settings) -> None:
+    client = client_of(settings, InlineDispatcher(db, settings))
     refused = post_job(client, None, SECRET)
     assert refused.status_code == 400 and "notify_secret is given without a notify_url" in refused.get_json()["error"]
     refused = post_job(client, "http://127.0.0.1/", "s" * 257)
@@ -207,10 +208,10 @@ def test_a_secret_alone_or_too_long_is_refused(settings: Settings) -> None:
     assert refused.status_code == 400 and "notify_url is over 2048 characters" in refused.get_json()["error"]
 
 
-def test_a_host_turned_private_since_is_not_connected_to(settings: Settings, monkeypatch: pytest.MonkeyPatch,
+def test_a_host_turned_private_since_is_not_connected_to(db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch,
                                                          receiver: Receiver) -> None:
     """DNS rebinding: the name resolved to a public address when given, to a private one when called."""
-    held = InlineDispatcher(settings, immediate=False)
+    held = InlineDispatcher(db, settings, immediate=False)
     client = client_of(settings, held)
     answers = {"hooks.example.org": ["93.184.216.34"]}
     monkeypatch.setattr(notify, "resolve", lambda host, port: answers[host])
@@ -224,19 +225,19 @@ def test_a_host_turned_private_since_is_not_connected_to(settings: Settings, mon
     assert not receiver.calls
 
 
-def test_the_connection_goes_to_the_address_checked(private: Settings, monkeypatch: pytest.MonkeyPatch,
+def test_the_connection_goes_to_the_address_checked(db: Database, private: Settings, monkeypatch: pytest.MonkeyPatch,
                                                     receiver: Receiver) -> None:
     """The name is resolved once: the request goes to the address found, under the name (its Host header)."""
     port = receiver.url.split(":")[2].split("/")[0]
     monkeypatch.setattr(notify, "resolve", lambda host, port: ["127.0.0.1"])
-    client = client_of(private, InlineDispatcher(private))
+    client = client_of(private, InlineDispatcher(db, private))
     post_job(client, f"http://hooks.example.org:{port}/hook")
     assert [headers["Host"] for headers, _ in receiver.calls] == [f"hooks.example.org:{port}"]
 
 
-def test_the_pages_say_the_status_in_their_title(settings: Settings) -> None:
+def test_the_pages_say_the_status_in_their_title(db: Database, settings: Settings) -> None:
     """As rendered first (their scripts keep it so while the page is open: tests/browser/test_notify_title.py)."""
-    held = InlineDispatcher(settings, immediate=False)
+    held = InlineDispatcher(db, settings, immediate=False)
     client = client_of(settings, held)
     job = post_job(client, None).get_json()
     check = post_check(client, job["id"], None, OUT.replace(b"Loss: 82", b"Loss: 28")).get_json()

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from tests.support.jobs import submit as submit_job
 from tests.support.paths import JUDGE_DATA
-from worker.jobs.queries import STUCK_AFTER_STALLS
+from worker.jobs.overview import STUCK_AFTER_STALLS
 from worker.store.database import Database
 from worker.store.chunks import read_chunks
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
@@ -20,8 +20,8 @@ from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
 ACCORDION = (JUDGE_DATA / "accordion" / "sample.in").read_bytes()
 
 
-def _heartbeat(settings: Any, name: str = "test-worker") -> None:
-    with Database.of(settings).session() as session:
+def _heartbeat(db: Database, name: str = "test-worker") -> None:
+    with db.session() as session:
         session.merge(WorkerRow(name=name, started_at=utcnow(), seen_at=utcnow(), concurrency=2, processed=0))
 
 
@@ -35,8 +35,8 @@ def test_healthz_is_503_without_workers(client: Any) -> None:
     assert body["workers"] == {"ok": False, "error": "no worker heard from in the last 10 s", "seen": 0, "names": []}
 
 
-def test_healthz_is_200_when_everything_answers(client: Any, settings: Any) -> None:
-    _heartbeat(settings)
+def test_healthz_is_200_when_everything_answers(client: Any, db: Database, settings: Any) -> None:
+    _heartbeat(db)
     response = client.get("/healthz")
     assert response.status_code == 200
     body = response.get_json()
@@ -44,9 +44,9 @@ def test_healthz_is_200_when_everything_answers(client: Any, settings: Any) -> N
                                                                  "names": ["test-worker"]}
 
 
-def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, settings: Any, dispatcher: Any,
+def test_healthz_is_503_when_the_broker_does_not_answer(client: Any, db: Database, settings: Any, dispatcher: Any,
                                                           monkeypatch: Any) -> None:
-    _heartbeat(settings)
+    _heartbeat(db)
     monkeypatch.setattr(dispatcher, "queue_depth", lambda: None)
     response = client.get("/healthz")
     assert response.status_code == 503
@@ -95,7 +95,7 @@ def parse_metrics(text: str) -> dict[str, float]:
     return samples
 
 
-def test_metrics_in_prometheus_text_format(client: Any, submit: Any, settings: Any) -> None:
+def test_metrics_in_prometheus_text_format(client: Any, submit: Any, db: Database, settings: Any) -> None:
     submit("10-20-30/sample")
     submit("accordion/sample")
     response = client.get("/metrics")
@@ -112,7 +112,7 @@ def test_metrics_in_prometheus_text_format(client: Any, submit: Any, settings: A
     assert samples["dealer_queue_depth"] == 0 and samples["dealer_broker_up"] == 1
     assert samples["dealer_workers"] == 0 and samples["dealer_pending_chunks"] == 0
     # The histogram: cumulative buckets, +Inf equal to the count, sum in seconds.
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         ids = session.scalars(select(Chunk.id).join(Job, Job.id == Chunk.job_id).where(Job.game == "10-20-30")).all()
         solve_us = [us for data in read_chunks(session, ids).values() for us in data.facts.solve_us]
     buckets = [samples[f'dealer_solve_seconds_bucket{{game="10-20-30",le="{le}"}}']
@@ -137,7 +137,7 @@ def test_metrics_without_a_broker(client: Any, dispatcher: Any, monkeypatch: Any
 
 
 @pytest.mark.parametrize("broker", ["filesystem", "redis"])
-def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> None:
+def test_healthz_and_overview_with_a_real_broker(db: Database, settings: Any, broker: str) -> None:
     """An empty queue is depth 0 (Redis keeps no key for it), a sent message is depth 1."""
     from dataclasses import replace
 
@@ -148,8 +148,8 @@ def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> 
     if broker == "redis":
         settings = replace(settings, broker_url=fresh_redis_url())
     dispatcher = CeleryDispatcher.for_settings(settings)
-    client = create_app(settings, dispatcher, config={"TESTING": True}).test_client()
-    _heartbeat(settings)
+    client = create_app(settings, dispatcher, config={"TESTING": True}, db=db).test_client()
+    _heartbeat(db)
     health = client.get("/healthz")
     assert health.status_code == 200, health.get_json()
     assert health.get_json()["broker"] == {"ok": True, "error": None, "queue_depth": 0}
@@ -159,7 +159,7 @@ def test_healthz_and_overview_with_a_real_broker(settings: Any, broker: str) -> 
         assert [p.name.endswith(".dealer.msg") for p in (settings.broker_dir / "queue").iterdir()] == [True]
 
 
-def test_healthz_tries_a_broker_that_is_down_once(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_healthz_tries_a_broker_that_is_down_once(db: Database, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A refused connection answers at once; the broker's retries would wait many seconds."""
     from dataclasses import replace
 
@@ -169,7 +169,8 @@ def test_healthz_tries_a_broker_that_is_down_once(settings: Any, monkeypatch: py
     from worker.broker import CeleryDispatcher
 
     settings = replace(settings, broker_url="redis://127.0.0.1:1/0")
-    client = create_app(settings, CeleryDispatcher.for_settings(settings), config={"TESTING": True}).test_client()
+    client = create_app(settings, CeleryDispatcher.for_settings(settings), config={"TESTING": True},
+                        db=db).test_client()
     attempts = []
     connect = Connection._establish_connection  # what kombu calls at each attempt, the retries' too
 
@@ -183,24 +184,24 @@ def test_healthz_tries_a_broker_that_is_down_once(settings: Any, monkeypatch: py
     assert attempts == ["redis://127.0.0.1:1/0"]
 
 
-def _still_since(settings: Any, job_id: int, minutes: float, **columns: Any) -> None:
+def _still_since(db: Database, job_id: int, minutes: float, **columns: Any) -> None:
     """Make a job look as if nothing had moved it for ``minutes``."""
     then = utcnow() - timedelta(minutes=minutes)
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         session.execute(update(Job).where(Job.id == job_id).values(created_at=then, progress_at=then, **columns))
 
 
 def test_a_job_that_does_not_move_is_named_by_healthz_metrics_and_the_dashboard(
-        client: Any, settings: Any, service: Any, dispatcher: Any) -> None:
-    _heartbeat(settings)
+        client: Any, db: Database, settings: Any, service: Any, dispatcher: Any) -> None:
+    _heartbeat(db)
     dispatcher.immediate = False  # no worker takes them
     stuck, waiting, reading = (submit_job(service, ACCORDION, "accordion", name=f"{name}.in").id
                                for name in ("stuck", "waiting", "reading"))
     still = settings.stall_seconds * STUCK_AFTER_STALLS / 60
-    _still_since(settings, stuck, still + 1, status="splitting")
-    _still_since(settings, waiting, still / 2)  # queued a while, not for long enough
+    _still_since(db, stuck, still + 1, status="splitting")
+    _still_since(db, waiting, still / 2)  # queued a while, not for long enough
     # A split that reads on renews its lease: however old its last answered case, it moves.
-    _still_since(settings, reading, still + 1, status="splitting",
+    _still_since(db, reading, still + 1, status="splitting",
                  lease_until=utcnow() + timedelta(seconds=settings.lease_seconds - 1))
     response = client.get("/healthz")
     assert response.status_code == 200  # a stuck job is for an operator, not a load balancer
@@ -216,8 +217,8 @@ def test_a_job_that_does_not_move_is_named_by_healthz_metrics_and_the_dashboard(
     assert client.get("/api/overview").get_json()["stuck_jobs"][0]["id"] == stuck
 
 
-def test_healthz_is_ok_and_the_gauge_zero_when_every_job_moves(client: Any, settings: Any, service: Any) -> None:
-    _heartbeat(settings)
+def test_healthz_is_ok_and_the_gauge_zero_when_every_job_moves(client: Any, db: Database, settings: Any, service: Any) -> None:
+    _heartbeat(db)
     submit_job(service, ACCORDION, "accordion")  # solved at once
     assert client.get("/healthz").get_json()["status"] == "ok"
     assert parse_metrics(client.get("/metrics").get_data(as_text=True))["dealer_jobs_stuck"] == 0

@@ -13,13 +13,14 @@ from tests.web.test_access import csrf_of
 from tests.web.test_ops import parse_metrics
 from tests.web.test_permissions import ALICE, BOB, HANDS, KEYS, ROOT
 from worker.config import Settings
+from worker.store.database import Database
 
 
-def keyed(settings: Settings, immediate: bool = True, **more: Any) -> Any:
+def keyed(db: Database, settings: Settings, immediate: bool = True, **more: Any) -> Any:
     from webui.app import create_app
 
     settings = replace(settings, api_keys=KEYS, public_reads=False, **more)
-    return create_app(settings, InlineDispatcher(settings, immediate=immediate), config={"TESTING": True})
+    return create_app(settings, InlineDispatcher(db, settings, immediate=immediate), config={"TESTING": True}, db=db)
 
 
 def as_(token: str) -> dict[str, str]:
@@ -34,8 +35,8 @@ def upload(client: Any, token: str, data: bytes = HANDS) -> dict[str, Any]:
     return job
 
 
-def test_every_count_shows_a_user_only_its_own_jobs(settings: Settings) -> None:
-    client = keyed(settings).test_client()
+def test_every_count_shows_a_user_only_its_own_jobs(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings).test_client()
     for token in (ALICE, ALICE, BOB):
         upload(client, token)
     overview = client.get("/api/overview", headers=as_(ALICE)).get_json()
@@ -52,8 +53,8 @@ def test_every_count_shows_a_user_only_its_own_jobs(settings: Settings) -> None:
         solved] + mine['dealer_cases_solved{game="mahjong",outcome="not-ready"}']
 
 
-def test_a_file_solved_before_is_copied_only_from_its_owners_jobs(settings: Settings) -> None:
-    client = keyed(settings, result_cache=True).test_client()
+def test_a_file_solved_before_is_copied_only_from_its_owners_jobs(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings, result_cache=True).test_client()
     first = upload(client, ALICE)
     assert first["cache_hits"] == 0
     bobs = client.get(f"/api/jobs/{upload(client, BOB)['id']}", headers=as_(BOB)).get_json()
@@ -62,8 +63,8 @@ def test_a_file_solved_before_is_copied_only_from_its_owners_jobs(settings: Sett
     assert again["cache_hits"] == again["total"] > 0
 
 
-def test_answers_name_the_owner_and_an_admin_filters_by_it(settings: Settings) -> None:
-    client = keyed(settings).test_client()
+def test_answers_name_the_owner_and_an_admin_filters_by_it(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings).test_client()
     alices, bobs = upload(client, ALICE), upload(client, BOB)
     assert (alices["owner"], bobs["owner"]) == ("alice", "bob")
     listed = client.get("/api/jobs?owner=bob", headers=as_(ROOT)).get_json()["items"]
@@ -90,8 +91,8 @@ def login(client: Any, token: str) -> str:
     return csrf_of(client.get("/").get_data(as_text=True))
 
 
-def test_an_admin_makes_and_revokes_keys_on_the_keys_page(settings: Settings) -> None:
-    app = keyed(settings)
+def test_an_admin_makes_and_revokes_keys_on_the_keys_page(db: Database, settings: Settings) -> None:
+    app = keyed(db, settings)
     admin = app.test_client()
     csrf = login(admin, ROOT)
     page = admin.get("/keys").get_data(as_text=True)
@@ -115,8 +116,8 @@ def test_an_admin_makes_and_revokes_keys_on_the_keys_page(settings: Settings) ->
     assert app.test_client().get("/keys").status_code == 302  # to the login
 
 
-def test_the_live_figures_of_anothers_job_are_not_found(settings: Settings) -> None:
-    client = keyed(settings).test_client()
+def test_the_live_figures_of_anothers_job_are_not_found(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings).test_client()
     bobs = upload(client, BOB)
     assert client.get(f"/events/jobs/{bobs['id']}", headers=as_(ALICE)).status_code == 404
     assert client.get(f"/events/jobs/{bobs['id'] + 1000}", headers=as_(ALICE)).status_code == 404

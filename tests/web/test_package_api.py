@@ -19,6 +19,7 @@ from tests.support.paths import judge
 from tests.web.test_access import CI, bearer, csrf_of, job_count, keyed_app, login
 from worker.cli import main
 from worker.config import Settings
+from worker.store.database import Database
 
 
 def package_zip(tmp_path: Path, game: str, *recipes: str) -> bytes:
@@ -30,7 +31,7 @@ def package_zip(tmp_path: Path, game: str, *recipes: str) -> bytes:
     return path.read_bytes()
 
 
-def test_the_zip_is_the_one_dealer_package_writes_for_the_same_recipes(client: Any, settings: Settings,
+def test_the_zip_is_the_one_dealer_package_writes_for_the_same_recipes(client: Any, db: Database, settings: Settings,
                                                                       tmp_path: Path) -> None:
     body = {"game": "mahjong", "recipes": [{"cases": 12, "seed": 4, "layout": "sorted"},
                                            {"cases": 8, "seed": 5, "mix": "ready=1,not-ready=1", "honours": False}]}
@@ -39,7 +40,7 @@ def test_the_zip_is_the_one_dealer_package_writes_for_the_same_recipes(client: A
     assert response.headers["Content-Disposition"] == 'attachment; filename="mahjong.zip"'
     assert response.data == package_zip(tmp_path, "mahjong", "--cases 12 --seed 4 --layout sorted",
                                         "--cases 8 --seed 5 --mix ready=1,not-ready=1 --no-honours")
-    assert stored_uploads(settings) == [] and job_count(settings) == 0
+    assert stored_uploads(db) == [] and job_count(db) == 0
 
 
 def test_without_recipes_the_package_is_the_default_one(client: Any, tmp_path: Path) -> None:
@@ -86,8 +87,8 @@ def test_what_cannot_be_made_is_a_400_naming_the_field(client: Any, body: dict[s
     assert (response.status_code, response.get_json()) == (400, {"error": message})
 
 
-def test_with_keys_a_package_needs_a_key(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher).test_client()
+def test_with_keys_a_package_needs_a_key(db: Database, settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(db, settings, dispatcher).test_client()
     assert client.post("/api/package", json={"game": "accordion"}).status_code == 401
     assert client.post("/api/package", json={"game": "accordion"}, headers=bearer(CI)).status_code == 200
 
@@ -115,8 +116,8 @@ def test_the_form_says_what_cannot_be_packaged_and_keeps_what_was_typed(client: 
     assert response.status_code == 400 and "cases must be at most 2,000, not 2001" in response.get_data(as_text=True)
 
 
-def test_with_keys_the_form_needs_a_login_and_its_csrf_token(settings: Settings, dispatcher: Any) -> None:
-    client = keyed_app(settings, dispatcher).test_client()
+def test_with_keys_the_form_needs_a_login_and_its_csrf_token(db: Database, settings: Settings, dispatcher: Any) -> None:
+    client = keyed_app(db, settings, dispatcher).test_client()
     form = {"game": "accordion", "cases": "4"}
     assert client.post("/generate/package", data=form).status_code == 401
     assert login(client, CI).status_code == 303

@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.paths import failing, judge
 from worker import engines
+from worker.store.database import Database
 
 
 def test_dashboard_lists_jobs_with_progress_and_service(client: Any, three_jobs: dict[str, Any]) -> None:
@@ -116,12 +117,12 @@ def test_case_pages_show_input_result_and_replay(client: Any, three_jobs: dict[s
         assert client.get(f"/cases/{case['id']}").get_data(as_text=True) == html
 
 
-def test_a_case_whose_stored_trace_is_damaged_says_so(client: Any, settings: Any,
+def test_a_case_whose_stored_trace_is_damaged_says_so(client: Any, db: Database, settings: Any,
                                                     three_jobs: dict[str, Any]) -> None:
     from tests.support.jobs import replace_trace
 
     job = three_jobs["10-20-30"]
-    replace_trace(settings, job["id"], 1, b"\x01 cut")
+    replace_trace(db, job["id"], 1, b"\x01 cut")
     page = client.get(f"/jobs/{job['id']}/cases/1")
     assert page.status_code == 200 and "Win : 66" in page.get_data(as_text=True)
     assert "The stored trace of this deck cannot be read: a stored 10-20-30 trace is" in page.get_data(as_text=True)
@@ -187,12 +188,12 @@ def test_job_page_shows_reading_warnings(client: Any, submit: Any) -> None:
     assert "no terminating &#34;0&#34; at end of file" in html
 
 
-def test_upload_page_over_the_limit_is_a_413_page(settings: Any, dispatcher: Any) -> None:
+def test_upload_page_over_the_limit_is_a_413_page(db: Database, settings: Any, dispatcher: Any) -> None:
     from dataclasses import replace
 
     from webui.app import create_app
 
-    client = create_app(replace(settings, max_upload_bytes=100), dispatcher, config={"TESTING": True}).test_client()
+    client = create_app(replace(settings, max_upload_bytes=100), dispatcher, config={"TESTING": True}, db=db).test_client()
     response = client.post("/upload", data={"file": (io.BytesIO(b"1 " * 200), "big.in")},
                            content_type="multipart/form-data")
     assert response.status_code == 413 and response.mimetype == "text/html"

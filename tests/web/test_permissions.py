@@ -19,6 +19,7 @@ from tests.support.inline import InlineDispatcher
 from tests.support.paths import JUDGE_DATA
 from tests.web.test_access import csrf_of
 from worker.config import Settings
+from worker.store.database import Database
 from worker.store.models import case_id
 
 ROOT, ALICE, BOB = "root-0123456789abcdef-key", "alice-0123456789abcdef-key", "bob-0123456789abcdef-key"
@@ -110,12 +111,12 @@ class World:
     queued: dict[str, int]
 
 
-def world(settings: Settings, public: bool) -> World:
+def world(db: Database, settings: Settings, public: bool) -> World:
     from webui.app import create_app
 
     settings = replace(settings, api_keys=KEYS, public_reads=public)
-    dispatcher = InlineDispatcher(settings, immediate=False)
-    app = create_app(settings, dispatcher, config={"TESTING": True})
+    dispatcher = InlineDispatcher(db, settings, immediate=False)
+    app = create_app(settings, dispatcher, config={"TESTING": True}, db=db)
     client = app.test_client()
     made = {name: upload(client, token, expected=True)["id"] for name, token in TOKENS.items()}
     dispatcher.drain()
@@ -171,9 +172,9 @@ def listed(response: Any, job_id: int, page: bool) -> bool:
 
 
 @pytest.mark.parametrize("who, whose, read, write", PERMISSIONS, ids=[f"{w} on {o}" for w, o, _, _ in PERMISSIONS])
-def test_every_action_on_a_job_is_allowed_or_refused_as_the_table_says(settings: Settings, who: str, whose: str,
+def test_every_action_on_a_job_is_allowed_or_refused_as_the_table_says(db: Database, settings: Settings, who: str, whose: str,
                                                                        read: str, write: str) -> None:
-    made = world(settings, public="public reads" in who)
+    made = world(db, settings, public="public reads" in who)
     owner = target_of(who, whose)
     job_id = made.jobs[owner]["id"]
     for action in ACTIONS:

@@ -29,8 +29,8 @@ def limits(**values: str) -> dict[str, PerRole]:
     return {name: PerRole.parse(name.upper(), value) for name, value in values.items()}
 
 
-def test_jobs_kept_are_limited_per_owner_with_a_429_naming_the_limit(settings: Settings) -> None:
-    client = keyed(settings, **limits(quota_jobs="user=2")).test_client()
+def test_jobs_kept_are_limited_per_owner_with_a_429_naming_the_limit(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings, **limits(quota_jobs="user=2")).test_client()
     first = upload(client, ALICE)
     upload(client, ALICE)
     response = client.post("/api/jobs", data={"file": (io.BytesIO(HANDS), "hands.in"), "game": "mahjong"},
@@ -45,8 +45,8 @@ def test_jobs_kept_are_limited_per_owner_with_a_429_naming_the_limit(settings: S
     upload(client, ALICE)  # a deleted job no longer counts, before the purge even ran
 
 
-def test_bytes_kept_are_limited_with_a_413_before_the_file_is_read(settings: Settings) -> None:
-    client = keyed(settings, **limits(quota_bytes=f"user={2 * len(HANDS)}")).test_client()
+def test_bytes_kept_are_limited_with_a_413_before_the_file_is_read(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings, **limits(quota_bytes=f"user={2 * len(HANDS)}")).test_client()
     upload(client, ALICE)
     upload(client, ALICE)
     body = CountingBody("file", 8 * MiB, prose)
@@ -59,22 +59,22 @@ def test_bytes_kept_are_limited_with_a_413_before_the_file_is_read(settings: Set
     upload(client, BOB)
 
 
-def test_an_upload_over_the_quota_is_refused_while_it_arrives_nothing_kept(settings: Settings) -> None:
-    client = keyed(settings, **limits(quota_bytes="user=3M")).test_client()
+def test_an_upload_over_the_quota_is_refused_while_it_arrives_nothing_kept(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings, **limits(quota_bytes="user=3M")).test_client()
     sample = HANDS.splitlines(keepends=True)[0]
     data = sample * ((6 * MiB) // len(sample))
     response = client.post("/api/jobs", data={"file": (io.BytesIO(data), "big.in"), "game": "mahjong"},
                            content_type="multipart/form-data", headers=as_(ALICE))
     assert response.status_code == 413, response.get_json()
     assert "a user may keep 3 MiB (DEALER_QUOTA_BYTES)" in response.get_json()["error"]
-    work.purge(settings)
-    with Database.of(settings).session(write=False) as session:
+    work.purge(db, settings)
+    with db.session(write=False) as session:
         assert session.scalar(select(func.count()).select_from(UploadBlock)) == 0
         assert session.scalar(select(func.count()).select_from(Job)) == 0
 
 
-def test_refused_uploads_count_against_the_quota_for_an_hour(settings: Settings) -> None:
-    client = keyed(settings, **limits(quota_bytes="user=3M")).test_client()
+def test_refused_uploads_count_against_the_quota_for_an_hour(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings, **limits(quota_bytes="user=3M")).test_client()
     answers = []
     for _ in range(4):  # a file of random bytes, refused from its first MiB each time
         body = CountingBody("file", 64 * MiB, random_bytes)
@@ -87,14 +87,13 @@ def test_refused_uploads_count_against_the_quota_for_an_hour(settings: Settings)
     message = client.post("/api/jobs", data={"file": (io.BytesIO(HANDS), "hands.in")},
                           content_type="multipart/form-data", headers=as_(ALICE)).get_json()["error"]
     assert "of them refused in the last hour" in message, message
-    with Database.of(settings).session() as session:  # an hour later they no longer count
+    with db.session() as session:  # an hour later they no longer count
         for row in session.scalars(select(RefusedBytes)):
             row.hour -= timedelta(hours=2)
     upload(client, ALICE)
 
 
-def test_refusals_of_one_owner_racing_in_a_new_hour_are_all_counted(settings: Settings) -> None:
-    db = Database.of(settings)
+def test_refusals_of_one_owner_racing_in_a_new_hour_are_all_counted(db: Database, settings: Settings) -> None:
     failures: list[BaseException] = []
 
     def refuse() -> None:
@@ -111,7 +110,7 @@ def test_refusals_of_one_owner_racing_in_a_new_hour_are_all_counted(settings: Se
         for thread in others:
             thread.start()
         if db.dialect == "postgresql":  # each waits on the first's row (SQLite: on the first's transaction)
-            until(lambda: _waiting_on_locks(settings), lambda count: count == len(others),
+            until(lambda: _waiting_on_locks(db), lambda count: count == len(others),
                   what="the other refusals waiting on the first's row")
     for thread in others:
         thread.join()
@@ -120,14 +119,14 @@ def test_refusals_of_one_owner_racing_in_a_new_hour_are_all_counted(settings: Se
         assert session.execute(select(RefusedBytes.owner, RefusedBytes.bytes)).all() == [("alice", 5000)]
 
 
-def _waiting_on_locks(settings: Settings) -> int:
-    with Database.of(settings).session(write=False) as session:
+def _waiting_on_locks(db: Database) -> int:
+    with db.session(write=False) as session:
         return session.scalar(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                                    "AND wait_event_type = 'Lock'")) or 0
 
 
-def test_the_upload_page_shows_the_quota(settings: Settings) -> None:
-    client = keyed(settings, **limits(quota_jobs="user=1")).test_client()
+def test_the_upload_page_shows_the_quota(db: Database, settings: Settings) -> None:
+    client = keyed(db, settings, **limits(quota_jobs="user=1")).test_client()
     upload(client, ALICE)
     assert login(client, ALICE).status_code == 303
     token = csrf_of(client.get("/upload").get_data(as_text=True))
@@ -137,25 +136,25 @@ def test_the_upload_page_shows_the_quota(settings: Settings) -> None:
     assert "you keep 1 jobs, and a user may keep 1 (DEALER_QUOTA_JOBS)" in response.get_data(as_text=True)
 
 
-def test_open_mode_has_no_quota(settings: Settings) -> None:
+def test_open_mode_has_no_quota(db: Database, settings: Settings) -> None:
     from webui.app import create_app
 
     settings = replace(settings, **limits(quota_jobs="1", quota_bytes="1"))
-    client = create_app(settings, InlineDispatcher(settings), config={"TESTING": True}).test_client()
+    client = create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db).test_client()
     for _ in range(2):
         response = client.post("/api/jobs", data={"file": (io.BytesIO(HANDS), "hands.in")},
                                content_type="multipart/form-data")
         assert response.status_code == 201
 
 
-def test_keep_days_per_role(settings: Settings) -> None:
+def test_keep_days_per_role(db: Database, settings: Settings) -> None:
     settings = replace(settings, api_keys=KEYS, **limits(keep_days="user=30,admin=365"))
-    client = keyed(settings).test_client()
+    client = keyed(db, settings).test_client()
     alices, roots = upload(client, ALICE), upload(client, ROOT)
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         for job_id in (alices["id"], roots["id"]):
             session.get(Job, job_id).finished_at = utcnow() - timedelta(days=40)
-    dispatcher = InlineDispatcher(settings)
-    assert work.sweep(settings, dispatcher)["expired_jobs"] == 1
+    dispatcher = InlineDispatcher(db, settings)
+    assert work.sweep(db, settings, dispatcher)["expired_jobs"] == 1
     assert client.get(f"/api/jobs/{alices['id']}", headers=as_(ROOT)).status_code == 404
     assert client.get(f"/api/jobs/{roots['id']}", headers=as_(ROOT)).status_code == 200

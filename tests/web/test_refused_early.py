@@ -73,11 +73,11 @@ def post_body(client: Any, path: str, body: CountingBody) -> Any:
                        content_type=f"multipart/form-data; boundary={BOUNDARY}")
 
 
-def nothing_kept(settings: Any) -> None:
-    with Database.of(settings).session(write=False) as session:
+def nothing_kept(db: Database, settings: Any) -> None:
+    with db.session(write=False) as session:
         assert session.query(Job).count() == 0
         assert session.query(UploadBlock).count() == 0
-    assert stored_uploads(settings) == []
+    assert stored_uploads(db) == []
 
 
 def random_bytes(_: int, count: int) -> bytes:
@@ -101,30 +101,30 @@ def high_bytes(at: int, count: int) -> bytes:
     (prose, "this is no judge file of any game: every game's reader stops at line 1, column 1 (\"Dear\")"),
     (high_bytes, "line 1, column "),
 ])
-def test_a_big_file_of_no_game_is_refused_from_its_first_mib(client: Any, settings: Any, fill: Any,
+def test_a_big_file_of_no_game_is_refused_from_its_first_mib(client: Any, db: Database, settings: Any, fill: Any,
                                                               message: str) -> None:
     body = CountingBody("file", FILE_BYTES, fill)
     response = post_body(client, "/api/jobs", body)
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(message), response.get_json()
     assert body.read_bytes < 2 * BLOCK_BYTES, "refused from the first MiB, the rest never read"
-    nothing_kept(settings)
+    nothing_kept(db, settings)
     assert_healthy(client)
 
 
-def test_the_upload_page_refuses_it_too(client: Any, settings: Any) -> None:
+def test_the_upload_page_refuses_it_too(client: Any, db: Database, settings: Any) -> None:
     body = CountingBody("file", FILE_BYTES, random_bytes)
     response = post_body(client, "/upload", body)
     assert response.status_code == 400 and response.mimetype == "text/html"
     assert "this looks like a binary file" in response.get_data(as_text=True)
     assert body.read_bytes < 2 * BLOCK_BYTES
-    nothing_kept(settings)
+    nothing_kept(db, settings)
 
 
-def test_an_output_to_check_that_is_no_text_is_refused_from_its_first_mib(client: Any, settings: Any,
+def test_an_output_to_check_that_is_no_text_is_refused_from_its_first_mib(client: Any, db: Database, settings: Any,
                                                                           submit: Any) -> None:
     job = submit("mahjong/sample", "mahjong")
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         blocks = session.query(UploadBlock).count()
     body = CountingBody("file", FILE_BYTES, high_bytes)
     response = post_body(client, f"/api/jobs/{job['id']}/checks", body)
@@ -132,11 +132,11 @@ def test_an_output_to_check_that_is_no_text_is_refused_from_its_first_mib(client
     assert response.get_json()["error"].startswith("the output cannot be checked: line 1, column "), \
         response.get_json()
     assert body.read_bytes < 2 * BLOCK_BYTES
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         assert session.query(UploadBlock).count() == blocks
 
 
-def test_a_big_judge_file_still_streams_in_whole(client: Any, settings: Any, dispatcher: Any) -> None:
+def test_a_big_judge_file_still_streams_in_whole(client: Any, db: Database, settings: Any, dispatcher: Any) -> None:
     dispatcher.immediate = False  # what is tested is the upload; solving 75,000 hands inline adds nothing
     sample = judge("mahjong", "sample").read_bytes()
     hand = sample.splitlines(keepends=True)[0]
@@ -147,5 +147,5 @@ def test_a_big_judge_file_still_streams_in_whole(client: Any, settings: Any, dis
     assert response.status_code == 201, response.get_json()
     job = client.get(f"/api/jobs/{response.get_json()['id']}").get_json()
     assert job["status"] == "queued" and job["size"] == len(data)
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         assert session.query(UploadBlock).count() == -(-len(data) // BLOCK_BYTES)

@@ -61,13 +61,13 @@ def upload(client: Any, token: str | None = None) -> Any:
 
 @pytest.mark.parametrize("keys, reads, anon_read, anon_upload, others, own, user_upload", BEHAVIOUR,
                          ids=[f"{row[0]}, {row[1]}" for row in BEHAVIOUR])
-def test_what_the_shipped_service_answers(settings: Settings, keys: str, reads: str, anon_read: int,
+def test_what_the_shipped_service_answers(db: Database, settings: Settings, keys: str, reads: str, anon_read: int,
                                           anon_upload: int, others: Any, own: Any, user_upload: Any) -> None:
     from webui.app import create_app
 
     shipped = replace(settings, public_reads=reads == "public")
-    client = create_app(shipped, InlineDispatcher(shipped), config={"TESTING": True}).test_client()
-    store = Keys(Database.of(settings))  # as `dealer keys` makes and revokes them
+    client = create_app(shipped, InlineDispatcher(db, shipped), config={"TESTING": True}, db=db).test_client()
+    store = Keys(db)  # as `dealer keys` makes and revokes them
     tokens = {}
     if keys != "none made yet":
         tokens = {name: store.add(name, Role.USER) for name in ("alice", "bob")}

@@ -29,6 +29,7 @@ from webui.app import create_app
 from webui.openapi import document
 from worker.config import Settings
 from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PAGED
+from worker.store.database import Database
 
 #: Examples per operation and generation mode: enough to reach every parameter's edges, few enough for CI.
 EXAMPLES = 25
@@ -88,10 +89,11 @@ def _cases(reads: bool) -> list[Any]:
 
 
 @pytest.fixture(scope="module")
-def read_app(module_settings: Settings) -> Iterator[Any]:
+def read_app(module_db: Database, module_settings: Settings) -> Iterator[Any]:
     """The app with one finished job per game, for every read of the module on this database: storing
     the jobs again for each of them cost more than fuzzing it."""
-    app = create_app(module_settings, InlineDispatcher(module_settings), config={"TESTING": True})
+    app = create_app(module_settings, InlineDispatcher(module_db, module_settings), config={"TESTING": True},
+                     db=module_db)
     three_jobs_in(app.test_client())
     with unchanged(module_settings):
         yield app

@@ -19,6 +19,7 @@ from tests.web.test_access import csrf_of, login
 from tests.web.test_access_private import filled, routes_of_a_job
 from worker import engines
 from worker.config import Settings
+from worker.store.database import Database
 
 TEACHER = "teacher-0123456789abcdef-key"
 STUDENTS = {name: f"{name}-0123456789abcdef-key" for name in ("ann", "ben", "cat", "dan")}
@@ -76,12 +77,12 @@ class Class:
         return self.app.test_client().patch(f"/api/jobs/{self.job['id']}", json=fields, headers=as_(token))
 
 
-def a_class(settings: Settings, shared: bool = True) -> Class:
+def a_class(db: Database, settings: Settings, shared: bool = True) -> Class:
     """The teacher's job, solved, with a check of the teacher's own (shared from its upload when ``shared``)."""
     from webui.app import create_app
 
     settings = replace(settings, api_keys=KEYS)
-    app = create_app(settings, InlineDispatcher(settings), config={"TESTING": True})
+    app = create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db)
     form: dict[str, Any] = {"file": (io.BytesIO(JUDGE), "class.in"), "game": "mahjong",
                             "expected": (io.BytesIO(RIGHT.encode()), "teacher.out")}
     if shared:
@@ -106,8 +107,8 @@ def forbid_solving(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(kind, method, refuse)
 
 
-def test_students_check_against_a_shared_job_and_the_teacher_reads_the_table(settings: Settings) -> None:
-    world = a_class(settings)
+def test_students_check_against_a_shared_job_and_the_teacher_reads_the_table(db: Database, settings: Settings) -> None:
+    world = a_class(db, settings)
     job_id, cases = world.job["id"], len(ANSWERS)
     expected = outputs()
     # Every student finds the job, and downloads the judge file whole.
@@ -161,16 +162,16 @@ def test_students_check_against_a_shared_job_and_the_teacher_reads_the_table(set
     assert world.get(f"/api/jobs/{job_id}/standings", STUDENTS["ann"]).status_code == 404
 
 
-def test_a_check_against_a_shared_job_solves_nothing(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    world = a_class(settings)
+def test_a_check_against_a_shared_job_solves_nothing(db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    world = a_class(db, settings)
     forbid_solving(monkeypatch)
     for name, (text, verdict, _) in outputs().items():
         made = world.check(STUDENTS[name], text)
         assert world.get(f"/api/checks/{made['id']}", STUDENTS[name]).get_json()["verdict"] == verdict
 
 
-def test_nothing_of_the_answers_reaches_a_student_unless_revealed(settings: Settings) -> None:
-    world = a_class(settings)
+def test_nothing_of_the_answers_reaches_a_student_unless_revealed(db: Database, settings: Settings) -> None:
+    world = a_class(db, settings)
     job_id = world.job["id"]
     student = STUDENTS["ben"]
     made = world.check(student, outputs()["ben"][0])
@@ -216,8 +217,8 @@ def test_nothing_of_the_answers_reaches_a_student_unless_revealed(settings: Sett
     assert world.get(f"/api/jobs/{job_id}/output", student).status_code == 404
 
 
-def test_withdrawn_a_shared_job_is_anothers_again(settings: Settings) -> None:
-    world = a_class(settings)
+def test_withdrawn_a_shared_job_is_anothers_again(db: Database, settings: Settings) -> None:
+    world = a_class(db, settings)
     job_id = world.job["id"]
     made = world.check(STUDENTS["ann"], RIGHT)
     withdrawn = world.share(TEACHER, shared=False)
@@ -234,25 +235,25 @@ def test_withdrawn_a_shared_job_is_anothers_again(settings: Settings) -> None:
 @pytest.mark.parametrize("body, says", [
     ({}, "JSON object"), ({"shared": "yes"}, "shared: must be true or false"),
     ({"owner": "ann"}, "owner: no such field"), ([True], "JSON object")])
-def test_a_bad_sharing_body_is_refused_saying_why(settings: Settings, body: Any, says: str) -> None:
-    world = a_class(settings, shared=False)
+def test_a_bad_sharing_body_is_refused_saying_why(db: Database, settings: Settings, body: Any, says: str) -> None:
+    world = a_class(db, settings, shared=False)
     refused = world.app.test_client().patch(f"/api/jobs/{world.job['id']}", json=body, headers=as_(TEACHER))
     assert refused.status_code == 400 and says in refused.get_json()["error"]
 
 
-def test_a_bad_shared_field_is_refused_and_makes_no_job(settings: Settings) -> None:
+def test_a_bad_shared_field_is_refused_and_makes_no_job(db: Database, settings: Settings) -> None:
     from webui.app import create_app
 
     settings = replace(settings, api_keys=KEYS)
-    app = create_app(settings, InlineDispatcher(settings), config={"TESTING": True})
+    app = create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db)
     form = {"file": (io.BytesIO(JUDGE), "class.in"), "shared": "maybe"}
     refused = app.test_client().post("/api/jobs", data=form, content_type="multipart/form-data", headers=as_(TEACHER))
     assert refused.status_code == 400 and "shared must be" in refused.get_json()["error"]
     assert app.test_client().get("/api/jobs", headers=as_(TEACHER)).get_json()["total"] == 0
 
 
-def test_an_unshared_job_of_another_is_not_found_by_any_route(settings: Settings) -> None:
-    world = a_class(settings, shared=False)
+def test_an_unshared_job_of_another_is_not_found_by_any_route(db: Database, settings: Settings) -> None:
+    world = a_class(db, settings, shared=False)
     job_id = world.job["id"]
     values = {**world.job, "checks": world.job["checks"]}
     for endpoint, rule in routes_of_a_job(world.app):
@@ -267,8 +268,8 @@ def test_an_unshared_job_of_another_is_not_found_by_any_route(settings: Settings
     assert world.get("/api/jobs?shared=true", STUDENTS["ann"]).get_json()["total"] == 0
 
 
-def test_the_pages_share_a_job_and_show_the_class(settings: Settings) -> None:
-    world = a_class(settings, shared=False)
+def test_the_pages_share_a_job_and_show_the_class(db: Database, settings: Settings) -> None:
+    world = a_class(db, settings, shared=False)
     job_id = world.job["id"]
     teacher = world.app.test_client()
     login(teacher, TEACHER, f"/jobs/{job_id}")

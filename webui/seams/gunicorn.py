@@ -18,7 +18,6 @@ from gunicorn.http.body import Body, ChunkedReader, LengthReader
 from gunicorn.workers.ggevent import GeventWorker
 
 from webui import pacing
-from worker.store.database import Database
 
 #: The bounds pyproject.toml sets on what this module reaches into (tests/test_seams.py holds them equal).
 WRITTEN_AGAINST = ("gunicorn>=27,<28",)
@@ -44,12 +43,6 @@ class PacedWorker(GeventWorker):  # type: ignore[misc]
             raise
         finally:
             sock.start()  # the next request of a kept-alive connection has its own deadline
-
-    def patch(self) -> None:
-        super().patch()  # gevent's monkey-patching of the standard library, before the app is loaded
-        # The arbiter opened the database (an embedded one is brought up to date): its pool's locks are of
-        # the unpatched kind, on which a greenlet waiting for a connection would hold the whole process.
-        Database.forget_pools()
 
     def timeout_ctx(self) -> gevent.Timeout:
         # Gunicorn waits this long, silently giving up, for each request's head to be read whole.

@@ -334,6 +334,15 @@ class Judge:
     def _compare(self, expected: list[bytes], got: list[bytes]) -> None:
         """Judge lines against the output's (fewer when it ended): the lines equal byte for byte are found in
         one pass, and only the others are looked at one by one."""
+        verdicts, places, lines = self._judge_lines(expected, got)
+        if len(self.differences) < self.keep:
+            self._keep_differences(expected, verdicts, dict(zip(places, lines)))
+        for code in range(len(VERDICTS)):
+            self.tally[code] += verdicts.count(code)
+        self._extend(verdicts, places, lines)
+
+    def _judge_lines(self, expected: list[bytes], got: list[bytes]) -> tuple[bytearray, list[int], list[bytes]]:
+        """The verdict of each line, and the places (in the run) and the output's lines of those not accepted."""
         first_line = self.output.line - len(got) + 1
         verdicts = bytearray(len(expected))
         places: list[int] = []  # of each line not accepted, and the output's line there
@@ -357,20 +366,19 @@ class Judge:
                     places.append(k)
                     lines.append(raw)
         verdicts[len(got):] = bytes([MISSING]) * (len(expected) - len(got))
-        if len(self.differences) < self.keep:
-            by_place = dict(zip(places, lines))
-            start = self._first + len(self._verdicts)
-            for k in (k for k, verdict in enumerate(verdicts) if verdict):
-                if len(self.differences) >= self.keep:
-                    break
-                want, raw = expected[k].decode(), by_place.get(k)
-                line = raw.decode() if raw is not None else None
-                verdict = verdicts[k]
-                column = first_column(want, line) if line is not None else None
-                self.differences.append(Difference(start + k, start + k, VERDICTS[verdict], want, line, column))
-        for code in range(len(VERDICTS)):
-            self.tally[code] += verdicts.count(code)
-        self._extend(verdicts, places, lines)
+        return verdicts, places, lines
+
+    def _keep_differences(self, expected: list[bytes], verdicts: bytearray, by_place: dict[int, bytes]) -> None:
+        """Keep the run's first differences for the report, up to ``keep`` in all (``by_place``: the output's
+        line at each place not accepted)."""
+        start = self._first + len(self._verdicts)
+        for k in (k for k, verdict in enumerate(verdicts) if verdict):
+            if len(self.differences) >= self.keep:
+                break
+            want, raw = expected[k].decode(), by_place.get(k)
+            line = raw.decode() if raw is not None else None
+            column = first_column(want, line) if line is not None else None
+            self.differences.append(Difference(start + k, start + k, VERDICTS[verdicts[k]], want, line, column))
 
     def _extend(self, verdicts: bytearray, places: list[int], lines: list[bytes]) -> None:
         """Add a run of lines' verdicts to the parts, with the output's ``lines`` of those not accepted

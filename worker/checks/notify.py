@@ -192,8 +192,8 @@ def post(url: str, body: bytes, headers: dict[str, str], allow_private: bool, ti
 class Notices:
     """The callbacks' commands: set one on a new job or check, send those due, send one."""
 
-    def __init__(self, settings: Settings, dispatcher: Dispatcher) -> None:
-        self.settings, self.dispatcher, self.db = settings, dispatcher, Database.of(settings)
+    def __init__(self, db: Database, settings: Settings, dispatcher: Dispatcher) -> None:
+        self.settings, self.dispatcher, self.db = settings, dispatcher, db
 
     def watch(self, kind: str, ident: int, url: str, secret: str | None, page: str) -> None:
         """Call ``url`` (checked by :func:`refuse_unsafe`) when the job or check ``ident`` ends (``page``: its

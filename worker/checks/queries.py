@@ -26,7 +26,6 @@ from worker.checks.views import (
     StandingsPage,
     StandingView,
 )
-from worker.config import Settings
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE
 from worker.jobs.queries import notify_view
@@ -51,8 +50,8 @@ FILTERS = (*VERDICTS, NOT_ACCEPTED)
 class CheckQueries:
     """The reads of checks as ``viewer`` may make them: a check is seen by whoever sees its job."""
 
-    def __init__(self, settings: Settings, viewer: Viewer = EVERYTHING) -> None:
-        self.db = Database.of(settings)
+    def __init__(self, db: Database, viewer: Viewer = EVERYTHING) -> None:
+        self.db = db
         self.viewer = viewer
 
     def seen_by(self, viewer: Viewer) -> CheckQueries:
@@ -185,22 +184,27 @@ def _check_cases(session: Session, check_id: int, verdict: str | None, page: int
         rows = _page_rows(session, check, code, (page - 1) * per_page, per_page)
     cases = sum(int(n) for n in check.counts.values()) - int(check.counts.get("extra", 0))
     expected = judge_lines(session, check.job_id, [line for line, _, _ in rows if line <= cases])
-    items = []
-    for line, verdict_code, got in rows:
-        judge_line = expected.get(line)
-        if verdict_code == ACCEPTED:
-            got = judge_line
-        is_case = verdict_code != EXTRA
-        column = first_column(judge_line, got) if verdict_code in KEEPS_GOT and is_case and judge_line is not None \
-            and got is not None else None
-        job_id = check.job_id
-        items.append(CheckCaseView(
-            index=line, case=line if is_case else None, verdict=VERDICTS[verdict_code],
-            expected=judge_line if answers else None, got=got, column=column,
-            case_id=case_id(job_id, line) if is_case and links else None,
-            case_url=f"/api/jobs/{job_id}/cases/{line}" if is_case and links else None,
-            replay_url=f"/jobs/{job_id}/cases/{line}" if is_case and links else None))
+    items = [_case_line(check.job_id, line, verdict_code, got, expected.get(line), answers, links)
+             for line, verdict_code, got in rows]
     return CheckCasePage(check_id=check.id, verdict=verdict, page=page, per_page=per_page, total=total, items=items)
+
+
+def _case_line(job_id: int, line: int, verdict_code: int, got: str | None, judge_line: str | None, answers: bool,
+               links: bool) -> CheckCaseView:
+    """One line of a check as its page shows it: the judge's line only to who sees the answers, links to the
+    job's case only for who reads the job."""
+    if verdict_code == ACCEPTED:
+        got = judge_line
+    is_case = verdict_code != EXTRA
+    column = first_column(judge_line, got) if verdict_code in KEEPS_GOT and is_case and judge_line is not None \
+        and got is not None else None
+    linked = is_case and links
+    return CheckCaseView(
+        index=line, case=line if is_case else None, verdict=VERDICTS[verdict_code],
+        expected=judge_line if answers else None, got=got, column=column,
+        case_id=case_id(job_id, line) if linked else None,
+        case_url=f"/api/jobs/{job_id}/cases/{line}" if linked else None,
+        replay_url=f"/jobs/{job_id}/cases/{line}" if linked else None)
 
 
 def _page_rows(session: Session, check: Check, code: frozenset[int] | None, skip: int,

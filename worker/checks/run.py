@@ -20,10 +20,9 @@ PARTS_PER_COMMIT = 8
 CHUNKS_PER_READ = 64
 
 
-def run_check(settings: Settings, check_id: int) -> None:
+def run_check(db: Database, settings: Settings, check_id: int) -> None:
     """Judge a pending check of a succeeded job and store what it came to (nothing when another run
     holds it or ended it, or its job has not ended)."""
-    db = Database.of(settings)
     claimed = lifecycle.claim(db, check_id, settings.lease_seconds)
     if claimed is None:
         return

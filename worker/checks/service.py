@@ -31,11 +31,11 @@ from worker.store.uploads import Screen, StoredUpload, UploadReader, hold
 
 
 class CheckService:
-    def __init__(self, settings: Settings, dispatcher: Dispatcher, jobs: JobService | None = None) -> None:
+    def __init__(self, db: Database, settings: Settings, dispatcher: Dispatcher, jobs: JobService | None = None) -> None:
         self.settings = settings
         self.dispatcher = dispatcher
-        self.db = Database.of(settings)
-        self.jobs = jobs or JobService(settings, dispatcher)
+        self.db = db
+        self.jobs = jobs or JobService(db, settings, dispatcher)
         self.viewer = EVERYTHING
 
     def seen_by(self, viewer: Viewer) -> CheckService:

@@ -15,21 +15,21 @@ from worker.store.database import Database
 from worker.store.models import Check, Job
 
 
-def wake(settings: Settings, dispatcher: Dispatcher, job_id: int) -> None:
+def wake(db: Database, dispatcher: Dispatcher, job_id: int) -> None:
     """Send the pending checks of a job that has just ended to be run."""
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         ids = list(session.scalars(select(Check.id).where(Check.job_id == job_id,
                                                           Check.status == CheckStatus.PENDING)))
     for check_id in ids:
         dispatcher.check(check_id)
 
 
-def resend_lost(settings: Settings, dispatcher: Dispatcher, now: datetime) -> int:
+def resend_lost(db: Database, settings: Settings, dispatcher: Dispatcher, now: datetime) -> int:
     """Send again every pending check of a job that succeeded ``stall_seconds`` before ``now`` that no run
     holds: its message was lost. Returns how many were sent (the sweep does this while the broker's
     queue is empty)."""
     ended_before = now - timedelta(seconds=settings.stall_seconds)
-    with Database.of(settings).session(write=False) as session:
+    with db.session(write=False) as session:
         ids = list(session.scalars(
             select(Check.id).join(Job, Job.id == Check.job_id)
             .where(Check.status == CheckStatus.PENDING, Job.status == JobStatus.SUCCEEDED,

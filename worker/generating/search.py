@@ -88,26 +88,42 @@ def fill(maker: Maker, buckets: tuple[Bucket, ...], quotas: list[int], rng: Rng,
         tried += ROUND
         _count_walks(walks, steps, keys)
         before = [target.need for target in needy]
-        for n, (text, key) in enumerate(zip(candidates, keys, strict=True)):
-            target = where.get(key)
-            if target is not None:
-                target.sampled_hits += n >= walked
-                if target.need and (taken is None or text not in taken):
-                    found += 1
-                    _take(target, text, rng)
-                    if taken is not None:
-                        taken.add(text)
-            if maker.ordered:
-                for other in needy:
-                    if other.need and not other.walkers:
-                        _keep_near(other, key, text)
-        for target, need in zip(needy, before, strict=True):
-            target.idle = 0 if target.need < need else target.idle + 1
-            if target.idle >= PATIENCE:
-                raise GenerateError(f"no new case for {target.bucket.label} in {PATIENCE * ROUND:,} tries: "
-                                    "too rare to generate")
+        found += _sort(maker, candidates, keys, walked, where, needy, taken, rng)
+        _check_patience(needy, before)
         if on_round is not None:
             on_round(found, tried)
+
+
+def _sort(maker: Maker, candidates: list[str], keys: list[int], walked: int, where: dict[int, _Target],
+          needy: list[_Target], taken: set[str] | None, rng: Rng) -> int:
+    """Take each of a round's cases its bucket still needs (``taken``: the cases taken, when they must be
+    distinct), and keep those near the buckets wanted (for an ordered maker); how many were taken. The
+    first ``walked`` cases came from walks, the rest from sampling."""
+    found = 0
+    for n, (text, key) in enumerate(zip(candidates, keys, strict=True)):
+        target = where.get(key)
+        if target is not None:
+            target.sampled_hits += n >= walked
+            if target.need and (taken is None or text not in taken):
+                found += 1
+                _take(target, text, rng)
+                if taken is not None:
+                    taken.add(text)
+        if maker.ordered:
+            for other in needy:
+                if other.need and not other.walkers:
+                    _keep_near(other, key, text)
+    return found
+
+
+def _check_patience(needy: list[_Target], before: list[int]) -> None:
+    """Give up on a bucket that found no new case for :data:`PATIENCE` rounds (``before``: what each
+    needed before this round)."""
+    for target, need in zip(needy, before, strict=True):
+        target.idle = 0 if target.need < need else target.idle + 1
+        if target.idle >= PATIENCE:
+            raise GenerateError(f"no new case for {target.bucket.label} in {PATIENCE * ROUND:,} tries: "
+                                "too rare to generate")
 
 
 def _walk(maker: Maker, walks: list[tuple[_Target, int]], rng: Rng) -> tuple[list[str], list[int]]:

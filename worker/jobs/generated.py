@@ -104,7 +104,7 @@ def generated_job(service: JobService, asked: Request, client: str | None = None
     """A new job for the file ``asked`` describes, made and stored now (see the module's docstring)."""
     settings = service.settings
     made = checked_plan(asked, settings.max_cases_per_job or MAX_CASES)
-    service.check_client(client)  # before the work: a refused client makes no file
+    service.limits.check_client(client)  # before the work: a refused client makes no file
     writer = UploadWriter(service.db, settings.max_upload_bytes)
     try:
         generate(made, writer, progress=budget(settings.generate_seconds))

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from worker.jobs.dispatch import Dispatcher
-from worker.jobs.queries import JobQueries
+from worker.jobs.overview import OverviewQueries
 from worker.jobs.views import BrokerHealth, HealthView, PartHealth, StuckJobView, WorkersHealth
 from worker.states import OPEN_CHUNKS, JobStatus
 from worker.store.models import SOLVE_BUCKETS_US, Chunk, Job, WorkerRow, utcnow
@@ -32,7 +32,7 @@ class Metrics:
     stuck_jobs: int = 0
 
 
-def health(queries: JobQueries, dispatcher: Dispatcher) -> HealthView:
+def health(queries: OverviewQueries, dispatcher: Dispatcher) -> HealthView:
     """Whether the database and the broker answer and a worker has been seen lately (else
     ``unavailable``), and whether every unfinished job moves (else ``degraded``, naming those that do not).
 
@@ -59,7 +59,7 @@ def health(queries: JobQueries, dispatcher: Dispatcher) -> HealthView:
     return HealthView(ok=ok, status=status, database=database, broker=broker, workers=workers, stuck_jobs=stuck)
 
 
-def metrics(queries: JobQueries, dispatcher: Dispatcher) -> Metrics:
+def metrics(queries: OverviewQueries, dispatcher: Dispatcher) -> Metrics:
     """The figures ``/metrics`` exposes, from the job rows (so it costs the same at a billion cases).
 
     ``solve_histograms`` counts solved (not cached) cases per game whose solve time is at

@@ -35,10 +35,10 @@ from worker.store.models import ARRIVING, Upload, UploadBlock, utcnow
 from worker.store.uploads import hold
 
 
-def rehearse(settings: Settings) -> None:
+def rehearse(db: Database, settings: Settings) -> None:
     """Take one case of each game through a split and a solve, and roll it all back."""
     me = process_name()
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         try:
             for k, engine in enumerate(engines.all_engines()):
                 ident = -(os.getpid() * 8 + k)  # below zero, one a game, apart from other processes'
@@ -69,7 +69,7 @@ def rehearse(settings: Settings) -> None:
             session.rollback()
 
 
-def rehearse_upload(settings: Settings) -> None:
+def rehearse_upload(db: Database) -> None:
     """What a web process does before its first request: the statements of an upload (its row, a block, its
     end: ``store.uploads.UploadWriter``'s) and of its job's making (the upload held, the job row:
     ``JobService.create_job``'s; the file's end for a job made while it arrived: ``worker.jobs.arriving``),
@@ -77,7 +77,7 @@ def rehearse_upload(settings: Settings) -> None:
     A statement written here unlike theirs is only compiled in vain: the first upload pays for its own,
     as before. Worth it: a live service's first upload took 30 to 55 ms longer than the next without it
     (``bench/job_sizes.py``, 10,000 decks), and no longer with it."""
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         try:
             upload = Upload(state=UploadState.RECEIVING, receiver="rehearsal", owner=None)
             session.add(upload)

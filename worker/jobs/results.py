@@ -308,10 +308,7 @@ class ResultSearch:
         """Rows value by value (each value's chunks in file order), from the bound's value on."""
         values, holding = index.values(sort)
         codes = self.codes[job.game] if self.codes is not None else None
-        if sort == "number":
-            values = [v for v in values if self._in_range(v)]
-        elif sort == "outcome":
-            values = [v for v in values if (codes is None or v[0] in codes) and self._in_range(v[1])]
+        values = self._wanted_values(values, sort, codes)
         ordered = values[::-1] if descending else values
         start = _first_value(ordered, past, sort, descending)
         rows: list[Row] = []
@@ -321,18 +318,34 @@ class ResultSearch:
             batch = list(islice(plan, PREFETCH))
             if not batch:
                 break
-            self.facts([index.chunks[p] for _, p in batch])
-            for value, p in batch:
-                chunk = index.chunks[p]
-                facts = self._facts.get(chunk.id)
-                if facts is None:  # purged since the facets were read
-                    continue
-                found = [row for k in _places(sort, facts, value, descending)
-                         if wanted(facts, k) and past(row := _row(job.id, chunk, facts, k, cached))]
-                rows += found
-                if len(rows) >= limit:
-                    break
+            rows += self._rows_of(job, index, batch, sort, past, wanted, cached, descending, limit - len(rows))
         return rows[:limit]
+
+    def _wanted_values(self, values: list[Any], sort: str, codes: frozenset[int] | None) -> list[Any]:
+        """The values of ``sort`` within the filter's bounds (and of outcomes, those the filter wants)."""
+        if sort == "number":
+            return [v for v in values if self._in_range(v)]
+        if sort == "outcome":
+            return [v for v in values if (codes is None or v[0] in codes) and self._in_range(v[1])]
+        return values
+
+    def _rows_of(self, job: Job, index: FacetIndex, batch: list[tuple[Any, int]], sort: str,
+                 past: Callable[[Row], bool], wanted: Callable[[Facts, int], bool], cached: bool, descending: bool,
+                 room: int) -> list[Row]:
+        """The rows of a batch of (value, chunk position), its chunks' facts read at once, until ``room``
+        rows are found."""
+        self.facts([index.chunks[p] for _, p in batch])
+        rows: list[Row] = []
+        for value, p in batch:
+            chunk = index.chunks[p]
+            facts = self._facts.get(chunk.id)
+            if facts is None:  # purged since the facets were read
+                continue
+            rows += [row for k in _places(sort, facts, value, descending)
+                     if wanted(facts, k) and past(row := _row(job.id, chunk, facts, k, cached))]
+            if len(rows) >= room:
+                break
+        return rows
 
     def count(self, jobs: list[Job]) -> tuple[int, bool]:
         """``(matches, exact)`` over these jobs."""
@@ -457,18 +470,33 @@ def search(session: Session, flt: ResultFilter, viewer: Viewer, after: str | Non
                       f"(this search spans {len(jobs):,} jobs, at most {MAX_MERGED_JOBS} can be merged)")
     backwards = before is not None or last
     cursor = parse_cursor(before or after) if (before or after) else None
-    descending = flt.descending != backwards
     skip = (flt.page - 1) * flt.per_page
-    if cursor is not None and cursor[0] not in {job.id for job in jobs}:
+    start = _start_row(finder, jobs, cursor, after_row)
+    rows = _walk(finder, jobs, start, skip + flt.per_page + 1, flt.descending != backwards)[skip:]
+    return _page(rows, flt.per_page, total, exact, backwards, from_cursor=cursor is not None, skipped=skip > 0)
+
+
+def _start_row(finder: ResultSearch, jobs: list[Job], cursor: tuple[int, int] | None,
+               after_row: Row | None) -> Row | None:
+    """The row a page starts after: the cursor's (whose job must be one searched), else ``after_row``."""
+    if cursor is None:
+        return after_row
+    if cursor[0] not in {job.id for job in jobs}:
         raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
-    start = _cursor_row(finder, cursor) if cursor is not None else after_row
-    rows = _walk(finder, jobs, start, skip + flt.per_page + 1, descending)[skip:]
-    more = len(rows) > flt.per_page
-    rows = rows[: flt.per_page]
+    return _cursor_row(finder, cursor)
+
+
+def _page(rows: list[Row], per_page: int, total: int, exact: bool, backwards: bool, from_cursor: bool,
+          skipped: bool) -> Found:
+    """A page of ``rows`` (walked ``backwards`` or not, from a cursor or not, past pages ``skipped`` or not;
+    one more than a page when there are more), with the cursors of the pages next to it, ``None`` at
+    either end."""
+    more = len(rows) > per_page
+    rows = rows[:per_page]
     if backwards:
         rows.reverse()
-    at_start = (backwards and not more) or (not backwards and cursor is None and not skip)
-    at_end = (not backwards and not more) or (backwards and cursor is None)
+    at_start = (backwards and not more) or (not backwards and not from_cursor and not skipped)
+    at_end = (not backwards and not more) or (backwards and not from_cursor)
     return Found(rows, total, exact,
                  next=cursor_of(rows[-1]) if rows and not at_end else None,
                  prev=cursor_of(rows[0]) if rows and not at_start else None)

@@ -27,10 +27,9 @@ from worker.store.models import ApiKey, Job, utcnow
 from worker.store.uploads import release
 
 
-def expire(settings: Settings, now: datetime | None = None) -> dict[str, int]:
+def expire(db: Database, settings: Settings, now: datetime | None = None) -> dict[str, int]:
     """Release the uploads and delete the jobs kept past their time; how many of each."""
     now = now or utcnow()
-    db = Database.of(settings)
     return {"uploads": _expire_uploads(settings, db, now), "jobs": _expire_jobs(settings, db, now)}
 
 

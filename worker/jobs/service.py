@@ -9,8 +9,6 @@ Errors are :mod:`worker.jobs.errors`. Checks of a job's output are the floor abo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import timedelta
 from typing import Protocol
 
 from sqlalchemy import func, select, update
@@ -20,16 +18,15 @@ from worker import engines
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, send_quietly
-from worker.jobs.errors import Conflict, Forbidden, NotFound, TooManyJobs, UploadGone
+from worker.jobs.errors import Conflict, Forbidden, NotFound, UploadGone
 from worker.jobs.intake import SNIFF_BYTES, check_upload, clean_filename, recognise
 from worker.jobs.queries import job_view
-from worker.jobs.quotas import Quotas
+from worker.jobs.quotas import Limits
 from worker.jobs.sizing import chunk_size
 from worker.jobs.views import JobView
-from worker.states import FINISHED, UNFINISHED, JobStatus
-from worker.store.codecs import lock_key
+from worker.states import FINISHED, JobStatus
 from worker.store.database import Database
-from worker.store.models import ARRIVING, Check, Job, Upload, utcnow
+from worker.store.models import ARRIVING, Check, Job, Upload
 from worker.store.owners import EVERYTHING, Viewer
 from worker.store.uploads import BLOCK_BYTES, StoredUpload, count_refused, drop, head, hold, release
 
@@ -60,16 +57,16 @@ class JobService:
     only the jobs it manages (:mod:`worker.store.owners`): another's is not found, or forbidden when
     the viewer may read it (public reads)."""
 
-    def __init__(self, settings: Settings, dispatcher: Dispatcher, viewer: Viewer = EVERYTHING) -> None:
+    def __init__(self, db: Database, settings: Settings, dispatcher: Dispatcher, viewer: Viewer = EVERYTHING) -> None:
         self.settings = settings
         self.dispatcher = dispatcher
-        self.db = Database.of(settings)
+        self.db = db
         self.viewer = viewer
+        #: What the viewer may still make and keep: refused before an upload is read, and again as a job is made.
+        self.limits = Limits(db, settings, viewer)
 
     def seen_by(self, viewer: Viewer) -> JobService:
-        found = object.__new__(JobService)
-        found.settings, found.dispatcher, found.db, found.viewer = self.settings, self.dispatcher, self.db, viewer
-        return found
+        return JobService(self.db, self.settings, self.dispatcher, viewer)
 
     def may_manage(self, job: Job | None, job_id: int) -> None:
         """Refuse ``job`` (read as ``job_id``) unless the viewer manages it: not found when it may not even
@@ -125,8 +122,7 @@ class JobService:
         """The job row for ``upload_id`` (whole: ``upload``; else still arriving), held to the client's and
         the viewer's limits, and its split sent."""
         with self.db.session() as session:
-            self._check_client(session, client, locked=True)
-            self.quotas().check(session, incoming=upload.size if upload else 0, new_job=True)
+            self.limits.check_new_job(session, client, incoming=upload.size if upload else 0)
             if upload is not None and not hold(session, upload.id):
                 raise UploadGone("the upload was removed meanwhile; send the file again")
             size = upload.size if upload else max(expected_size or 0, BLOCK_BYTES)
@@ -157,62 +153,6 @@ class JobService:
         """Remove a job made while its file arrived, whose file is refused after all (:func:`lifecycle.withdraw`)."""
         with self.db.session() as session:
             lifecycle.withdraw(session, job_id)
-
-    def quotas(self) -> Quotas:
-        """The viewer's quotas (:mod:`worker.jobs.quotas`)."""
-        return Quotas(self.settings, self.viewer.name, self.viewer.admin)
-
-    def check_quota(self, new_job: bool) -> None:
-        """Refuse, before an upload is read, a viewer that keeps as many bytes as it may (or, for a
-        ``new_job``, as many jobs): ``413``/``429`` naming the limit and what is used."""
-        with self.db.session(write=False) as session:
-            self.quotas().check(session, new_job=new_job)
-
-    def upload_quota(self) -> Callable[[int], None] | None:
-        """What an upload's writer calls before each block it stores (:attr:`UploadWriter.quota`), with the
-        bytes received that the database does not count yet: refuses it once it is over the viewer's
-        quota of bytes; ``None`` when the viewer has none."""
-        quotas = self.quotas()
-        if quotas.max_bytes is None:
-            return None
-
-        def check(incoming: int) -> None:
-            with self.db.session(write=False) as session:
-                quotas.check(session, incoming=incoming)
-
-        return check
-
-    def check_client(self, client: str | None) -> None:
-        """:class:`TooManyJobs` when ``client`` may not create a job now: checked before an upload is read,
-        so that a refused client does not send its whole file first (``create_job`` checks again)."""
-        with self.db.session(write=False) as session:
-            self._check_client(session, client)
-
-    def _check_client(self, session: Session, client: str | None, locked: bool = False) -> None:
-        """Refuse when ``client`` has as many unfinished jobs as it may, or created as many as it may in the
-        last minute (counted under a lock when ``locked``)."""
-        if client is None:
-            return
-        if locked and self.db.postgres:  # SQLite writers are serialised already
-            session.execute(select(func.pg_advisory_xact_lock(lock_key("client", client))))
-        limit = self.settings.max_active_jobs_per_client
-        if limit:
-            active = session.scalar(select(func.count()).select_from(Job).where(
-                Job.client == client, Job.status.in_(UNFINISHED))) or 0
-            if active >= limit:
-                jobs = "1 job" if active == 1 else f"{active} jobs"
-                raise TooManyJobs(f"you already have {jobs} queued or running, the limit per client; "
-                                  "wait for one to finish (or cancel one), then try again")
-        per_minute = self.settings.max_jobs_per_minute_per_client
-        if per_minute:
-            now = utcnow()
-            recent = session.scalars(select(Job.created_at).where(
-                Job.client == client, Job.created_at > now - timedelta(minutes=1))
-                .order_by(Job.created_at.desc()).limit(per_minute)).all()
-            if len(recent) >= per_minute:
-                wait = max(1.0, 60.0 - (now - recent[-1]).total_seconds())
-                raise TooManyJobs(f"you have created {per_minute} jobs in the last minute, the limit per client; "
-                                  f"try again in {wait:.0f} s", retry_after=wait)
 
     def cancel(self, job_id: int) -> JobView:
         with self.db.session() as session:
@@ -246,10 +186,9 @@ class JobService:
 
     def _rerun_from_chunks(self, job_id: int, client: str | None) -> JobView:
         with self.db.session() as session:
-            self._check_client(session, client, locked=True)
             old = session.get(Job, job_id)
             assert old is not None
-            self.quotas().check(session, incoming=old.size, new_job=True)
+            self.limits.check_new_job(session, client, incoming=old.size)
             job = lifecycle.new_job(game=old.game, filename=old.filename, upload_id=None, sha256=old.sha256,
                                     head_sha256=old.head_sha256,
                                     size=old.size, chunk_size=old.chunk_size, client=client, rerun_of=job_id,

@@ -3,7 +3,7 @@ the job's progress and take the job's next pending chunk (a second transaction),
 moment (``DEALER_SOLVE_RUN_SECONDS``): a solve message starts a run of its job's chunks, taken straight from the
 database, rather than carrying one chunk through the broker.
 
-A plain function of (settings, chunk id): :mod:`worker.work` runs it (for the Celery task and
+A plain function of (database, settings, chunk id): :mod:`worker.work` runs it (for the Celery task and
 the tests' dispatcher alike), and wakes what the chunk's end of its job made ready. A chunk
 delivered twice, or to two workers at once, stores its cases once: the first to finish it
 wins (:func:`lifecycle.finish_chunk`).
@@ -50,7 +50,7 @@ class Stored(NamedTuple):
     cut_short: bool = False
 
 
-def solve_chunk(settings: Settings, chunk_id: int) -> Stored | None:
+def solve_chunk(db: Database, settings: Settings, chunk_id: int) -> Stored | None:
     """Solve the chunk a message named (or, when another task took it, its job's next pending one) and
     store its cases with its job's progress; then, for up to ``solve_run_seconds``, take the job's next
     pending chunk in the transaction that stores each, and do the same. What the last chunk stored left
@@ -61,7 +61,6 @@ def solve_chunk(settings: Settings, chunk_id: int) -> Stored | None:
     A chunk whose solving or storing fails is given back (pending again) where the database allows,
     and the error raised: the task's retry, or any message of the job, takes it again.
     """
-    db = Database.of(settings)
     me = process_name()
     ends = time.monotonic() + settings.solve_run_seconds
     with db.transaction() as connection:

@@ -1,6 +1,6 @@
 """The split: a job's upload parsed as a stream into chunks of cases, each sent out as soon as it is stored.
 
-A plain function of (settings, job id, dispatcher): :mod:`worker.work` runs it (for the
+A plain function of (database, settings, job id, dispatcher): :mod:`worker.work` runs it (for the
 Celery task and the tests' dispatcher alike), and wakes what the split's end made ready. The database is the source of truth: a
 split that died half-way is resumed (chunks already stored are kept; the parse starts
 over, so the whole file is still checked), and two splits of one job store each chunk
@@ -42,7 +42,7 @@ RAMP = 4
 MIN_RAMP = 16
 
 
-def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobStatus | None:
+def split_job(db: Database, settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobStatus | None:
     """Parse the job's upload into chunks and hand each out as soon as it is stored; the job's status
     after the split (``succeeded`` when every case was answered before the split ended, so that it
     ended the job), ``None`` when there was no split to do or the job stopped meanwhile.
@@ -62,94 +62,124 @@ def split_job(settings: Settings, job_id: int, dispatcher: Dispatcher) -> JobSta
     try:
         while True:
             try:
-                return _split(settings, job_id, dispatcher, me)
+                return _split(db, settings, job_id, dispatcher, me)
             except UploadStalled:
-                if not _file_arrived(settings, job_id, me):
+                if not _file_arrived(db, job_id, me):
                     return None
     except Exception:
         with contextlib.suppress(Exception):
-            with Database.of(settings).session() as session:
+            with db.session() as session:
                 lifecycle.give_up_split(session, job_id, me)
         raise
 
 
-def _split(settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> JobStatus | None:
-    db = Database.of(settings)
+class _Start(NamedTuple):
+    """What the split of a job starts from, read as it takes the job."""
+
+    game: str
+    upload_id: int | None
+    chunk_size: int
+    #: The file is whole (not still arriving).
+    whole: bool
+    #: An earlier job of the same file whose results are copied instead (the result cache).
+    earlier: int | None
+    #: The last chunk an earlier split of this job stored (-1: none): the file is read again, those kept.
+    stored: int
+
+
+class _OverLimit(Exception):
+    """The file holds more cases than a job may."""
+
+
+def _split(db: Database, settings: Settings, job_id: int, dispatcher: Dispatcher, me: str) -> JobStatus | None:
+    start = _begin(db, settings, job_id, me)
+    if start is None:
+        return None
+    stored = start.stored
+    if start.earlier is not None:
+        copied = _copy(db, settings, job_id, start.earlier, stored)
+        if copied is not False:
+            release(db, start.upload_id)
+            return copied
+        stored = -1
+    engine = engines.get(start.game)
+    chunks = _Chunks(db, settings, job_id, dispatcher, stored)
+    warnings: list[Diagnostic] = []
+    faults = Faults()
+    try:
+        read = _read(db, settings, engine, start, chunks, warnings, faults)
+    except _OverLimit as error:
+        return _fail(db, job_id, str(error), me)
+    except InputError as error:
+        return _fail(db, job_id, explain(start.game, error, _head(db, start.upload_id)), me)
+    except UploadStalled:
+        raise
+    except OSError as error:
+        return _fail(db, job_id, f"the upload cannot be read: {error.strerror or error}", me)
+    if read is None or not chunks.store(read):
+        return None
+    return _end(db, job_id, start, chunks.total, warnings, faults)
+
+
+def _begin(db: Database, settings: Settings, job_id: int, me: str) -> _Start | None:
+    """Take the job for this split (``me``), or ``None`` when there is no split to do."""
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
         if job is None or not lifecycle.begin_split(job, settings.lease_seconds, me):
             return None
-        game, upload_id, size = job.game, job.upload_id, job.chunk_size
         whole = job.sha256 != ARRIVING
         earlier = lifecycle.earlier_results(session, job, settings.store_traces) \
             if settings.result_cache and whole else None
         stored = session.scalar(select(func.coalesce(func.max(Chunk.seq), -1)).where(Chunk.job_id == job_id))
-    if earlier is not None:
-        copied = _copy(db, settings, job_id, earlier, stored)
-        if copied is not False:
-            release(db, upload_id)
-            return copied
-        stored = -1
+        return _Start(job.game, job.upload_id, job.chunk_size, whole, earlier, stored)
 
-    engine = engines.get(game)
-    warnings: list[Diagnostic] = []
-    faults = Faults()
-    pending: list[Block] = []
-    total = seq = 0
+
+def _read(db: Database, settings: Settings, engine: engines.Engine, start: _Start, chunks: _Chunks,
+          warnings: list[Diagnostic], faults: Faults) -> int | None:
+    """Read the job's file into ``chunks``, stored as they come; the bytes read, or ``None`` when the job
+    stopped meanwhile. A file over the limit of cases raises :class:`_OverLimit`, one that cannot be
+    read an :class:`InputError` or an :class:`OSError`."""
+    if start.upload_id is None:
+        raise FileNotFoundError("the upload is no longer stored")
     limit = settings.max_cases_per_job
-    sizes = chunk_sizes(size)
-    try:
-        if upload_id is None:
-            raise FileNotFoundError("the upload is no longer stored")
-        with UploadReader(db, upload_id, patience=None if whole else settings.split_patience_seconds) as raw:
-            stream = LineLimitReader(raw, settings.max_line_bytes) if settings.max_line_bytes else raw
-            # The file is read as blocks of canonical inputs, a chunk's a block: no object a case.
-            blocks = engine.read_inputs(stream, warnings, max_bytes=MAX_CHUNK_BYTES, faults=faults)
-            while True:
-                wanted = next(sizes)
-                # One case past the limit is enough to know the file is over it.
-                texts, count = take_guarded(engine, blocks, min(wanted, limit + 1 - total) if limit else wanted)
-                if raw.failed is not None:  # the block was cut short where the reading stopped: no chunk
-                    raise raw.failed
-                if not count:
-                    break
-                total = blocks.cases
-                if limit and total > limit:
-                    return _fail(settings, job_id, f"the file has more than {limit:,} {engine.unit}s (the limit "
-                                                   "per job)", me)
-                if seq > stored:
-                    pending.append(Block(blocks.first, count, texts))
-                seq += 1
-                # The first chunks go out at once (the first results show in a blink); later
-                # ones a few at a time, which costs fewer transactions.
-                if len(pending) >= (1 if seq <= RAMP else CHUNKS_PER_COMMIT):
-                    if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total,
-                                         blocks.bytes_read, dispatcher):
-                        return None
-                    pending = []
-    except InputError as error:
-        return _fail(settings, job_id, explain(game, error, _head(db, upload_id)), me)
-    except UploadStalled:
-        raise
-    except OSError as error:
-        return _fail(settings, job_id, f"the upload cannot be read: {error.strerror or error}", me)
-    if not _store_chunks(db, settings, job_id, seq - len(pending), pending, total, raw.position, dispatcher):
-        return None
-    found = _listed(db, game, upload_id, faults) if faults and upload_id is not None else None
+    sizes = chunk_sizes(start.chunk_size)
+    with UploadReader(db, start.upload_id, patience=None if start.whole else settings.split_patience_seconds) as raw:
+        stream = LineLimitReader(raw, settings.max_line_bytes) if settings.max_line_bytes else raw
+        # The file is read as blocks of canonical inputs, a chunk's a block: no object a case.
+        blocks = engine.read_inputs(stream, warnings, max_bytes=MAX_CHUNK_BYTES, faults=faults)
+        while True:
+            wanted = next(sizes)
+            # One case past the limit is enough to know the file is over it.
+            texts, count = take_guarded(engine, blocks, min(wanted, limit + 1 - chunks.total) if limit else wanted)
+            if raw.failed is not None:  # the block was cut short where the reading stopped: no chunk
+                raise raw.failed
+            if not count:
+                return raw.position
+            if limit and blocks.cases > limit:
+                raise _OverLimit(f"the file has more than {limit:,} {engine.unit}s (the limit per job)")
+            if not chunks.add(Block(blocks.first, count, texts), blocks.cases, blocks.bytes_read):
+                return None
+
+
+def _end(db: Database, job_id: int, start: _Start, total: int, warnings: list[Diagnostic],
+         faults: Faults) -> JobStatus | None:
+    """End the split of a file read to its end, with its faults listed, if this split still holds the job;
+    the job's status then (``None``: it stopped meanwhile). The upload is released either way."""
+    found = _listed(db, start.game, start.upload_id, faults) if faults and start.upload_id is not None else None
     status = None
     with db.session() as session:
         job = lifecycle.lock_job(session, job_id)
         if job is not None and job.status == JobStatus.SPLITTING:
             lifecycle.end_split(session, job, total, [w.to_dict() for w in warnings], found)
             status = JobStatus(job.status)
-    release(db, upload_id)
+    release(db, start.upload_id)
     return status
 
 
-def _file_arrived(settings: Settings, job_id: int, me: str) -> bool:
+def _file_arrived(db: Database, job_id: int, me: str) -> bool:
     """A split that waited too long for its file: whether the file is whole by now (the split goes on),
     else it lets the job go (for the file's end to send it again), if it still holds it."""
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         # The job's lock orders this with the transaction that stores the file (``lifecycle.file_arrived``):
         # either the file is whole here, or that transaction finds the split let go and sends it again.
         job = lifecycle.lock_job(session, job_id)
@@ -225,6 +255,37 @@ class Block(NamedTuple):
     texts: bytes
 
 
+class _Chunks:
+    """The chunks a split reads, stored a run at a time: the first ones each at once (the first results
+    show in a blink), later ones :data:`CHUNKS_PER_COMMIT` at a time, which costs fewer transactions.
+    Those an earlier split of the job stored (up to ``stored``) are read again, not stored again."""
+
+    def __init__(self, db: Database, settings: Settings, job_id: int, dispatcher: Dispatcher, stored: int) -> None:
+        self.db, self.settings, self.job_id, self.dispatcher = db, settings, job_id, dispatcher
+        self.stored = stored
+        self.pending: list[Block] = []
+        self.seq = 0
+        #: The cases read so far.
+        self.total = 0
+
+    def add(self, block: Block, total: int, bytes_read: int) -> bool:
+        """The next chunk read (``total`` cases and ``bytes_read`` read with it); ``False``: the job is gone
+        or stopped."""
+        self.total = total
+        if self.seq > self.stored:
+            self.pending.append(block)
+        self.seq += 1
+        if len(self.pending) >= (1 if self.seq <= RAMP else CHUNKS_PER_COMMIT):
+            return self.store(bytes_read)
+        return True
+
+    def store(self, bytes_read: int) -> bool:
+        """Store the chunks read and not stored yet; ``False``: the job is gone or stopped."""
+        pending, self.pending = self.pending, []
+        return _store_chunks(self.db, self.settings, self.job_id, self.seq - len(pending), pending, self.total,
+                             bytes_read, self.dispatcher)
+
+
 def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int, batches: list[Block],
                   total: int, bytes_read: int, dispatcher: Dispatcher) -> bool:
     """Commit a run of chunks (numbered from ``first_seq``) with how far the split has read, renew
@@ -251,9 +312,9 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
     return True
 
 
-def _fail(settings: Settings, job_id: int, reason: str, me: str) -> JobStatus | None:
+def _fail(db: Database, job_id: int, reason: str, me: str) -> JobStatus | None:
     """Fail the job for ``reason`` if this split (``me``) still holds it: ``failed``, else ``None``. A split
     delivered twice runs twice: the one whose job another split took over, or ended (its upload then
     released, so that what it reads next is gone), fails nothing."""
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         return JobStatus.FAILED if lifecycle.fail(session, job_id, reason, splitter=me) else None

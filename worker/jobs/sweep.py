@@ -22,10 +22,12 @@ whichever delivery comes first (:func:`lifecycle.finish_chunk`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from worker.config import Settings
 from worker.jobs import lifecycle
@@ -46,7 +48,7 @@ class Outage:
     held_before: datetime | None = None
 
 
-def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
+def sweep(db: Database, settings: Settings, dispatcher: Dispatcher, now: datetime | None = None,
           queue_empty: bool | None = None, outage: Outage | None = None) -> dict[str, int]:
     """Send again what was lost; finish what is complete. Returns what it did.
 
@@ -68,75 +70,119 @@ def sweep(settings: Settings, dispatcher: Dispatcher, now: datetime | None = Non
     ``queue_empty``: what the caller found the broker's queue to be, else asked here.
     """
     now = now or utcnow()
-    stall = now - timedelta(seconds=settings.stall_seconds)
-    gone_since = now - timedelta(seconds=settings.worker_timeout)
-    # A chunk claimed moments ago may belong to a worker whose first heartbeat is not written yet.
-    claimed_before = now + timedelta(seconds=settings.lease_seconds - settings.worker_timeout)
-    report = {"chunks": 0, "splits": 0, "finished": 0}
     if queue_empty is None:
         queue_empty = dispatcher.queue_depth() == 0
-    resend: dict[int, None] = {}
-    splits: list[int] = []
-    orphaned: set[int] = set()  # jobs a gone worker held chunks of
-    held_before = outage.held_before if outage is not None else None
-    with Database.of(settings).session() as session:
-        alive = set(session.scalars(select(WorkerRow.name).where(WorkerRow.seen_at >= gone_since)))
-        running = session.scalars(
-            select(Chunk).join(Job).where(Job.status.in_(ACTIVE), Chunk.status == ChunkStatus.RUNNING)).all()
-        for chunk in running:
-            lost = owner(chunk.worker) not in alive and chunk.lease_until is not None \
-                and chunk.lease_until < claimed_before
-            if lost or (chunk.lease_until is not None and chunk.lease_until < now):
-                lifecycle.requeue_chunk(chunk, now)
-                resend[chunk.id] = None
-                orphaned.add(chunk.job_id)
-            elif _taken_before(chunk.lease_until, held_before, settings):
-                lifecycle.requeue_chunk(chunk, now)
-                resend[chunk.id] = None
+    found = _Round(settings, now, queue_empty, outage)
+    with db.session() as session:
+        found.alive = set(session.scalars(select(WorkerRow.name).where(WorkerRow.seen_at >= found.gone_since)))
+        _requeue_lost_chunks(session, found)
         for job in session.scalars(select(Job).where(Job.status.in_(UNFINISHED))).all():
-            stalled = (job.progress_at or job.created_at) < stall
-            if _unclaimed(job):
-                # A split sent twice may be split twice at once (stored once): after an outage too, only while
-                # the queue is empty (its messages lost, or waiting out their tasks' retries).
-                sent = job.split_sent_at or job.created_at
-                split_again = queue_empty and (outage is not None or sent < stall)
-            else:
-                split_again = job.status == JobStatus.SPLITTING and (
-                    _split_lost(job, alive, now, claimed_before)
-                    or _taken_before(job.lease_until, held_before, settings))
-            if split_again:
-                splits.append(job.id)
-            if job.status in ACTIVE and outage is not None:
-                for chunk in session.scalars(select(Chunk).where(Chunk.job_id == job.id,
-                                                                 Chunk.status == ChunkStatus.PENDING)):
-                    chunk.dispatched_at = now
-                    resend[chunk.id] = None
-            if job.status in ACTIVE and queue_empty and (stalled or job.id in orphaned):
-                for chunk in session.scalars(select(Chunk).where(
-                        Chunk.job_id == job.id, Chunk.status.in_((ChunkStatus.PENDING, ChunkStatus.RUNNING)),
-                        (Chunk.dispatched_at.is_(None)) | (Chunk.dispatched_at < stall) | (Chunk.id.in_(resend)))):
-                    chunk.dispatched_at = now
-                    resend[chunk.id] = None
-            report["finished"] += lifecycle.finish_if_complete(session, job)
-        for job_id in splits:
+            _sweep_job(session, job, found)
+        for job_id in found.splits:
             lifecycle.resend_split(session, job_id, now)
-    withdraw_abandoned(Database.of(settings))
-    for job_id in splits:
+    withdraw_abandoned(db)
+    for job_id in found.splits:
         dispatcher.split(job_id)
-    if resend:
-        dispatcher.solve(list(resend))
-    report["chunks"], report["splits"] = len(resend), len(splits)
-    return report
+    if found.resend:
+        dispatcher.solve(list(found.resend))
+    return {"chunks": len(found.resend), "splits": len(found.splits), "finished": found.finished}
 
 
-def give_back_gone(settings: Settings, dispatcher: Dispatcher, worker: str, alive: Callable[[int], bool]) -> int:
+@dataclass
+class _Round:
+    """One sweep: its moments, and what it found to send again."""
+
+    settings: Settings
+    now: datetime
+    queue_empty: bool
+    outage: Outage | None
+    #: The workers whose heartbeat is fresh.
+    alive: set[str] = field(default_factory=set)
+    #: The chunks to send again, in the order found.
+    resend: dict[int, None] = field(default_factory=dict)
+    #: The jobs whose split is to be sent again.
+    splits: list[int] = field(default_factory=list)
+    #: The jobs a gone worker held chunks of.
+    orphaned: set[int] = field(default_factory=set)
+    finished: int = 0
+
+    @property
+    def stall(self) -> datetime:
+        return self.now - timedelta(seconds=self.settings.stall_seconds)
+
+    @property
+    def gone_since(self) -> datetime:
+        return self.now - timedelta(seconds=self.settings.worker_timeout)
+
+    @property
+    def claimed_before(self) -> datetime:
+        # A chunk claimed moments ago may belong to a worker whose first heartbeat is not written yet.
+        return self.now + timedelta(seconds=self.settings.lease_seconds - self.settings.worker_timeout)
+
+    @property
+    def held_before(self) -> datetime | None:
+        return self.outage.held_before if self.outage is not None else None
+
+
+def _requeue_lost_chunks(session: Session, found: _Round) -> None:
+    """The running chunks of active jobs whose worker is gone or whose lease ran out, and after a database
+    outage those taken before it, back to pending, to be sent again."""
+    running = session.scalars(
+        select(Chunk).join(Job).where(Job.status.in_(ACTIVE), Chunk.status == ChunkStatus.RUNNING)).all()
+    for chunk in running:
+        lost = owner(chunk.worker) not in found.alive and chunk.lease_until is not None \
+            and chunk.lease_until < found.claimed_before
+        if lost or (chunk.lease_until is not None and chunk.lease_until < found.now):
+            lifecycle.requeue_chunk(chunk, found.now)
+            found.resend[chunk.id] = None
+            found.orphaned.add(chunk.job_id)
+        elif _taken_before(chunk.lease_until, found.held_before, found.settings):
+            lifecycle.requeue_chunk(chunk, found.now)
+            found.resend[chunk.id] = None
+
+
+def _sweep_job(session: Session, job: Job, found: _Round) -> None:
+    """One unfinished job: its split sent again when lost, its chunks when lost or after an outage, and
+    the job finished when it is complete."""
+    stalled = (job.progress_at or job.created_at) < found.stall
+    if _split_again(job, found):
+        found.splits.append(job.id)
+    if job.status in ACTIVE and found.outage is not None:
+        _resend(session, found, Chunk.job_id == job.id, Chunk.status == ChunkStatus.PENDING)
+    if job.status in ACTIVE and found.queue_empty and (stalled or job.id in found.orphaned):
+        _resend(session, found, Chunk.job_id == job.id,
+                Chunk.status.in_((ChunkStatus.PENDING, ChunkStatus.RUNNING)),
+                (Chunk.dispatched_at.is_(None)) | (Chunk.dispatched_at < found.stall) | (Chunk.id.in_(found.resend)))
+    found.finished += lifecycle.finish_if_complete(session, job)
+
+
+def _split_again(job: Job, found: _Round) -> bool:
+    """Whether the job's split is to be sent again."""
+    if _unclaimed(job):
+        # A split sent twice may be split twice at once (stored once): after an outage too, only while
+        # the queue is empty (its messages lost, or waiting out their tasks' retries).
+        sent = job.split_sent_at or job.created_at
+        return found.queue_empty and (found.outage is not None or sent < found.stall)
+    return job.status == JobStatus.SPLITTING and (
+        _split_lost(job, found.alive, found.now, found.claimed_before)
+        or _taken_before(job.lease_until, found.held_before, found.settings))
+
+
+def _resend(session: Session, found: _Round, *where: Any) -> None:
+    """The chunks ``where`` says, marked sent now, to be sent again."""
+    for chunk in session.scalars(select(Chunk).where(*where)):
+        chunk.dispatched_at = found.now
+        found.resend[chunk.id] = None
+
+
+def give_back_gone(db: Database, dispatcher: Dispatcher, worker: str, alive: Callable[[int], bool]) -> int:
     """The running chunks of ``worker``'s pool processes that are gone (``alive(pid)`` says not) given back
     and sent again: how many. A worker runs it at each heartbeat, which a killed pool process does not stop
     (the worker replaces the process and beats on); the chunk's message, delivered again, cannot tell its
     process is gone: it takes its job's next chunk instead (``lifecycle.claim_chunk``)."""
     prefix = f"{worker}:"
     now = utcnow()
-    with Database.of(settings).session() as session:
+    with db.session() as session:
         held: dict[str, list[int]] = {}
         for ident, name in session.execute(select(Chunk.id, Chunk.worker).where(
                 Chunk.status == ChunkStatus.RUNNING, Chunk.worker.startswith(prefix, autoescape=True))):

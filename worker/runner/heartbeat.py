@@ -44,7 +44,7 @@ AWAY_RETRY_SECONDS = 0.5
 class Heartbeat(threading.Thread):
     """Keeps this worker's row fresh and sweeps up after lost workers and lost messages."""
 
-    def __init__(self, settings: Settings, dispatcher: Dispatcher, concurrency: int,
+    def __init__(self, db: Database, settings: Settings, dispatcher: Dispatcher, concurrency: int,
                  before_first_beat: Callable[[], object] | None = None,
                  trouble: PoolTrouble | None = None) -> None:
         super().__init__(name="dealer-heartbeat", daemon=True)
@@ -58,8 +58,12 @@ class Heartbeat(threading.Thread):
         self.woken = threading.Event()
         self.broker_returned = threading.Event()
         self.name_in_db = worker_name()
-        self.db = Database.of(settings)
-        self.purger = Purger(settings, self.stopping)
+        self.db = db
+        self.purger = Purger(db, settings, self.stopping)
+        self.next_sweep = self.next_prune = 0.0
+        self.failing = False  # the last beat failed
+        self.away_since: datetime | None = None  # when the database was first found away, since it was last there
+        self.outage: Outage | None = None  # one the sweep has not yet run after
 
     def run(self) -> None:
         # The worker's row is what says it is ready (/healthz, the dashboard, the live harness), so it is
@@ -67,53 +71,62 @@ class Heartbeat(threading.Thread):
         if self.before_first_beat is not None:
             self.before_first_beat()
         self.purger.start()
-        next_sweep = next_prune = 0.0
-        failing = False  # the last beat failed
-        away_since: datetime | None = None  # when the database was first found away, since it was last there
-        outage: Outage | None = None  # one the sweep has not yet run after
         while not self.stopping.is_set():
-            # An outage shorter than a beat fails no beat: the pool processes' tasks that met it say so.
-            told = self.trouble.since() if self.trouble is not None else None
-            if told is not None:
-                away_since = min(away_since or told, told)
-            try:
-                self.beat()
-            except Exception as error:  # noqa: BLE001 - the heartbeat must outlive a database outage
-                # The whole story once; then a line a try.
-                log.error("heartbeat failed; trying again: %s", error, exc_info=not failing)
-                failing = True
-                if away_since is None and database_away(error):
-                    away_since = utcnow()
+            if not self._beat():
                 self._rest(min(self.settings.heartbeat_seconds, AWAY_RETRY_SECONDS))
                 continue
-            failing = False
-            if away_since is not None:
-                earlier = outage.held_before if outage is not None else None
-                outage, away_since = Outage(held_before=min(earlier or away_since, away_since)), None
-            if self.broker_returned.is_set():
-                self.broker_returned.clear()
-                outage = outage or Outage()
             try:
-                if give_back_gone(self.settings, self.dispatcher, self.name_in_db, process_alive):
-                    log.warning("chunks of a pool process that died were sent again")
-                if self.settings.heartbeat_file:
-                    Path(self.settings.heartbeat_file).touch()
-                if time.monotonic() >= next_prune:
-                    next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
-                    with self.db.session() as session:
-                        throughput.prune(session, utcnow())
-                if outage is not None or time.monotonic() >= next_sweep:
-                    next_sweep = time.monotonic() + self.settings.sweep_seconds
-                    report = sweep(self.settings, self.dispatcher, outage=outage)
-                    if outage is not None:
-                        log.warning("the %s is back: sent again at once %s",
-                                    "database" if outage.held_before else "broker", report)
-                    elif report["chunks"] or report["splits"]:
-                        log.warning("recovery sweep sent again: %s", report)
-                    outage = None
+                self._tend()
             except Exception:  # noqa: BLE001 - the heartbeat must outlive a database outage
                 log.exception("heartbeat failed; trying again")
             self._rest(self.settings.heartbeat_seconds)
+
+    def _beat(self) -> bool:
+        """Beat; whether it did. A beat that fails is logged (the whole story once, then a line a try), and
+        when the database is away, the moment it was first found so is kept: the first beat that reaches it
+        again makes an :class:`Outage` of it (as it does of the broker's return), for the sweep to run after."""
+        # An outage shorter than a beat fails no beat: the pool processes' tasks that met it say so.
+        told = self.trouble.since() if self.trouble is not None else None
+        if told is not None:
+            self.away_since = min(self.away_since or told, told)
+        try:
+            self.beat()
+        except Exception as error:  # noqa: BLE001 - the heartbeat must outlive a database outage
+            log.error("heartbeat failed; trying again: %s", error, exc_info=not self.failing)
+            self.failing = True
+            if self.away_since is None and database_away(error):
+                self.away_since = utcnow()
+            return False
+        self.failing = False
+        if self.away_since is not None:
+            earlier = self.outage.held_before if self.outage is not None else None
+            self.outage = Outage(held_before=min(earlier or self.away_since, self.away_since))
+            self.away_since = None
+        if self.broker_returned.is_set():
+            self.broker_returned.clear()
+            self.outage = self.outage or Outage()
+        return True
+
+    def _tend(self) -> None:
+        """What a worker does beside each beat: the chunks of its pool processes that died given back, its
+        heartbeat file touched, old throughput pruned, and the sweep run on its period or after an outage."""
+        if give_back_gone(self.db, self.dispatcher, self.name_in_db, process_alive):
+            log.warning("chunks of a pool process that died were sent again")
+        if self.settings.heartbeat_file:
+            Path(self.settings.heartbeat_file).touch()
+        if time.monotonic() >= self.next_prune:
+            self.next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
+            with self.db.session() as session:
+                throughput.prune(session, utcnow())
+        if self.outage is not None or time.monotonic() >= self.next_sweep:
+            self.next_sweep = time.monotonic() + self.settings.sweep_seconds
+            report = sweep(self.db, self.settings, self.dispatcher, outage=self.outage)
+            if self.outage is not None:
+                log.warning("the %s is back: sent again at once %s",
+                            "database" if self.outage.held_before else "broker", report)
+            elif report["chunks"] or report["splits"]:
+                log.warning("recovery sweep sent again: %s", report)
+            self.outage = None
 
     def _rest(self, seconds: float) -> None:
         """Wait until the next beat, or until the broker is back (:meth:`broker_back`) or the worker stops."""
@@ -222,15 +235,15 @@ class Purger(threading.Thread):
     delete of gigabytes takes many batches, which must not hold up the heartbeat (the worker would
     look gone)."""
 
-    def __init__(self, settings: Settings, stopping: threading.Event) -> None:
+    def __init__(self, db: Database, settings: Settings, stopping: threading.Event) -> None:
         super().__init__(name="dealer-purge", daemon=True)
-        self.settings = settings
+        self.db, self.settings = db, settings
         self.stopping = stopping
 
     def run(self) -> None:
         while not self.stopping.is_set():
             try:
-                purge(self.settings, more=lambda: not self.stopping.is_set())
+                purge(self.db, self.settings, more=lambda: not self.stopping.is_set())
             except Exception:  # noqa: BLE001 - like the heartbeat, it outlives a database outage
                 log.exception("purge failed; trying again")
             self.stopping.wait(self.settings.sweep_seconds)
@@ -242,8 +255,8 @@ class TaskCounter:
     Counted in batches: a write per task would cost the database as much as a small chunk.
     """
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, db: Database) -> None:
+        self.db = db
         self.count = 0
         self.since = 0.0
 
@@ -257,7 +270,7 @@ class TaskCounter:
         if not count:
             return
         try:
-            with Database.of(self.settings).session() as session:
+            with self.db.session() as session:
                 session.execute(update(WorkerRow).where(WorkerRow.name == worker_name(os.getppid()))
                                 .values(processed=WorkerRow.processed + count))
         except RETRYABLE:

@@ -44,7 +44,7 @@ def create_worker_app(settings: Settings) -> Celery:
     # Made before the pool forks, so that each process starts with them instead of spending its first
     # task on them (the engines' tables, SQLAlchemy's engine and its mapped classes, Celery's sender).
     engines.all_engines()
-    Database.of(settings)
+    db = Database(settings)
     configure_mappers()
     dispatcher.prepare()
     warmth = PoolWarmth()
@@ -52,26 +52,26 @@ def create_worker_app(settings: Settings) -> Celery:
 
     @app.task(name=SPLIT, **_RETRY)
     def split(job_id: int) -> None:
-        work.split(settings, job_id, dispatcher)
+        work.split(db, settings, job_id, dispatcher)
 
     @app.task(name=SOLVE, **_RETRY)
     def solve(chunk_id: int) -> None:
-        work.solve(settings, chunk_id, dispatcher)
+        work.solve(db, settings, chunk_id, dispatcher)
 
     @app.task(name=CHECK, **_RETRY)
     def check(check_id: int) -> None:
-        work.check(settings, check_id, dispatcher)
+        work.check(db, settings, check_id, dispatcher)
 
     @app.task(name=NOTIFY, **_RETRY)
     def notify(kind: str, ident: int) -> None:
-        work.notify(settings, kind, ident, dispatcher)
+        work.notify(db, settings, kind, ident, dispatcher)
 
-    counter = TaskCounter(settings)
+    counter = TaskCounter(db)
     heartbeat: list[Heartbeat] = []
 
     @worker_process_init.connect(weak=False)
     def start_pool_process(**_: Any) -> None:
-        Database.forget_pools()  # the parent's connections are not this process's to use
+        db.after_fork()  # the parent's connections are not this process's to use
         # What the process holds now (modules, Celery, SQLAlchemy's metadata) lives as long as
         # it does: out of the collector's sight, full collections stay cheap while solving.
         gc.freeze()
@@ -82,7 +82,7 @@ def create_worker_app(settings: Settings) -> Celery:
     def warm_process() -> None:
         """Open what this process's first task needs: a database connection, the broker's."""
         try:
-            work.warm(settings)
+            work.warm(db, settings)
             dispatcher.connect()
         except Exception:  # noqa: BLE001 - only a head start: the first task opens what is missing
             log.warning("could not open the connections ahead of the first task", exc_info=True)
@@ -110,7 +110,7 @@ def create_worker_app(settings: Settings) -> Celery:
         # A pool of other kinds (``--pool solo`` or threads, passed on to Celery) runs its tasks in this
         # process, which then warms itself before saying it is ready.
         concurrency, forks = pool_of(sender)
-        heartbeat.append(Heartbeat(settings, dispatcher, concurrency, before_first_beat=(
+        heartbeat.append(Heartbeat(db, settings, dispatcher, concurrency, before_first_beat=(
             (lambda: warmth.wait(concurrency)) if forks else warm_process), trouble=trouble))
         heartbeat[-1].start()
 

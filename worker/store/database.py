@@ -1,9 +1,13 @@
 """The database connection, built from :class:`~worker.config.Settings`: the same code for PostgreSQL and SQLite.
 
+Each process makes its own, once, where it starts (its composition root: ``webui.app.create_app``, the
+worker's ``create_worker_app``, a ``dealer`` command) and hands it to what needs it.
+
 >>> from worker.config import Settings
->>> db = Database.of(Settings.from_env({}, data_dir="/tmp/dealer-doc"))
+>>> db = Database(Settings.from_env({}, data_dir="/tmp/dealer-doc"))
 >>> db.url, db.dialect
 ('sqlite:////tmp/dealer-doc/dealer.db', 'sqlite')
+>>> db.close()
 """
 
 from __future__ import annotations
@@ -22,41 +26,28 @@ READONLY = "dealer_readonly"
 
 
 class Database:
-    """One pool of connections per database URL and process (after a fork, call :meth:`forget_pools`).
+    """A pool of connections to the database ``settings`` name, for one process: a process forked
+    from the one that made it calls :meth:`after_fork` before its first use.
 
     ``session()`` gives an ORM session, ``transaction()`` a Core connection for the
     workers' hot path; both commit on success and roll back on any error. With
     ``write=False`` they only read: on SQLite they then neither wait for nor hold up writers.
     """
 
-    _open: dict[tuple[str, float], Database] = {}
-
-    def __init__(self, url: str, idle_timeout: float) -> None:
-        self.url = url
-        self.engine = _create(url, idle_timeout)
+    def __init__(self, settings: Settings) -> None:
+        self.url = settings.database_url
+        self.engine = _create(self.url, settings.db_idle_timeout)
         self.dialect = self.engine.dialect.name
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
-    @classmethod
-    def of(cls, settings: Settings) -> Database:
-        """The process's database for ``settings`` (made on first use, then shared)."""
-        key = (settings.database_url, settings.db_idle_timeout)
-        database = cls._open.get(key)
-        if database is None:
-            database = cls._open[key] = cls(*key)
-        return database
+    def after_fork(self) -> None:
+        """Drop the pooled connections inherited over a fork, unclosed: they are the parent's, which goes on
+        using them; this process opens its own."""
+        self.engine.dispose(close=False)
 
-    @classmethod
-    def forget_pools(cls) -> None:
-        """Drop pooled connections inherited over a fork (the parent keeps using its own)."""
-        for database in cls._open.values():
-            database.engine.dispose(close=False)
-
-    @classmethod
-    def close_all(cls) -> None:
-        for database in cls._open.values():
-            database.engine.dispose()
-        cls._open.clear()
+    def close(self) -> None:
+        """Close every pooled connection (the pool opens new ones if used again)."""
+        self.engine.dispose()
 
     @property
     def postgres(self) -> bool:

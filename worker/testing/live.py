@@ -9,6 +9,7 @@ Used by the integration, fault and browser tests and by the benchmarks::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -70,9 +71,10 @@ class LiveService:
         """The settings the service's processes run with."""
         return Settings.from_env(self.env)
 
-    @property
+    @functools.cached_property
     def db(self) -> Database:
-        return Database.of(self.settings)
+        """The harness's own connection to the service's database (its processes each make theirs)."""
+        return Database(self.settings)
 
     def _spawn(self, *args: str, log: str) -> subprocess.Popen[bytes]:
         out = open(self.data_dir / log, "ab")
@@ -153,54 +155,6 @@ class LiveService:
     def submit(self, path: Path, game: str | None = None) -> dict[str, Any]:
         return self.client.submit(str(path), game)
 
-    @contextmanager
-    def arriving(self, path: Path, game: str | None = None, sent: int = 3 << 20) -> Iterator[int]:
-        """Upload ``path`` with all but its first ``sent`` bytes or so (whole MiBs) held back until the block
-        ends: yields the id of the job made meanwhile from what has come (``worker/jobs/arriving.py``), then
-        sends the rest and checks that the upload was taken. The job is the first made after the upload
-        began with the file's name: a live service's tests run one at a time. A file that starts as one an
-        earlier job of the service solved is made a job only once whole (so that the result cache copies
-        it): give it a start of its own."""
-        newest = (self.get("/api/jobs?per_page=1") or {"items": []})["items"]
-        after = newest[0]["id"] if newest else 0
-        headers, body = multipart([("file", str(path))], {"game": game} if game else {})
-        go_on, answer = threading.Event(), queue.Queue[Any]()
-
-        def held() -> Iterator[bytes]:
-            count = 0
-            for piece in body:
-                yield piece
-                count += len(piece)
-                if count >= sent:
-                    go_on.wait(300)
-
-        def upload() -> None:
-            try:
-                answer.put(json.loads(Client(self.url, timeout=300)._request("POST", "/api/jobs", held(), headers)
-                                      .read()))
-            except ClientError as error:  # told to the test, which waits for the answer
-                answer.put(error)
-
-        sender = threading.Thread(target=upload, daemon=True)
-        sender.start()
-        found: list[int] = []
-
-        def made() -> bool:
-            page = self.get(f"/api/jobs?filename={quote(path.name)}&per_page=5") or {"items": []}
-            found.extend(job["id"] for job in page["items"] if job["id"] > after)
-            return bool(found) or not sender.is_alive()
-
-        try:
-            self.wait_until(made, f"a job made while {path.name} arrives")
-            assert found, f"no job was made while {path.name} arrived: {answer.get()}"
-            yield min(found)
-        finally:
-            go_on.set()
-        outcome = answer.get(timeout=300)
-        if isinstance(outcome, Exception):
-            raise outcome
-        assert outcome["id"] == min(found), outcome
-
     def wait(self, job_id: int, timeout: float = 120) -> dict[str, Any]:
         result: dict[str, Any] = {}
 
@@ -234,6 +188,55 @@ class LiveService:
             stop_worker(worker, deadline)
         if self.web:
             self.web.wait()
+
+
+@contextmanager
+def arriving(live: LiveService, path: Path, game: str | None = None, sent: int = 3 << 20) -> Iterator[int]:
+    """Upload ``path`` to ``live`` with all but its first ``sent`` bytes or so (whole MiBs) held back until
+    the block ends: yields the id of the job made meanwhile from what has come (``worker/jobs/arriving.py``), then
+    sends the rest and checks that the upload was taken. The job is the first made after the upload
+    began with the file's name: a live service's tests run one at a time. A file that starts as one an
+    earlier job of the service solved is made a job only once whole (so that the result cache copies
+    it): give it a start of its own."""
+    newest = (live.get("/api/jobs?per_page=1") or {"items": []})["items"]
+    after = newest[0]["id"] if newest else 0
+    headers, body = multipart([("file", str(path))], {"game": game} if game else {})
+    go_on, answer = threading.Event(), queue.Queue[Any]()
+
+    def held() -> Iterator[bytes]:
+        count = 0
+        for piece in body:
+            yield piece
+            count += len(piece)
+            if count >= sent:
+                go_on.wait(300)
+
+    def upload() -> None:
+        try:
+            answer.put(json.loads(Client(live.url, timeout=300)._request("POST", "/api/jobs", held(), headers)
+                                  .read()))
+        except ClientError as error:  # told to the test, which waits for the answer
+            answer.put(error)
+
+    sender = threading.Thread(target=upload, daemon=True)
+    sender.start()
+    found: list[int] = []
+
+    def made() -> bool:
+        page = live.get(f"/api/jobs?filename={quote(path.name)}&per_page=5") or {"items": []}
+        found.extend(job["id"] for job in page["items"] if job["id"] > after)
+        return bool(found) or not sender.is_alive()
+
+    try:
+        live.wait_until(made, f"a job made while {path.name} arrives")
+        assert found, f"no job was made while {path.name} arrived: {answer.get()}"
+        yield min(found)
+    finally:
+        go_on.set()
+    outcome = answer.get(timeout=300)
+    if isinstance(outcome, Exception):
+        raise outcome
+    assert outcome["id"] == min(found), outcome
 
 
 @contextmanager

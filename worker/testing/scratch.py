@@ -12,6 +12,6 @@ from worker.store.migrate import upgrade
 
 def scratch_database() -> Database:
     """A migrated SQLite database in a new temporary folder (left for the system to clean)."""
-    db = Database.of(Settings.from_env({}, data_dir=Path(tempfile.mkdtemp(prefix="dealer-scratch-"))))
+    db = Database(Settings.from_env({}, data_dir=Path(tempfile.mkdtemp(prefix="dealer-scratch-"))))
     upgrade(db)
     return db
