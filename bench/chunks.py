@@ -30,11 +30,12 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench.engines import judge_file
 from bench import figures
+from bench.engines import judge_file
 from worker import engines
 from worker.engines import native
-from worker.engines.base import Case, Engine
+from worker.engines.engine import Engine
+from worker.engines.reading import Case
 
 
 def ways(engine: Engine, texts: list[str], size: int) -> dict[str, Callable[[], object]]:

@@ -37,7 +37,7 @@ def fuzz_one(game: str, args: argparse.Namespace, corpus: Path) -> None:
 
     with atheris.instrument_imports(include=["worker"]):
         from worker import engines
-        from worker.engines.base import InputError
+        from worker.engines.reading import InputError
 
         engine = engines.get(game)
 

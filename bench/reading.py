@@ -30,12 +30,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import figures
 from bench.chunks import measure
 from bench.engines import judge_file
-from bench import figures
 from worker import engines
 from worker.engines import native
-from worker.engines.base import Engine
+from worker.engines.engine import Engine
 
 #: ``parse + join`` of a file in another checkout's interpreter state: its CPU seconds on stdout.
 BASELINE = """

@@ -19,7 +19,7 @@ from typing import IO, Any
 import click
 
 from worker import engines
-from worker.engines.base import Diagnostic, Faults, InputError
+from worker.engines.reading import Diagnostic, Faults, InputError
 from worker.exits import HELP, Exit
 from worker.generating.command import command as generate_command
 

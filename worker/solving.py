@@ -13,7 +13,8 @@ from itertools import islice
 from typing import IO
 
 from worker import engines
-from worker.engines.base import Case, Diagnostic, Engine, Faults
+from worker.engines.engine import Engine
+from worker.engines.reading import Case, Diagnostic, Faults
 
 #: Cases a pool process solves at a time: large enough that handing a batch to it and
 #: back costs little next to solving it, small enough to keep every process busy.

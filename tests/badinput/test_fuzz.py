@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from tests.support.paths import JUDGE_DATA
 from worker import engines
-from worker.engines.base import MAX_TOKEN, Diagnostic, InputError
+from worker.engines.reading import MAX_TOKEN, Diagnostic, InputError
 from worker.jobs.intake import sniff_upload
 from worker.jobs.reading import LineLimitReader
 

@@ -18,7 +18,7 @@ from tests.support.jobs import stored_uploads, submit
 from tests.support.paths import JUDGE_DATA
 from tests.support.plugin import sqlite_settings
 from worker.config import Settings
-from worker.engines.base import InputError
+from worker.engines.reading import InputError
 from worker.jobs.reading import LineLimitReader
 from worker.jobs.service import JobService
 from worker.jobs.split import split_job

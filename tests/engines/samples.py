@@ -16,8 +16,9 @@ import pytest
 from hypothesis import strategies as st
 
 from worker.engines.accordion import CARDS
-from worker.engines.base import Case, Diagnostic, Engine, InputError
+from worker.engines.engine import Engine
 from worker.engines.mahjong import TILES
+from worker.engines.reading import Case, Diagnostic, InputError
 
 # ----------------------------------------------------------------------------- 10-20-30
 

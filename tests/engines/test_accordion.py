@@ -1,6 +1,6 @@
 """Accordian Patience (UVa 127): what is particular to this game (``test_contract.py`` checks
-what every engine shares): its reading rules and errors, its traces, and its two fast
-loops against the rules written plainly."""
+what every engine shares): its reading rules and errors, its traces, and its fast
+loop, traced or not, against the rules written plainly."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from tests.engines.samples import DECK1, DECK2, two_lines
 from tests.support.paths import JUDGE_DATA, judge_files
 from worker.engines.accordion import CARDS, ENGINE
 from worker.engines.accordion.cards import NUMBER, TABLE_SIZE, masks_of
-from worker.engines.accordion.play import play, play_traced
+from worker.engines.accordion.play import play
 from worker.engines.accordion.trace import PILES, replay_play
-from worker.engines.base import Case, Diagnostic, InputError, TraceError
+from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import TraceError
 
 SAMPLE = JUDGE_DATA / "accordion" / "sample.in"
 decks = samples.card_decks
@@ -370,19 +371,20 @@ def test_sniff() -> None:
     assert not ENGINE.sniff(b"2S 3S 4S 5S 6S 7S 8S 9S 9S 9S 2S 2S 3S\n")  # bamboo tiles, not cards
 
 
-# --------------------------------------------------------------------- two ways of playing
+# --------------------------------------------------------------------- played fast, traced or not, and plainly
 
 
 @settings(max_examples=300, deadline=None)
 @given(decks)
 def test_the_traced_loop_agrees_with_the_plain_loop_and_the_rules(deck: str) -> None:
-    """``play`` and ``play_traced`` are two copies of one loop (see ``play``'s docstring):
-    the same piles, and the moves the traced one notes are the ones the rules, written
-    plainly (``trace.replay_moves``: the leftmost movable card, searched from the left),
-    make."""
+    """``play`` with and without its notes: the same piles, and the moves it notes are the ones
+    the rules, written plainly (``trace.replay_play``: the leftmost movable card, searched from
+    the left), make."""
     cards = masks_of(deck)
     plain = play(cards, [0] * TABLE_SIZE)
-    sizes, trace = play_traced(cards, [0] * TABLE_SIZE)
+    steps: list[str] = []
+    sizes = play(cards, [0] * TABLE_SIZE, steps)
+    trace = {"version": 2, "play": "".join(steps)}
     assert sizes == plain == naive_sizes(deck)
     assert replay_play([NUMBER[card] for card in cards], trace["play"]) == sizes
     assert ENGINE.solve(Case(1, deck)).trace == trace

@@ -4,7 +4,7 @@ The registry; each engine's attributes and doctests; its judge files; parse, sol
 the judge line and its inverse (``parse_line``); the stored trace form (``solve_packed``,
 ``pack_trace``, ``unpack_trace``); replay; ``generate``, ``canonical`` and ``sniff``; and the
 reading protocol that
-:class:`worker.engines.base.Reading` owns (terminator, text after it, a missing one, empty
+:class:`worker.engines.reading.Reading` owns (terminator, text after it, a missing one, empty
 files). What is particular to one game is tested in its own module.
 """
 
@@ -30,7 +30,9 @@ from tests.engines.samples import CASES, SAMPLE, assert_inputs, error, inputs_in
 from tests.support.paths import judge_files
 from worker import engines
 from worker.engines import UnknownGame
-from worker.engines.base import Case, Diagnostic, Engine, InputError, TraceError
+from worker.engines.engine import Engine
+from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import TraceError
 
 GAMES = engines.names()
 #: (title, unit, number_name, outcomes, terminator) of each game.

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from tests.engines.samples import CASES, DECK1, DECK2, DRAW, LOSS, WIN
 from worker import engines
 from worker.engines import get, native
-from worker.engines.base import FAULTS_KEPT, Case, Diagnostic, Engine, Faults, InputError
+from worker.engines.engine import Engine
+from worker.engines.reading import FAULTS_KEPT, Case, Diagnostic, Faults, InputError
 
 FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 games = pytest.mark.parametrize("game", engines.names())

@@ -19,8 +19,9 @@ from tests.engines import samples
 from tests.engines.samples import HAND, NOT_READY, hands, random_hand, stream
 from tests.engines.samples import canonical_hand as canonical
 from tests.support.paths import JUDGE_DATA
-from worker.engines.base import Case, Diagnostic, InputError, Result, TraceError
 from worker.engines.mahjong import ENGINE, TILES, solve, table, tablegen
+from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import Result, TraceError
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -423,7 +424,7 @@ def test_solving_never_imports_the_builder() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from worker import engines; from worker.engines.base import Case; "
+    code = ("import sys; from worker import engines; from worker.engines.reading import Case; "
             f"engine = engines.get('mahjong'); engine.solve(Case(1, {HAND!r})); engine.solve_packed(Case(1, {HAND!r})); "
             "print('worker.engines.mahjong.tablegen' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -39,20 +39,11 @@ from tests.support.paths import ROOT, judge_files
 from worker.engines import native
 from worker.engines.accordion import CARDS
 from worker.engines.accordion.engine import AccordionEngine
-from worker.engines.base import (
-    MAX_BYTES,
-    MAX_CASES,
-    NOT_SOLVED,
-    Case,
-    ChunkSolution,
-    Diagnostic,
-    Engine,
-    Entry,
-    InputError,
-    Result,
-    case_hash,
-)
+from worker.engines.chunks import NOT_SOLVED, ChunkSolution, Entry, case_hash
+from worker.engines.engine import Engine
 from worker.engines.mahjong.engine import MahjongEngine
+from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, InputError
+from worker.engines.results import Result
 from worker.engines.ten_twenty_thirty.engine import TenTwentyThirty
 from worker.testing.live import DEALER
 
@@ -770,8 +761,8 @@ def test_the_native_block_cuts_as_the_python_one(steps: list[tuple[int, int] | b
     """``out.Block``, which the native core fills, and the pure-Python engines' buffer take the
     same cases into a block and leave the same ones for the next."""
     cores("mahjong")
-    from worker.engines.base import _Texts
     from worker.engines.out import Block
+    from worker.engines.reading import _Texts
 
     ours, theirs = Block(), _Texts()
     for buffer in (ours, theirs):

@@ -1,6 +1,6 @@
 """10-20-30 (UVa 246): what is particular to this game (``test_contract.py`` checks what every
-engine shares): its reading rules and errors, its traces, and its three ways of playing
-(the fast loops of ``play``, plain and traced, against the rules as written)."""
+engine shares): its reading rules and errors, its traces, and its fast loop
+(``play``, traced or not) against the rules as written."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from tests.engines import samples
 from tests.engines.samples import DRAW, LOSS, STANDARD, WIN, two_lines
 from tests.support.paths import JUDGE_DATA
-from worker.engines.base import Case, Diagnostic, InputError, TraceError
+from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import TraceError
 from worker.engines.ten_twenty_thirty import ENGINE, rules, walk_trace
-from worker.engines.ten_twenty_thirty.play import play, play_traced
+from worker.engines.ten_twenty_thirty.play import play
 from worker.engines.ten_twenty_thirty.read import residues
 from worker.engines.ten_twenty_thirty.rules import OUTCOMES, Game
 from worker.engines.ten_twenty_thirty.trace import expand, from_game, from_marks, pack
@@ -108,7 +109,7 @@ def test_draws_are_found_by_the_cycle_check() -> None:
     cases, _ = parse((GAME / "draws.in").read_bytes())
     expected = (GAME / "draws.out").read_text().splitlines()
     for case, line in zip(cases, expected, strict=True):
-        outcome, _ = play(residues(case.text))
+        outcome = play(residues(case.text))[0]
         assert (outcome == rules.DRAW) == line.startswith("Draw")
         game = Game(residues(case.text)).play()
         assert ENGINE.judge_line(1, OUTCOMES[game.outcome], game.dealt, [game.seen]) == line
@@ -379,23 +380,22 @@ def test_a_trace_stopping_early_is_refused() -> None:
         ENGINE.replay(WIN, {**trace, "after": trace["after"][:-1]})
 
 
-# ------------------------------------------------------------------------ three ways of playing
+# ------------------------------------------------------------------------ played fast, traced or not, and by the rules
 
 
 @settings(max_examples=300, deadline=None)
 @given(decks)
 def test_the_traced_loop_agrees_with_the_plain_loop_and_the_rules(deck: str) -> None:
-    """``play`` and ``play_traced`` are two copies of one loop (see ``play``'s docstring):
-    the same outcome and ``N``, and what the traced one notes is the trace of the game
-    played by the rules as written (``rules.Game``), packed or not."""
+    """``play`` with and without its notes: the same outcome and ``N``, and what it notes is
+    the trace of the game played by the rules as written (``rules.Game``), packed or not."""
     d = residues(deck)
-    outcome, n = play(d[:])
-    noted = d[:]  # play_traced extends its deck with the history of the game
-    traced_outcome, traced_n, marks, gone, piles, rem = play_traced(noted)
+    outcome, n, _, _ = play(d[:])
+    noted, marks, gone = d[:], bytearray(), []  # play extends its deck with the history of the game
+    traced_outcome, traced_n, piles, rem = play(noted, marks, gone)
     assert (traced_outcome, traced_n) == (outcome, n)
     game = Game(d).play()
     assert game.outcome == outcome
-    if outcome == rules.DRAW:  # the loops know only that there is a cycle
+    if outcome == rules.DRAW:  # the loop knows only that there is a cycle
         assert n == 0 and game.seen < game.dealt
     else:
         assert n == game.dealt and game.seen == 0
@@ -413,8 +413,8 @@ def test_the_three_agree_on_many_random_decks() -> None:
         deck = STANDARD[:]
         rng.shuffle(deck)
         d = residues(" ".join(map(str, deck)))
-        fast, traced, game = play(d[:]), play_traced(d[:]), Game(d).play()
-        assert fast == traced[:2] and fast[0] == game.outcome and (fast[0] == rules.DRAW or fast[1] == game.dealt)
+        fast, traced, game = play(d[:])[:2], play(d[:], bytearray(), [])[:2], Game(d).play()
+        assert fast == traced and fast[0] == game.outcome and (fast[0] == rules.DRAW or fast[1] == game.dealt)
         outcomes[game.outcome] += 1
     assert all(outcomes[k] for k in (rules.WIN, rules.LOSS, rules.DRAW))
 

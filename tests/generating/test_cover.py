@@ -9,7 +9,7 @@ import pytest
 
 from tests.generating.mutants import MUTANTS, right
 from worker import engines
-from worker.engines.base import Case, Diagnostic
+from worker.engines.reading import Case, Diagnostic
 from worker.generating.cover import cover_file, cover_text, entries
 from worker.generating.cover.branches import measure, unreachable
 from worker.generating.cover.forms import DECK_FORMS, HAND_FORMS

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from worker import engines
 from worker.engines import native
-from worker.engines.base import Diagnostic
+from worker.engines.reading import Diagnostic
 from worker.generating import GenerateError, Plan, generate, plan, search, stream
 from worker.generating.makers import maker
 

@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.paths import ROOT, judge_files
 from worker import engines
-from worker.engines.base import InputError
+from worker.engines.reading import InputError
 from worker.generating import generate, plan
 from worker.generating.cover import cover_text
 from worker.packaging import programs

@@ -248,7 +248,7 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, queries
 
 def test_traces_are_stored_packed_and_served_as_json(service, queries, settings) -> None:
     from worker import engines
-    from worker.engines.base import Case
+    from worker.engines.reading import Case
     from worker.store.chunks import read_chunks
 
     job = submit(service, (JUDGE_DATA / "10-20-30" / "sample.in").read_bytes(), "10-20-30")

@@ -21,7 +21,7 @@ from sqlalchemy import text
 from tests.support.paths import JUDGE_DATA
 from worker import engines
 from worker.config import Settings
-from worker.engines.base import Case
+from worker.engines.reading import Case
 from worker.jobs.queries import JobQueries
 from worker.store.database import Database
 from worker.store.migrate import current, upgrade

@@ -19,17 +19,9 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from worker.engines.base import (
-    Case,
-    Engine,
-    InputError,
-    Reading,
-    Result,
-    TraceError,
-    read_pieces,
-    show,
-    tokens_with_columns,
-)
+from worker.engines.engine import Engine
+from worker.engines.reading import Case, InputError, Reading, read_pieces, show, tokens_with_columns
+from worker.engines.results import Result, TraceError
 
 TOSSES = (b"H", b"T")
 MOST = 9

@@ -21,7 +21,9 @@ import sys
 from typing import Any
 
 from worker.engines import native
-from worker.engines.base import Case, Diagnostic, Engine, InputError, Result, TraceError
+from worker.engines.engine import Engine
+from worker.engines.reading import Case, Diagnostic, InputError
+from worker.engines.results import Result, TraceError
 
 __all__ = ["Case", "Diagnostic", "Engine", "InputError", "Result", "TraceError", "UnknownGame", "all_engines",
            "check", "detect", "get", "names", "outcomes", "use_native_core"]
@@ -35,10 +37,7 @@ _loaded: dict[str, Engine] = {}
 
 
 class UnknownGame(KeyError):
-    """No engine has this slug; ``str(error)`` is the message for the user.
-
-    A :class:`KeyError`, as a slug is a key of the registry (and ``get`` raised a plain
-    one before), but one whose ``str`` is the message itself, not its quoted ``repr``.
+    """No engine has this slug: a :class:`KeyError` whose ``str`` is the message, not its ``repr``.
 
     >>> str(UnknownGame("chess"))
     "unknown game 'chess'; expected one of 10-20-30, accordion, mahjong"
@@ -77,9 +76,8 @@ def get(slug: str) -> Engine:
 
 
 def use_native_core(enabled: bool) -> None:
-    """Whether the engines solve on their compiled core where it is built (the default), or in pure
-    Python. Whoever builds a process tells the registry once, from ``Settings.pure_python``; engines
-    already loaded change core too."""
+    """Whether the engines solve on their compiled core where it is built (the default) or in pure
+    Python, as ``Settings.pure_python`` says; engines already loaded change core too."""
     native.enabled = enabled
     for module in _MODULES.values():
         package = sys.modules.get(module)
@@ -92,7 +90,7 @@ def all_engines() -> list[Engine]:
 
 
 def outcomes() -> tuple[str, ...]:
-    """Every game's outcomes, sorted: the one list of them (each engine's ``outcomes`` are its own).
+    """Every game's outcomes, sorted.
 
     >>> outcomes()
     ('draw', 'loss', 'not-ready', 'ready', 'win')

@@ -1,12 +1,7 @@
-"""Which core solves a game: the compiled one (Cython, ``core`` of each game's package)
-when it is built, else the pure-Python engines, which stay the fallback and the oracle.
-
-The build is optional (``setup.py``): without a C compiler Dealer installs and runs on the
-pure-Python engines alone. ``DEALER_PURE_PYTHON=1`` makes it do so even where the native
-core is built: that setting is read with the others (``Settings.pure_python``), and whoever
-builds a process (the ``dealer`` commands, the worker app, the web app) tells the registry
-(:func:`worker.engines.use_native_core`), which tells this module; the engines read no
-environment.
+"""Which core solves a game: the compiled one (each game's ``core``, built by Cython when a C
+compiler is there), else the pure-Python engines, the fallback and the oracle.
+``DEALER_PURE_PYTHON=1`` forces them: whoever builds a process reads the setting and tells
+the registry (:func:`worker.engines.use_native_core`); the engines read no environment.
 """
 
 from __future__ import annotations
@@ -15,8 +10,7 @@ from importlib import import_module, util
 from importlib.machinery import ExtensionFileLoader
 from types import ModuleType
 
-#: The environment variable of ``Settings.pure_python``, which forces the pure-Python engines (named in
-#: messages; ``worker.config`` reads it).
+#: The variable of ``Settings.pure_python`` (``worker.config`` reads it; messages name it).
 PURE_PYTHON = "DEALER_PURE_PYTHON"
 NATIVE, PYTHON = "native", "python"
 #: Whether engines use their compiled core where it is built (see :func:`worker.engines.use_native_core`).
@@ -24,9 +18,8 @@ enabled = True
 
 
 def compiled(package: str) -> ModuleType | None:
-    """The compiled core of a game's package, whatever the settings say; ``None``
-    when it is not built, or not with the compiled buffer it writes into. Its source is
-    never imported as Python: it declares C types and only makes sense compiled."""
+    """The compiled core of a game's package, whatever the settings say; ``None`` when it is
+    not built (its source declares C types: it is never imported as Python)."""
     spec = util.find_spec(f"{package}.core")
     if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
         return None
@@ -42,8 +35,7 @@ def load(package: str) -> ModuleType | None:
 
 
 def summary() -> str:
-    """One line on which core each game uses, and why no game uses the native one when none does
-    (``dealer games --cores`` prints it, and so ``make install``)."""
+    """Which core each game uses, and why none is native when none is (``dealer games --cores``)."""
     from worker import engines
 
     cores = {engine.slug: engine.core_name for engine in engines.all_engines()}

@@ -6,7 +6,7 @@ A batch of cases solved in C (``solve_batch`` of each core) writes its judge lin
 one :class:`Out` and its ``--traces`` records into another, and hands each over as one
 ``str`` or ``bytes``: a Python object a case, or a ``%`` template filled a case, would
 cost more than the native core takes to solve it. The records are the bytes
-:meth:`worker.engines.base.Engine.record` makes; the differential tests
+:meth:`worker.engines.engine.Engine.record` makes; the differential tests
 (``tests/engines/test_native.py``) hold every core to them.
 
 A batch (:func:`batch`) borrows its two buffers and gives them back: the next batch
@@ -16,7 +16,7 @@ case, borrows others.
 
 A chunk (:func:`chunk`, each core's ``solve_chunk``) is solved the same way, from the
 canonical texts as the store keeps them (one ``bytes``, a text a line), into the buffers of
-:class:`worker.engines.base.ChunkSolution`: its judge lines and packed traces written into
+:class:`worker.engines.chunks.ChunkSolution`: its judge lines and packed traces written into
 two borrowed buffers, its outcomes, numbers, extras, solve times and input hashes into
 arrays made once for the chunk.
 
@@ -35,7 +35,9 @@ from cython.cimports.libc.string import memchr, memcpy, memmove, memset
 
 import array
 
-from worker.engines.base import HASH_FINISH, HASH_MIX, HASH_START, Case, plain
+from worker.engines.chunks import HASH_FINISH, HASH_MIX, HASH_START
+from worker.engines.reading import Case
+from worker.engines.results import plain
 
 
 @cython.cclass
@@ -127,7 +129,7 @@ _FINISH = cython.declare(cython.ulonglong, HASH_FINISH)
 @cython.inline
 @cython.exceptval(check=False)
 def _hash(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.ulonglong:
-    """:func:`worker.engines.base.case_hash` of ``size`` bytes at ``s``: a word of eight
+    """:func:`worker.engines.chunks.case_hash` of ``size`` bytes at ``s``: a word of eight
     bytes at a time (the last one padded with zeros), each step a bijection of the state,
     then MurmurHash3's 64-bit finaliser."""
     h: cython.ulonglong = cython.cast(cython.ulonglong, size) * _START
@@ -150,7 +152,7 @@ def _hash(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.ulonglong:
 
 
 def case_hash(data: bytes) -> cython.ulonglong:
-    """The C side of :func:`worker.engines.base.case_hash` (the tests hold the two to one value)."""
+    """The C side of :func:`worker.engines.chunks.case_hash` (the tests hold the two to one value)."""
     return _hash(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 
@@ -158,8 +160,8 @@ def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, dea
           one: object) -> tuple:
     """A core's ``solve_chunk``: the cases of ``inputs`` (canonical texts, one a line; ``b""``
     holds none), numbered from ``first``, each solved by ``solve`` (its ``_chunk_case``) or, where
-    that leaves it, by ``one`` (:meth:`~worker.engines.base.Engine.solve_entry`'s signature), the
-    fields of a :class:`~worker.engines.base.ChunkSolution` in order. No case is started once
+    that leaves it, by ``one`` (:meth:`~worker.engines.engine.Engine.solve_entry`'s signature), the
+    fields of a :class:`~worker.engines.chunks.ChunkSolution` in order. No case is started once
     the monotonic clock reads ``deadline`` (seconds, as ``time.monotonic()``; ``None``: never)."""
     s: cython.p_const_char = PyBytes_AS_STRING(inputs)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(inputs)
@@ -254,7 +256,7 @@ _PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", 
 
 def new_case(index: cython.longlong, text: str, line: cython.longlong, column: cython.longlong) -> object:
     """``Case(index, text, line, column)``, filling its slots where Case is plain (see
-    :func:`~worker.engines.base.plain`): its frozen ``__init__`` would cost more than the reading."""
+    :func:`~worker.engines.results.plain`): its frozen ``__init__`` would cost more than the reading."""
     if not _PLAIN_CASE:
         return Case(index, text, line, column)
     case = Case.__new__(Case)
@@ -268,7 +270,7 @@ def new_case(index: cython.longlong, text: str, line: cython.longlong, column: c
 @cython.cclass
 class Block(Out):
     """A judge file's canonical inputs, a block of consecutive cases at a time
-    (:class:`worker.engines.base.InputBlocks` on the native core): each core's ``read_inputs``
+    (:class:`worker.engines.reading.InputBlocks` on the native core): each core's ``read_inputs``
     writes the texts of the cases it reads into it, past what it holds, and tells it of each
     (``took`` in out.pxd); Python writes the cases its readers find (:meth:`add`). Each text is
     followed by a newline.

@@ -1,4 +1,4 @@
-"""The faults of a judge file read past (:class:`worker.engines.base.Faults`) as a job lists them:
+"""The faults of a judge file read past (:class:`worker.engines.reading.Faults`) as a job lists them:
 each with its message in intake's wording and the lines around it, as the upload page shows an
 error."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import IO, Any
 
-from worker.engines.base import CHUNK_SIZE, Diagnostic, Faults, InputError
+from worker.engines.reading import CHUNK_SIZE, Diagnostic, Faults, InputError
 from worker.jobs.intake import explain
 
 #: Lines shown before and after a fault's own line.
@@ -17,7 +17,7 @@ CONTEXT_CHARS = 200
 
 
 def listed(game: str, faults: Faults, head: bytes, stream: IO[bytes]) -> list[dict[str, Any]]:
-    """The faults a job lists (the first :data:`~worker.engines.base.FAULTS_KEPT`, in file order): each
+    """The faults a job lists (the first :data:`~worker.engines.reading.FAULTS_KEPT`, in file order): each
     ``{"line", "column", "message", "context"}``. ``head`` is the file's start (which the message's hint
     reads, see ``intake.explain``), ``stream`` the file again, read no further than the last context.
 

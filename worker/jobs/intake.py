@@ -17,7 +17,8 @@ import re
 from typing import IO, Any, cast
 
 from worker import engines
-from worker.engines.base import MAX_TOKEN, Engine, Faults, InputError
+from worker.engines.engine import Engine
+from worker.engines.reading import MAX_TOKEN, Faults, InputError
 from worker.jobs.errors import Invalid
 from worker.units import format_size
 
@@ -135,7 +136,7 @@ def line_too_long(line: int, limit: int) -> str:
 
 
 def token_too_long(line: int, column: int) -> str:
-    """A token longer than any game's (:data:`worker.engines.base.MAX_TOKEN`), the engines' own wording.
+    """A token longer than any game's (:data:`worker.engines.reading.MAX_TOKEN`), the engines' own wording.
 
     >>> token_too_long(1, 7)
     'line 1, column 7: a token longer than 64 characters'

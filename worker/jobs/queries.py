@@ -23,7 +23,8 @@ from sqlalchemy.orm import Session, load_only
 
 from worker import engines
 from worker.config import Settings
-from worker.engines.base import Diagnostic, TraceError
+from worker.engines.reading import Diagnostic
+from worker.engines.results import TraceError
 from worker.jobs import results, throughput
 from worker.jobs.errors import Conflict, Invalid, NotFound
 from worker.jobs.filters import MAX_PER_PAGE, ResultFilter

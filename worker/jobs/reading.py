@@ -11,7 +11,8 @@ import logging
 from collections.abc import Iterator
 from typing import IO
 
-from worker.engines.base import Case, Diagnostic, Engine, InputBlocks, InputError
+from worker.engines.engine import Engine
+from worker.engines.reading import Case, Diagnostic, InputBlocks, InputError
 from worker.jobs.screen import Lines
 from worker.units import format_size
 
@@ -31,7 +32,7 @@ class LineLimitReader:
     >>> LineLimitReader(io.BytesIO(b"12\\n12345\\n"), 4).read()
     Traceback (most recent call last):
     ...
-    worker.engines.base.InputError: line 2: the line is longer than the limit of 4 bytes
+    worker.engines.reading.InputError: line 2: the line is longer than the limit of 4 bytes
     """
 
     def __init__(self, stream: IO[bytes], limit: int) -> None:

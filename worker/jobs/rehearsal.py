@@ -22,7 +22,7 @@ from sqlalchemy import select, update
 
 from worker import engines
 from worker.config import Settings
-from worker.engines.base import Faults
+from worker.engines.reading import Faults
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import process_name
 from worker.jobs.reading import take_guarded

@@ -35,7 +35,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from worker import engines
-from worker.engines.base import case_hash
+from worker.engines.chunks import case_hash
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import ResultFilter
 from worker.store import chunks as stored

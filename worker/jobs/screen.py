@@ -27,7 +27,7 @@ from __future__ import annotations
 import codecs
 from typing import IO, Any, cast
 
-from worker.engines.base import MAX_TOKEN
+from worker.engines.reading import MAX_TOKEN
 from worker.jobs.errors import Invalid
 from worker.jobs.intake import (binary_file, line_too_long, not_text, position, refuse_no_game, sniff_upload,
                                 token_too_long, whitespace_only)

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from worker import engines
 from worker.config import Settings
-from worker.engines.base import NOT_SOLVED, ChunkSolution, Entry
+from worker.engines.chunks import NOT_SOLVED, ChunkSolution, Entry
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import process_name
 from worker.jobs.lifecycle import Progress

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from worker import engines
 from worker.config import Settings
-from worker.engines.base import Diagnostic, Faults, InputError
+from worker.engines.reading import Diagnostic, Faults, InputError
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, process_name, send_quietly
 from worker.jobs.faults import listed

@@ -141,7 +141,7 @@ class Job(Notified, Base):
     error: Mapped[str | None] = mapped_column(Text)
     #: Reading warnings as Diagnostic dicts (missing terminator, text after it).
     warnings: Mapped[list[Any]] = mapped_column(default=list)
-    #: The file's first bad cases, read past (``worker.engines.base.Faults``), in file order: each
+    #: The file's first bad cases, read past (``worker.engines.reading.Faults``), in file order: each
     #: ``{"line", "column", "message", "context"}``, the context the lines around it as
     #: ``{"line", "text"}``. A job with faults ends failed, its good cases kept.
     faults: Mapped[list[Any]] = mapped_column(default=list)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from worker.engines.base import InputError
+from worker.engines.reading import InputError
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -16,9 +16,8 @@ DECK_SIZE = 52
 #: Every card as the judge writes it; a card's number in traces is its place here.
 CARDS = tuple(r + s for r in RANKS for s in SUITS)
 
-#: A card as a bit mask: one bit for its rank, one for its suit. Two cards match
-#: (same rank or same suit) exactly when their masks share a bit, so matching is one
-#: ``&``. Masks are distinct and below 2**17, so they index flat tables; 0 is "no card".
+#: A card as a bit mask, a bit for its rank and one for its suit: two cards match when
+#: their masks share a bit. Masks are below 2**17, so they index flat tables; 0 is no card.
 MASK: dict[str, int] = {
     r + s: (1 << ri) | (1 << (13 + si)) for ri, r in enumerate(RANKS) for si, s in enumerate(SUITS)
 }
@@ -27,9 +26,7 @@ TABLE_SIZE = max(MASK.values()) + 1
 NUMBER: list[int] = [0] * TABLE_SIZE
 for _number, _card in enumerate(CARDS):
     NUMBER[MASK[_card]] = _number
-#: Bytes tables for reading a canonical deck in a few C calls (see :func:`numbers_of`):
-#: rank character -> 4 * rank, suit character -> suit, anything else -> 100 (too big to
-#: be a card number, and two of them still fit in a byte).
+#: Rank character -> 4 * rank, suit character -> suit, else 100 (no card; two still fit a byte).
 _RANK_TIMES_4 = bytes(4 * RANKS.index(chr(b)) if chr(b) in RANKS else 100 for b in range(256))
 _SUIT_NUMBER = bytes(SUITS.index(chr(b)) if chr(b) in SUITS else 100 for b in range(256))
 _ALL_NUMBERS = bytes(range(DECK_SIZE))
@@ -40,11 +37,8 @@ VALID: frozenset[bytes] = frozenset(card.encode() for card in CARDS)
 
 
 def numbers_of(text: bytes) -> bytes | None:
-    """The card numbers of a canonical deck (52 distinct cards, single spaces), else ``None``.
-
-    Two translations and one big-integer addition make each card's number ``4 * rank +
-    suit`` (no byte overflows); deleting those numbers from ``0..51`` leaves nothing
-    exactly when all 52 are there, that is when the deck holds 52 distinct cards.
+    """The card numbers of a canonical deck (52 distinct cards, single spaces), else ``None``:
+    two translations and a big-integer addition, in C.
 
     >>> list(numbers_of(" ".join(CARDS).encode())[:6])
     [0, 1, 2, 3, 4, 5]
@@ -65,7 +59,7 @@ def masks_of(text: str) -> tuple[int, ...]:
     >>> masks_of("AC 2C 1C")
     Traceback (most recent call last):
     ...
-    worker.engines.base.InputError: "1C" is not a card (rank A23456789TJQK, suit CDHS)
+    worker.engines.reading.InputError: "1C" is not a card (rank A23456789TJQK, suit CDHS)
     """
     numbers = numbers_of(text.encode())
     if numbers is not None:

@@ -1,16 +1,8 @@
-"""Accordion's solving loop for the native core: Cython compiles this module to C.
+"""Accordion's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
 
-The loop is :func:`.play.play_traced`'s, move for move, over C arrays: a card is its
-number plus one (0 is an empty pile), ``_MASK`` gives its rank and suit bits (two cards
-match when their masks share one), ``tops`` is the row's top cards after three empty
-piles and ``under[card]`` the card it covers. It also writes the judge line, and with a
-trace the same ``play`` as :func:`.play.play_traced` (in a dict, or as the trace's JSON
-bytes), :func:`solve_batch` a whole batch's judge lines and ``--traces`` records and
-:func:`solve_chunk` a stored chunk's lines and traces: the differential tests
-(``tests/engines/test_native.py``) hold the two cores to that.
-
-This module is compiled only (it declares C arrays); without a compiler the engine runs
-:mod:`.play` (see :mod:`worker.engines.native`).
+:func:`.play.play`'s loop over C arrays: a card is its number plus one (0: no pile),
+``_MASK`` its rank and suit bits; it writes the judge line and the trace's ``play``, per
+case or for a whole batch or chunk. ``tests/engines/test_native.py`` holds it to :mod:`.play`.
 """
 
 from typing import Optional
@@ -245,8 +237,7 @@ def _put_line(into: Out, piles: cython.int) -> cython.int:
     return 0
 
 
-# One case's line or trace is written here and taken at once (no Python code runs in
-# between, so no other call can write into it meanwhile).
+# A case's line or trace, written and taken with no Python code in between.
 _scratch = cython.declare(Out, Out())
 
 
@@ -297,17 +288,14 @@ def _put_sizes(into: Out, count: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_trace(into: Out) -> cython.int:
-    """The JSON trace of the game just played, as the bytes ``orjson.dumps`` makes of it
-    (the engine's ``pack_trace``)."""
+    """The trace of the game just played, as ``orjson.dumps`` writes it."""
     put(into, b'{"version":2,"play":"', 21)
     put(into, _play_text, _written)
     return put(into, b'"}', 2)
 
 
 def play_packed(text: str) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge line,
-    stored trace)``, the trace as the bytes ``orjson.dumps`` makes of the JSON trace (the
-    engine's ``pack_trace``)."""
+    """:func:`play` with the trace as ``orjson.dumps`` writes it (the engine's ``pack_trace``)."""
     if not _read(text):
         return None
     piles: cython.int = _play(True)
@@ -330,10 +318,7 @@ def play(text: str, traced: cython.bint) -> object:
 
 
 def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
-    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
-    ending in a newline. A text that is not a canonical deck is ``one(index, text,
-    traced)``'s, which gives its line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
     return batch(_write_batch, texts, first, traced, one)
 
 
@@ -363,8 +348,7 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
 
 def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                 one: object) -> tuple:
-    """The decks of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a text
-    that is not a canonical deck is ``one``'s."""
+    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
     return chunk(_chunk_case, inputs, first, traced, deadline, one)
 
 
@@ -372,8 +356,7 @@ def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, dead
 @cython.exceptval(-1)
 def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
                 lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, its trace's JSON and its piles; its outcome's
-    code (win 1, loss 2; 0: not a canonical deck)."""
+    """One deck of :func:`solve_chunk`: its line, trace and piles; its outcome's code (0: not canonical)."""
     if not _read_at(s, size):
         return 0
     piles: cython.int = _play(traced)
@@ -433,7 +416,7 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, seen: cython.lo
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.base.read_natively`.
+    """The native reader of :func:`~worker.engines.reading.read_natively`.
 
     It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
     to the first line end that is also the end of a deck (in judge files, every deck's
@@ -445,14 +428,14 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     return (cases, *_read_from(data, 0, final, line, count, cases, None))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
-#: declares it, imports base: base cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``reading.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports reading: reading cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                 count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    """The native reader of :class:`~worker.engines.reading.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each deck's canonical text into ``block`` until it is full."""
     return _read_from(data, at, final, line, count, None, block)
 

@@ -1,25 +1,25 @@
-"""The accordion engine: reading, playing and tracing put together behind :class:`Engine`."""
+"""The accordion engine: reading, playing and tracing behind :class:`Engine`."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 from worker.engines import native
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
-from worker.engines.accordion.play import play, play_traced
+from worker.engines.accordion.play import play
 from worker.engines.accordion.read import TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
-from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
+from worker.engines.engine import Engine
+from worker.engines.reading import Case, InputError
+from worker.engines.results import Result, TraceError
 
-#: Reusable ``under`` tables (one per concurrent game, so threads never share one):
-#: allocating 70,000 slots per deck would cost more than playing it.
+#: Spare ``under`` tables, one per concurrent game: allocating 70,000 slots costs more than a game.
 _SPARE_TABLES: list[list[int]] = []
 
 
 def line_of(piles: int, sizes: list[int]) -> str:
-    """The judge line of ``piles`` piles of ``sizes``: every line this engine makes is made here.
+    """The judge line of ``piles`` piles of ``sizes``.
 
     >>> line_of(6, [40, 8, 1, 1, 1, 1]), line_of(1, [52])
     ('6 piles remaining: 40 8 1 1 1 1', '1 pile remaining: 52')
@@ -27,6 +27,12 @@ def line_of(piles: int, sizes: list[int]) -> str:
     if piles == 1:
         return f"1 pile remaining: {sizes[0]}"
     return f"{piles} piles remaining: " + " ".join(map(str, sizes))
+
+
+def result_of(sizes: list[int], line: str | None = None, trace: dict[str, Any] | None = None) -> Result:
+    """The result of a game that left piles of ``sizes`` (its line made unless given)."""
+    n = len(sizes)
+    return Result("win" if n == 1 else "loss", n, sizes, line or line_of(n, sizes), trace)
 
 
 class AccordionEngine(Engine):
@@ -46,41 +52,29 @@ class AccordionEngine(Engine):
     case_bytes = 156
     reader = staticmethod(read_decks)
 
-    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_decks(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_decks)
-
     def solve(self, case: Case, trace: bool = True) -> Result:
         """Play one deck; with ``trace`` the result also carries every deal and move.
 
-        >>> from worker.engines.accordion.cards import RANKS, SUITS
-        >>> deck = " ".join(r + s for s in SUITS for r in RANKS)  # AC 2C ... KC AD ...
-        >>> r = ENGINE.solve(Case(1, deck), trace=False)
+        >>> r = ENGINE.solve(Case(1, " ".join(r + s for s in "CDHS" for r in "A23456789TJQK")), trace=False)
         >>> r.outcome, r.number, r.detail, r.line
         ('win', 1, [52], '1 pile remaining: 52')
         """
         if self.core is not None:
             played = self.core.play(case.text, trace)
             if played is not None:
-                sizes, line, record = played
-                n = len(sizes)
-                return Result("win" if n == 1 else "loss", n, sizes, line, record)
-            # Not a canonical deck: read it here (or say what is wrong with it).
+                return result_of(*played)
+            # Not a canonical deck: read it here, or say what is wrong with it.
         deck = masks_of(case.text)
         try:
             under = _SPARE_TABLES.pop()
         except IndexError:
             under = [0] * TABLE_SIZE
+        steps: list[str] | None = [] if trace else None
         try:
-            if trace:
-                sizes, record = play_traced(deck, under)
-            else:
-                sizes, record = play(deck, under), None
+            sizes = play(deck, under, steps)
         finally:
             _SPARE_TABLES.append(under)
-        n = len(sizes)
-        return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), record)
+        return result_of(sizes, None, None if steps is None else {"version": 2, "play": "".join(steps)})
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """As :meth:`Engine.solve_packed`: the native core writes the JSON bytes itself."""
@@ -88,8 +82,7 @@ class AccordionEngine(Engine):
         if played is None:
             return super().solve_packed(case)
         sizes, line, packed = played
-        n = len(sizes)
-        return Result("win" if n == 1 else "loss", n, sizes, line), packed
+        return result_of(sizes, line), packed
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
         """As :meth:`Engine.unpack_trace`; a trace stored in version 1 comes back in version 2.
@@ -101,18 +94,15 @@ class AccordionEngine(Engine):
         return {"version": 2, "play": play_of(trace)} if trace.get("version") == 1 else trace
 
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        """The judge line for stored pile sizes (the deck's index does not appear in it).
+        """The judge line of stored pile sizes (it does not name the deck).
 
         >>> ENGINE.judge_line(7, "loss", 3, [50, 1, 1])
         '3 piles remaining: 50 1 1'
-        >>> ENGINE.judge_line(7, "win", 1, [52])
-        '1 pile remaining: 52'
         """
         return line_of(number, detail)
 
     def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        # Read leniently (``int`` takes more than digits): ``parse_line`` checks the line is made again,
-        # and the service reads back lines the engine wrote, a million at a time for an export.
+        # Lenient (``int`` takes more than digits): ``parse_line`` checks the line is made again.
         head, said, tail = line.partition(" remaining: ")
         if not said:
             return None
@@ -140,12 +130,10 @@ class AccordionEngine(Engine):
             deck = masks_of(text)
         except InputError as error:
             raise TraceError(f"the deck cannot be replayed: {error}") from None
-        sizes = replay_play([NUMBER[mask] for mask in deck], play_of(trace))
-        n = len(sizes)
-        return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), trace)
+        return result_of(replay_play([NUMBER[mask] for mask in deck], play_of(trace)), None, trace)
 
     def generate(self, rng: random.Random) -> str:
-        """A shuffled deck as judge files write it: two lines of 26 cards.
+        """A shuffled deck on two lines of 26 cards.
 
         >>> text = ENGINE.generate(random.Random(1))
         >>> [len(line.split()) for line in text.split("\\n")], sorted(text.split()) == sorted(CARDS)
@@ -156,14 +144,14 @@ class AccordionEngine(Engine):
         return " ".join(cards[:26]) + "\n" + " ".join(cards[26:])
 
     def sniff(self, head: bytes) -> bool:
-        """Whether a file starts with two-character cards (either case), no card twice a deck.
+        """Whether a file starts with cards (either case), no card twice a deck.
 
         >>> ENGINE.sniff(b"QD AD 8H 5S 3H 5H TC 4D J"), ENGINE.sniff(b"1T 2T 3T 9S 9S")
         (True, False)
         """
         tokens = head.split()
         if tokens and not head[-1:].isspace():
-            tokens.pop()  # the head may cut its last token short
+            tokens.pop()  # perhaps cut short
         cards: list[bytes] = []
         for token in tokens:
             if token[:1] == b"#":
@@ -172,7 +160,7 @@ class AccordionEngine(Engine):
             if card not in VALID:
                 return False
             cards.append(card)
-        # Mahjong hands of bamboo tiles 2S..9S read as cards too, but they repeat tiles.
+        # Bamboo tiles 2S..9S read as cards too, but mahjong hands repeat them.
         first_deck = cards[:DECK_SIZE]
         return bool(cards) and len(set(first_deck)) == len(first_deck)
 

@@ -7,7 +7,7 @@ separates them and 52 make a deck whatever the line breaks. A token starting wit
 ends the input. Lower-case cards are refused: the judge's solutions compare characters
 exactly and would misplay them. A deck holding a card twice is refused too (no judge
 file has one, and the game is played with 52 distinct cards). A bad deck still takes 52
-places (a reading that goes on past it, see :class:`~worker.engines.base.Faults`, starts the
+places (a reading that goes on past it, see :class:`~worker.engines.reading.Faults`, starts the
 next deck after them), so that a wrong card leaves every other deck as it was.
 """
 
@@ -19,7 +19,7 @@ from itertools import chain
 from typing import IO
 
 from worker.engines.accordion.cards import DECK_SIZE, RANKS, SUITS, VALID, numbers_of
-from worker.engines.base import Case, InputError, Reading, read_pieces, show, tokens_with_columns
+from worker.engines.reading import Case, InputError, Reading, read_pieces, show, tokens_with_columns
 
 TERMINATOR = "#"
 UNIT = "deck"
@@ -36,7 +36,7 @@ _Span = tuple[int, int, int, bytes, int]
 def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0) -> Iterator[Case]:
     """The decks of a judge file, in constant memory (the reader behind ``ENGINE.parse``);
     or of its rest, from the start of ``start_line`` on, after ``index`` decks (see
-    :func:`~worker.engines.base.read_natively`).
+    :func:`~worker.engines.reading.read_natively`).
 
     A deck is gathered as canonical text ("AC 2D ..."), piece by piece. A piece already
     in that form (cards and single spaces, as judge files are written) is checked with a
@@ -54,7 +54,7 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
     >>> list(read_decks(io.BytesIO(b"AC 1H"), reading))
     Traceback (most recent call last):
     ...
-    worker.engines.base.InputError: line 1, column 4: "1H" is not a card (rank A23456789TJQK, suit CDHS)
+    worker.engines.reading.InputError: line 1, column 4: "1H" is not a card (rank A23456789TJQK, suit CDHS)
     """
     pieces = read_pieces(stream, line=start_line)
     segments: list[bytes] = []  # canonical text of the deck so far

@@ -1,35 +1,21 @@
-"""Accordion traces, and replaying one move by move against the rules written plainly.
+"""Accordion traces, and their replay against the rules written plainly.
 
-Trace (version 2)
------------------
-``{"version": 2, "play": "++B1++++E3…"}``
-
-``play`` tells the game step by step from an empty row. ``+`` deals the next card of the
-deck (the case's text, in order) as a new pile at the right end of the row. A letter and a
-digit are a move: the top card of that pile (``A``-``Z`` are piles 0-25 counted from the
-left, ``a``-``z`` piles 26-51, as the row stands just before the move) goes ``1`` or ``3``
-piles to the left, onto the pile there. A move that empties its pile removes it, and the
-piles right of it shift one place left. A card that moves on at once from where it landed
-makes a move of its own. So ``play`` starts with ``+`` and holds 52 of them, and the sizes
-of the piles after the last step are the result's ``detail``.
-
-Two characters a move keep a trace small (the whole of a ``dealer solve --traces`` record
-is written for every case): which card moves follows from the deck and the moves before it.
-
-Version 1, which Dealer stored before 2026-12-01, listed the same game as numbers:
-``{"version": 1, "deals": [the moves after each deal], "moves": [from, to, card, …]}``.
-:func:`play_of` reads both, so every stored trace still replays.
+A trace is ``{"version": 2, "play": "++B1++++E3…"}``: from an empty row, ``+`` deals the
+deck's next card as a new pile on the right; a letter and a digit move the top card of
+that pile (``A``-``Z`` piles 0-25 from the left, ``a``-``z`` 26-51, as the row stands) 1 or
+3 piles to the left. An emptied pile is removed. Two characters a move keep a trace small:
+which card moves follows from the deck. Version 1 (stored before 2026-12-01) listed
+``deals`` and ``moves`` as numbers; :func:`play_of` reads both.
 
 >>> from worker.engines.accordion import ENGINE
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> sample = ("QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "
 ...           "8C 7D 4C 4S 7S 9H 7C 5D 2S KD 2D QH JD 6D 9D JC 2C KH 3D QC 6C 9S KC 7H 9C 5C")
 >>> ENGINE.solve(Case(1, sample)).trace["play"][:12]
 '++B1++++E3C1'
 
-Deal 2 (``AD``) makes pile 1 (``B``) and moves one to the left, onto ``QD``; deal 6 (``5H``)
-makes pile 4 (``E``) and moves three to the left, onto ``8H``; then ``5S``, the top card of
-pile 2 (``C``), moves one to the left, onto it.
+Deal 2 (``AD``) moves onto ``QD``; deal 6 (``5H``) moves three left onto ``8H``, then
+``5S``, top of pile 2 (``C``), moves onto it.
 """
 
 from __future__ import annotations
@@ -38,7 +24,7 @@ import re
 from typing import Any, TypeGuard
 
 from worker.engines.accordion.cards import CARDS, DECK_SIZE
-from worker.engines.base import TraceError
+from worker.engines.results import TraceError
 
 #: Pile ``k`` of the row as ``play`` names it.
 PILES = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -64,7 +50,6 @@ def play_of(trace: Any) -> str:
 
 
 def _upgrade(trace: dict[str, Any]) -> str:
-    """A version 1 trace's ``play``."""
     deals, moves = trace.get("deals"), trace.get("moves")
     if not _int_list(deals) or len(deals) != DECK_SIZE or min(deals) < 0:
         raise TraceError(f'"deals" must list {DECK_SIZE} move counts')
@@ -90,11 +75,9 @@ def _int_list(value: Any) -> TypeGuard[list[int]]:
 
 
 def replay_play(deck: list[int], play: str) -> list[int]:
-    """Deal the deck (card numbers) and make the moves of ``play``, checking each; the sizes left.
-
-    A plain second implementation of the rules (piles as lists, the leftmost movable
-    card searched from the left each time), so replaying also checks the fast solver.
-    """
+    """Deal the deck (card numbers) and make the moves of ``play``, checking each; the sizes
+    left. The rules written plainly (piles as lists, searched from the left), a second
+    implementation that checks the fast one."""
     piles: list[list[int]] = []
     dealt = made = 0
     at = 0

@@ -8,26 +8,17 @@ and special hands (thirteen orphans and the like) do not count; four copies in a
 may be split (a pong plus one tile in a chow). The answer lists the waited tiles in the
 order 1T..9T, 1S..9S, 1W..9W, DONG, NAN, XI, BEI, ZHONG, FA, BAI.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> hand = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
 >>> ENGINE.solve(Case(1, hand), trace=False).line
 'Case 1: 1S 4S FA'
 >>> ENGINE.solve(Case(2, "1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 3T 5T 7T"), trace=False).line
 'Case 2: Not ready'
 
-The package:
-
-- :mod:`.tiles`: tile names and kinds, a hand's key, the classes of a group;
-- :mod:`.read`: the judge file ("Input": what is accepted) and a hand's text as counts;
-- :mod:`.solve`: four look-ups in the table ("How it is solved"), and the judge line;
-- :mod:`.table`: the table file ``table.bin`` (package data) as the solver reads it;
-- :mod:`.trace`: the trace format ("Trace (version 1)"), the proofs, and the replay
-  against a plain search;
-- :mod:`.core`: the native core (compiled by Cython when it can be, see
-  :mod:`worker.engines.native`): the same look-ups, and the reading of plain files, in C;
-- :mod:`.engine`: the :class:`~worker.engines.base.Engine` over them;
-- :mod:`.tablegen`: builds ``table.bin`` (``python -m worker.engines.mahjong.tablegen``);
-  build tooling, never imported when solving.
+Modules: :mod:`.tiles` (names, kinds, a hand's key), :mod:`.read` (the judge file),
+:mod:`.solve` (four table look-ups, the judge line), :mod:`.table` (reads ``table.bin``),
+:mod:`.tablegen` (builds it; never imported when solving), :mod:`.trace` (proofs and their
+replay), :mod:`.core` (the native core, compiled by Cython) and :mod:`.engine`.
 """
 
 from worker.engines.mahjong.engine import ENGINE, MahjongEngine

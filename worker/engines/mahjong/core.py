@@ -1,16 +1,8 @@
-"""Mahjong's solver for the native core: Cython compiles this module to C.
+"""Mahjong's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
 
-The same four look-ups in the same table as :mod:`.solve` (read once, on first use, by
-:func:`.solve.read_table`), and the same case analysis on the sum of the groups' class
-codes; here a hand's text is read into the four group keys directly, and the judge line
-is written in C. Proofs for traces are written here too, from the same split table as
-:func:`.trace.proofs_of` (held here in a hash table); :func:`solve_batch` writes a whole
-batch's judge lines and ``--traces`` records, and :func:`solve_chunk` a stored chunk's lines
-and traces. The differential tests
-(``tests/engines/test_native.py``) hold the two cores to the same results.
-
-This module is compiled only (it declares C arrays); without a compiler the engine runs
-:mod:`.solve` (see :mod:`worker.engines.native`).
+:mod:`.solve`'s four look-ups in the same table, a hand read straight into its group keys,
+and the judge line and proofs (:func:`.trace.proofs_of`'s) written in C, per case or for a
+batch or a chunk. ``tests/engines/test_native.py`` holds it to :mod:`.solve`.
 """
 
 from typing import Optional
@@ -22,9 +14,10 @@ from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
 from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, load64, lowest, new_case,
                                                 prefetch, put, put_int, reserve, took)
 
-from worker.engines.base import Case, Result, plain
-from worker.engines.mahjong.tiles import RARE, TILES, X
 from worker.engines.mahjong.table import read_section
+from worker.engines.mahjong.tiles import RARE, TILES, X
+from worker.engines.reading import Case
+from worker.engines.results import Result, plain
 
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
@@ -59,8 +52,7 @@ _present = cython.declare(cython.ulonglong, 0)  # the kinds a hand read holds, a
 _waits = cython.declare(cython.int[34])
 _keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
 _text = cython.declare(cython.char[128])
-# One case's line or trace is written here and taken at once (no Python code runs in
-# between, so no other call can write into it meanwhile).
+# A case's line or trace, written and taken with no Python code in between.
 _scratch = cython.declare(Out, Out())
 
 
@@ -130,31 +122,13 @@ _setup_names()
 @cython.cfunc
 @cython.exceptval(check=False)
 def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
-    """The kind of one token, or -1."""
-    c: cython.char = s[0]
-    if size == 2 and 49 <= c <= 57:
-        if s[1] == 84:  # T
-            return c - 49
-        if s[1] == 83:  # S
-            return 9 + c - 49
-        if s[1] == 87:  # W
-            return 18 + c - 49
+    """The kind of one token, or -1: found by its first two bytes, then compared whole."""
+    if size < 2 or size > 5:
         return -1
-    if size == 4 and s[0] == 68 and s[1] == 79 and s[2] == 78 and s[3] == 71:  # DONG
-        return 27
-    if size == 3 and s[0] == 78 and s[1] == 65 and s[2] == 78:  # NAN
-        return 28
-    if size == 2 and s[0] == 88 and s[1] == 73:  # XI
-        return 29
-    if size == 3 and s[0] == 66 and s[1] == 69 and s[2] == 73:  # BEI
-        return 30
-    if size == 5 and s[0] == 90 and s[1] == 72 and s[2] == 79 and s[3] == 78 and s[4] == 71:  # ZHONG
-        return 31
-    if size == 2 and s[0] == 70 and s[1] == 65:  # FA
-        return 32
-    if size == 3 and s[0] == 66 and s[1] == 65 and s[2] == 73:  # BAI
-        return 33
-    return -1
+    kind: cython.int = _tile_of[_key(s[0], s[1])] - 1
+    if kind < 0 or _name_size[kind] != size or memcmp(s, _name_bytes + 8 * kind, size):
+        return -1
+    return kind
 
 
 @cython.cfunc
@@ -276,8 +250,7 @@ def _waited(text: str) -> cython.int:
 
 def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                 one: object) -> tuple:
-    """The hands of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a text
-    that is not 13 valid tiles is ``one``'s."""
+    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
     if _payload is None:
         _load()
     return chunk(_chunk_case, inputs, first, traced, deadline, one)
@@ -325,10 +298,7 @@ def solve_packed(case: Case) -> object:
 
 
 def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """The judge lines of consecutive hands numbered from ``first``, and with ``traced``
-    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
-    ending in a newline. A text that is not 13 valid tiles is ``one(index, text, traced)``'s,
-    which gives its line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
     return batch(_write_batch, texts, first, traced, one)
 
 
@@ -385,7 +355,7 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
 @cython.cfunc
 def _result(count: cython.int, line: str, trace: object) -> object:
     """The Result of a hand waiting for the ``count`` kinds of ``_waits``, built without
-    its ``__init__`` where Result is plain (see :func:`~worker.engines.base.plain`): that
+    its ``__init__`` where Result is plain (see :func:`~worker.engines.results.plain`): that
     would cost a tenth of a hand's time."""
     detail: list = [_NAMES[_waits[j]] for j in range(count)]
     outcome: str = "ready" if count else "not-ready"
@@ -528,7 +498,7 @@ def _write_hand(into: cython.p_char) -> cython.int:
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.base.read_natively`: the hands of the
+    """The native reader of :func:`~worker.engines.reading.read_natively`: the hands of the
     whole lines of ``data`` (and of its last line too when it ends the file) while each is
     a plain hand or blank. It stops at the first other line: the terminator, an error, a
     line longer than any plain one."""
@@ -536,14 +506,14 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     return (cases, *_read_from(data, 0, final, line, count, cases, None))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
-#: declares it, imports base: base cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``reading.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports reading: reading cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                 count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    """The native reader of :class:`~worker.engines.reading.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each hand's canonical text into ``block`` until it is full."""
     return _read_from(data, at, final, line, count, None, block)
 

@@ -1,19 +1,21 @@
-"""The mahjong engine: reading, solving and tracing put together behind :class:`Engine`."""
+"""The mahjong engine: reading, solving and tracing behind :class:`Engine`."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
-from typing import IO, Any
+from collections.abc import Callable
+from typing import Any
 
 from worker.engines import native
-from worker.engines.base import Case, Engine, InputError, Reading, Result, TraceError, read_natively
+from worker.engines.engine import Engine
 from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
 from worker.engines.mahjong.solve import line_of, make_solver
 from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
 from worker.engines.mahjong.trace import check_proof, reference_waits
+from worker.engines.reading import Case, InputError
+from worker.engines.results import Result, TraceError
 
-#: The solver, made on first use (reading the table file takes a few milliseconds).
+#: The solver, made on first use (reading the table takes a few milliseconds).
 _solve: Callable[[Case, bool], Result] | None = None
 
 
@@ -34,16 +36,8 @@ class MahjongEngine(Engine):
     case_bytes = 41
     reader = staticmethod(read_hands)
 
-    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_hands(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_hands)
-
-    # ----------------------------------------------------------------- solving
-
     def solve(self, case: Case, trace: bool = True) -> Result:
-        """The waited tiles of a canonical hand (as :meth:`parse` yields it: 13 tiles, at
-        most four of a kind; only unknown tiles are checked again here).
+        """The waited tiles of a canonical hand (13 known tiles, at most four of a kind).
 
         >>> r = ENGINE.solve(Case(3, "1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T"), trace=False)
         >>> r.outcome, r.number, r.detail
@@ -55,7 +49,7 @@ class MahjongEngine(Engine):
             result = self.core.solve(case, trace)
             if result is not None:
                 return result  # type: ignore[no-any-return]
-            # Not 13 known tiles at most four of a kind: the solver below says what is wrong.
+            # Not 13 known tiles, at most four of a kind: the solver below says what is wrong.
         return (_solve or _load())(case, trace)
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
@@ -64,7 +58,7 @@ class MahjongEngine(Engine):
         return super().solve_packed(case) if packed is None else packed  # type: ignore[no-any-return]
 
     def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        """The judge line for a stored result, numbered ``index``.
+        """The judge line of a stored result, numbered ``index``.
 
         >>> ENGINE.judge_line(7, "ready", 2, ["5W", "6W"]), ENGINE.judge_line(8, "not-ready", 0, [])
         ('Case 7: 5W 6W', 'Case 8: Not ready')
@@ -90,14 +84,9 @@ class MahjongEngine(Engine):
             return None
         return "ready", len(waits), waits
 
-    # ----------------------------------------------------------------- checking
-
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
-        """Check every proof of a trace, and that the proofs cover exactly the waited tiles.
-
-        The waited tiles are found again by a plain search, independent of the table.
-        The result's line is numbered 1: a trace does not know its case's number (use
-        :meth:`judge_line` to renumber it).
+        """Check every proof of a trace, and that they cover exactly the waited tiles, found
+        again by a plain search. The line is numbered 1 (a trace does not know its case's).
 
         >>> hand = "1W 1W 1W 1W 2W 3W 4W 5W 6W 7W 8W 9W 9W"
         >>> ENGINE.replay(hand, ENGINE.solve(Case(5, hand)).trace).line
@@ -105,7 +94,7 @@ class MahjongEngine(Engine):
         >>> ENGINE.replay(hand, {"version": 1, "proofs": ["9W|9W 9W|1W 1W 1W|1W 2W 3W|4W 5W 6W|7W 8W 9W"]})
         Traceback (most recent call last):
         ...
-        worker.engines.base.TraceError: the hand waits for 3W 6W 9W, the trace proves 9W
+        worker.engines.results.TraceError: the hand waits for 3W 6W 9W, the trace proves 9W
         """
         try:
             counts = counts_of(text)
@@ -126,14 +115,9 @@ class MahjongEngine(Engine):
         outcome = "ready" if proved else "not-ready"
         return Result(outcome, len(proved), proved, line_of(1, proved), trace)
 
-    # ----------------------------------------------------------------- making and spotting files
-
     def generate(self, rng: random.Random) -> str:
-        """A random hand as a judge file writes it: 13 tiles on one line, in random order.
-
-        Two hands in five are drawn from a full set of 136 tiles (rarely ready), three in
-        ten are a winning hand less one tile (always ready) and three in ten are drawn
-        from one suit (often waiting for many tiles).
+        """A hand of 13 tiles in random order: drawn from the 136 tiles (two in five, rarely
+        ready), a winning hand less a tile (three in ten) or drawn from one suit (many waits).
 
         >>> hand = ENGINE.generate(random.Random(7)).split()
         >>> len(hand), all(tile in TILES for tile in hand)
@@ -161,8 +145,8 @@ class MahjongEngine(Engine):
         """
         lines = head.splitlines()
         if lines and not head.endswith((b"\n", b"\r")):
-            tokens = lines.pop().split()  # the head may cut its last line, and token, short
-            if not any(line.strip() for line in lines):  # ... when it is the first line
+            tokens = lines.pop().split()  # perhaps cut short
+            if not any(line.strip() for line in lines):  # the first line
                 tokens = tokens[:-1]
                 return bool(tokens) and len(tokens) < HAND_SIZE and all(t in KIND_BYTES for t in tokens)
         hands = 0
@@ -177,8 +161,6 @@ class MahjongEngine(Engine):
             hands += 1
         return hands > 0
 
-
-# --------------------------------------------------------------------- random hands
 
 _WALL: list[str] = [tile for tile in TILES for _ in range(MAX_COPIES)]
 #: Each tile's kind: its place in the judge's order.

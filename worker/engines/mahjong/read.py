@@ -16,17 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import IO, Any
 
-from worker.engines.base import (
-    Case,
-    InputError,
-    Piece,
-    Reading,
-    plain,
-    read_pieces,
-    show,
-    tokens_with_columns,
-)
 from worker.engines.mahjong.tiles import HAND_SIZE, KEY_UNIT_BYTES, KIND_BYTES, MAX_COPIES, TILES
+from worker.engines.reading import Case, InputError, Piece, Reading, read_pieces, show, tokens_with_columns
+from worker.engines.results import plain
 
 TERMINATOR = "0"
 UNIT = "hand"
@@ -73,7 +65,7 @@ def _pieces(stream: IO[bytes], line: int) -> Iterator[tuple[int, int, Any]]:
 def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0) -> Iterator[Case]:
     """The hands of a judge file, one per line, in constant memory (the reader behind
     ``ENGINE.parse``); or of its rest, from ``start_line`` on, after ``index`` hands (see
-    :func:`~worker.engines.base.read_natively`).
+    :func:`~worker.engines.reading.read_natively`).
 
     A line usually comes as one piece and takes the fast path: split, sort by kind
     (which also rejects unknown tiles), compare tiles four places apart (five copies of
@@ -91,7 +83,7 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
     >>> list(read_hands(io.BytesIO(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 10T FA FA\\n0\\n"), reading))
     Traceback (most recent call last):
     ...
-    worker.engines.base.InputError: line 1, column 31: unknown tile "10T" (tiles are 1T-9T, 1S-9S, 1W-9W, \
+    worker.engines.reading.InputError: line 1, column 31: unknown tile "10T" (tiles are 1T-9T, 1S-9S, 1W-9W, \
 DONG, NAN, XI, BEI, ZHONG, FA or BAI)
     """
     pieces = _pieces(stream, start_line)

@@ -1,22 +1,11 @@
-"""Solving a hand: four look-ups in the table, then the case analysis below.
+"""Solving a hand: four look-ups in the table, then a case analysis.
 
-How it is solved
-----------------
-The three suits and the honours are independent *groups*: no meld crosses from one to
-another. A suit group, seen as its nine counts, is *M* when it splits into melds alone,
-*E* when it splits into one eye plus melds, and broken (*X*) otherwise; an honour kind
-is M with 0 or 3 tiles, E with 2, X with 1 or 4. Fourteen tiles win exactly when one
-group is E and all others are M. So thirteen tiles can only wait when every group but
-at most one is M or E already, and then they wait for:
-
-* one X group and no E group: the tiles that make the X group E;
-* one X group and one E group: the tiles that make the X group M;
-* no X group and two E groups: the tiles that make either E group M.
-
-A precomputed table (``table.bin``: :mod:`.table` reads it, :mod:`.tablegen` builds it)
-gives, for every suit group a hand can hold, its class and the tiles that complete it,
-so a hand is solved with four table look-ups. A second one, read only for traces
-(:mod:`.trace`), holds a split of every suit group that splits.
+No meld crosses the three suits and the honours (the *groups*). A group is *M* when it
+splits into melds, *E* into an eye and melds, else *X* (an honour: M with 0 or 3 tiles, E
+with 2, X with 1 or 4). Fourteen tiles win when one group is E and the others M, so
+thirteen wait for: with one X and no E, the tiles making the X group E; with one X and one
+E, those making the X group M; with two Es, those making either M. ``table.bin`` gives every
+suit group's class and those tiles (:mod:`.tablegen` builds it).
 """
 
 from __future__ import annotations
@@ -24,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from worker.engines.base import Case, Result, plain
 from worker.engines.mahjong.read import counts_of, recent
 from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
 from worker.engines.mahjong.tiles import GROUP_MASK, HONOUR_KEYS, KEY_UNIT, RARE, SUIT_KEYS, TILES, X
 from worker.engines.mahjong.trace import proofs_of
+from worker.engines.reading import Case
+from worker.engines.results import Result, plain
 
 _NO_ENTRY: tuple[str | None, int] = (None, 0)
 #: Suit keys whose value is not in the one-byte table: key -> value index (see
@@ -37,8 +27,7 @@ _rare: dict[int, int] = {}
 
 
 def line_of(index: int, waits: Sequence[str]) -> str:
-    """The judge line of hand ``index`` waiting for ``waits``: every line this engine makes
-    is made here.
+    """The judge line of hand ``index`` waiting for ``waits``.
 
     >>> line_of(1, ("1S", "4S", "FA")), line_of(2, ())
     ('Case 1: 1S 4S FA', 'Case 2: Not ready')
@@ -47,9 +36,8 @@ def line_of(index: int, waits: Sequence[str]) -> str:
 
 
 def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
-    """The solver's table (section 0 of the table file): the payload, where its suit keys
-    start (the honour keys follow them), the suit values, the honour values and the rare
-    suit keys (see :func:`.tablegen.build_table`)."""
+    """Section 0 of the table file: the payload, where its suit keys start (the honour keys
+    follow), the suit values, the honour values and the rare suit keys (:func:`.tablegen.build_table`)."""
     payload = read_section(0)
     at, values = 0, []
     for size in (2, 2, 8):  # suit values, honour values, rare suit keys
@@ -62,7 +50,7 @@ def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
 
 
 def make_solver() -> Callable[[Case, bool], Result]:
-    """Read the table file and build the solver (the engine does it once per process)."""
+    """Read the table file and build the solver (once a process)."""
     payload, at, suit_values, honour_values, rare = read_table()
     _rare.update((entry >> 16, entry & 0xFFFF) for entry in rare)
     view = memoryview(payload)
@@ -95,9 +83,8 @@ def _names_by_mask(names: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def _make_solver(suits: Any, honours: Any, byte_codes: list[int], codes: list[int], honour_codes: list[int],
                  names: list[list[tuple[str, ...]]]) -> Callable[[Case, bool], Result]:
-    """The body of ``ENGINE.solve``, with the table bound to local names (the hot path:
-    keep it lean). Four look-ups, then the case analysis of the module docstring on the
-    sum of the four groups' class codes."""
+    """``ENGINE.solve`` with the table bound to local names (the hot path): four look-ups,
+    then the case analysis on the sum of the groups' class codes."""
     mask = GROUP_MASK
     unit = KEY_UNIT.__getitem__
     queue = recent

@@ -1,20 +1,11 @@
-"""Mahjong traces: a proof per waited tile, and replaying them against a plain search.
+"""Mahjong traces: a proof per waited tile, and their replay against a plain search.
 
-Trace (version 1)
------------------
-``{"version": 1, "proofs": ["1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S", ...]}``
+``{"version": 1, "proofs": ["1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S", ...]}``: a proof
+a waited tile, in the answer's order: the tile, the eye, then four melds (a pong, or a
+chow rising) in the judge order of their first tiles: the hand plus the tile. The replay
+checks each, and that they cover the waits :func:`reference_waits` finds without the table.
 
-One proof per waited tile, in the order of the answer (none for "Not ready"). A proof
-is six groups of tile names separated by ``|``: the waited tile, then the eye (two
-tiles), then the four melds (three tiles each: a pong, or a chow in rising order), the
-melds in the judge order of their first tiles. Eye and melds together are exactly the
-hand's thirteen tiles plus the waited one.
-
-Replaying a trace checks every proof, and that the proofs cover exactly the waited
-tiles, which :func:`reference_waits` finds again by a plain search, independent of the
-table.
-
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> from worker.engines.mahjong import ENGINE
 >>> hand = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
 >>> ENGINE.solve(Case(1, hand)).trace["proofs"]  # doctest: +NORMALIZE_WHITESPACE
@@ -26,12 +17,11 @@ from __future__ import annotations
 
 from itertools import accumulate, chain
 
-from worker.engines.base import TraceError
 from worker.engines.mahjong.table import numbers_of, read_section
 from worker.engines.mahjong.tiles import GROUP_BITS, GROUP_MASK, HONOURS, KEY_UNIT, KIND, MAX_COPIES, TILES
+from worker.engines.results import TraceError
 
-#: Per group (0..2 suits, 3 honours) and group key: its split as (eye, melds), filled as
-#: proofs ask for them.
+#: Per group (0..2 suits, 3 honours), by group key: its split as (eye, melds), cached.
 _splits: list[dict[int, tuple[str, str]]] = [{}, {}, {}, {}]
 #: Suit key -> its split, packed (see :func:`.tablegen.build_split_table`); read on the first proof.
 _split_table: dict[int, int] | None = None
@@ -42,8 +32,7 @@ _GROUP_UNIT: dict[str, tuple[int, int]] = {
 
 
 def proofs_of(key: int, waits: tuple[str, ...]) -> list[str]:
-    """One proof per waited tile. Only the waited tile's group changes, so the other
-    groups' splits are looked up once per hand; splits are cached across hands."""
+    """A proof a waited tile: only the tile's group changes, so the others are looked up once."""
     keys = [key & GROUP_MASK, key >> 21 & GROUP_MASK, key >> 42 & GROUP_MASK, key >> 63]
     base = [cache.get(keys[group]) for group, cache in enumerate(_splits)]
     proofs = []
@@ -70,8 +59,7 @@ _EYE_TEXT = [[""] + [f"{TILES[9 * g + r]} {TILES[9 * g + r]}" for r in range(9)]
 
 
 def _split(group: int, key: int) -> tuple[str, str] | None:
-    """A group's split as (its eye or "", its melds joined by "|"); ``None`` when it has
-    none. Suits are looked up in the split table, honours are plain pongs and a pair."""
+    """A group's split as (its eye or "", its melds joined by "|"), else ``None``."""
     result: tuple[str, str] | None = None
     if group == 3:
         counts = [key // 5**j % 5 for j in range(7)]
@@ -143,8 +131,7 @@ def check_proof(counts: list[int], proof: str) -> str:
 
 
 def reference_waits(counts: list[int]) -> list[int]:
-    """The waited kinds of a hand's 34 counts, by plain search (a second implementation,
-    independent of the table: replay uses it).
+    """The waited kinds of a hand's 34 counts, by plain search, without the table.
 
     >>> from worker.engines.mahjong.read import counts_of
     >>> reference_waits(counts_of("1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"))
@@ -162,8 +149,7 @@ def reference_waits(counts: list[int]) -> list[int]:
 
 
 def _wins(counts: list[int]) -> bool:
-    """Whether 14 tiles split into an eye and melds: try each eye, then take melds from
-    the lowest tile up (it is in a pong or in a chow starting at it)."""
+    """Whether 14 tiles split into an eye and melds (each eye, then melds from the lowest tile)."""
     for kind in range(len(TILES)):
         if counts[kind] >= 2:
             counts[kind] -= 2

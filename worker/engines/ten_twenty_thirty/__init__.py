@@ -11,22 +11,16 @@ settled: all piles gone is a win, an empty deck a loss, and a repeat of an earli
 of this game (the seven piles and the deck, from the seventh deal on) a draw. ``N``
 counts every card dealt: ``Win : 66``, ``Loss: 82``, ``Draw: 73``.
 
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> sample = (
 ...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
 ...     "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")
 >>> ENGINE.solve(Case(1, sample), trace=False).line
 'Win : 66'
 
-The package:
-
-- :mod:`.read`: the judge file ("Input": what is accepted) and a deck's text as cards;
-- :mod:`.rules`: the rules as written, every state kept: draws, and replaying traces;
-- :mod:`.play`: the same rules played fast, plain and traced (the hot path);
-- :mod:`.trace`: the trace format ("Trace (version 2)"), its stored form, the replay;
-- :mod:`.core`: the native core (compiled by Cython when it can be, see
-  :mod:`worker.engines.native`): the same play and traces, and the reading of plain files, in C;
-- :mod:`.engine`: the :class:`~worker.engines.base.Engine` over them, and the judge line.
+Modules: :mod:`.read` (the judge file), :mod:`.rules` (the rules as written: draws, replays),
+:mod:`.play` (the fast loop), :mod:`.trace` (the trace, stored form and replay), :mod:`.core`
+(the native core, compiled by Cython) and :mod:`.engine`.
 """
 
 from worker.engines.ten_twenty_thirty.engine import ENGINE, TenTwentyThirty, line_of

@@ -1,23 +1,15 @@
-"""10-20-30's solving loop for the native core: Cython compiles this module to C.
+"""10-20-30's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
 
-The rules are :mod:`.play`'s, kept in C arrays instead of lists: the history of cards
-(``d`` there) is a byte buffer, a pile is a row of bytes, and a pick-up's sums are
-tested directly (in C the table lookups of :mod:`.play` save nothing). Draws are found
-the same way, by Brent's method against one snapshot, and then, as there, left to
-:class:`.rules.Game` (the engine plays them again). What a trace needs is noted on the
-way, and the packed trace and the JSON trace are written here, the same bytes and the
-same values as :func:`.trace.pack` and :func:`.trace.from_marks` make; :func:`solve_batch`
-writes a whole batch's judge lines and ``--traces`` records, and :func:`solve_chunk` a stored
-chunk's lines and packed traces. The differential tests
-(``tests/engines/test_native.py``) hold the two cores to that.
-
-This module is compiled only (it declares C arrays and pointers); without a compiler the
-engine runs :mod:`.play` (see :mod:`worker.engines.native`).
+:mod:`.play`'s rules over C arrays (the history a byte buffer, a pile a row of bytes, the
+sums tested directly), draws found as there and then played again exactly; it writes the
+judge line and the traces :mod:`.trace` makes, per case or for a batch or a chunk.
+``tests/engines/test_native.py`` holds it to :mod:`.play`.
 """
 
 from typing import Optional
 
 import cython
+import orjson
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
@@ -38,8 +30,7 @@ _PLAIN = cython.declare(cython.int, 0)
 _PACKED = cython.declare(cython.int, 1)
 _CAP = cython.declare(cython.int, 65535)
 
-# The game's state, in static buffers: every call holds the GIL from start to end, so
-# no two games ever use them at once.
+# The game's state in static buffers: every call holds the GIL throughout.
 _hist = cython.declare(cython.uchar[65536])  # every card in the order it went under the deck
 _after = cython.declare(cython.uchar[65536])  # pick-ups after each deal (traced)
 _marks = cython.declare(cython.uchar[21846])  # per pick-up: 4 * cards left in the deck + combination
@@ -57,10 +48,8 @@ _table = cython.declare(cython.int[131072])
 _mask = cython.declare(cython.int, 0)
 _filled = cython.declare(cython.int, 0)
 _seen = cython.declare(cython.int, 0)  # a draw's first sighting of its final state
-# One case's line or trace is written here and taken at once (no Python code runs in
-# between, so no other call can write into it meanwhile).
+# A case's line or trace, written and taken with no Python code in between.
 _scratch = cython.declare(Out, Out())
-_outbuf = cython.declare(cython.char[65536])
 
 #: A residue's character in traces (10 separates the end piles in the packed form).
 _CHAR = cython.declare(cython.p_const_char, b"T123456789|")
@@ -176,6 +165,8 @@ def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.
     """Play the deck in the history; the outcome, with out[0..3] = N, history length,
     pick-ups, gone entries. With ``exact`` (see :func:`_exact`) a draw is found where the
     rules find it; else only that there is one (out[0] = deals played by then)."""
+    # One function, not named steps: its state lives in C locals the C compiler keeps in
+    # registers across a deal, which calls that share it through pointers would not.
     global _seen
     pos: cython.int = 14  # cards dealt
     end: cython.int = 52  # cards in the history
@@ -317,11 +308,10 @@ def play(text: str, how: cython.int) -> object:
         return (outcome, out[0], seen, None)
     if how == _PACKED and outcome != _DRAW:
         return (outcome, out[0], 0, _packed(out[0], out[1], out[2], out[3]))
-    if how == _PACKED:
-        _scratch.size = 0
-        _trace_json(_scratch, seen, out[0], out[1], out[2])
-        return (outcome, out[0], seen, _scratch.take())
-    return (outcome, out[0], seen, _trace(seen, out[0], out[1], out[2]))
+    _scratch.size = 0
+    _trace_json(_scratch, seen, out[0], out[1], out[2])
+    trace: bytes = _scratch.take()
+    return (outcome, out[0], seen, trace if how == _PACKED else orjson.loads(trace))
 
 
 @cython.cfunc
@@ -365,41 +355,10 @@ def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.in
 
 
 @cython.cfunc
-def _text(chars: cython.p_const_uchar, count: cython.int) -> str:
-    """Residues as trace characters."""
-    j: cython.int
-    for j in range(count):
-        _outbuf[j] = _CHAR[chars[j]]
-    return PyUnicode_DecodeASCII(_outbuf, count, cython.NULL)
-
-
-@cython.cfunc
-def _trace(seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> dict:
-    """The version 2 trace (:mod:`.trace`) of the game just played, as
-    :func:`.trace.from_marks` makes it (and :func:`.trace.from_game`, for a draw first
-    seen after deal ``seen``)."""
-    j: cython.int
-    rem: cython.int = size - dealt
-    cards: str = _text(_hist, size)
-    for j in range(dealt):
-        _outbuf[j] = _DIGIT36[_after[j]]
-    after: str = PyUnicode_DecodeASCII(_outbuf, dealt, cython.NULL)
-    for j in range(picks):
-        _outbuf[j] = 97 + (_marks[j] & 3)
-    letters: str = PyUnicode_DecodeASCII(_outbuf, picks, cython.NULL)
-    piles: list = [_text(_piles[j], _sizes[j]) for j in range(7)]
-    trace: dict = {"version": 2, "cards": cards, "after": after, "picks": letters, "piles": piles,
-                   "deck": cards[size - rem:] if rem else ""}
-    if seen:
-        trace["seen"] = seen
-    return trace
-
-
-@cython.cfunc
 @cython.exceptval(-1)
 def _trace_json(into: Out, seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> cython.int:
-    """:func:`_trace`'s trace as the bytes ``orjson.dumps`` makes of it, without the dict
-    and its strings in between. Its strings are of digits and letters: nothing to escape."""
+    """The version 2 trace of the game just played (:func:`.trace.from_marks`'s, or for a draw
+    first seen after deal ``seen`` :func:`.trace.from_game`'s) as ``orjson.dumps`` writes it."""
     rem: cython.int = size - dealt
     i: cython.int
     j: cython.int
@@ -457,11 +416,7 @@ _WORDS = cython.declare(tuple, (b"win", b"loss", b"draw"))
 
 
 def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """The judge lines of consecutive decks numbered from ``first``, and with ``traced``
-    their ``--traces`` records (see :mod:`worker.engines.out`): ``(str, bytes)``, each line
-    ending in a newline. A deck the core does not finish (a game too long for its buffers,
-    a text that is not a canonical deck) is ``one(index, text, traced)``'s, which gives its
-    line and record as :meth:`~worker.engines.base.Engine.solve_one` does."""
+    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
     return batch(_write_batch, texts, first, traced, one)
 
 
@@ -499,8 +454,7 @@ def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: 
 
 def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                 one: object) -> tuple:
-    """The decks of a stored chunk solved in C (see :func:`worker.engines.out.chunk`): a game
-    too long for the buffers, or a text that is not a canonical deck, is ``one``'s."""
+    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
     return chunk(_chunk_case, inputs, first, traced, deadline, one)
 
 
@@ -508,9 +462,8 @@ def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, dead
 @cython.exceptval(-1)
 def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
                 lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, its packed trace (a draw's is its JSON, as
-    in :func:`play`), its deal count and a draw's first sighting; its outcome's code (0: not
-    finished)."""
+    """One deck of :func:`solve_chunk`: its line, stored trace, ``N`` and a draw's first sighting;
+    its outcome's code (0: not finished)."""
     out: cython.int[4] = [0, 0, 0, 0]
     if not _read_at(s, size):
         return 0
@@ -607,7 +560,7 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, weight: cython.
 
 
 def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.longlong) -> tuple:
-    """The native reader of :func:`~worker.engines.base.read_natively`.
+    """The native reader of :func:`~worker.engines.reading.read_natively`.
 
     It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
     to the first line end that is also the end of a deck (in judge files, every deck's
@@ -620,14 +573,14 @@ def read(data: bytes, final: cython.bint, line: cython.longlong, count: cython.l
     return (cases, *_read_from(data, 0, final, line, count, cases, None))
 
 
-#: The buffer :func:`read_inputs` writes into, for ``base.InputBlocks`` to make one (out.py, which
-#: declares it, imports base: base cannot import it).
+#: The buffer :func:`read_inputs` writes into, for ``reading.InputBlocks`` to make one (out.py, which
+#: declares it, imports base, which imports reading: reading cannot import it).
 InputBlock = Block
 
 
 def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                 count: cython.longlong, block: Block) -> tuple:
-    """The native reader of :class:`~worker.engines.base.InputBlocks`: :func:`read`'s, from ``at``
+    """The native reader of :class:`~worker.engines.reading.InputBlocks`: :func:`read`'s, from ``at``
     in ``data``, writing each deck's canonical text into ``block`` until it is full."""
     return _read_from(data, at, final, line, count, None, block)
 

@@ -1,16 +1,18 @@
-"""The 10-20-30 engine: reading, playing and tracing put together behind :class:`Engine`."""
+"""The 10-20-30 engine: reading, playing and tracing behind :class:`Engine`."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
+import orjson
 
 from worker.engines import native
-from worker.engines.base import Case, Engine, Reading, Result, read_natively
+from worker.engines.engine import Engine
+from worker.engines.reading import Case
+from worker.engines.results import Result
 from worker.engines.ten_twenty_thirty import trace as traces
-from worker.engines.ten_twenty_thirty.play import play, play_traced
+from worker.engines.ten_twenty_thirty.play import play
 from worker.engines.ten_twenty_thirty.read import TERMINATOR, UNIT, read_decks, residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, OUTCOMES, Game
 
@@ -19,12 +21,17 @@ _LINES = ("Win : ", "Loss: ", "Draw: ")
 
 
 def line_of(outcome: int, deals: int) -> str:
-    """The judge line of a game: every line this engine makes is made here.
+    """The judge line of a game.
 
     >>> line_of(0, 66), line_of(2, 73)
     ('Win : 66', 'Draw: 73')
     """
     return _LINES[outcome] + str(deals)
+
+
+def result_of(outcome: int, n: int, seen: int, trace: dict[str, Any] | None = None) -> Result:
+    """The result of a game: its outcome (:data:`.rules.OUTCOMES`), ``N`` and a draw's first sighting."""
+    return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), trace)
 
 
 class TenTwentyThirty(Engine):
@@ -54,33 +61,16 @@ class TenTwentyThirty(Engine):
     case_bytes = 120
     reader = staticmethod(read_decks)
 
-    def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        if self.core is None:
-            return read_decks(stream, reading)
-        return read_natively(self.core.read, stream, reading, read_decks)
-
     def solve(self, case: Case, trace: bool = True) -> Result:
         core = self.core
         played = None if core is None else core.play(case.text, core.TRACED if trace else core.PLAIN)
         if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
-            outcome, n, seen, record = played
-            return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), record)
+            return result_of(*played)
         # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
-        d = residues(case.text)
-        if not trace:
-            outcome, n = play(d)
-            if outcome != DRAW:
-                return Result(OUTCOMES[outcome], n, [], line_of(outcome, n))
-            return _draw(d, False)
-        outcome, n, marks, gone, piles, rem = play_traced(d)
-        if outcome != DRAW:
-            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n),
-                          traces.from_marks(d, n, marks, piles, rem))
-        return _draw(d, True)
+        return _solve_here(case.text, trace, False)[0]
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """The result and its trace in the stored form: for a win or a loss the compact
-        bytes of :func:`.trace.pack` (a byte per pick-up), for a draw its JSON.
+        """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON.
 
         >>> result, packed = ENGINE.solve_packed(Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 "
         ...     "1 7 6 9 5 3 10 10 4 10 9 2 1 10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2"))
@@ -91,19 +81,11 @@ class TenTwentyThirty(Engine):
         played = None if core is None else core.play(case.text, core.PACKED)
         if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
             outcome, n, seen, packed = played
-            return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n)), packed
-        d = residues(case.text)
-        outcome, n, marks, gone, piles, rem = play_traced(d)
-        if outcome != DRAW:
-            return Result(OUTCOMES[outcome], n, [], line_of(outcome, n)), traces.pack(d, n, marks, gone, piles, rem)
-        result = _draw(d, True)
-        packed = self.pack_trace(result.trace or {})
-        result.trace = None
-        return result, packed
+            return result_of(outcome, n, seen), packed
+        return _solve_here(case.text, True, True)
 
     def unpack_trace(self, packed: bytes) -> dict[str, Any]:
-        """As :meth:`Engine.unpack_trace`: a win or a loss is stored packed, a draw as its JSON,
-        which a trace stored in version 1 brings back in version 2."""
+        """As :meth:`Engine.unpack_trace`, for packed traces too; version 1 comes back as 2."""
         if packed[:1] == traces.PACKED_TAG:
             return traces.expand(packed)
         return traces.upgrade(super().unpack_trace(packed))  # type: ignore[no-any-return]
@@ -127,7 +109,7 @@ class TenTwentyThirty(Engine):
         return OUTCOMES[outcome], int(deals), [extra] if extra and outcome == DRAW else []
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
-        """Check ``trace`` move by move (see :func:`.trace.walk_trace`) and return its result."""
+        """Check ``trace`` move by move (:func:`.trace.walk_trace`); its result."""
         steps = traces.walk_trace(text, trace)
         while True:
             try:
@@ -135,10 +117,10 @@ class TenTwentyThirty(Engine):
             except StopIteration as end:
                 outcome, n, seen = end.value
                 break
-        return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), trace)
+        return result_of(outcome, n, seen, trace)
 
     def generate(self, rng: random.Random) -> str:
-        """A random standard deck on two lines of 26 cards.
+        """A shuffled deck on two lines of 26 cards.
 
         >>> text = ENGINE.generate(random.Random(1))
         >>> len(text.split()), text.count("\\n")
@@ -156,7 +138,7 @@ class TenTwentyThirty(Engine):
         """
         tokens = head.split()
         if tokens and not head[-1:].isspace() and len(head) >= 512:
-            tokens.pop()  # a head that long may be the start of a longer file, cut in a token
+            tokens.pop()  # perhaps cut short
         cards = 0
         for j, token in enumerate(tokens):
             if not token.isdigit() or len(token) > 3:
@@ -170,11 +152,23 @@ class TenTwentyThirty(Engine):
         return cards > 0
 
 
-def _draw(d: list[int], trace: bool) -> Result:
-    """A draw's result: its ``N`` and first sighting need the game played exactly."""
-    game = Game(d).play()
-    return Result("draw", game.dealt, [game.seen], line_of(DRAW, game.dealt),
-                  traces.from_game(game) if trace else None)
+def _solve_here(text: str, trace: bool, packed: bool) -> tuple[Result, bytes]:
+    """A deck played in Python: its result with its trace (``trace``), or with the trace's
+    stored bytes (``packed``: :func:`.trace.pack`'s for a win or a loss, a draw's JSON)."""
+    d = residues(text)
+    marks, gone = (bytearray(), []) if trace or packed else (None, None)
+    outcome, n, piles, rem = play(d, marks, gone)
+    seen, record = 0, None
+    if outcome == DRAW:  # its ``N`` and first sighting need the game played exactly
+        game = Game(d).play()
+        n, seen = game.dealt, game.seen
+        record = traces.from_game(game) if marks is not None else None
+    result = result_of(outcome, n, seen)
+    if packed:
+        return result, orjson.dumps(record) if record else traces.pack(d, n, marks, gone, piles, rem)
+    if trace:
+        result.trace = record or traces.from_marks(d, n, marks, piles, rem)
+    return result, b""
 
 
 ENGINE = TenTwentyThirty(native.load("worker.engines.ten_twenty_thirty"))

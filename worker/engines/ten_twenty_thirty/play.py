@@ -1,40 +1,21 @@
-"""10-20-30 played fast: the hot path of solving.
+"""10-20-30 played fast in pure Python (the native core plays in C); ``tests/engines`` hold it
+to :class:`.rules.Game`, the rules as written.
 
-:func:`play` plays a deck to its end and :func:`play_traced` does the same while noting
-what a trace needs. They follow the rules of :mod:`.rules` with the tricks below; a
-property test (``tests/engines/test_ten_twenty_thirty.py``) checks both against
-:class:`.rules.Game` on random decks.
+A card is its value modulo 10 (10 is 0): the rules only ask whether a sum is a multiple of
+10. A pile is ``[code, card, ...]``, bottom card first; ``code`` sums up what the next deal
+needs, so a deal that picks nothing up (four in five) is one look-up: ``_NEXT[code + card]``
+is the pile's next code, or 0 / -1 / -2 for the combination picked up first (first two +
+last / first + last two / last three)::
 
-Why two loops
--------------
-The traced loop is the plain one plus one byte noted per pick-up and a note per pile
-that empties. Those notes cannot be switched off inside one shared loop without cost:
-measured in 2026 on 3,000 random decks, the traced loop used for plain solves too made
-them 13% slower, and one loop with its notes behind a flag 6% slower, while a plain
-solve is what ``dealer solve`` runs on every case. So the loop is written twice, the
-traced copy differing only in its notes (``note`` and ``gone``).
-
-How a pile is kept
-------------------
-A pile is a list ``[code, card, card, ...]``, bottom card first. ``code`` sums up what
-the next deal onto the pile needs, so that a deal that picks nothing up (four deals in
-five) is one table lookup: ``_NEXT[code + card]`` is the pile's code after the deal, or,
-when the deal makes a pick-up, 0 / -1 / -2 for the combination (first two + last / first
-+ last two / last three) that is picked up first::
-
-    code = _K1 + 10*x                              a pile of one card x
+    code = _K1 + 10*x                              one card x
          = _K2 + 100*x + 10*y                      two cards x, y
-         = _K3 + 10000*a + 1000*f + 100*y + 10*z   three or more: first card a, f = first
-                                                   two cards' sum mod 10, last two cards y, z
-
-Inside the engine a card is its value modulo 10 (a 10 is 0): the rules only ever ask
-whether a sum is a multiple of 10, and 0..9 keeps the lookup tables small.
+         = _K3 + 10000*a + 1000*f + 100*y + 10*z   more: first card a, f = first two's sum
+                                                   mod 10, last two cards y, z
 """
 
 from __future__ import annotations
 
 from itertools import cycle
-from operator import length_hint
 
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, LOSS, PILES, WIN
 
@@ -74,24 +55,32 @@ _NEXT = _build_next()
 _FRONT = tuple(_K3 + 10000 * a + 1000 * ((a + b) % 10) for a in range(10) for b in range(10))
 
 
-def play(d: list[int], nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT) -> tuple[int, int]:
-    """Play a deck of residues to its end: ``(0, N)`` win, ``(1, N)`` loss or ``(2, 0)`` draw.
+def play(d: list[int], marks: bytearray | None = None, gone: list[int] | None = None,
+         nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT) -> tuple[int, int, list[list[int]], int]:
+    """Play a deck of residues to its end: ``(outcome, N, piles, cards left in the deck)``;
+    a draw's ``N`` is 0 (:class:`.rules.Game` finds it, and its first sighting).
 
-    ``d`` is extended in place: every pick-up is appended, so ``d`` becomes the whole
-    history of cards dealt and ``len(d) - cards still in the deck`` is the deal count.
-    A draw is found with Brent's cycle detection against one snapshot (not a set of
-    every state); its ``N`` and first sighting are then found by :class:`.rules.Game`.
+    ``d`` is extended in place with every pick-up, so it becomes the game's history. A trace
+    passes ``marks`` and ``gone``: pick-up ``j`` notes ``4 * r + combination``, ``r`` being
+    what the deck had left just before its cards joined ``d`` (so it follows deal ``52 + 3*j
+    - r``, :func:`.trace.deals_of`), and a pile that empties notes its deal and its place.
+    A draw is found by Brent's cycle detection against one snapshot, not a set of states.
 
     >>> from worker.engines.ten_twenty_thirty.read import residues
-    >>> play(residues("2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
-    ...               "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2"))
-    (0, 66)
+    >>> d = residues("2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
+    ...              "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")
+    >>> marks, gone = bytearray(), []
+    >>> play(d, marks, gone)[:2], len(marks), len(gone)
+    ((0, 66), 22, 14)
     """
+    traced = marks is not None
+    note = marks.append if marks is not None else None
     # The first 14 deals give every pile two cards and can pick nothing up.
     piles = [[_K2 + 100 * a + 10 * b, a, b] for a, b in zip(d[:PILES], d[PILES : 2 * PILES], strict=True)]
     act = piles[:]  # the piles still there, left to right
     deck = iter(d)  # a list iterator goes on over what is appended while it runs
     deck.__setstate__(14)  # type: ignore[attr-defined]
+    left = deck.__length_hint__  # type: ignore[attr-defined]
     k = 0  # where in ``act`` the next deal goes
     # Brent: the state is compared with a snapshot only right after a pick-up on the
     # leftmost pile (``first``). In a cycle every pile gets the same number of deals, a
@@ -106,18 +95,21 @@ def play(d: list[int], nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT) -
                 p[0] = n
                 p.append(c)
                 continue
-            # Pick up ``n`` (``c`` is its last card), then see whether the pile allows another.
-            if n == -2:
-                d += (p[-2], p[-1], c)
-                del p[-2:]
-            elif n == 0:
-                d += (p[1], p[2], c)
-                del p[1:3]
-            else:
-                d += (p[1], p[-1], c)
-                del p[1]
-                p.pop()
-            while True:
+            p.append(c)
+            while True:  # pick up combination ``-n``, then see whether the pile allows another
+                if traced:
+                    note(4 * left() - n)  # type: ignore[misc]
+                if n == -2:
+                    d += p[-3:]
+                    del p[-3:]
+                elif n == 0:
+                    d += (p[1], p[2], p[-1])
+                    del p[1:3]
+                    p.pop()
+                else:
+                    d += (p[1], p[-2], p[-1])
+                    del p[1]
+                    del p[-2:]
                 size = len(p)  # one more than the cards
                 if size > 4:  # (a negative index would not take CPython's fast path)
                     n = nx[front[10 * p[1] + p[2]] + 100 * p[size - 3] + 10 * p[size - 2] + p[size - 1]]
@@ -132,22 +124,13 @@ def play(d: list[int], nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT) -
                 if n > 0:
                     p[0] = n
                     break
-                if n == -2:
-                    d += p[-3:]
-                    del p[-3:]
-                elif n == 0:
-                    d += (p[1], p[2], p[-1])
-                    del p[1:3]
-                    p.pop()
-                else:
-                    d += (p[1], p[-2], p[-1])
-                    del p[1]
-                    del p[-2:]
             if size == 1:  # the pile is gone
                 k = act.index(p)  # by equality, but only ``p`` is as short as ``[code]``
                 del act[k]
+                if traced:
+                    gone += (len(d) - left(), _place(piles, p))  # type: ignore[operator]
                 if not act:
-                    return WIN, len(d) - DECK_SIZE
+                    return WIN, len(d) - DECK_SIZE, piles, DECK_SIZE
                 if k == len(act):
                     k = 0
                 first = act[0]
@@ -155,115 +138,9 @@ def play(d: list[int], nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT) -
                 break
             if p is first:  # after a pick-up the deck holds 3 cards or more: d[-rem:] is the deck
                 if p[0] == scode:
-                    rem = length_hint(deck)
-                    if rem == srem and piles == spiles and d[-rem:] == sdeck:
-                        return DRAW, 0
-                lam += 1
-                if lam == power:
-                    power += power
-                    lam = 0
-                    scode = p[0]
-                    srem = length_hint(deck)
-                    spiles = [q[:] for q in piles]
-                    sdeck = d[-srem:]
-        else:  # the deck ran out
-            return LOSS, len(d)
-
-
-def play_traced(
-    d: list[int], nx: list[int] = _NEXT, front: tuple[int, ...] = _FRONT
-) -> tuple[int, int, bytearray, list[int], list[list[int]], int]:
-    """:func:`play` that also notes what a trace needs, one byte per pick-up.
-
-    Returns ``(outcome, N, marks, gone, piles, cards left in the deck)``. Pick-up ``j``
-    (from 0) notes ``4 * r + combination`` in ``marks``, ``r`` being what the deck
-    iterator had left just before the pick-up's cards joined ``d``: the deal it follows
-    is then ``52 + 3*j - r`` (:func:`.trace.deals_of`), and as the deck never holds 52 cards a
-    mark fits a byte. Every pile that empties adds the deal and the pile to ``gone``.
-    With the history ``d`` that is all a trace needs: the deals go round robin, so the
-    piles dealt onto follow from ``gone``. A draw is ``(2, 0, ...)`` and has run past
-    the draw.
-    """
-    piles = [[_K2 + 100 * a + 10 * b, a, b] for a, b in zip(d[:PILES], d[PILES : 2 * PILES], strict=True)]
-    act = piles[:]
-    deck = iter(d)
-    deck.__setstate__(14)  # type: ignore[attr-defined]
-    left = deck.__length_hint__  # type: ignore[attr-defined]
-    marks = bytearray()
-    note = marks.append
-    gone: list[int] = []
-    k = 0
-    first = act[0]
-    lam, power, scode = 0, 1, -1
-    srem, spiles, sdeck = 0, piles, d
-    while True:
-        for c, p in zip(deck, cycle(act[k:] + act[:k]) if k else cycle(act), strict=False):
-            n = nx[p[0] + c]
-            if n > 0:
-                p[0] = n
-                p.append(c)
-                continue
-            if n == -2:
-                note(4 * left() + 2)
-                d += (p[-2], p[-1], c)
-                del p[-2:]
-            elif n == 0:
-                note(4 * left())
-                d += (p[1], p[2], c)
-                del p[1:3]
-            else:
-                note(4 * left() + 1)
-                d += (p[1], p[-1], c)
-                del p[1]
-                p.pop()
-            while True:
-                size = len(p)
-                if size > 4:  # (a negative index would not take CPython's fast path)
-                    n = nx[front[10 * p[1] + p[2]] + 100 * p[size - 3] + 10 * p[size - 2] + p[size - 1]]
-                elif size == 4:
-                    n = nx[_K2 + 100 * p[1] + 10 * p[2] + p[3]]
-                elif size == 3:
-                    n = _K2 + 100 * p[1] + 10 * p[2]
-                elif size == 2:
-                    n = _K1 + 10 * p[1]
-                else:
-                    break
-                if n > 0:
-                    p[0] = n
-                    break
-                if n == -2:
-                    note(4 * left() + 2)
-                    d += p[-3:]
-                    del p[-3:]
-                elif n == 0:
-                    note(4 * left())
-                    d += (p[1], p[2], p[-1])
-                    del p[1:3]
-                    p.pop()
-                else:
-                    note(4 * left() + 1)
-                    d += (p[1], p[-2], p[-1])
-                    del p[1]
-                    del p[-2:]
-            if size == 1:
-                k = act.index(p)
-                del act[k]
-                i = 0  # the pile's place, by identity: a loop is cheaper than a generator
-                while piles[i] is not p:
-                    i += 1
-                gone += (len(d) - left(), i)
-                if not act:
-                    return WIN, len(d) - DECK_SIZE, marks, gone, piles, DECK_SIZE
-                if k == len(act):
-                    k = 0
-                first = act[0]
-                lam, power, scode = 0, 1, -1
-                break
-            if p is first:
-                if p[0] == scode:
                     rem = left()
                     if rem == srem and piles == spiles and d[-rem:] == sdeck:
-                        return DRAW, 0, marks, gone, piles, rem
+                        return DRAW, 0, piles, rem
                 lam += 1
                 if lam == power:
                     power += power
@@ -272,5 +149,13 @@ def play_traced(
                     srem = left()
                     spiles = [q[:] for q in piles]
                     sdeck = d[-srem:]
-        else:
-            return LOSS, len(d), marks, gone, piles, 0
+        else:  # the deck ran out
+            return LOSS, len(d), piles, 0
+
+
+def _place(piles: list[list[int]], p: list[int]) -> int:
+    """Where pile ``p`` stands, by identity (piles equal in value may differ in place)."""
+    i = 0  # a loop is cheaper than a generator
+    while piles[i] is not p:
+        i += 1
+    return i

@@ -14,7 +14,7 @@ deck, four each of 1..9 and sixteen 10s (every judge file's decks are); anything
 refused, naming the value that occurs too often.
 
 A bad deck still takes the place of 52 values (a reading that goes on past it, see
-:class:`~worker.engines.base.Faults`, starts the next deck after them): a wrong value in place of
+:class:`~worker.engines.reading.Faults`, starts the next deck after them): a wrong value in place of
 a card, the common fault, leaves every other deck as it was.
 """
 
@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator
 from typing import IO
 
-from worker.engines.base import Case, InputError, Reading, only_case, read_pieces, show
+from worker.engines.reading import Case, InputError, Reading, only_case, read_pieces, show
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE
 
 TERMINATOR = "0"
@@ -47,7 +47,7 @@ _Mark = tuple[int, int, int, bytes]
 def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0) -> Iterator[Case]:
     """The decks of a judge file; see "Input" above for what is accepted. Or of its rest,
     from the start of ``start_line`` on, after ``number`` decks (see
-    :func:`~worker.engines.base.read_natively`).
+    :func:`~worker.engines.reading.read_natively`).
 
     >>> deck = " ".join(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "10", "10", "10"] * 4)
     >>> [(c.index, c.line, c.column) for c in read_decks(io.BytesIO(f"{deck}\\n  {deck} 0".encode()),

@@ -1,11 +1,6 @@
-"""10-20-30 played by the rules as written, every state kept as the judges do.
-
-This is the game of ``judge-data/RULES.md`` step by step. It is slow next to the loops
-of :mod:`.play`, and used where a game must be exact rather than fast: the deal count
-and first sighting of a draw (:func:`.play.play` only finds that there is a cycle),
-the trace of a draw, and the replay of any trace (:func:`.trace.walk_trace` follows
-this game deal by deal and compares it with the trace).
-"""
+"""10-20-30 played by the rules as written, every state kept as the judges do: slow, and used
+where a game must be exact (a draw's ``N`` and first sighting, its trace) or checked (the
+replay of a trace, :func:`.trace.walk_trace`)."""
 
 from __future__ import annotations
 
@@ -57,23 +52,12 @@ def take(pile: bytearray, combo: int) -> bytearray:
 
 
 class Game:
-    """One game of a deck of residues (a card's value modulo 10: 10 is 0), played by the
-    rules as written: :meth:`deals` plays it, :meth:`play` plays it to the end.
-
-    What it keeps, as the trace (:mod:`.trace`) wants it:
-
-    - ``cards``: every card in the order it went under the deck, the deck's 52 and then
-      three per pick-up; the deck is ``cards[dealt:]``;
-    - ``piles``: the seven piles, bottom card first (empty once gone);
-    - ``picks``: the combination of each pick-up, 0, 1 or 2 (first two + last, first +
-      last two, last three), and ``when``: the deal each pick-up follows;
-    - ``gone``: the deal and the pile of every pile that emptied, one after the other;
-    - once the game is over, ``outcome`` (:data:`WIN`, :data:`LOSS` or :data:`DRAW`),
-      ``dealt`` (``N``) and ``seen``: for a draw the deal after which its final state was
-      first seen, else 0.
-
-    Bytes throughout, so that a state is one bytes object, quick to make and to hash: the
-    piles and the deck joined by :data:`STATE_SEP`.
+    """One game of a deck of residues (10 is 0), kept as the trace wants it: ``cards`` (every
+    card in the order it went under the deck; the deck is ``cards[dealt:]``), ``piles``
+    (bottom card first), ``picks`` (each pick-up's combination) and ``when`` (the deal it
+    follows), ``gone`` (deal and pile of each emptied pile), and at the end ``outcome``,
+    ``dealt`` (``N``) and ``seen`` (a draw's first sighting, else 0). Bytes, so a state is
+    one bytes object, quick to hash.
 
     >>> deck = ("10 5 4 3 5 7 10 8 2 3 9 10 8 4 5 1 7 6 7 2 6 9 10 2 3 10 3 4 4 9 10 1 1 "
     ...         "10 5 10 10 1 8 10 7 8 10 6 10 10 10 9 6 2 10 10")
@@ -99,8 +83,7 @@ class Game:
         return self
 
     def deals(self) -> Iterator[int]:
-        """Play the game, yielding the pile of each deal once that pile is settled (its
-        pick-ups made), before the game's end is decided."""
+        """Play the game, yielding the pile of each deal once its pick-ups are made."""
         piles, cards, picks, when, gone = self.piles, self.cards, self.picks, self.when, self.gone
         join = STATE_SEP.join
         act = list(range(PILES))  # the piles still there

@@ -1,39 +1,22 @@
-"""10-20-30 traces: the JSON form, the stored form, and replaying one move by move.
+"""10-20-30 traces: the JSON form, the stored form, and the replay move by move.
 
-Trace (version 2)
------------------
-``{"version": 2, "cards": "...", "after": "...", "picks": "...", "piles": [...], "deck":
-"..."}`` and, for a draw only, ``"seen": S``. A card is one character, ``1``..``9`` or
-``T`` for 10.
+A trace (version 2) is ``{"version": 2, "cards", "after", "picks", "piles", "deck"}``, and
+``"seen"`` for a draw; a card is a character, ``1``-``9`` or ``T``:
 
-- ``cards``: every card in the order it went under the deck: the 52 cards of the input,
-  then three for each pick-up. Deal ``k`` (counted from 1) deals ``cards[k - 1]``, and
-  pick-up ``j`` (from 0) puts ``cards[52 + 3*j : 55 + 3*j]`` under the deck, in that
-  order. Deals go round the piles still there, from pile 0: a deal goes to the first pile
-  right of the last deal's (or back to pile 0) that has not emptied.
-- ``after``: one character per deal, how many pick-ups come right after it, a base-36
-  digit (``0``..``9``, then ``a``..``z``). There are ``N`` deals.
-- ``picks``: one character per pick-up, in order, its combination: ``a`` first two +
-  last card, ``b`` first + last two, ``c`` last three.
-- ``piles`` (seven strings, bottom card first, ``""`` for a pile that is gone) and
-  ``deck`` (top card first): the state the game ends in.
-- ``seen`` (draws): the deal after which that final state was first seen.
+- ``cards``: every card in the order it went under the deck, the input's 52 then three a
+  pick-up (pick-up ``j`` puts ``cards[52 + 3*j : 55 + 3*j]`` under it); deal ``k`` deals
+  ``cards[k - 1]`` onto the next pile still there, round from pile 0;
+- ``after``: a base-36 digit a deal, the pick-ups that follow it;
+- ``picks``: a letter a pick-up, ``a`` first two + last, ``b`` first + last two, ``c`` last three;
+- ``piles`` (bottom card first) and ``deck`` (top first): the end state; ``seen`` the deal
+  after which a draw's end state was first seen.
 
-Strings rather than arrays of numbers: a game is hundreds of moves, and strings keep a
-trace small and fast to make, store and send.
+Strings keep a game of hundreds of moves small. Version 1 (before 2026-12-01) also had
+``deals``, which :func:`upgrade` drops. Stored, a win or a loss is packed (:func:`pack`,
+about 280 bytes: the cards, a byte a pick-up, the piles gone, the end state) and a draw,
+played by :class:`.rules.Game` anyway, is its JSON.
 
-Version 1, which Dealer wrote before 2026-12-01, also had ``deals``, the pile of each deal
-(which the rules decide); :func:`upgrade` drops it, so stored version 1 traces still replay.
-
-Stored, a win or a loss is packed (:func:`pack`): the cards as bytes, then a byte per
-pick-up (the cards the deck had left before it, times four, plus its combination), the
-piles that emptied, and the end state, about 280 bytes in all. The solving loop
-(:func:`.play.play_traced`) notes that byte and nothing else, which keeps a traced solve
-within a tenth of a plain one; :func:`expand` turns it back into the trace above,
-checking that the bytes are whole. A draw, which is solved the slow way anyway
-(:class:`.rules.Game`), is stored as its JSON.
-
->>> from worker.engines.base import Case
+>>> from worker.engines.reading import Case
 >>> from worker.engines.ten_twenty_thirty import ENGINE
 >>> sample = (
 ...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
@@ -54,33 +37,31 @@ from itertools import chain
 from operator import sub
 from typing import Any
 
-from worker.engines.base import InputError, TraceError
+from worker.engines.reading import InputError
+from worker.engines.results import TraceError
 from worker.engines.ten_twenty_thirty.read import residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, PILES, STATE_SEP, Game
 
 _VALUE_CHARS = "T123456789"
 _COMBOS = "abc"
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
-#: bytes.translate tables: a residue to its value character (and 10, which no card is
-#: inside the engine, to "|"), a combination (0, 1, 2) to its letter, a number of
-#: pick-ups to its base-36 digit.
+#: bytes.translate tables: a residue to its character (10, no card, to "|"), a combination to
+#: its letter, a count of pick-ups to its base-36 digit.
 _CHAR_OF = bytes.maketrans(bytes(range(11)), _VALUE_CHARS.encode() + b"|")
 _COMBO_OF = bytes.maketrans(b"\x00\x01\x02", _COMBOS.encode())
 _COUNT_OF = bytes.maketrans(bytes(range(36)), _BASE36.encode())
-#: A stored pick-up mark (see :func:`.play.play_traced`) to its combination's letter ("?": none).
+#: A pick-up mark (:func:`.play.play`'s) to its combination's letter ("?": none).
 _PICK_OF = bytes(ord((_COMBOS + "?")[mark & 3]) for mark in range(256))
 #: A stored pick-up mark to what the deck iterator had left (``mark >> 2``).
 _REM_OF = bytes(mark >> 2 for mark in range(256))
 _CARD_BYTES = bytes(range(10))
 _PILE_BYTES = bytes(range(11))  # the cards of the end piles, and the 10 before each
 
-# ---------------------------------------------------------------------------------------
-# The JSON form
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------- the JSON form
 
 
 def from_marks(d: list[int], dealt: int, marks: bytearray, piles: list[list[int]], rem: int) -> dict[str, Any]:
-    """The trace of a win or a loss from what :func:`.play.play_traced` noted."""
+    """The trace of a win or a loss from what :func:`.play.play` noted."""
     return _build(bytes(d), dealt, deals_of(marks), marks.translate(_PICK_OF), _ends(piles), rem)
 
 
@@ -95,10 +76,8 @@ def from_game(game: Game) -> dict[str, Any]:
 
 def _build(history: bytes, dealt: int, deals: list[int], letters: bytes | bytearray, ends: bytes,
            rem: int) -> dict[str, Any]:
-    """The version 2 trace: bytes operations but for one short step of Python per
-    pick-up. ``history`` is the trace's ``cards`` as residues, ``deals`` the deal each
-    pick-up follows and ``letters`` their combinations, ``ends`` the end piles (each
-    after a 10) and ``rem`` the cards left in the deck."""
+    """The version 2 trace of a history of residues, the deal each pick-up follows and its
+    letter, the end piles (each after a 10) and the cards left in the deck."""
     after = bytearray(dealt + 1)  # pick-ups after each deal, from deal 1
     for deal in deals:
         after[deal] += 1
@@ -124,20 +103,17 @@ def _piles_text(piles: list[bytearray]) -> list[str]:
     return joined.decode("ascii").split("|")[1:]
 
 
-# ---------------------------------------------------------------------------------------
-# The stored form
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------- the stored form
 
-#: The compact stored form of a win or a loss (:func:`pack`): a tag, then the deal
-#: count ``N``, the history's length, the cards left in the deck and the piles gone.
+#: The header of :func:`pack`'s bytes: a tag, ``N``, the history's length, the cards left, the piles gone.
 _PACKED = struct.Struct("<BIHBB")
 #: The first byte of :func:`pack`'s bytes (a JSON trace starts with ``{``).
 PACKED_TAG = b"\x01"
 
 
 def pack(d: list[int], dealt: int, marks: bytearray, gone: list[int], piles: list[list[int]], rem: int) -> bytes:
-    """What :func:`.play.play_traced` noted, as bytes: the header, the history ``d``, the
-    marks, ``gone`` (as 32-bit numbers) and the end piles (:func:`_ends`)."""
+    """What :func:`.play.play` noted, as bytes: the header, the history, the marks, ``gone``
+    (32-bit numbers) and the end piles."""
     return b"".join((_PACKED.pack(PACKED_TAG[0], dealt, len(d), rem, len(gone)), bytes(d), marks,
                      array("I", gone).tobytes() if gone else b"", _ends(piles)))
 
@@ -164,8 +140,7 @@ def expand(packed: bytes) -> dict[str, Any]:
         ends = packed[at:]
     except (struct.error, ValueError):
         raise TraceError("a stored 10-20-30 trace is cut short") from None
-    # A game's length follows from its history (a loss deals every card, a win all but
-    # the 52 left in the deck), which bounds everything else by the bytes at hand.
+    # A loss deals every card of the history, a win all but 52: that bounds the rest.
     letters = marks.translate(_PICK_OF)
     deals = deals_of(marks)  # in deal order, as pick-ups come
     if (dealt not in (size, size - DECK_SIZE) or len(history) != size or len(marks) != picks
@@ -179,9 +154,7 @@ def expand(packed: bytes) -> dict[str, Any]:
     return _build(history, dealt, deals, letters, ends, rem)
 
 
-# ---------------------------------------------------------------------------------------
-# Replaying a trace
-# ---------------------------------------------------------------------------------------
+# --------------------------------------------------------------------- the replay
 
 #: What :func:`walk_trace` yields after each deal: (N, piles, deck).
 _Step = tuple[int, list[list[int]], list[int]]
@@ -216,17 +189,12 @@ def _trace_parts(trace: Any) -> tuple[str, str, str]:
 
 
 def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple[int, int, int]]:
-    """Play ``trace`` from the deck ``text``, checking every move against the rules.
+    """Play ``trace`` from the deck ``text`` by :class:`.rules.Game`, comparing each deal and
+    pick-up; yield ``(N, piles, deck)`` after each deal (card values 1..10), return
+    ``(outcome, N, seen)``. :class:`TraceError` where the trace leaves the rules, stops
+    early, goes on, or ends in another state.
 
-    The rules are :class:`.rules.Game`'s: the game is played by them deal by deal, and
-    each deal and pick-up it makes is compared with the trace's. Yields ``(N, piles,
-    deck)`` after each deal and its pick-ups, as card values 1..10 (fresh lists each
-    time), and returns ``(outcome, N, seen)`` when the game ends. Raises
-    :class:`TraceError` where a move is not what the rules dictate, where the trace goes
-    on after the game ends or stops before it does, and where its end state is not the
-    one the moves lead to.
-
-    >>> from worker.engines.base import Case
+    >>> from worker.engines.reading import Case
     >>> from worker.engines.ten_twenty_thirty import ENGINE
     >>> sample = "4 3 2 10 8 10 6 8 9 5 8 10 5 3 5 4 6 9 9 1 7 6 3 5 10 10 8 10 9 10 10 7 " \\
     ...          "2 6 10 10 4 10 1 3 10 1 1 10 2 2 10 4 10 7 7 10"

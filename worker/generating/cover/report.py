@@ -12,7 +12,8 @@ from importlib.util import find_spec
 from itertools import combinations
 
 from worker import engines
-from worker.engines.base import Case, Result
+from worker.engines.reading import Case
+from worker.engines.results import Result
 from worker.generating.cover.branches import NO_GAME_TAKES, Branches, measure, unreachable
 from worker.generating.cover.games import Entry
 

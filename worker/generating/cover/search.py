@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from worker import engines
-from worker.engines.base import Case
+from worker.engines.reading import Case
 from worker.engines.ten_twenty_thirty.read import residues
 from worker.engines.ten_twenty_thirty.rules import PILES, Game, pick
 from worker.generating.deal import swaps

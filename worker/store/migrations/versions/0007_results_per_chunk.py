@@ -37,7 +37,7 @@ import sqlalchemy as sa
 import zstandard
 from alembic import op
 
-from worker.engines.base import case_hash
+from worker.engines.chunks import case_hash
 from worker.store import bloom
 
 revision = "0007"

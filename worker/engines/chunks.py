@@ -1,0 +1,106 @@
+"""A stored chunk solved in one call: :class:`ChunkSolution`, a few buffers with no object per
+case, and :func:`case_hash`, each case's stored hash."""
+
+from __future__ import annotations
+
+import struct
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: How :func:`case_hash` starts (times the length), mixes each word in, and finishes:
+#: 2**64 / the golden ratio, and MurmurHash3's two finaliser constants.
+HASH_START = 0x9E3779B97F4A7C15
+HASH_MIX = 0xFF51AFD7ED558CCD
+HASH_FINISH = 0xC4CEB9FE1A85EC53
+_MASK64 = (1 << 64) - 1
+
+
+def case_hash(text: str | bytes) -> int:
+    """The 64-bit hash of a case's canonical input (UTF-8) that a chunk stores for each case and a
+    search for one case looks for. ``h = len * HASH_START``; for each little-endian word of eight
+    bytes (the last padded with zeros) ``h = (h ^ word) * HASH_MIX; h ^= h >> 32``; then
+    MurmurHash3's finaliser, modulo 2**64. Each step is a bijection, so two texts of one length
+    that differ in one word never collide. ``out.py`` computes it in C; it is stored: never change it.
+
+    >>> hex(case_hash("1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T")), hex(case_hash(b"x")), case_hash("")
+    ('0x3abd89b318171854', '0xdd54286755cf9de3', 0)
+    """
+    data = text.encode() if isinstance(text, str) else text
+    h = len(data) * HASH_START & _MASK64
+    for (word,) in struct.iter_unpack("<Q", data + bytes(-len(data) % 8)):
+        h = (h ^ word) * HASH_MIX & _MASK64
+        h ^= h >> 32
+    h ^= h >> 33
+    h = h * HASH_MIX & _MASK64
+    h ^= h >> 33
+    h = h * HASH_FINISH & _MASK64
+    return h ^ (h >> 33)
+
+
+#: One case solved in Python: its outcome's code, number, extra, judge line (no newline) and
+#: packed trace (``b""`` untraced); :data:`NOT_SOLVED` for a case given up on.
+Entry = tuple[int, int, int, str, bytes]
+NOT_SOLVED: Entry = (0, 0, 0, "", b"")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSolution:
+    """A chunk's ``count`` cases (case ``k`` is the chunk's ``first + k``), solved in one call:
+
+    - ``lines``: each judge line and ``\\n`` (``\\n`` alone for a case not solved);
+    - ``traces``: the packed traces one after another, case ``k``'s from ``offsets[k]`` to
+      ``offsets[k + 1]`` (:meth:`trace`; unsigned 32-bit, ``count + 1`` of them);
+    - ``outcomes``: a byte a case, 1 + the outcome's place in ``Engine.outcomes`` (0: not solved);
+    - ``numbers`` and ``extras`` (what the judge line leaves out: a 10-20-30 draw's first
+      sighting), signed 32-bit; ``solve_us``: microseconds from the case's start to the next's;
+      ``hashes``: :func:`case_hash` of each text;
+    - ``started``: how many cases, from the first, were started before the deadline.
+    """
+
+    count: int
+    started: int
+    lines: bytes
+    traces: bytes
+    offsets: array[int]
+    outcomes: bytes
+    numbers: array[int]
+    extras: array[int]
+    solve_us: array[int]
+    hashes: array[int]
+
+    def trace(self, k: int) -> bytes:
+        """The packed trace of case ``k`` (from 0); ``b""`` when not traced or not solved."""
+        return self.traces[self.offsets[k] : self.offsets[k + 1]]
+
+
+def solve_in_python(inputs: bytes, first: int, traced: bool, deadline: float | None,
+                    one: Callable[[int, str, bool], Entry]) -> ChunkSolution:
+    """A chunk solved case by case by ``one`` (the pure-Python engines' ``solve_chunk``)."""
+    texts = inputs.split(b"\n") if inputs else []
+    count = started = len(texts)
+    lines = [""] * count
+    traces = [b""] * count
+    outcomes = bytearray(count)
+    numbers, extras, solve_us = (array(code, bytes(4 * count)) for code in "iiI")
+    stop = float("inf") if deadline is None else deadline * 1e9
+    now = time.monotonic_ns()
+    for k, text in enumerate(texts):
+        if now >= stop:
+            started = k
+            break
+        code, number, extra, line, packed = one(first + k, text.decode(), traced)
+        if not 0 <= code <= 255:
+            raise ValueError(f"an outcome code is 0..255, not {code}")
+        if code:
+            outcomes[k], numbers[k], extras[k], lines[k] = code, number, extra, line
+            traces[k] = packed if traced else b""
+        then = time.monotonic_ns()
+        solve_us[k] = (then - now) // 1000
+        now = then
+    offsets = array("I", [0] * (count + 1))
+    for k, packed in enumerate(traces):
+        offsets[k + 1] = offsets[k] + len(packed)
+    return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
+                         offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
