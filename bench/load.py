@@ -2,8 +2,8 @@
 (dashboard, jobs, a job's results, history), on the scale benchmark's database of 10,000,000
 stored cases (``make bench-load``).
 
-The web server is ``dealer web`` with its shipped defaults (gunicorn, 2 processes of 64
-threads) on the machine's PostgreSQL and Redis; the clients are threads of this process, each
+The web server is ``dealer web`` with its shipped defaults (gunicorn's gevent worker, 2 processes)
+on the machine's PostgreSQL and Redis; the clients are threads of this process, each
 with a kept-alive connection, taking the reads of ``bench/scale.py`` in turn. Printed: requests
 per second, errors, and the latency percentiles overall and of the slowest reads (targets:
 no error, p99 under 1 s).

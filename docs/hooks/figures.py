@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-MARKER = re.compile(r"<!-- figure (?P<name>[a-z_]+): (?P<command>[^>]+?) -->")
+MARKER = re.compile(r"<!-- figure (?P<name>[a-z0-9_]+): (?P<command>[^>]+?) -->")
 
 
 def included(markdown: str, figures: Path) -> str:
