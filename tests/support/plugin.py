@@ -178,9 +178,15 @@ def shared_live(request: pytest.FixtureRequest,
     # Every test sends from one address, so the service takes them all for one client: on a quick machine
     # they create more jobs a minute than the shipped limit lets one client (tests/web/test_access.py
     # tests the limit).
-    with live_service(request.param, tmp_path_factory.mktemp(f"shared-{request.param}"),
-                      DEALER_MAX_JOBS_PER_MINUTE_PER_CLIENT="100000") as service:
-        yield service
+    # In production, on a database of the quick kind (see quick_postgres_database).
+    database = quick_postgres_database() if request.param == "production" else None
+    try:
+        with live_service(request.param, tmp_path_factory.mktemp(f"shared-{request.param}"),
+                          database_url=database, DEALER_MAX_JOBS_PER_MINUTE_PER_CLIENT="100000") as service:
+            yield service
+    finally:
+        if database:
+            drop_postgres_database(database, wait=False)
 
 
 @pytest.fixture(scope="session")
