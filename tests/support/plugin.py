@@ -115,9 +115,9 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.services)
 
 
-def _place(item: pytest.Item) -> int:
+def _place(item: pytest.Item, slow_files: set[Path]) -> int:
     if item.get_closest_marker("live") is None:
-        return 3
+        return 3 if item.path in slow_files else 4
     if "shared_live" in getattr(item, "fixturenames", ()):
         return 2
     return 0 if "faults" in Path(str(item.path)).parts else 1
@@ -126,15 +126,17 @@ def _place(item: pytest.Item) -> int:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The live tests first, the longest first (the fault scenarios), then those on the shared live
-    services, then the rest: ``make test`` hands out whole files in this order (pytest-xdist's
-    ``loadfile`` without its reordering), so that the files that take longest start first and the many
-    short ones fill the processes at the end.
+    services, then the files with a slow test (verifyproblem's install and run, the schema fuzzing, the
+    differential of the cores), then the rest: ``make test`` hands out whole files in this order
+    (pytest-xdist's ``loadfile`` without its reordering, see :func:`pytest_xdist_make_scheduler`), so
+    that the files that take longest start first and the many short ones fill the processes at the end.
 
     pytest keeps one instance of a session-scoped parametrized fixture at a time and groups the tests
     that use it by parameter, so that each mode's shared service starts once in a process; the sort
     keeps that order (it is stable).
     """
-    items.sort(key=_place)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: _place(item, slow_files))
 
 
 #: The ids of the shared live services' modes: a test file's tests on each form a work unit of their own.
