@@ -239,6 +239,7 @@ def test_a_hand_spread_over_a_long_line_is_read_in_constant_memory() -> None:
 # --------------------------------------------------------------------- solving
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(hands)
 def test_the_engine_agrees_with_a_brute_force_search(tiles: list[str]) -> None:
@@ -401,6 +402,7 @@ def test_sniff() -> None:
     assert ENGINE.sniff(b"1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 1T 1T 5")
 
 
+@pytest.mark.slow
 def test_the_shipped_table_is_what_the_builder_makes() -> None:
     assert Path(table.TABLE_FILE).parent == Path(solve.__file__).parent  # package data, beside the code
     assert table.read_section(0) == tablegen.build_table()
@@ -408,6 +410,7 @@ def test_the_shipped_table_is_what_the_builder_makes() -> None:
     assert tablegen.main(["--check"]) == 0
 
 
+@pytest.mark.slow
 def test_the_builder_writes_a_table_that_reads_back(tmp_path: Path) -> None:
     path = tmp_path / "table.bin"
     tablegen.write_table(str(path))

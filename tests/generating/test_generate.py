@@ -141,6 +141,7 @@ def test_progress_counts_up_to_the_file() -> None:
     assert [done for done, _ in told] == sorted(done for done, _ in told)
 
 
+@pytest.mark.slow
 def test_memory_stays_that_of_a_block() -> None:
     def peak(cases: int, mix: str | None) -> int:
         sink = _Sink()

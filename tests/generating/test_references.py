@@ -44,6 +44,7 @@ def run(binary: Path, data: bytes) -> bytes:
     return subprocess.run([str(binary)], input=data, capture_output=True, check=True, timeout=120).stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", list(ACCEPTED))
 def test_accepted_solutions_agree_with_dealer_on_the_cover_file(references: Path, game: str) -> None:
     for name in ACCEPTED[game]:
