@@ -174,6 +174,22 @@ def job_output(job_id: int) -> Response:
                     headers={"Content-Disposition": f'inline; filename="{name}"'})
 
 
+@operations.get("/jobs/<id:job_id>/lines", "jobKeptLines",
+                "The judge line of every case the job keeps, in file order", tag="jobs",
+                responses={"200": {"description": "Of a failed job, every good case's line, those after its first "
+                                                  "fault too: a bad case has none, and mahjong's lines keep their "
+                                                  "case numbers in the file (its results and exports say which "
+                                                  "line is which case's). Of a job under way, the lines solved so "
+                                                  "far; of one that succeeded, its output.",
+                                   "content": {"text/plain": {"schema": {"type": "string"}}}},
+                           "404": NOT_FOUND})
+def job_kept_lines(job_id: int) -> Response:
+    lines = queries().kept_lines(job_id)
+    name = f"job-{job_id}-{queries().job(job_id).game}.kept.out"
+    return Response(streamed(lines), mimetype="text/plain",
+                    headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+
 @operations.get("/jobs/<id:job_id>/input", "jobInput",
                 "The judge file as the split read it: each case's canonical input on a line, then the terminator",
                 tag="jobs",

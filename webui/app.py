@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, Request, g
+from flask import Flask, g
 from flask.helpers import get_debug_flag
-from werkzeug.exceptions import ClientDisconnected, RequestTimeout
-from werkzeug.formparser import FormDataParser, MultiPartParser
+from werkzeug.exceptions import HTTPException, RequestTimeout
 from werkzeug.middleware.proxy_fix import ProxyFix
-from werkzeug.sansio.multipart import File
 
 from webui import api, auth, checks, errors, generate, keys, live, openapi, ops, pages, results
 from webui.context import Dealer, dealer, service, settings, viewer
 from webui.converters import CaseIdConverter, IdConverter
 from webui.pacing import late, too_slow_message
+from webui.seams.werkzeug import FileFieldsRequest
 from webui.uploads import follower, screen
 from worker import engines
 from worker.checks.queries import CheckQueries
@@ -31,51 +30,22 @@ from worker.store.uploads import UploadWriter
 FORM_OVERHEAD = 1 << 20
 
 
-class _FieldsParser(MultiPartParser):
-    """Gives each file's writer, before any of the file arrives, its field's screen and the job made of it
-    while it arrives (``uploads.follower``)."""
-
-    def start_file_streaming(self, event: File, total_content_length: int | None) -> Any:
-        stream = super().start_file_streaming(event, total_content_length)
-        if isinstance(stream, UploadWriter):
-            stream.screen = screen(event.name)
-            stream.follower = follower(event.name, event.filename, total_content_length)
-        return stream
-
-
-class _FormParser(FormDataParser):
-    # Werkzeug's own, with the parser above (it makes its MultiPartParser here and nowhere else).
-    def _parse_multipart(self, stream: Any, mimetype: str, content_length: int | None,
-                         options: dict[str, str]) -> Any:
-        parser = _FieldsParser(stream_factory=self.stream_factory, max_form_memory_size=self.max_form_memory_size,
-                               max_form_parts=self.max_form_parts, cls=self.cls)
-        boundary = options.get("boundary", "").encode("ascii")
-        if not boundary:
-            raise ValueError("Missing boundary")
-        form, files = parser.parse(stream, boundary, content_length)
-        return stream, form, files
-
-
-class StreamingRequest(Request):
+class StreamingRequest(FileFieldsRequest):
     """Writes uploaded files into :class:`UploadWriter` objects (blocks in the database) instead of memory
-    or /tmp, each file screened as it arrives (``uploads.takes_files``)."""
+    or /tmp, each file screened as it arrives, by its field's screen, with the job made of it while it
+    arrives following it (``uploads.takes_files``)."""
 
-    form_data_parser_class = _FormParser
-
-    def _get_file_stream(self, total_content_length: int | None, content_type: str | None,
-                         filename: str | None = None, content_length: int | None = None) -> Any:
+    def open_file(self, field: str, filename: str | None, total_content_length: int | None) -> Any:
         writer = UploadWriter(dealer().service.db, settings().max_upload_bytes, owner=viewer().name)
         writer.quota = service().upload_quota()
         g.setdefault("upload_writers", []).append(writer)
+        writer.screen = screen(field)
+        writer.follower = follower(field, filename, total_content_length)
         return writer
 
-    def _load_form_data(self) -> None:
-        try:
-            super()._load_form_data()
-        except ClientDisconnected:
-            if late(self.environ):  # the server cut the client off for its pace (webui.pacing): say so
-                raise RequestTimeout(too_slow_message()) from None
-            raise
+    def cut_short(self) -> HTTPException | None:
+        # The server cut the client off for its pace (webui.pacing): say so.
+        return RequestTimeout(too_slow_message()) if late(self.environ) else None
 
 
 def create_app(settings: Settings | None = None, dispatcher: Dispatcher | None = None,

@@ -21,12 +21,15 @@ from webui.context import service
 from webui.errors import http_status
 from webui.params import present, whole_number
 from webui.spec import TOO_MANY, Operations, error, json_body, ref
-from worker import engines, packaging
+from worker import engines
 from worker.generating import MAX_CASES, GenerateError
 from worker.jobs.errors import Invalid, ServiceError, TooLarge
 from worker.jobs.generated import Request, generated_job, request_of
 from worker.jobs.views import JobView
-from worker.packaging.package import SHORT_NAMES
+from worker.packaging.errors import PackageError
+from worker.packaging.package import SHORT_NAMES, files, write_zip
+from worker.packaging.recipes import defaults, recipe
+from worker.packaging.rights import LICENSES, Rights
 
 generate = Blueprint("generate", __name__)
 operations = Operations(generate)
@@ -141,6 +144,10 @@ PACKAGE_SCHEMA: dict[str, Any] = {
         "recipes": {"type": "array", "maxItems": MAX_RECIPES, "items": RECIPE_SCHEMA,
                     "description": "A secret test file for each, made as `dealer generate` makes it (the fields of "
                                    "POST /api/generate but the game). Left out: a few dozen cases of every outcome."},
+        "license": {"type": "string", "enum": list(LICENSES),
+                    "description": f"The package's license, as problem.yaml names it (default: {Rights.license})."},
+        "rights_owner": {"type": "string", "minLength": 1, "maxLength": 200,
+                         "description": f"Who owns its rights (default: {Rights.owner}; none for public domain)."},
     }}
 
 
@@ -152,8 +159,9 @@ PACKAGE_SCHEMA: dict[str, Any] = {
                  request_body={"required": True, "content": {"application/json": {"schema": PACKAGE_SCHEMA}}},
                  responses={"200": {"description": "The package, a zip with problem.yaml at its top.", "content": {
                                 "application/zip": {"schema": {"type": "string", "contentMediaType": "application/zip"}}}},
-                            "400": error("What is asked cannot be made: the message names the field (game, or "
-                                         "recipes[i].cases, .seed, .mix, .layout, .honours) and says why."),
+                            "400": error("What is asked cannot be made: the message names the field (game, "
+                                         "recipes[i].cases, .seed, .mix, .layout, .honours, license or rights_owner) "
+                                         "and says why."),
                             "413": error("The request's body is over 64 KiB.")})
 def package_problem() -> Any:
     if (request.content_length or 0) > MAX_BODY:
@@ -164,7 +172,7 @@ def package_problem() -> Any:
         raise Invalid('the body must be a JSON object, e.g. {"game": "mahjong", "recipes": [{"cases": 100}]}')
     unknown = sorted(set(body) - set(PACKAGE_SCHEMA["properties"]))
     if unknown:
-        raise Invalid(f"{unknown[0]}: no such field (game, recipes)")
+        raise Invalid(f"{unknown[0]}: no such field ({', '.join(PACKAGE_SCHEMA['properties'])})")
     game = body.get("game")
     if not isinstance(game, str) or game not in engines.names():
         raise Invalid(f"game: must be one of {', '.join(engines.names())}, not {game!r:.40}")
@@ -181,7 +189,14 @@ def package_problem() -> Any:
             asked.append(_request({"game": game, **recipe}))
         except Invalid as refused:
             raise Invalid(f"recipes[{number}].{refused.message}") from None
-    return _package(game, asked, api=True)
+    license, owner = body.get("license"), body.get("rights_owner")
+    try:
+        if not isinstance(license, str | None) or not isinstance(owner, str | None):
+            raise PackageError(f"{'license' if not isinstance(license, str | None) else 'rights owner'}: must be a string")
+        rights = Rights.asked(license, owner)
+    except PackageError as refused:
+        raise Invalid(str(refused).replace("rights owner:", "rights_owner:", 1)) from None
+    return _package(game, asked, api=True, rights=rights)
 
 
 @generate.post("/generate/package")
@@ -210,7 +225,7 @@ def package_fields(filename: str) -> dict[str, Any] | None:
         {} if asked.honours else {"no_honours": "on"})
 
 
-def _package(game: str, asked: list[Request], api: bool) -> Response:
+def _package(game: str, asked: list[Request], api: bool, rights: Rights = Rights()) -> Response:
     """The package of ``asked`` as a zip download; a refusal names its field as the API's body or the
     form has it (``api``)."""
     if sum(one.cases for one in asked) > MAX_PACKAGE_CASES:
@@ -219,10 +234,10 @@ def _package(game: str, asked: list[Request], api: bool) -> Response:
     recipes = []
     for number, one in enumerate(asked):
         try:
-            recipes.append(packaging.recipe(game, one.cases, one.seed, one.mix, one.layout, one.honours))
+            recipes.append(recipe(game, one.cases, one.seed, one.mix, one.layout, one.honours))
         except GenerateError as refused:
             raise Invalid(f"recipes[{number}].{refused}" if api else str(refused)) from None
     out = io.BytesIO()
-    packaging.write_zip(out, packaging.files(game, recipes or packaging.defaults(game)))
+    write_zip(out, files(game, recipes or defaults(game), rights))
     return Response(out.getvalue(), mimetype="application/zip",
                     headers={"Content-Disposition": f'attachment; filename="{SHORT_NAMES[game]}.zip"'})

@@ -5,7 +5,7 @@ may take to send a request; here, as Apache's ``mod_reqtimeout`` does it:
 
 - a request's head must arrive whole within :data:`HEADER_SECONDS` of the connection's opening (or of
   the previous answer on a kept-alive connection), or the connection is closed unanswered: gunicorn's
-  keep-alive wait covers the head too (:meth:`PacedWorker.timeout_ctx`);
+  keep-alive wait covers the head too (``webui.seams.gunicorn.PacedWorker``);
 - every read of its body must come by a deadline that starts at :data:`GRACE_SECONDS` and grows a second
   for every :data:`MIN_RATE` bytes received, but never lies more than :data:`MOST_AHEAD_SECONDS` ahead (a
   fast start buys no stall of hours); a client slower than that is answered ``408`` (:class:`PacedSocket`,
@@ -16,10 +16,10 @@ may take to send a request; here, as Apache's ``mod_reqtimeout`` does it:
 - an answer given before the request's body is read to its end (a refused upload, a 401, a 413 ...) says
   ``Connection: close`` and the connection is closed once it is written, nothing more of it read: gunicorn
   would otherwise read (and drop) the rest of the body, however long, to serve the next request on the
-  connection (:func:`closes_when_body_unread`). The answer is followed by the end of the stream at once,
-  and the socket closed when the client closes its end, or after :data:`LINGER_SECONDS` (:func:`linger`):
-  closed at once over the bytes still coming, it would reset the connection, and a client (nginx in front,
-  still sending the body) could take the reset before the answer and lose it.
+  connection (``webui.seams.gunicorn.closes_when_body_unread``). The answer is followed by the end of the
+  stream at once, and the socket closed when the client closes its end, or after :data:`LINGER_SECONDS`
+  (:func:`linger`): closed at once over the bytes still coming, it would reset the connection, and a
+  client (nginx in front, still sending the body) could take the reset before the answer and lose it.
 
 A connection costs a file descriptor: the process may hold :data:`CONNECTIONS` at once, and the soft
 limit of open files is raised to the hard one (:func:`raise_open_files_limit`).
@@ -36,10 +36,6 @@ from collections.abc import Callable
 from typing import Any
 
 import gevent
-from gunicorn.http.body import Body, ChunkedReader, LengthReader
-from gunicorn.workers.ggevent import GeventWorker
-
-from worker.store.database import Database
 
 #: Connections one web process holds at once (gunicorn's ``worker_connections``).
 CONNECTIONS = 10_000
@@ -111,61 +107,6 @@ class PacedSocket:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._sock, name)
-
-
-class PacedWorker(GeventWorker):  # type: ignore[misc]
-    """Gunicorn's gevent worker whose connections' reads keep pace (:class:`PacedSocket`) and whose
-    requests' heads come within :data:`HEADER_SECONDS`."""
-
-    def handle(self, listener: Any, client: socket.socket, addr: Any) -> None:
-        super().handle(listener, PacedSocket(client), addr)
-
-    def handle_request(self, listener_name: Any, req: Any, sock: PacedSocket, addr: Any) -> Any:
-        closes_when_body_unread(req)
-        try:
-            return super().handle_request(listener_name, req, sock, addr)
-        except StopIteration:  # gunicorn closes the connection next
-            if not _read_to_end(req.body):
-                linger(sock)
-            raise
-        finally:
-            sock.start()  # the next request of a kept-alive connection has its own deadline
-
-    def patch(self) -> None:
-        super().patch()  # gevent's monkey-patching of the standard library, before the app is loaded
-        # The arbiter opened the database (an embedded one is brought up to date): its pool's locks are of
-        # the unpatched kind, on which a greenlet waiting for a connection would hold the whole process.
-        Database.forget_pools()
-
-    def timeout_ctx(self) -> gevent.Timeout:
-        # Gunicorn waits this long, silently giving up, for each request's head to be read whole.
-        return gevent.Timeout(HEADER_SECONDS, False)
-
-
-def closes_when_body_unread(req: Any) -> None:
-    """Have gunicorn close ``req``'s connection, saying so in the answer (``Connection: close``), when the
-    answer is given before the body was read to its end: gunicorn would otherwise read the rest of the body
-    (to find where the next request starts), and a refused upload of gigabytes would be read whole, at the
-    cost of the process's CPU.
-
-    Gunicorn asks the request's ``should_close()`` when it writes the answer's head (its ``Connection``
-    header; the app's own is dropped as hop-by-hop), after the answer (closing instead of waiting for the
-    next request) and before reading the next one (draining the body first): saying yes from the start of
-    the answer covers all three. Written against gunicorn 27.0.x (``http.message.Request.should_close``,
-    ``http.body``'s readers, ``workers.base_async.AsyncWorker.handle_request``)."""
-    says = req.should_close
-    req.should_close = lambda: says() or not _read_to_end(req.body)
-
-
-def _read_to_end(body: Body) -> bool:
-    """Whether all of a request's body has been taken from its connection (what the app has not read of it
-    yet, it may still read from the buffer)."""
-    reader = body.reader
-    if isinstance(reader, LengthReader):  # Content-Length (a request without a body has a length of 0)
-        return bool(reader.length == 0)
-    if isinstance(reader, ChunkedReader):  # its parser is dropped once the last chunk and trailers are in
-        return reader.parser is None
-    return False
 
 
 def linger(sock: PacedSocket) -> None:

@@ -13,7 +13,8 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from webui.pacing import CONNECTIONS, HEADER_SECONDS, PacedWorker, raise_open_files_limit
+from webui.pacing import CONNECTIONS, HEADER_SECONDS, raise_open_files_limit
+from webui.seams.gunicorn import PacedWorker, first_when_arbiter_told_to_stop, first_when_worker_told_to_stop
 from worker.config import Settings
 from worker.jobs.rehearsal import rehearse_upload
 
@@ -96,7 +97,7 @@ class WebServer(BaseApplication):  # type: ignore[misc]
         """In a web process, before its first request: its live streams end when it is told to stop, and
         an upload and its job's making are rehearsed (rolled back), so that its first upload is not slower
         than the next (``worker.jobs.rehearsal``)."""
-        _end_streams_when_told_to_stop(worker)
+        _end_streams_when_told_to_stop()
         try:
             rehearse_upload(self.settings)
         except Exception:  # noqa: BLE001 - only a head start: the database may be down at start
@@ -104,15 +105,8 @@ class WebServer(BaseApplication):  # type: ignore[misc]
 
     def _call_on_stop(self, arbiter: Any) -> None:
         """Have ``on_stop`` called as soon as the arbiter is told to stop (Ctrl-C, SIGTERM, SIGQUIT)."""
-        for name in ("handle_int", "handle_term", "handle_quit"):
-            handler = getattr(arbiter, name)
-
-            def told(handler: Callable[[], None] = handler) -> None:
-                if self.on_stop is not None:
-                    self.on_stop()
-                handler()
-
-            setattr(arbiter, name, told)
+        if self.on_stop is not None:
+            first_when_arbiter_told_to_stop(arbiter, self.on_stop)
 
     def load(self) -> Any:
         from webui.app import create_app
@@ -120,30 +114,22 @@ class WebServer(BaseApplication):  # type: ignore[misc]
         return create_app(self.settings)
 
 
-def _end_streams_when_told_to_stop(worker: Any) -> None:
+def _end_streams_when_told_to_stop() -> None:
     """In a web process: have its live streams end as soon as it is told to stop (Ctrl-C, SIGTERM,
     SIGQUIT). A stream lasts up to ``live.STREAM_SECONDS``, longer than the grace the process gets to
     leave: held open, it had the process killed at the grace's end, which gunicorn logs as an error."""
     from webui.live import stop
 
     told: list[int] = []
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
-        handler = signal.getsignal(number)
-        if not callable(handler):
-            continue
 
-        def tell(signum: int, frame: Any, handler: Callable[[int, Any], None] = handler) -> None:
-            if not told:  # Ctrl-C brings SIGINT and the arbiter's SIGQUIT: set() must not be re-entered
-                told.append(signum)
-                stop()
-            if signum != signal.SIGTERM:
-                _leave()
-            handler(signum, frame)
+    def tell(signum: int) -> None:
+        if not told:  # Ctrl-C brings SIGINT and the arbiter's SIGQUIT: set() must not be re-entered
+            told.append(signum)
+            stop()
+        if signum != signal.SIGTERM:
+            _leave()
 
-        signal.signal(number, tell)
-    # As gunicorn has it: a SIGTERM lets the requests in hand finish, not interrupt their system calls
-    # (setting a handler made them interruptible again).
-    signal.siginterrupt(signal.SIGTERM, False)
+    first_when_worker_told_to_stop(tell)
 
 
 def _leave() -> None:

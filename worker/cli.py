@@ -22,6 +22,7 @@ from worker import engines
 from worker.engines.base import Diagnostic, Faults, InputError
 from worker.exits import HELP, Exit
 from worker.generating.command import command as generate_command
+from worker.packaging.rights import LICENSES
 
 GAMES = click.Choice(engines.names())
 
@@ -591,8 +592,12 @@ def _print_partial(client: Any, job: dict[str, Any]) -> None:
         for piece in client.output(job["id"], partial=True):
             sys.stdout.write(piece)
         sys.stdout.flush()
+        after = faults and job["total"] > job.get("partial_cases", 0)
+        kept = (f"; the judge lines of all its {job['total']:,} good cases, those after the fault too: "
+                f"GET /api/jobs/{job['id']}/lines" if after else "")
         click.echo(f"dealer: the output is partial: job {job['id']} failed, and this is the judge output of "
-                   + ("the cases before its file's first fault" if faults else "the cases it solved"), err=True)
+                   + ("the cases before its file's first fault" if faults else "the cases it solved") + kept,
+                   err=True)
 
 
 @main.command(epilog="""\b
@@ -608,20 +613,29 @@ verifyproblem tentwentythirty
 @click.option("--recipe", "recipes", multiple=True, metavar="OPTIONS",
               help="A secret test file made as dealer generate's options say (--cases, --seed, --mix, --layout, "
                    "--no-honours); repeat for more files (default: a few dozen cases of every outcome).")
-def package(game: str, directory: Path | None, zip_file: Path | None, recipes: tuple[str, ...]) -> None:
+@click.option("--license", "license_", type=click.Choice(LICENSES), default=None,
+              help="The package's license, as problem.yaml names it (default: cc by).")
+@click.option("--rights-owner", metavar="TEXT",
+              help="Who owns the package's rights (default: the Dealer authors; none for public domain).")
+def package(game: str, directory: Path | None, zip_file: Path | None, recipes: tuple[str, ...],
+            license_: str | None, rights_owner: str | None) -> None:
     """Write a problem package for GAME into the new folder DIR, named by the problem's short name
     (lower-case letters and digits), in the Kattis problem package format: its statement, samples,
     the --cover file and generated files with their answers, an input validator, an accepted
     solution and the classic wrong ones."""
-    from worker import packaging
     from worker.generating import GenerateError
+    from worker.packaging import package as packaging
+    from worker.packaging.errors import PackageError
+    from worker.packaging.recipes import defaults, parse
+    from worker.packaging.rights import Rights
 
     if directory is None and zip_file is None:
         _fail("say where the package goes: a folder DIR, --zip FILE, or both")
     _configure_engines()
     try:
-        made = [packaging.parse(game, text) for text in recipes] or packaging.defaults(game)
-        contents = packaging.files(game, made)
+        rights = Rights.asked(license_, rights_owner)
+        made = [parse(game, text) for text in recipes] or defaults(game)
+        contents = packaging.files(game, made, rights)
         if directory is not None:
             contents = list(contents)  # made once, for the folder and the zip
             count = packaging.write(game, directory, contents)
@@ -630,7 +644,7 @@ def package(game: str, directory: Path | None, zip_file: Path | None, recipes: t
                 count = packaging.write_zip(out, contents)
     except GenerateError as error:
         _fail(f"--recipe: {error}")
-    except packaging.PackageError as error:
+    except PackageError as error:
         _fail(str(error))
     except OSError as error:  # the folder or the zip cannot be written
         _fail(f"{error.filename}: {error.strerror}")

@@ -180,7 +180,9 @@ class Client:
             task = bar.add_task(f"job {job_id}", total=None)
             while True:
                 job = self.job(job_id)
-                bar.update(task, total=job["total"] or None, completed=job["done"],
+                # The file's cases read so far, its faults among them: a failed job's bar is never full.
+                held = job["total"] + job.get("fault_count", 0)
+                bar.update(task, total=held or None, completed=job["done"],
                            description=f"job {job_id} {job['status']}")
                 if job["status"] in FINISHED:
                     return job

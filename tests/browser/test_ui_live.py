@@ -15,7 +15,6 @@ import os
 import re
 import signal
 import socket
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -137,17 +136,20 @@ def held(live: LiveService, job_id: int, when: Callable[[dict[str, Any]], bool],
     job meet ``when``, and let go after the block; yields the job as the API gives it then, which stays
     so while held (but for its rate, which ages, and ``stalled``)."""
     worker = live.workers[0]
-    deadline = time.monotonic() + 180
-    while True:
+
+    def look() -> tuple[dict[str, Any], bool]:
+        """The job, and whether the worker is held with it as wanted (it may move on between two looks)."""
         job = live.client.job(job_id)
         if when(job):
             os.killpg(worker.pid, signal.SIGSTOP)
             job = live.client.job(job_id)
             if when(job):
-                break
-            os.killpg(worker.pid, signal.SIGCONT)  # it moved on between the two looks: again
-        assert job["status"] not in FINISHED and time.monotonic() < deadline, f"never saw {what}: {job}"
-        time.sleep(0.02)
+                return job, True
+            os.killpg(worker.pid, signal.SIGCONT)
+        return job, False
+
+    job, stopped = until(look, lambda seen: seen[1] or seen[0]["status"] in FINISHED, what, timeout=180, every=0.02)
+    assert stopped, f"never saw {what}: {job}"
     try:
         yield job
     finally:

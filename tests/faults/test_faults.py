@@ -1,10 +1,11 @@
 """Faults with real processes: a killed worker, a restarted broker or database, a web process that dies
 mid-upload, a worker cut off from the network. Every job must still end ``succeeded`` with each case
-stored once and the output identical to a clean run, and recover in seconds.
+stored once and the output identical to a clean run, recovered by the service's liveness (heartbeats,
+the sweep), never by a lease running out: the leases here outlast the test.
 
 The recovery is the shipped code on shorter timings (:data:`TIMINGS`, in the shipped proportions), so
-that each fault costs seconds less to wait out; bench/faults.py measures it with the shipped defaults
-against its 30 s target."""
+that each fault costs seconds less to wait out; how long it takes is bench/faults.py's to say, measured
+with the shipped defaults against its 30 s target."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ pytestmark = pytest.mark.slow
 DECKS = 20_000
 #: A quarter of the shipped heartbeat, worker timeout and sweep (2 s, 10 s, 4 s); a stall after 4 s (10 s
 #: shipped; not much less, or a job whose chunk is merely slow on a busy machine is sent again) and the
-#: database's limits that free a cut-off worker's locks after 5 s (10 s shipped).
+#: database's limits that free a cut-off worker's locks after 5 s (10 s shipped); a lease longer than the
+#: test (a lost chunk waited five minutes for its lease before recovery followed liveness: a job that
+#: needed the lease now never ends within the wait for it).
 TIMINGS = {"DEALER_HEARTBEAT_SECONDS": "0.5", "DEALER_WORKER_TIMEOUT": "2.5", "DEALER_SWEEP_SECONDS": "1",
-           "DEALER_STALL_SECONDS": "4", "DEALER_DB_IDLE_TIMEOUT": "5"}
-#: Far above what recovery takes (seconds), so that a slow machine does not fail the test, yet far
-#: below the five minutes a lost chunk waited for its lease before recovery followed liveness.
-RECOVERY_LIMIT_SECONDS = 100
+           "DEALER_STALL_SECONDS": "4", "DEALER_DB_IDLE_TIMEOUT": "5", "DEALER_LEASE_SECONDS": "3600"}
+#: How long the outages test waits for solving to resume after each fault: a bound on a wait, generous
+#: for a loaded machine; how soon it resumes is bench/faults.py's figure.
+PATIENCE_SECONDS = 100
 #: A sweep period, a stall period and a lease far longer than the test: what is taken up again after an
 #: outage must be so because the outage ended, not because one of them ran out.
 LONG_PERIODS = {"DEALER_SWEEP_SECONDS": "3600", "DEALER_STALL_SECONDS": "3600",
@@ -66,7 +69,6 @@ def recovering(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveS
 
 def assert_recovered(report: scenarios.Report) -> None:
     assert report.ok, report.line()
-    assert report.recovery_seconds < RECOVERY_LIMIT_SECONDS, report.line()
 
 
 def test_worker_killed_mid_job_embedded(big_file: tuple[Path, bytes], tmp_path: Path) -> None:
@@ -115,7 +117,7 @@ def test_solving_resumes_when_redis_and_postgres_return(long_file: tuple[Path, b
         report = scenarios.outages_in_one_job(
             live, "redis down, postgresql restarted", [scenarios.redis_down(redis, scenarios.OUTAGE_SECONDS),
                                                        scenarios.postgres_down(postgres)],
-            *long_file, OUTAGE_DECKS, patience=RECOVERY_LIMIT_SECONDS)
+            *long_file, OUTAGE_DECKS, patience=PATIENCE_SECONDS)
     assert_recovered(report)
     assert [name for name, _ in report.resumed] == ["redis down 3 s", "postgresql restarted"], report.line()
     assert all(seconds is not None for _, seconds in report.resumed), report.line()

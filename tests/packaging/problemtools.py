@@ -24,9 +24,14 @@ VENV = ROOT / ".venv" / "problemtools"
 VERIFYPROBLEM = VENV / "bin" / "verifyproblem"
 #: The problemtools this was written against (its legacy-format checks and its report's wording).
 REQUIREMENT = "problemtools>=1.20260907,<2"
-#: What a package is checked on: all but the statement, whose tools (TeX Live with LaTeX's extra
-#: packages for problem2pdf, and for plasTeX's problem2html) are not installed by the tests.
+#: What a package is checked on by default; the statement apart, as its tools are a large install.
 PARTS = ("config", "data", "validators", "submissions")
+#: What the statement part runs: problem2pdf's lualatex and gs, plasTeX's kpsewhich, problem2html's tidy.
+STATEMENT_TOOLS = ("lualatex", "kpsewhich", "gs", "tidy")
+#: Debian's packages that give them, as problemtools' README lists them (pandoc is only for Markdown
+#: statements, dvisvgm for pictures; a package has neither). `.ci/run` installs these.
+STATEMENT_PACKAGES = ("apt-get install --no-install-recommends ghostscript texlive-fonts-recommended "
+                      "texlive-latex-extra texlive-luatex texlive-plain-generic tidy")
 
 
 class Unavailable(Exception):

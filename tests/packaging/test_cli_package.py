@@ -106,6 +106,8 @@ def test_a_package_made_twice_is_the_same_bytes(tmp_path: Path) -> None:
       "--no-honours)")),
     (("accordion", "{tmp}/x", "--recipe", "--cases five"), '--recipe: cases: "five" is not a whole number'),
     (("accordion",), "say where the package goes: a folder DIR, --zip FILE, or both"),
+    (("accordion", "{tmp}/x", "--license", "public domain", "--rights-owner", "Ada"),
+     "rights owner: a package under 'public domain' names none"),
     (("accordion", "--zip", "{tmp}/no/such/folder.zip"), "{tmp}/no/such/folder.zip: No such file or directory"),
 ])
 def test_what_cannot_be_made_is_refused_in_one_line_and_nothing_is_written(arguments: tuple[str, ...], message: str,
@@ -117,8 +119,23 @@ def test_what_cannot_be_made_is_refused_in_one_line_and_nothing_is_written(argum
     assert sorted(path.name for path in tmp_path.rglob("*")) == ["full", "mine.txt"]
 
 
+@pytest.mark.parametrize(("arguments", "rights"), [
+    ((), 'license: cc by\nrights_owner: "the Dealer authors"\n'),
+    (("--license", "cc0", "--rights-owner", "Ada's course"), 'license: cc0\nrights_owner: "Ada\'s course"\n'),
+    (("--license", "public domain"), "license: public domain\nlimits:"),
+])
+def test_problem_yaml_names_the_rights_asked(arguments: tuple[str, ...], rights: str, tmp_path: Path) -> None:
+    assert package("mahjong", str(tmp_path / "mahjong"), *arguments)[0] == 0
+    assert rights in (tmp_path / "mahjong" / "problem.yaml").read_text()
+
+
+def test_the_license_is_one_of_the_formats(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["package", "mahjong", str(tmp_path / "mahjong"), "--license", "gpl"])
+    assert result.exit_code == 2 and "'gpl' is not one of 'cc by', 'cc by-sa'" in result.output
+
+
 def test_a_package_that_fails_half_way_leaves_nothing(tmp_path: Path) -> None:
-    from worker import packaging
+    from worker.packaging import package as packaging
 
     def contents() -> Any:
         yield "problem.yaml", b"name: Accordian Patience\n"

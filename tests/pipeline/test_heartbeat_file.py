@@ -4,25 +4,24 @@ compose file's health check of a worker is that file's age."""
 from __future__ import annotations
 
 import logging
-import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.waiting import until
 from worker.config import Settings
 from worker.runner.heartbeat import Heartbeat
 
 
-def beating(settings: Settings, dispatcher: Any, until: Any) -> None:
-    """Run a heartbeat every 10 ms until ``until()`` is true (at most 30 s), then stop it."""
+def beating(settings: Settings, dispatcher: Any, done: Callable[[], bool], what: str) -> None:
+    """Run a heartbeat every 10 ms until ``done()`` is true, then stop it."""
     beat = Heartbeat(replace(settings, heartbeat_seconds=0.01), dispatcher, 1)
     beat.start()
     try:
-        deadline = time.monotonic() + 30
-        while not until() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        until(done, bool, what, timeout=30, every=0.01)
     finally:
         beat.stop()
         beat.join(10)
@@ -38,7 +37,7 @@ def test_each_beat_that_reached_the_database_touches_the_file(settings: Settings
             touched.append(path.stat().st_mtime_ns)
         return len(touched) >= 2
 
-    beating(replace(settings, heartbeat_file=str(path)), dispatcher, touched_twice)
+    beating(replace(settings, heartbeat_file=str(path)), dispatcher, touched_twice, "the file touched twice")
     assert len(touched) >= 2
 
 
@@ -47,6 +46,6 @@ def test_a_beat_that_did_not_reach_the_database_leaves_the_file_alone(
     path = tmp_path / "heartbeat"
     away = replace(settings, heartbeat_file=str(path), database_url="postgresql+psycopg://dealer@127.0.0.1:1/dealer")
     with caplog.at_level(logging.ERROR, logger="dealer.worker"):
-        beating(away, dispatcher, lambda: caplog.text.count("heartbeat failed") >= 2)
+        beating(away, dispatcher, lambda: caplog.text.count("heartbeat failed") >= 2, "two beats failed")
     assert caplog.text.count("heartbeat failed") >= 2
     assert not path.exists()

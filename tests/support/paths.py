@@ -23,3 +23,19 @@ def failing(game: str) -> tuple[bytes, int]:
     a job of it fails there (a file whose start does not read as its game is refused at upload instead)."""
     lines = judge(game, "random-2000").read_bytes().splitlines(keepends=True)
     return b"".join(lines[:-1]) + b"X\n" + lines[-1], len(lines)
+
+
+def failing_midway(game: str, cases: int) -> tuple[bytes, list[str]]:
+    """A judge file of the first ``cases`` cases of ``game``'s random-2000 file, a case a line (one layout all
+    through), whose middle case has its first token made ``X``: a job of it fails on that case alone and
+    keeps the others. Returns its bytes and the judge lines of its cases (the bad one's too: the line it
+    would have)."""
+    from worker import engines
+
+    engine = engines.get(game)
+    with judge(game, "random-2000").open("rb") as stream:
+        texts = [case.text for case, _ in zip(engine.parse(stream, []), range(cases), strict=False)]
+    bad = cases // 2
+    texts[bad] = " ".join(["X", *texts[bad].split()[1:]])
+    lines = JUDGE_DATA.joinpath(game, "random-2000.out").read_text().splitlines()[:cases]
+    return ("\n".join(texts) + f"\n{engine.terminator}\n").encode(), lines

@@ -1,23 +1,8 @@
-"""Waiting in a test: for a condition, never for a time. A deadline only bounds how long a test waits
-for what must come; it is generous (a busy machine is slow), and a test that runs out of it says
-what it saw last."""
+"""Waiting in a test: for a condition, never for a time (``until``, the harnesses' own wait, from
+``worker/testing/waiting.py``)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from typing import TypeVar
+from worker.testing.waiting import until
 
-T = TypeVar("T")
-
-
-def until(look: Callable[[], T], ok: Callable[[T], object], what: str, timeout: float = 60,
-          every: float = 0.1) -> T:
-    """Call ``look`` every ``every`` seconds until ``ok`` holds of what it returned; return that.
-    Fails after ``timeout`` seconds, naming ``what`` was awaited and what was seen last."""
-    deadline = time.monotonic() + timeout
-    while not ok(seen := look()):
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"waited {timeout:g} s for {what}; saw last: {seen!r}")
-        time.sleep(every)
-    return seen
+__all__ = ["until"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -17,6 +16,7 @@ from sqlalchemy import func, select, update
 
 from tests.support.inline import InlineDispatcher
 from tests.support.jobs import output, submit
+from tests.support.waiting import until
 from tests.web.test_refused_early import BOUNDARY, CountingBody, post_body
 from webui.app import create_app
 from worker import work
@@ -153,7 +153,8 @@ def test_a_split_follows_the_file_as_it_is_written(settings: Settings, queries: 
             before = chunks_of(settings, job_id)
             writer.write(decks[at:at + BLOCK_BYTES])
             # Each block stored is read by the split while the next is not written yet.
-            wait_until(lambda seen=before: chunks_of(settings, job_id) > seen or not split.is_alive())
+            until(lambda seen=before: chunks_of(settings, job_id) > seen or not split.is_alive(), bool,
+                  "the split to store the block's chunks", every=0.01)
         assert split.is_alive()  # still waiting for the file's end
         writer.commit()
         view = arriving.arrived()
@@ -225,13 +226,6 @@ def test_a_reader_of_an_arriving_upload_waits_then_says_why_it_stops(settings: S
 def chunks_of(settings: Settings, job_id: int) -> int:
     with Database.of(settings).session(write=False) as session:
         return session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id == job_id)) or 0
-
-
-def wait_until(condition: Callable[[], bool], seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "waited too long"
-        time.sleep(0.01)
 
 
 def test_a_file_that_starts_as_one_solved_before_is_copied_once_whole(settings: Settings, queries: JobQueries,

@@ -76,9 +76,10 @@ def test_the_workers_view_shows_the_chunk_each_process_solves_now(settings: Sett
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job["id"]).order_by(Chunk.seq)).first()
         chunk.status, chunk.worker, chunk.dispatched_at = ChunkStatus.RUNNING, "box:1:42", now
     view = {w.name: w for w in queries.workers().workers}
+    since = (utcnow() - now).total_seconds()  # what the age may hold beyond the 3 s, the look having taken it
     busy = view["box:1"].busy
     assert [(p.pid, p.job_id, p.first_index, p.cases) for p in busy] == [(42, job["id"], chunk.first_index, chunk.count)]
-    assert view["box:1"].alive and 2.5 <= view["box:1"].heartbeat_age_seconds < 10
+    assert view["box:1"].alive and 3 <= view["box:1"].heartbeat_age_seconds <= 3 + since + 0.05  # to a tenth
     assert not view["gone:5"].alive and view["gone:5"].busy == []
     assert [w.name for w in queries.workers().workers] == ["box:1", "gone:5"]  # alive first
 

@@ -48,9 +48,27 @@ def test_without_recipes_the_package_is_the_default_one(client: Any, tmp_path: P
     assert 'filename="tentwentythirty.zip"' in response.headers["Content-Disposition"]
 
 
+def test_the_license_and_rights_owner_asked_are_the_ones_dealer_package_writes(client: Any, tmp_path: Path) -> None:
+    response = client.post("/api/package", json={"game": "accordion", "license": "cc by-sa", "rights_owner": "Ada's course"})
+    assert response.status_code == 200
+    made = tmp_path / "made.zip"
+    result = CliRunner().invoke(main, ["package", "accordion", "--zip", str(made), "--license", "cc by-sa",
+                                       "--rights-owner", "Ada's course"])
+    assert result.exit_code == 0, result.output
+    assert response.data == made.read_bytes()
+    yaml = zipfile.ZipFile(io.BytesIO(response.data)).read("problem.yaml").decode()
+    assert 'license: cc by-sa\nrights_owner: "Ada\'s course"\n' in yaml
+
+
 @pytest.mark.parametrize(("body", "message"), [
     ({"game": "chess"}, "game: must be one of 10-20-30, accordion, mahjong, not 'chess'"),
-    ({"game": "accordion", "colour": "red"}, "colour: no such field (game, recipes)"),
+    ({"game": "accordion", "colour": "red"}, "colour: no such field (game, recipes, license, rights_owner)"),
+    ({"game": "accordion", "license": "gpl"},
+     'license: "gpl" is none of the format\'s: cc by, cc by-sa, cc0, public domain, educational, permission, unknown'),
+    ({"game": "accordion", "license": 3}, "license: must be a string"),
+    ({"game": "accordion", "license": "public domain", "rights_owner": "Ada"},
+     "rights_owner: a package under 'public domain' names none"),
+    ({"game": "accordion", "rights_owner": "two\nlines"}, "rights_owner: one line of 1 to 200 printable characters"),
     ({"game": "accordion", "recipes": {"cases": 3}}, "recipes: must be a list of at most 8 recipes"),
     ({"game": "accordion", "recipes": [3]}, 'recipes[0]: must be an object, e.g. {"cases": 100}'),
     ({"game": "accordion", "recipes": [{"cases": 3, "game": "mahjong"}]},

@@ -139,12 +139,12 @@ def job_view(job: Job, now: datetime | None = None) -> JobView:
         error=job.error, warnings=[DiagnosticView(**Diagnostic.from_dict(w).to_dict()) for w in job.warnings],
         faults=[FaultView(line=fault["line"], column=fault["column"], message=fault["message"],
                           context=[ContextLineView(**line) for line in fault["context"]]) for fault in job.faults],
-        fault_count=job.fault_count, partial_output=_partial_output(job),
+        fault_count=job.fault_count, partial_output=_partial_output(job), partial_cases=_partial_cases(job),
         total=job.total, total_known=job.split_at is not None, expected=expected, bytes_read=job.bytes_read,
         done=job.done,
         failed_cases=job.failed_cases, cache_hits=job.cache_hits,
         counts={o: job.counts.get(o, 0) for o in engines.get(job.game).outcomes},
-        progress=1.0 if job.status == JobStatus.SUCCEEDED else min(1.0, answered / expected) if expected else 0.0,
+        progress=_progress(job, answered, expected),
         rate=round(rate, 1),
         eta_seconds=None if not running or stalled or rate <= 0 else round(max(remaining / rate - since, 0.0), 1),
         stalled=stalled,
@@ -162,6 +162,25 @@ def notify_view(row: Notified) -> NotifyView | None:
                       attempts=row.notify_attempts, last_status=row.notify_code, last_error=row.notify_error,
                       next_at=row.notify_next_at if row.notify_state == NotifyState.DUE else None,
                       delivered_at=row.notify_delivered_at)
+
+
+def _progress(job: Job, answered: int, expected: int) -> float:
+    """The share of a job's cases answered; of a failed one, the share of its file solved, which its faults
+    keep below 1 (each a case it has no answer to) as do the cases it could not solve: a failed job never
+    reads as done."""
+    if job.status == JobStatus.SUCCEEDED:
+        return 1.0
+    if job.status == JobStatus.FAILED:
+        held = job.total + job.fault_count
+        return job.done / held if held else 0.0
+    return min(1.0, answered / expected) if expected else 0.0
+
+
+def _partial_cases(job: Job) -> int:
+    """How many cases a job's partial output is of (see ``_partial_output``)."""
+    if _partial_output(job) is None:
+        return 0
+    return job.fault_case - 1 if job.fault_count and job.fault_case is not None else job.done
 
 
 def _partial_output(job: Job) -> str | None:
@@ -428,6 +447,14 @@ class JobQueries:
             if job.status != JobStatus.SUCCEEDED and not partial:
                 raise Conflict(no_output(job_id, job.status, _partial_output(job)))
         return judge_output(self.db, job_id, before=job.fault_case)
+
+    def kept_lines(self, job_id: int) -> Iterator[bytes]:
+        """The judge line of every case of a job solved so far, in file order, in pieces of whole lines: of a
+        failed job, each kept case's, those after its first fault too (a bad case has none); of a succeeded
+        one, its output."""
+        with self.db.session(write=False) as session:
+            self._job(session, job_id)
+        return judge_output(self.db, job_id)
 
     def input(self, job_id: int) -> Iterator[bytes]:
         """The job's judge file as the split read it: each case's canonical input on a line, then the

@@ -109,6 +109,9 @@ class JobView(View):
     partial_output: str | None = doc("Where the judge output of the cases before the first fault is (of the "
                                      "cases solved, for a job whose cases could not all be solved); null when "
                                      "there is none.")
+    partial_cases: int = doc("The cases the partial output is of: those before the first fault (of a job "
+                             "whose cases could not all be solved, those solved); 0 without a partial "
+                             "output.", minimum=0)
     total: int = doc("Good cases in the file: those read so far while the split runs, all of them once "
                      "total_known.")
     total_known: bool = doc("Whether the split has read the whole file (total is final).")
@@ -120,7 +123,9 @@ class JobView(View):
     cache_hits: int = doc("Cases copied from an earlier job of the same file (the result cache): all of them, or none.")
     counts: dict[str, int] = doc("Solved cases by outcome, in the game's order of outcomes.")
     progress: float = doc("The share of the cases answered, 0 to 1 (while the file is read, of the cases the "
-                          "whole file is expected to hold).", minimum=0, maximum=1)
+                          "whole file is expected to hold); 1 once the job has succeeded. Of a failed job, "
+                          "the share of its file solved, below 1: its cases solved over its good cases and "
+                          "its faults (each a case it has no answer to).", minimum=0, maximum=1)
     rate: float = doc("Cases answered per second lately, as of the last chunk stored: the last seconds weigh "
                       "most (a case answered 5 s before weighs 1/e of one answered then); over the whole run "
                       "once the job has ended.")

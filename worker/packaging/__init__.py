@@ -3,12 +3,6 @@ DOMjudge imports and Kattis' ``verifyproblem`` checks, made from what Dealer kno
 statement (:mod:`.statements`), the samples, the ``--cover`` file and generated files with their
 answers from the engines and their recipes and reports (:mod:`.recipes`), an input validator,
 an accepted solution and the classic wrong ones (:mod:`.programs`, :mod:`.mistakes`), written
-out or zipped (:mod:`.package`).
+out or zipped (:mod:`.package`), under the rights a setter names (:mod:`.rights`).
+Its modules are imported by name: the command line lists the licenses without loading the rest.
 """
-
-from __future__ import annotations
-
-from worker.packaging.package import PackageError, files, write, write_zip
-from worker.packaging.recipes import Recipe, defaults, parse, recipe
-
-__all__ = ["PackageError", "Recipe", "defaults", "files", "parse", "recipe", "write", "write_zip"]

@@ -32,7 +32,9 @@ from worker.generating import generate
 from worker.generating.cover import cover_file, entries
 from worker.packaging import mistakes, programs
 from worker.packaging.programs import SLUGS
+from worker.packaging.errors import PackageError
 from worker.packaging.recipes import Recipe
+from worker.packaging.rights import Rights
 from worker.packaging.statements import NAMES, SOURCES, statement
 from worker.solving import solve_file
 
@@ -44,14 +46,10 @@ SHORT_NAME = re.compile(r"[a-z0-9]+")
 SHORT_NAMES = {"10-20-30": "tentwentythirty", "accordion": "accordion", "mahjong": "mahjong"}
 
 
-class PackageError(ValueError):
-    """A package that cannot be written where asked: the message says why."""
-
-
-def files(game: str, recipes: Sequence[Recipe]) -> Iterator[tuple[str, bytes]]:
+def files(game: str, recipes: Sequence[Recipe], rights: Rights = Rights()) -> Iterator[tuple[str, bytes]]:
     """The package's files, as (path inside the package, contents), in a fixed order."""
     game = engines.check(game)
-    yield "problem.yaml", _problem_yaml(game).encode()
+    yield "problem.yaml", _problem_yaml(game, rights).encode()
     yield "problem_statement/problem.en.tex", statement(game).encode()
     for number, (text, purpose) in enumerate(_samples(game), 1):
         yield from _case(f"data/sample/{number:02d}", game, text, purpose)
@@ -126,7 +124,7 @@ def _samples(game: str) -> Iterator[tuple[bytes, str]]:
         yield text.encode(), entry.purpose
 
 
-def _problem_yaml(game: str) -> str:
+def _problem_yaml(game: str, rights: Rights) -> str:
     # The time limit is left to the contest system: verifyproblem sets it from the accepted
     # solution's time (time_multiplier), DOMjudge from its own default or the setter's choice.
     return (
@@ -134,8 +132,7 @@ def _problem_yaml(game: str) -> str:
         f"name: {NAMES[game]}\n"
         f"uuid: {uuid.uuid5(uuid.NAMESPACE_URL, f'dealer:package:{game}')}\n"
         f"source: Dealer, after {SOURCES[game]}\n"
-        "license: permission\n"
-        "rights_owner: the Dealer authors\n"
+        f"{rights.yaml()}"
         "limits:\n"
         "  memory: 512\n"
         "  time_multiplier: 5\n"

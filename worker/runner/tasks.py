@@ -12,8 +12,7 @@ import logging
 import threading
 from typing import Any
 
-from celery import Celery, bootsteps
-from celery.concurrency.prefork import TaskPool as PreforkPool
+from celery import Celery
 from celery.signals import (
     after_setup_logger,
     task_postrun,
@@ -27,12 +26,11 @@ from sqlalchemy.orm import configure_mappers
 
 from worker import engines, work
 from worker.broker import CHECK, NOTIFY, SOLVE, SPLIT, CeleryDispatcher, create_celery
+from worker.broker.seams.celery import TASK_LOGGERS, pool_of, reconnection_step
 from worker.config import Settings
 from worker.runner.heartbeat import RETRYABLE, Heartbeat, PoolTrouble, PoolWarmth, TaskCounter, database_away
 from worker.store.database import Database
 
-#: Celery's loggers of every task received ("Task … received") and done ("Task … succeeded in …").
-TASK_LOGGERS = ("celery.worker.strategy", "celery.app.trace")
 log = logging.getLogger("dealer.worker")
 _RETRY: dict[str, Any] = {"autoretry_for": RETRYABLE, "retry_backoff": 1, "retry_backoff_max": 30,
                           "retry_jitter": True, "max_retries": 100}
@@ -109,31 +107,19 @@ def create_worker_app(settings: Settings) -> Celery:
 
     @worker_ready.connect(weak=False)
     def start_heartbeat(sender: Any = None, **_: Any) -> None:
-        concurrency = int(getattr(getattr(sender, "controller", None), "concurrency", None) or 1)
         # A pool of other kinds (``--pool solo`` or threads, passed on to Celery) runs its tasks in this
         # process, which then warms itself before saying it is ready.
-        forks = isinstance(getattr(sender, "pool", None), PreforkPool)
+        concurrency, forks = pool_of(sender)
         heartbeat.append(Heartbeat(settings, dispatcher, concurrency, before_first_beat=(
             (lambda: warmth.wait(concurrency)) if forks else warm_process), trouble=trouble))
         heartbeat[-1].start()
 
-    class BrokerBack(bootsteps.StartStopStep):
-        """Tells the heartbeat when the worker's consumer has its broker connection again: each start of the
-        consumer's steps but the first is one (Celery starts them again once it reconnects)."""
+    def broker_back() -> None:
+        """The heartbeat is told when the worker's consumer has its broker connection again."""
+        for beat in heartbeat:
+            beat.broker_back()
 
-        requires = ("celery.worker.consumer.connection:Connection",)
-
-        def __init__(self, parent: Any, **kwargs: Any) -> None:
-            super().__init__(parent, **kwargs)
-            self.connected_before = False
-
-        def start(self, parent: Any) -> None:
-            if self.connected_before:
-                for beat in heartbeat:
-                    beat.broker_back()
-            self.connected_before = True
-
-    app.steps["consumer"].add(BrokerBack)
+    app.steps["consumer"].add(reconnection_step(broker_back))
 
     @after_setup_logger.connect(weak=False)
     def quiet_tasks(logger: Any = None, loglevel: int | str | None = None, **_: Any) -> None:

@@ -42,6 +42,7 @@ from worker.testing.servers import (
     fresh_redis_url,
     release_redis,
 )
+from worker.testing.waiting import until
 
 DEALER = [sys.executable, "-m", "worker.cli"]
 MODES = ("embedded", "production")
@@ -133,15 +134,21 @@ class LiveService:
             return None
 
     def wait_until(self, check: Any, what: str, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        """Wait until ``check()`` holds; a service process that exits meanwhile, or the deadline, ends the wait
+        with the service's logs."""
+
+        def look() -> bool:
             if check():
-                return
+                return True
             for proc in ([self.web] if self.web else []) + self.workers:
                 if proc.poll() is not None and proc.returncode not in (0, -9, -15):
                     raise RuntimeError(f"a service process exited with {proc.returncode}: {self.logs()}")
-            time.sleep(0.1)
-        raise TimeoutError(f"timed out waiting for {what}; logs:\n{self.logs()}")
+            return False
+
+        try:
+            until(look, bool, what, timeout)
+        except AssertionError:
+            raise TimeoutError(f"timed out waiting for {what}; logs:\n{self.logs()}") from None
 
     def submit(self, path: Path, game: str | None = None) -> dict[str, Any]:
         return self.client.submit(str(path), game)

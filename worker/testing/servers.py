@@ -19,6 +19,8 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from worker.testing.waiting import until
+
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
@@ -160,14 +162,13 @@ class PrivateRedis:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         import redis
 
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        def answers() -> bool:
             try:
-                redis.Redis(port=self.port).ping()
-                return
+                return bool(redis.Redis(port=self.port).ping())
             except redis.ConnectionError:
-                time.sleep(0.05)
-        raise TimeoutError("private redis did not start")
+                return False
+
+        until(answers, bool, "the private Redis to start", timeout=10, every=0.05)
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

@@ -83,8 +83,8 @@ function showJob() {
   drawOutcomes();
 }
 
-/** The faults of a failed job's file (the first ones, each with its lines), how many more, its partial output:
- * the markup of templates/_faults.html. A job view without them (a job that failed otherwise) shows none. */
+/** The faults of a failed job's file (the first ones, each with its lines) and how many more: the markup of
+ * templates/_faults.html. A job view without them (a job that failed otherwise) shows none. */
 function showFaults() {
   const faults = job.faults || [];
   $("#job-faults").hidden = !faults.length;
@@ -94,8 +94,15 @@ function showFaults() {
   const more = (job.fault_count || 0) - faults.length;
   $("#job-faults-more").hidden = more <= 0;
   $("#job-faults-more").textContent = `and ${count(more)} more fault${more === 1 ? "" : "s"}`;
-  $("#partial-output").hidden = !job.partial_output;
-  if (job.partial_output) $("#partial-output [data-f=partial-output]").href = job.partial_output;
+}
+
+/** What a job that has just failed keeps, its partial output and its kept cases with their downloads
+ * (templates/_faults.html: kept): worded by the server alone, so taken from the page as served now that the
+ * job has ended (a job ends once). */
+async function showKept() {
+  const served = new DOMParser().parseFromString(await (await fetch(location.pathname)).text(), "text/html");
+  const block = served.querySelector("#job-kept");
+  if (block) $("#job-kept").replaceWith(block);
 }
 
 function showTimings(t) {
@@ -205,6 +212,7 @@ async function onJob(next) {
   events += 1;
   const finished = isFinished(job.status);
   if (finished && !wasFinished) {
+    if (job.status === "failed") showKept().catch((error) => console.warn(error));
     notifier.ended(`Job ${job.id}: ${statusWords(job.status)}`, `${job.filename} · ${count(job.done)} ${game.unit}s solved`,
       `dealer-job-${job.id}`);
   }

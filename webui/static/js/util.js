@@ -155,13 +155,19 @@ function pace(job) {
   return text;
 }
 
-/** The text under a job's progress bar (the same as the server's progress_text macro). */
-export function progressText(job) {
+/** The text under a job's progress bar (the same as the server's progress_text macro): a failed job's is its
+ * error, but on its own page (big), where the error is shown above, what it solved. */
+export function progressText(job, big = false) {
   const handled = job.done + job.failed_cases;
   if (job.status === "queued") return "waiting for a worker";
   if (job.status === "splitting") {
     const read = job.size ? Math.trunc((100 * job.bytes_read) / job.size) : 0;
     return `${count(handled)} / about ${count(job.expected)} · file ${read}% read${pace(job)}`;
+  }
+  if (job.status === "failed" && big && (job.fault_count || job.failed_cases)) {
+    const faults = job.fault_count ? ` · ${count(job.fault_count)} fault${job.fault_count === 1 ? "" : "s"}` : "";
+    const unsolved = job.failed_cases ? ` · ${count(job.failed_cases)} not within their time budget` : "";
+    return `${count(job.done)} cases solved${faults}${unsolved} · in ${seconds(job.elapsed_seconds)}`;
   }
   if (job.status === "failed") return job.error || `failed at ${count(handled)} / ${count(job.total)}`;
   let text = `${count(handled)} / ${count(job.total)}${pace(job)}`;
@@ -180,16 +186,21 @@ export function applySizes(root = document) {
 }
 
 /** Update a progress block rendered by the progress() macro: one measure, the share of the cases answered
- * (while the file is read, of those it is expected to hold), for the bar, its figure and its value. */
+ * (while the file is read, of those it is expected to hold), for the bar, its figure and its value; rounded
+ * down, so that only a job that succeeded reads 100%. A failed job's figure says so (its bar: the share of its
+ * file solved). */
 export function fillProgress(root, job) {
-  const pct = Math.round(job.progress * 1000) / 10;
+  const pct = Math.floor(job.progress * 1000) / 10;
+  const failed = job.status === "failed";
   root.className = root.className.replace(/status-\S+/, `status-${job.status}`);
   const bar = $("[data-f=bar]", root);
   bar.setAttribute("aria-valuenow", pct);
+  if (failed) bar.setAttribute("aria-valuetext", `failed, ${pct}% of its file solved`);
+  else bar.removeAttribute("aria-valuetext");
   bar.firstElementChild.style.width = `${pct}%`;
-  $("[data-f=pct]", root).textContent = `${Math.trunc(pct)}%`;
+  $("[data-f=pct]", root).textContent = failed ? "failed" : `${Math.trunc(pct)}%`;
   const text = $("[data-f=progress-text]", root);
-  text.textContent = text.title = progressText(job);
+  text.textContent = text.title = progressText(job, root.classList.contains("progress-big"));
   fitMore(root, job.status);
 }
 

@@ -9,19 +9,13 @@ so a worker that dies mid-task leaves its message to be delivered again.
 
 from __future__ import annotations
 
-import os
-import time
-import uuid
 from collections.abc import Sequence
-from typing import Any
 
 from celery import Celery
-from celery.app.amqp import AMQP
-from kombu import Connection
 from kombu.exceptions import ChannelError
-from kombu.transport import filesystem
-from kombu.utils.json import dumps
 
+from worker.broker.seams.celery import PromptAMQP
+from worker.broker.seams.kombu import ATOMIC_FILESYSTEM
 from worker.config import Settings
 
 QUEUE = "dealer"
@@ -29,24 +23,6 @@ SPLIT = "dealer.split"
 SOLVE = "dealer.solve"
 CHECK = "dealer.check"
 NOTIFY = "dealer.notify"
-#: How a lost broker is tried again (kombu's ``ensure_connection``): at once, then every half second, then
-#: every second for as long as it is away. kombu's own (2 s, then 2 s more each time up to 30 s) kept a
-#: worker from the broker ~5 s past a 15 s outage; an attempt at a broker that is down is a refused connect.
-RECONNECT = {"interval_start": 0.0, "interval_step": 0.5, "interval_max": 1.0}
-
-
-class PromptConnection(Connection):
-    """kombu's connection, trying a lost broker again as :data:`RECONNECT` says unless the caller says
-    otherwise: a worker's consumer (``celery.worker.consumer``) reconnects through it, giving no intervals."""
-
-    def ensure_connection(self, *args: Any, **kwargs: Any) -> PromptConnection:
-        for name, value in RECONNECT.items():
-            kwargs.setdefault(name, value)
-        return super().ensure_connection(*args, **kwargs)
-
-
-class PromptAMQP(AMQP):
-    Connection = PromptConnection
 
 
 def create_celery(settings: Settings) -> Celery:
@@ -57,7 +33,7 @@ def create_celery(settings: Settings) -> Celery:
         task_reject_on_worker_lost=True,
         task_ignore_result=True,
         # One message waiting per process besides the one it runs: a process that finishes a chunk
-        # starts the next at once instead of waiting for the broker (a chunk is a fortieth of a job,
+        # starts the next at once instead of waiting for the broker (chunks are kept small,
         # worker.jobs.sizing, so holding one in reserve keeps no other worker waiting long).
         worker_prefetch_multiplier=2,
         worker_hijack_root_logger=False,
@@ -68,7 +44,7 @@ def create_celery(settings: Settings) -> Celery:
         accept_content=["json"],
     )
     if settings.embedded:
-        app.conf.broker_transport = f"{__name__}:AtomicFilesystemTransport"
+        app.conf.broker_transport = ATOMIC_FILESYSTEM
         queue = settings.broker_dir / "queue"
         queue.mkdir(parents=True, exist_ok=True)
         app.conf.broker_transport_options = {
@@ -84,32 +60,6 @@ def create_celery(settings: Settings) -> Celery:
     else:
         app.conf.broker_transport_options = {"visibility_timeout": 3600}
     return app
-
-
-class _AtomicFilesystemChannel(filesystem.Channel):
-    """kombu's filesystem channel creates a message file and then writes it, so a worker polling
-    the folder can take the file while it is still empty, fail to decode it, and stop
-    ("Unrecoverable error: JSONDecodeError"). Here a message is written beside the queue under
-    a name the consumer ignores and renamed into place once complete (a rename is atomic)."""
-
-    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
-        name = f"{int(round(time.monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
-        folder = self.data_folder_out
-        # kombu takes any file whose name merely contains ".<queue>.msg": the partial one's must not.
-        partial = os.path.join(folder, f".{uuid.uuid4()}.partial")
-        with open(partial, "wb") as stream:
-            stream.write(dumps(payload).encode())
-        os.replace(partial, os.path.join(folder, name))
-
-
-class AtomicFilesystemTransport(filesystem.Transport):
-    Channel = _AtomicFilesystemChannel
-
-    @property
-    def default_connection_params(self) -> dict[str, Any]:
-        # A folder has no host: without the virtual transports' default "localhost", kombu does not warn
-        # "No hostname was supplied" in every process that connects.
-        return {"port": self.default_port}
 
 
 class CeleryDispatcher:
