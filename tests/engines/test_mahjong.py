@@ -359,6 +359,7 @@ def _shift(meld: str) -> str:
     return " ".join([TILES[(kind + 1) % 34]] + tiles[1:])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(hands.filter(lambda tiles: len(brute_force_waits(tiles)) >= 2))
 def test_a_tampered_trace_raises_trace_error(tiles: list[str]) -> None:

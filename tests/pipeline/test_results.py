@@ -91,6 +91,7 @@ def test_every_sort_of_a_job_walks_its_cases_in_order(queries: Any, jobs: list[i
     assert first.prev is None and first.total == 2000 and first.total_exact and first.page == 1
 
 
+@pytest.mark.slow
 def test_a_page_spread_over_a_job_finds_each_case_in_its_own_chunk(queries: Any, jobs: list[int]) -> None:
     """A small page sorted by number spans the whole job: its cases' chunks are looked up one by one
     (``store.chunks.chunks_holding``), and they are the same cases, with the same inputs, as in file order."""

@@ -115,6 +115,7 @@ def test_the_game_chosen_decides(client: Any, settings: Settings, decks: bytes) 
     assert client.get("/api/jobs").get_json()["total"] == 2
 
 
+@pytest.mark.slow
 def test_an_output_to_check_comes_with_a_job_made_while_its_file_arrived(client: Any, service: JobService,
                                                                          queries: JobQueries, decks: bytes) -> None:
     expected = output(queries, submit(service, decks, "10-20-30").id)
@@ -228,6 +229,7 @@ def chunks_of(settings: Settings, job_id: int) -> int:
         return session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id == job_id)) or 0
 
 
+@pytest.mark.slow
 def test_a_file_that_starts_as_one_solved_before_is_copied_once_whole(settings: Settings, queries: JobQueries,
                                                                       decks: bytes) -> None:
     cached = replace(settings, result_cache=True)

@@ -206,6 +206,7 @@ INJECTIONS = ["' OR '1'='1", "1 OR 1=1", "1; DROP TABLE cases; --", "win' --", "
               "password FROM users --", "%27%20OR%201%3D1", "'; DELETE FROM jobs; --", "\x00", "ready\x00"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", INJECTIONS)
 def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, settings: Any,
                                                                 three_jobs: dict[str, Any], value: str) -> None:

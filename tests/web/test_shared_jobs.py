@@ -231,6 +231,7 @@ def test_withdrawn_a_shared_job_is_anothers_again(settings: Settings) -> None:
         "ann", "teacher"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body, says", [
     ({}, "JSON object"), ({"shared": "yes"}, "shared: must be true or false"),
     ({"owner": "ann"}, "owner: no such field"), ([True], "JSON object")])
