@@ -38,10 +38,11 @@ test: install
 # machine's, and are quick: `-m "not live and not services and not slow"` (no browser, no live web or
 # workers, no PostgreSQL nor Redis; the embedded SQLite ones run). `live` marks the folders of
 # tests/support/plugin.py's LIVE_FOLDERS, `services` the tests on PostgreSQL or Redis (the same plugin
-# marks those on the shared fixtures' parameters), `slow` a test of more than a few seconds; `make test`
-# runs them all.
+# marks those on the shared fixtures' parameters), `slow` a test of more than a second and a half of CPU;
+# `make test` runs them all. A process a CPU: these tests wait on nothing, and each process collects the
+# whole suite first.
 test-fast: install
-	@$(BIN)/python -m pytest -n $(TEST_PROCESSES) -m "not live and not services and not slow" $(PYTEST_ARGS) \
+	@$(BIN)/python -m pytest -n $$(nproc) -m "not live and not services and not slow" $(PYTEST_ARGS) \
 		|| { code=$$?; [ $$code -eq 5 ] || exit $$code; }
 
 # docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).

@@ -236,6 +236,7 @@ HEAD = HAND * (HEAD_BYTES // len(HAND) + 1)
 HEAD_LINES = HEAD.count(b"\n")
 
 
+@pytest.mark.slow
 @examples(max_examples=60, deadline=None, database=None)
 @given(pieces=st.lists(st.sampled_from(PIECES), max_size=40), cuts=st.lists(st.integers(-600, 1200), max_size=6),
        limit=st.sampled_from([0, 40, 1 << 20]), past=st.booleans())

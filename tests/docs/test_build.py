@@ -49,6 +49,7 @@ def test_the_guide_builds_strictly(site: Path) -> None:
         assert page in pages
 
 
+@pytest.mark.slow
 def test_no_page_loads_anything_from_another_site(site: Path) -> None:
     for page in site.rglob("*.html"):
         parser = _Loads()

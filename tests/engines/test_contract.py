@@ -174,6 +174,7 @@ def test_bytes_that_are_no_trace_are_a_trace_error(game: str, junk: bytes) -> No
         engine_of(game).unpack_trace(junk)
 
 
+@pytest.mark.slow
 @games
 @FAST
 @given(data=st.data())

@@ -51,6 +51,7 @@ def test_accepted_solutions_agree_with_dealer_on_the_cover_file(references: Path
         assert run(references / name, cover_text(game)) == dealer(game), name
 
 
+@pytest.mark.slow
 def test_the_wrong_solution_is_caught_where_state_carries_over(references: Path) -> None:
     got = run(references / "uva246_seed000", cover_text("10-20-30")).decode().splitlines()
     expected = dealer("10-20-30").decode().splitlines()

@@ -79,6 +79,7 @@ def queries(module_settings: Settings) -> JobQueries:
     return JobQueries(module_settings)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sort", SORTS)
 def test_every_sort_of_a_job_walks_its_cases_in_order(queries: Any, jobs: list[int], sort: str) -> None:
     flt = ResultFilter(job_id=jobs[0], game="accordion", sort=sort.lstrip("-"), descending=sort.startswith("-"),

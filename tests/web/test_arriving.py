@@ -74,6 +74,7 @@ def jobs(settings: Settings) -> list[Job]:
         return list(session.scalars(select(Job).order_by(Job.id)))
 
 
+@pytest.mark.slow
 def test_the_solve_starts_while_the_file_arrives(client: Any, settings: Settings, queries: JobQueries,
                                                  service: JobService, decks: bytes) -> None:
     seen: list[tuple[str, str, int, int]] = []
@@ -101,6 +102,7 @@ def test_the_solve_starts_while_the_file_arrives(client: Any, settings: Settings
     assert output(queries, job.id) == output(queries, whole.id)
 
 
+@pytest.mark.slow
 def test_the_game_chosen_decides(client: Any, settings: Settings, decks: bytes) -> None:
     # Chosen after the file, so the job was made of what the content says: another game is refused as for
     # a whole file, and the job goes.

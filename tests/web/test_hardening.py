@@ -107,6 +107,7 @@ def test_every_answer_carries_the_security_headers(client: Any) -> None:
             assert response.headers.get(header) == value, (path, header)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("base_url", "sent"), [
     ("http://localhost", True), ("http://127.0.0.1:8000", True), ("http://[::1]:8000", True),
     ("https://192.168.1.20", True), ("https://dealer.example", True),

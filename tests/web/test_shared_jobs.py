@@ -106,6 +106,7 @@ def forbid_solving(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(kind, method, refuse)
 
 
+@pytest.mark.slow
 def test_students_check_against_a_shared_job_and_the_teacher_reads_the_table(settings: Settings) -> None:
     world = a_class(settings)
     job_id, cases = world.job["id"], len(ANSWERS)
