@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install run test test-compose bench bench-generate bench-service bench-faults bench-scale bench-load clean
+.PHONY: install run test test-fast test-compose bench bench-generate bench-service bench-faults bench-scale bench-load clean
 
 install: $(STAMP)
 
@@ -23,8 +23,9 @@ $(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/en
 run: install
 	$(BIN)/dealer serve $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
-# One pytest run over one process more than the machine has CPUs (pytest-xdist), a test file to a process,
-# the longest first (tests/support/plugin.py orders them):
+# One pytest run over one process more than the machine has CPUs (pytest-xdist), a test file to a process
+# (a file's tests on the shared live services: a unit per mode), the longest first (tests/support/plugin.py
+# orders them and hands them out):
 # the live tests (tests/browser, faults, integration: real servers and browsers) mostly wait on the
 # processes they started, so the spare CPU goes to the rest. A file's tests share its process, and with it
 # the live services a file starts once. A run that finds none of the tests PYTEST_ARGS names (pytest's
@@ -32,6 +33,17 @@ run: install
 TEST_PROCESSES ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: install
 	@$(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || exit $$code; }
+
+# The edit loop's run, in a minute or so: the tests that start no live process and need no server of the
+# machine's, and are quick: `-m "not live and not services and not slow"` (no browser, no live web or
+# workers, no PostgreSQL nor Redis; the embedded SQLite ones run). `live` marks the folders of
+# tests/support/plugin.py's LIVE_FOLDERS, `services` the tests on PostgreSQL or Redis (the same plugin
+# marks those on the shared fixtures' parameters), `slow` a test of more than a second and a half of CPU;
+# `make test` runs them all. A process a CPU: these tests wait on nothing, and each process collects the
+# whole suite first.
+test-fast: install
+	@$(BIN)/python -m pytest -n $$(nproc) -m "not live and not services and not slow" $(PYTEST_ARGS) \
+		|| { code=$$?; [ $$code -eq 5 ] || exit $$code; }
 
 # docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).
 test-compose: install

@@ -7,9 +7,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.paths import ROOT
 
 
+@pytest.mark.slow
 def test_a_run_without_chromium_says_the_browser_tests_were_skipped_and_how_to_run_them() -> None:
     env = {**os.environ, "DEALER_CHROMIUM": "/nowhere/chromium"}
     env.pop("DEALER_REQUIRE_SERVICES", None)

@@ -112,6 +112,7 @@ def test_bad_input_on_several_processes_still_exits_2(tmp_path: Path) -> None:
     assert done.stdout == (JUDGE_DATA / "accordion" / "random-2000.out").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", engines.names())
 def test_traces_are_the_records_dicts_as_orjson_writes_them_on_either_core(game: str, tmp_path: Path) -> None:
     """Records are laid out without a dict per case: the bytes must stay those of the dict,

@@ -17,6 +17,7 @@ import pytest
 from tests.support.paths import ROOT
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris is not installed")
 def test_atheris_finds_nothing_in_a_short_run(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "fuzz.py"), "--runs", "2000", "--seconds", "15",

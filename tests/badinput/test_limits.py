@@ -107,6 +107,7 @@ def one_db(one_db_settings: Settings) -> Iterator[Database]:
     database.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
 def test_a_50_mb_single_line_fails_at_the_line_limit(one_db: Database, one_db_settings: Settings, game: str) -> None:
     """An upload is refused at the limit as it arrives (tests/badinput/test_screen.py); one stored without

@@ -108,6 +108,7 @@ IN_THE_FIRST_MIB = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chosen", [True, False], ids=["game chosen", "no game"])
 @pytest.mark.parametrize("name", sorted(IN_THE_FIRST_MIB))
 def test_a_file_refused_in_its_first_mib_is_read_no_further_and_nothing_is_kept(
@@ -150,6 +151,7 @@ LATER = 5 << 20
 LINE = -(-LATER // len(HAND)) + 1  # the line of the fault
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault, message", [
     (b"FA\x00\n", f"this looks like a binary file (byte 0x00 at line {LINE}, column 3), not a judge file"),
     (b"1S \xff\n", f"line {LINE}, column 4: byte 0xff is not text"),
@@ -234,6 +236,7 @@ HEAD = HAND * (HEAD_BYTES // len(HAND) + 1)
 HEAD_LINES = HEAD.count(b"\n")
 
 
+@pytest.mark.slow
 @examples(max_examples=60, deadline=None, database=None)
 @given(pieces=st.lists(st.sampled_from(PIECES), max_size=40), cuts=st.lists(st.integers(-600, 1200), max_size=6),
        limit=st.sampled_from([0, 40, 1 << 20]), past=st.booleans())

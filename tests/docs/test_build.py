@@ -41,6 +41,7 @@ class _Loads(HTMLParser):
             self.found.append(given["href"] or "")
 
 
+@pytest.mark.slow
 def test_the_guide_builds_strictly(site: Path) -> None:
     pages = {path.relative_to(site).as_posix() for path in site.rglob("index.html")}
     for page in ("index.html", "cli/index.html", "production/index.html", "security/index.html",
@@ -48,6 +49,7 @@ def test_the_guide_builds_strictly(site: Path) -> None:
         assert page in pages
 
 
+@pytest.mark.slow
 def test_no_page_loads_anything_from_another_site(site: Path) -> None:
     for page in site.rglob("*.html"):
         parser = _Loads()

@@ -78,6 +78,7 @@ def test_every_setting_the_service_reads_is_in_the_guide() -> None:
     assert service_reads() - guide_names() == set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(guide_names()))
 def test_the_guide_names_only_what_the_code_reads(name: str) -> None:
     assert name in service_reads() | harness_reads(), f"the guide names {name}, which nothing reads"

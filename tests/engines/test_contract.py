@@ -176,6 +176,7 @@ def test_bytes_that_are_no_trace_are_a_trace_error(game: str, junk: bytes) -> No
         engine_of(game).unpack_trace(junk)
 
 
+@pytest.mark.slow
 @games
 @FAST
 @given(data=st.data())
@@ -339,6 +340,7 @@ def large_file(game: str) -> Iterator[bytes]:
     yield file_of(game, end="{t}\n")
 
 
+@pytest.mark.slow
 @games
 def test_parsing_a_large_file_takes_little_memory(game: str) -> None:
     engine = engine_of(game)
@@ -352,6 +354,7 @@ def test_parsing_a_large_file_takes_little_memory(game: str) -> None:
     assert peak < 5 * 1024 * 1024, f"peak {peak} bytes"
 
 
+@pytest.mark.slow
 @games
 def test_reading_a_large_file_as_blocks_of_inputs_takes_little_memory(game: str) -> None:
     """``read_inputs`` holds no more than a block of texts and a block of the file: the split

@@ -46,6 +46,7 @@ def test_generate_writes_two_lines_a_deck_reads(game: str) -> None:
 ONE_LINE_PEAK = {"10-20-30": 4 << 20, "accordion": 10 << 20}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", DECKS)
 def test_thousands_of_decks_on_one_line_take_little_memory(game: str) -> None:
     engine = engines.get(game)

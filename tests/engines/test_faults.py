@@ -173,6 +173,7 @@ def test_blocks_end_at_a_bad_case_and_the_next_starts_at_its_place(game: str) ->
 _SPOILERS = ["X", "0", "11", "ac", "1", "#", "AS", "FA", "1S 2S", "\n", "\n\n", "\xff"]
 
 
+@pytest.mark.slow
 @games
 @FUZZ
 @given(data=st.data())

@@ -240,6 +240,7 @@ def test_a_hand_spread_over_a_long_line_is_read_in_constant_memory() -> None:
 # --------------------------------------------------------------------- solving
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(hands)
 def test_the_engine_agrees_with_a_brute_force_search(tiles: list[str]) -> None:
@@ -359,6 +360,7 @@ def _shift(meld: str) -> str:
     return " ".join([TILES[(kind + 1) % 34]] + tiles[1:])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(hands.filter(lambda tiles: len(brute_force_waits(tiles)) >= 2))
 def test_a_tampered_trace_raises_trace_error(tiles: list[str]) -> None:
@@ -402,6 +404,7 @@ def test_sniff() -> None:
     assert ENGINE.sniff(b"1S 2S 3S 4S 5S 6S 7S 8S 9S 1T 1T 1T 5")
 
 
+@pytest.mark.slow
 def test_the_shipped_table_is_what_the_builder_makes() -> None:
     assert Path(table.TABLE_FILE).parent == Path(solve.__file__).parent  # package data, beside the code
     assert table.read_section(0) == tablegen.build_table()
@@ -409,6 +412,7 @@ def test_the_shipped_table_is_what_the_builder_makes() -> None:
     assert tablegen.main(["--check"]) == 0
 
 
+@pytest.mark.slow
 def test_the_builder_writes_a_table_that_reads_back(tmp_path: Path) -> None:
     path = tmp_path / "table.bin"
     tablegen.write_table(str(path))

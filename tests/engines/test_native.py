@@ -154,6 +154,7 @@ def read(engine: Engine, data: bytes) -> object:
     return cases, [str(warning) for warning in warnings]
 
 
+@pytest.mark.slow
 @games
 def test_both_cores_agree_on_every_judge_file(game: str) -> None:
     """What the files read as; results, lines, JSON and packed traces, a whole file as one
@@ -241,6 +242,7 @@ def test_both_cores_agree_on_random_cases_in_bulk(game: str) -> None:
     assert [text for texts in found for text in texts] == []
 
 
+@pytest.mark.slow
 @games
 @FUZZ
 @given(data=st.data())
@@ -271,6 +273,7 @@ def _mutated(game: str) -> st.SearchStrategy[str]:
     return st.tuples(CASES[game], edits).map(edit)
 
 
+@pytest.mark.slow
 @games
 @FUZZ
 @given(data=st.data())
@@ -291,6 +294,7 @@ _TAILS = ["", "\n", "{t}\n", "{t}", "\n{t}\nmore text\n", "{t} junk", "\n\n  \n"
           "{t}\n\xff", "1T 2T\n{t}\n", "QD AD\n{t}\n", "5 5 5\n{t}\n", "ac 2D\n", "x" * 70, "05 10 1\n", "#tail"]
 
 
+@pytest.mark.slow
 @games
 @FUZZ
 @given(data=st.data())
@@ -358,6 +362,7 @@ def test_the_native_core_takes_odd_texts_as_the_pure_one_does(game: str, text: s
     assert outcome_of(lambda: fast.solve_packed(Case(1, text))) == outcome_of(lambda: pure.solve_packed(Case(1, text)))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(values=st.lists(st.integers(1, 10), min_size=52, max_size=52))
 def test_any_52_card_values_play_alike_on_both_cores(values: list[int]) -> None:
@@ -433,6 +438,7 @@ def _canonical(game: str, rng: random.Random, count: int) -> list[str]:
     return [parse(pure, pure.generate(rng).encode())[0][0].text for _ in range(count)]
 
 
+@pytest.mark.slow
 @games
 @FUZZ
 @given(data=st.data())
@@ -619,6 +625,7 @@ def _both_read_inputs_alike(game: str, data: bytes, sizes: list[Size]) -> None:
     assert assert_inputs(fast, data, sizes) == assert_inputs(pure, data, sizes)
 
 
+@pytest.mark.slow
 @games
 def test_inputs_of_every_judge_file_are_its_texts_in_blocks_of_any_size(game: str) -> None:
     rng = random.Random(22)
@@ -627,6 +634,7 @@ def test_inputs_of_every_judge_file_are_its_texts_in_blocks_of_any_size(game: st
             _both_read_inputs_alike(game, path.read_bytes(), sizes)
 
 
+@pytest.mark.slow
 @games
 def test_inputs_of_large_random_files_on_both_cores(game: str) -> None:
     """Files of many 64 KiB blocks of random cases, written as judge files write them (and one
@@ -663,6 +671,7 @@ def test_inputs_of_every_malformed_file_fail_as_parse_does(game: str) -> None:
 _ENDS = [*_TAILS, "{t}\n{t}\n", "{t}\r\n\r\n{t}", "\x00", "\n\xc3(\n", "9" * 65 + "\n"]
 
 
+@pytest.mark.slow
 @games
 @FUZZ
 @given(data=st.data())
@@ -763,6 +772,7 @@ def test_the_native_reader_writes_judge_files_whole_into_a_block(game: str) -> N
     assert [count for _, count in taken] == [3] * 166 + [2] and b"".join(t for t, _ in taken) == b"".join(texts)
 
 
+@pytest.mark.slow
 @given(steps=st.lists(st.one_of(st.tuples(st.integers(1, 4), st.integers(0, 40)),
                                 st.binary(max_size=12).filter(lambda b: b"\n" not in b), st.none()), max_size=30))
 @FUZZ

@@ -280,6 +280,7 @@ def replayed(deck: str) -> tuple[Any, Any]:
     return r, again
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(decks)
 def test_solve_matches_the_rules_and_the_trace_replays(deck: str) -> None:

@@ -38,6 +38,7 @@ def test_the_file_is_fixed_small_and_reads_back_as_its_cases(game: str) -> None:
     assert {entry.form for entry in entries(game)} == set(forms)  # every layout appears
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_every_rule_branch_a_game_can_take_is_run(game: str) -> None:
     for measured in measure(game, cover_text(game)):
@@ -58,6 +59,7 @@ def test_a_second_pick_up_after_one_deal_never_takes_the_last_three() -> None:
             at += count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_every_classic_mistake_is_caught(game: str) -> None:
     cases, lines = solved(game)

@@ -89,6 +89,7 @@ def test_the_same_plan_makes_the_same_bytes_on_any_number_of_processes(game: str
     assert make(plan(game, 200, 100, MIXES[game][1], LAYOUTS[game][2])) != one
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", list(MIXES))
 def test_the_native_core_and_the_pure_python_engines_make_the_same_file(game: str) -> None:
     if native.compiled("worker.generating") is None:
@@ -141,6 +142,7 @@ def test_progress_counts_up_to_the_file() -> None:
     assert [done for done, _ in told] == sorted(done for done, _ in told)
 
 
+@pytest.mark.slow
 def test_memory_stays_that_of_a_block() -> None:
     def peak(cases: int, mix: str | None) -> int:
         sink = _Sink()

@@ -44,12 +44,14 @@ def run(binary: Path, data: bytes) -> bytes:
     return subprocess.run([str(binary)], input=data, capture_output=True, check=True, timeout=120).stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", list(ACCEPTED))
 def test_accepted_solutions_agree_with_dealer_on_the_cover_file(references: Path, game: str) -> None:
     for name in ACCEPTED[game]:
         assert run(references / name, cover_text(game)) == dealer(game), name
 
 
+@pytest.mark.slow
 def test_the_wrong_solution_is_caught_where_state_carries_over(references: Path) -> None:
     got = run(references / "uva246_seed000", cover_text("10-20-30")).decode().splitlines()
     expected = dealer("10-20-30").decode().splitlines()

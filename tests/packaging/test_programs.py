@@ -65,6 +65,7 @@ def test_the_programs_import_only_the_standard_library(game: str) -> None:
         assert names and {name.split(".")[0] for name in names} <= sys.stdlib_module_names, names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_the_validator_accepts_every_layout_dealer_generate_makes(game: str, tmp_path: Path) -> None:
     files = [cover_text(game)]
@@ -110,6 +111,7 @@ def test_no_validator_takes_a_file_that_is_no_judge_file(name: str, tmp_path: Pa
         assert status == 43 and _WHERE.match(said), (game, said)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_the_accepted_solution_gives_dealers_answers(game: str, tmp_path: Path) -> None:
     # The judge data less its 2,000 random cases: 300 made here stand for them, in a fifth of the time.

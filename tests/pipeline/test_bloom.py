@@ -29,6 +29,7 @@ def test_its_examples_hold_run_as_python() -> None:
     assert tried and not failures
 
 
+@pytest.mark.slow
 def test_compiled_and_python_make_the_same_filters() -> None:
     rng = random.Random(127)
     python = _as_python()

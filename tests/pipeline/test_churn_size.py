@@ -33,6 +33,7 @@ def stored_bytes(db: Database) -> int:
         return int(pages * connection.exec_driver_sql("PRAGMA page_size").scalar_one())
 
 
+@pytest.mark.slow
 def test_churned_jobs_leave_the_chunks_the_size_of_the_jobs_kept(db: Database, settings: Settings, tmp_path: Path) -> None:
     # Small chunks of 10-20-30 with their traces: blobs of kilobytes, stored out of line on PostgreSQL.
     settings = dataclasses.replace(settings, chunk_size=100, vacuum_bytes=0)

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -183,6 +184,7 @@ def examples(settings: Settings) -> int:
     return EXAMPLES["sqlite" if settings.database_url.startswith("sqlite") else "postgresql"]
 
 
+@pytest.mark.slow
 def test_every_job_ends_whatever_fails_when(db: Database, settings: Settings, tmp_path: Path) -> None:
     files = judge_files(tmp_path / "files")
     run_state_machine_as_test(

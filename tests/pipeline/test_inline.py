@@ -377,6 +377,7 @@ def test_the_first_chunks_are_small_so_results_come_at_once(service, db: Databas
     assert sizes == [31, 62, 125, 250, 500, 500, 500, 32]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
 def test_a_worker_stores_the_same_chunk_on_either_core(service, queries, db: Database, settings, monkeypatch, game: str) -> None:
     """A chunk is solved in one call to the engine (``solve_chunk``): on the native core and on the

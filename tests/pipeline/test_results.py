@@ -81,6 +81,7 @@ def cases(module_db: Database) -> CaseQueries:
     return CaseQueries(module_db)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sort", SORTS)
 def test_every_sort_of_a_job_walks_its_cases_in_order(cases: Any, jobs: list[int], sort: str) -> None:
     flt = ResultFilter(job_id=jobs[0], game="accordion", sort=sort.lstrip("-"), descending=sort.startswith("-"),
@@ -93,6 +94,7 @@ def test_every_sort_of_a_job_walks_its_cases_in_order(cases: Any, jobs: list[int
     assert first.prev is None and first.total == 2000 and first.total_exact and first.page == 1
 
 
+@pytest.mark.slow
 def test_a_page_spread_over_a_job_finds_each_case_in_its_own_chunk(cases: Any, jobs: list[int]) -> None:
     """A small page sorted by number spans the whole job: its cases' chunks are looked up one by one
     (``store.chunks.chunks_holding``), and they are the same cases, with the same inputs, as in file order."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from tests.support.inline import InlineDispatcher
@@ -45,6 +46,7 @@ class SolvesTheFirstChunkAtOnce(InlineDispatcher):
         super().solve(rest)
 
 
+@pytest.mark.slow
 def test_the_first_chunk_is_solved_while_the_split_reads_on(db: Database, settings: Settings, queries: JobQueries,
                                                           tmp_path: Path) -> None:
     dispatcher = SolvesTheFirstChunkAtOnce(db, settings)

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
@@ -36,7 +37,13 @@ from worker.store.database import Database
 from worker.store.migrate import upgrade
 from worker.store.models import Base
 from worker.testing.live import MODES, LiveService, live_service
-from worker.testing.servers import ServiceMissing, create_postgres_database, drop_postgres_database
+from worker.testing.servers import (
+    PG_HOST,
+    PG_PORT,
+    ServiceMissing,
+    create_postgres_database,
+    drop_postgres_database,
+)
 
 #: Cases per chunk in the tests: small, so that even a judge file's sample spans several chunks.
 TEST_CHUNK_SIZE = 7
@@ -93,15 +100,24 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 LIVE_FOLDERS = ("browser", "faults", "integration")
 
 
+#: The parameters of the shared fixtures that run on the machine's PostgreSQL or Redis: a test that
+#: takes one is marked ``services``, as is one that takes the session's PostgreSQL database.
+ON_SERVICES = {"settings": "postgresql", "module_settings": "postgresql", "shared_live": "production"}
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
     parts = Path(str(item.path)).resolve().relative_to(ROOT).parts
     if parts[0] == "tests" and len(parts) > 2 and parts[1] in LIVE_FOLDERS:
         item.add_marker(pytest.mark.live)
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "postgres_url" in getattr(item, "fixturenames", ()) or any(
+            params.get(name) == value for name, value in ON_SERVICES.items()):
+        item.add_marker(pytest.mark.services)
 
 
-def _place(item: pytest.Item) -> int:
+def _place(item: pytest.Item, slow_files: set[Path]) -> int:
     if item.get_closest_marker("live") is None:
-        return 3
+        return 3 if item.path in slow_files else 4
     if "shared_live" in getattr(item, "fixturenames", ()):
         return 2
     return 0 if "faults" in Path(str(item.path)).parts else 1
@@ -110,15 +126,47 @@ def _place(item: pytest.Item) -> int:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The live tests first, the longest first (the fault scenarios), then those on the shared live
-    services, then the rest: ``make test`` hands out whole files in this order (pytest-xdist's
-    ``loadfile`` without its reordering), so that the files that take longest start first and the many
-    short ones fill the processes at the end.
+    services, then the files with a slow test (verifyproblem's install and run, the schema fuzzing, the
+    differential of the cores), then the rest: ``make test`` hands out whole files in this order
+    (pytest-xdist's ``loadfile`` without its reordering, see :func:`pytest_xdist_make_scheduler`), so
+    that the files that take longest start first and the many short ones fill the processes at the end.
 
     pytest keeps one instance of a session-scoped parametrized fixture at a time and groups the tests
     that use it by parameter, so that each mode's shared service starts once in a process; the sort
     keeps that order (it is stable).
     """
-    items.sort(key=_place)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: _place(item, slow_files))
+
+
+#: The ids of the shared live services' modes: a test file's tests on each form a work unit of their own.
+_MODE_IDS = frozenset(MODES)
+
+
+def _unit(nodeid: str) -> str:
+    """The work unit of a test under ``make test``: its file, or for a file on the shared live services,
+    its file and mode."""
+    path, _, rest = nodeid.partition("::")
+    ids = rest[rest.find("[") + 1 : -1].split("-") if rest.endswith("]") else []
+    mode = next((name for name in ids if name in _MODE_IDS), None)
+    return path if mode is None else f"{path}[{mode}]"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, a file to a process, but with a file's tests on each shared live service a
+    unit of their own, handed out in the order collected (all of one mode's first, see above): a process
+    that runs several such units starts each mode's service once (a file whole would take both
+    modes' in turn and start them again with the next file), and the two halves of a long file run
+    side by side."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ByFileAndMode(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    return ByFileAndMode(config, log)
 
 
 @pytest.fixture(scope="session", params=MODES)
@@ -132,9 +180,15 @@ def shared_live(request: pytest.FixtureRequest,
     # Every test sends from one address, so the service takes them all for one client: on a quick machine
     # they create more jobs a minute than the shipped limit lets one client (tests/web/test_access.py
     # tests the limit).
-    with live_service(request.param, tmp_path_factory.mktemp(f"shared-{request.param}"),
-                      DEALER_MAX_JOBS_PER_MINUTE_PER_CLIENT="100000") as service:
-        yield service
+    # In production, on a database of the quick kind (see quick_postgres_database).
+    database = quick_postgres_database() if request.param == "production" else None
+    try:
+        with live_service(request.param, tmp_path_factory.mktemp(f"shared-{request.param}"),
+                          database_url=database, DEALER_MAX_JOBS_PER_MINUTE_PER_CLIENT="100000") as service:
+            yield service
+    finally:
+        if database:
+            drop_postgres_database(database, wait=False)
 
 
 @pytest.fixture(scope="session")
@@ -144,10 +198,21 @@ def judge_data() -> Path:
     return JUDGE_DATA
 
 
+def quick_postgres_database() -> str:
+    """A fresh database on the machine's PostgreSQL whose commits do not wait for the disk
+    (``synchronous_commit`` off, for this database only): nothing of it outlives the run, and a commit
+    that waits for the disk cost 5-13 ms on a busy machine, against under 3 ms, where a test commits
+    dozens of times. What a crash keeps is the fault tests' (tests/faults), on servers of their own."""
+    url = create_postgres_database()
+    with psycopg.connect(f"host={PG_HOST} port={PG_PORT} user=postgres dbname=postgres", autocommit=True) as conn:
+        conn.execute(f'ALTER DATABASE "{url.rsplit("/", 1)[1]}" SET synchronous_commit TO off')
+    return url
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A database on the machine's PostgreSQL for the whole session, schema migrated."""
-    url = create_postgres_database()
+    url = quick_postgres_database()
     with contextlib.closing(Database(Settings.from_env({"DEALER_DATABASE_URL": url}))) as database:
         upgrade(database)
     yield url
@@ -155,12 +220,17 @@ def postgres_url() -> Iterator[str]:
 
 
 def postgres_settings(url: str, tmp_path: Path, **overrides: Any) -> Settings:
-    """Settings on the session's PostgreSQL database, emptied first."""
+    """Settings on the session's PostgreSQL database, emptied first (its ids started again at 1): by
+    ``DELETE``, since what a test leaves is a few rows, and a ``TRUNCATE`` of every table, which makes
+    each a new file, cost a test three times as much (hundreds of tests start so)."""
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=tmp_path / "data",
                                  **{**TEST_SETTINGS, **overrides})
     with contextlib.closing(Database(settings)) as database, database.engine.begin() as connection:
-        tables = ", ".join(table.name for table in Base.metadata.sorted_tables)
-        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        for table in reversed(Base.metadata.sorted_tables):
+            connection.execute(table.delete())
+        for sequence in connection.scalars(text("SELECT sequence_name FROM information_schema.sequences"
+                                                " WHERE sequence_schema = 'public'")).all():
+            connection.execute(text(f'ALTER SEQUENCE "{sequence}" RESTART'))
     return settings
 
 
@@ -204,7 +274,7 @@ def module_settings(request: pytest.FixtureRequest,
     if request.param == "sqlite":
         yield sqlite_settings(folder)
         return
-    url = create_postgres_database()
+    url = quick_postgres_database()
     settings = Settings.from_env({"DEALER_DATABASE_URL": url}, data_dir=folder / "data",
                                  **TEST_SETTINGS)
     try:

@@ -74,6 +74,7 @@ def jobs(db: Database) -> list[Job]:
         return list(session.scalars(select(Job).order_by(Job.id)))
 
 
+@pytest.mark.slow
 def test_the_solve_starts_while_the_file_arrives(client: Any, db: Database, settings: Settings, queries: JobQueries,
                                                  service: JobService, decks: bytes) -> None:
     seen: list[tuple[str, str, int, int]] = []
@@ -101,6 +102,7 @@ def test_the_solve_starts_while_the_file_arrives(client: Any, db: Database, sett
     assert output(queries, job.id) == output(queries, whole.id)
 
 
+@pytest.mark.slow
 def test_the_game_chosen_decides(client: Any, db: Database, settings: Settings, decks: bytes) -> None:
     # Chosen after the file, so the job was made of what the content says: another game is refused as for
     # a whole file, and the job goes.
@@ -115,6 +117,7 @@ def test_the_game_chosen_decides(client: Any, db: Database, settings: Settings, 
     assert client.get("/api/jobs").get_json()["total"] == 2
 
 
+@pytest.mark.slow
 def test_an_output_to_check_comes_with_a_job_made_while_its_file_arrived(client: Any, service: JobService,
                                                                          queries: JobQueries, decks: bytes) -> None:
     expected = output(queries, submit(service, decks, "10-20-30").id)
@@ -227,6 +230,7 @@ def chunks_of(db: Database, job_id: int) -> int:
         return session.scalar(select(func.count()).select_from(Chunk).where(Chunk.job_id == job_id)) or 0
 
 
+@pytest.mark.slow
 def test_a_file_that_starts_as_one_solved_before_is_copied_once_whole(db: Database, settings: Settings, queries: JobQueries,
                                                                       decks: bytes) -> None:
     cached = replace(settings, result_cache=True)

@@ -35,6 +35,7 @@ def job(submit: Any) -> dict[str, Any]:
     return submit("10-20-30/sample", "10-20-30")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("output", "verdict", "counts"), [
     (OUT, "accepted", (3, 0, 0, 0, 0)),
     (OUT.replace(b"\n", b"\r\n"), "accepted", (3, 0, 0, 0, 0)),

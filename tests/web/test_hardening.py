@@ -107,6 +107,7 @@ def test_every_answer_carries_the_security_headers(client: Any) -> None:
             assert response.headers.get(header) == value, (path, header)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("base_url", "sent"), [
     ("http://localhost", True), ("http://127.0.0.1:8000", True), ("http://[::1]:8000", True),
     ("https://192.168.1.20", True), ("https://dealer.example", True),
@@ -206,6 +207,7 @@ INJECTIONS = ["' OR '1'='1", "1 OR 1=1", "1; DROP TABLE cases; --", "win' --", "
               "password FROM users --", "%27%20OR%201%3D1", "'; DELETE FROM jobs; --", "\x00", "ready\x00"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", INJECTIONS)
 def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, db: Database, settings: Any,
                                                                 three_jobs: dict[str, Any], value: str) -> None:

@@ -173,6 +173,7 @@ def test_a_cancelled_job_and_its_check_call_back(db: Database, private: Settings
         ("check", "failed"), ("job", "cancelled")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("url", "rule"), [
     ("http://127.0.0.1:9/hook", "127.0.0.1 is a loopback address"),
     ("http://localhost:9/hook", "is a loopback address"),

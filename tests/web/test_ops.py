@@ -136,7 +136,7 @@ def test_metrics_without_a_broker(client: Any, dispatcher: Any, monkeypatch: Any
     assert samples["dealer_broker_up"] == 0 and "dealer_queue_depth" not in samples
 
 
-@pytest.mark.parametrize("broker", ["filesystem", "redis"])
+@pytest.mark.parametrize("broker", ["filesystem", pytest.param("redis", marks=pytest.mark.services)])
 def test_healthz_and_overview_with_a_real_broker(db: Database, settings: Any, broker: str) -> None:
     """An empty queue is depth 0 (Redis keeps no key for it), a sent message is depth 1."""
     from dataclasses import replace

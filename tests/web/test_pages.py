@@ -100,6 +100,7 @@ def test_job_page_shows_progress_counts_charts_and_actions(client: Any, submit: 
     assert re.search(r'<button[^>]*id="cancel"[^>]*hidden', html), "a finished job cannot be cancelled"
 
 
+@pytest.mark.slow
 def test_job_page_shows_the_parser_error(client: Any, submit: Any) -> None:
     data, line = failing("accordion")
     job = submit(data, "accordion")

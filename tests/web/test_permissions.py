@@ -171,6 +171,7 @@ def listed(response: Any, job_id: int, page: bool) -> bool:
     return any(item.get("job_id", item.get("id")) == job_id for item in response.get_json()["items"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("who, whose, read, write", PERMISSIONS, ids=[f"{w} on {o}" for w, o, _, _ in PERMISSIONS])
 def test_every_action_on_a_job_is_allowed_or_refused_as_the_table_says(db: Database, settings: Settings, who: str, whose: str,
                                                                        read: str, write: str) -> None:

@@ -8,6 +8,7 @@ import threading
 from dataclasses import replace
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import func, select, text
 
 from tests.support.inline import InlineDispatcher
@@ -59,6 +60,7 @@ def test_bytes_kept_are_limited_with_a_413_before_the_file_is_read(db: Database,
     upload(client, BOB)
 
 
+@pytest.mark.slow
 def test_an_upload_over_the_quota_is_refused_while_it_arrives_nothing_kept(db: Database, settings: Settings) -> None:
     client = keyed(db, settings, **limits(quota_bytes="user=3M")).test_client()
     sample = HANDS.splitlines(keepends=True)[0]

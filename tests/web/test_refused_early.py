@@ -96,6 +96,7 @@ def high_bytes(at: int, count: int) -> bytes:
     return random.Random(at).randbytes(count).translate(bytes(range(128, 256)) * 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fill, message", [
     (random_bytes, "this looks like a binary file (byte 0x00 at line "),
     (prose, "this is no judge file of any game: every game's reader stops at line 1, column 1 (\"Dear\")"),

@@ -107,6 +107,7 @@ def forbid_solving(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(kind, method, refuse)
 
 
+@pytest.mark.slow
 def test_students_check_against_a_shared_job_and_the_teacher_reads_the_table(db: Database, settings: Settings) -> None:
     world = a_class(db, settings)
     job_id, cases = world.job["id"], len(ANSWERS)
@@ -232,6 +233,7 @@ def test_withdrawn_a_shared_job_is_anothers_again(db: Database, settings: Settin
         "ann", "teacher"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body, says", [
     ({}, "JSON object"), ({"shared": "yes"}, "shared: must be true or false"),
     ({"owner": "ann"}, "owner: no such field"), ([True], "JSON object")])
