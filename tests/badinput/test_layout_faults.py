@@ -21,6 +21,7 @@ from tests.support.inline import InlineDispatcher
 from tests.support.layout_corpus import CORPUS, LAYOUTS, Entry, Fresh, clean, digest, entries, folder, mutants
 from tests.support.plugin import sqlite_settings
 from tests.support.readings import agree, by_command_line, by_reader, by_service, cores
+from worker.store.database import Database
 from worker.testing.mutations import Shape
 
 ENTRIES = entries()
@@ -60,7 +61,8 @@ def inline(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from webui.app import create_app
 
     settings = sqlite_settings(tmp_path_factory.mktemp("inline"), max_jobs_per_minute_per_client=len(ENTRIES))
-    return create_app(settings, InlineDispatcher(settings), config={"TESTING": True}).test_client()
+    db = Database(settings)
+    return create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db).test_client()
 
 
 @corpus

@@ -87,22 +87,3 @@ def exercise(game: str, data: bytes) -> None:
         engine.solve(case, False)
         traced = engine.solve(case, True)
         engine.replay(case.text, traced.trace or {})
-
-
-#: Branches no judge file can take, by module: the source line they leave from, and why.
-NO_GAME_TAKES = {
-    "ten_twenty_thirty/play.py": (
-        "if n == -2:",
-        "a second pick-up after one deal that takes the last three cards: the pile's last three are then "
-        "as they were when its top card was dealt, and were checked then",
-    ),
-}
-
-
-def unreachable(branches: Branches) -> tuple[tuple[int, int], ...]:
-    """The branches of ``branches.missing`` that no game can take (:data:`NO_GAME_TAKES`)."""
-    known = NO_GAME_TAKES.get(branches.module)
-    if known is None:
-        return ()
-    lines = (_ENGINES / branches.module).read_text().splitlines()
-    return tuple(arc for arc in branches.missing if lines[arc[0] - 1].strip() == known[0])

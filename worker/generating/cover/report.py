@@ -14,7 +14,7 @@ from itertools import combinations
 from worker import engines
 from worker.engines.reading import Case
 from worker.engines.results import Result
-from worker.generating.cover.branches import NO_GAME_TAKES, Branches, measure, unreachable
+from worker.generating.cover.branches import Branches, measure
 from worker.generating.cover.games import Entry
 
 
@@ -42,9 +42,6 @@ class Report:
             lines.append("  rule branches run on the pure-Python engine (coverage.py):")
             for measured in self.branches:
                 lines.append(f"    {measured}")
-                dead = unreachable(measured)
-                if dead:
-                    lines.append(f"      ({len(dead)} no game takes: {NO_GAME_TAKES[measured.module][1]})")
         return "\n".join(lines) + "\n"
 
 
