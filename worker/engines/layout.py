@@ -171,8 +171,11 @@ class _Line:
     tokens: list[bytes]
 
     def column(self, token: int) -> int:
+        """Where its token ``token`` starts; past its last token (a line shorter than its layout's), where it ends."""
         if not token:
             return 1 + len(self.raw) - len(self.raw.lstrip())
+        if token >= len(self.tokens):
+            return len(self.raw.rstrip()) + 1
         return tokens_with_columns(self.raw, 1)[token][1]
 
 
@@ -233,6 +236,8 @@ class LaidOut:
                         return self._step("native", here, count)
                     continue
                 chosen = self._resume(here)
+                if chosen is None:  # no deck starts before the last one: the stream reader's, from here
+                    raise Stream
                 self.reading.fault(self._fault(here, chosen, number), number)
                 count, here = number, chosen
         except More:
@@ -318,13 +323,17 @@ class LaidOut:
         tokens = self._tokens(here, self.layout.span(here))
         return tokens is not None and self.rules.deck(tokens) is not None
 
-    def _resume(self, bad: Position) -> Position:
+    def _resume(self, bad: Position) -> Position | None:
         """Where the reading takes up after a bad deck at ``bad``: the layout's next start, or one
-        line before or after it, the first where a good deck starts; the next start if none does."""
+        line before or after it, the first where a good deck starts; the next start if none does,
+        but ``None`` where that is the last deck's (whose lines reach the end of the input)."""
         after = self.layout.after(bad)
         for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
             if here > bad and self._good(here):
                 return here
+        self._line(after[0] + len(self.layout.span(after)))
+        if self._end is not None and after[0] + len(self.layout.span(after)) >= self._end:
+            return None
         return after
 
     def _fault(self, here: Position, after: Position, number: int) -> InputError:
