@@ -17,9 +17,12 @@ Within a layout (:class:`LaidOut`) a deck is good when each of its lines holds t
 layout says and its cards make a deck. A deck that is not is one fault, named at its first
 problem: a bad token, a line that repeats the line before it, a line with the wrong number of
 cards ("this line has 20 cards; this file's decks have 26 a line"), a deck short or long, a
-card twice or a deck that is not a standard one. Where it could not be read, the reading takes
-up again at the next place a deck starts in the layout, or, where a line is missing or doubled,
-one line before or after it: the first of those three (in that order) where a good deck starts.
+card twice or a deck that is not a standard one. A line of a bad deck that repeats the line
+before it, where the deck read without it is good (at the deck's first line: where a good deck
+starts after it), is a doubled line: the fault is that copy alone, left out, and the deck is read
+on with the next line. Else, where the deck could not be read, the reading takes up again at the
+next place a deck starts in the layout, or, where a line is missing or doubled, one line before
+or after it: the first of those three (in that order) where a good deck starts.
 So a line short, long or split, a stray, missing or bad token, a missing or doubled line is
 one fault; a line of a ``flow`` layout that holds the end of one deck and the start of the next
 is two. With one line a deck, a missing line is no fault (the deck is gone) and a doubled one
@@ -30,7 +33,8 @@ cases after it are numbered one more than in the file as it was meant.
 
 What the layout cannot say is read as a stream by the game's own reader, from the start of
 the deck being read on (:class:`Stream`): the end of the file (a terminator, the last deck
-before it or before the end of the file), and bytes that are not text or a token or a line
+before it or before the end of the file, a bad deck after which no deck starts before the last
+one), and bytes that are not text or a token or a line
 longer than any judge file's.
 
 Limits: two mistakes less than a deck apart may cost the deck between them; a mistake whose
@@ -146,6 +150,22 @@ def _fits(layout: Layout, counts: list[int]) -> int:
     return fits
 
 
+def previous(data: bytes, at: int) -> int:
+    """Where the last line with tokens before ``at`` (a line's start) starts in ``data``; ``at`` if
+    none does: the line a doubled one repeats is looked for there (see :meth:`LaidOut.read`).
+
+    >>> previous(b"AC 2C\\n\\nKS\\n", 9), previous(b"AC 2C\\n\\nKS\\n", 7), previous(b"\\nKS\\n", 1)
+    (7, 0, 1)
+    """
+    end = at
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        if data[start:end].split():
+            return start
+        end = start
+    return at
+
+
 class DeckRules(Protocol):
     """What a game's reader tells :class:`LaidOut` of its decks."""
 
@@ -213,6 +233,7 @@ class LaidOut:
         self._lines: list[_Line] = []
         self._scan = self._scan_line = 0
         self._end: int | None = None  # the index of the line that ends the input, or of the end of the file
+        self._before: list[bytes] = []  # the tokens of the line before the first one read, if the data holds it
 
     def read(self, data: bytes, at: int, final: bool, line: int, token: int, count: int, native: bool
              ) -> Generator[Case, None, Step]:
@@ -221,6 +242,7 @@ class LaidOut:
         (``native``: whether the native core may go on)."""
         self._data, self._final = data, final
         self._lines, self._scan, self._scan_line, self._end = [], at, line, None
+        self._before = data[previous(data, at) : at].split()
         here: Position = (0, token)
         try:
             while True:
@@ -234,6 +256,17 @@ class LaidOut:
                     here = self.layout.after(here)
                     if native and here[1] == 0:
                         return self._step("native", here, count)
+                    continue
+                copy = self._copy(here)
+                if copy is not None:  # the copy is the fault, after the deck that holds its twin
+                    if copy > here[0]:
+                        yield self._case(here, number, copy)  # type: ignore[misc]
+                        number += 1
+                    line = self._lines[copy]
+                    self.reading.fault(InputError("this line repeats the line before it", line.number,
+                                                  line.column(0)), number)
+                    count = number
+                    here = (here[0] + 1, here[1]) if copy == here[0] else self._after(here, copy)
                     continue
                 chosen = self._resume(here)
                 if chosen is None:  # no deck starts before the last one: the stream reader's, from here
@@ -290,24 +323,27 @@ class LaidOut:
                 self._lines.append(_Line(len(data), line.number, b"", []))
                 return
 
-    def _tokens(self, here: Position, lines: list[int]) -> list[bytes] | None:
-        """The tokens of the deck at ``here`` if its lines hold the cards ``lines`` says, else ``None``."""
+    def _tokens(self, here: Position, lines: list[int], skip: int = -1) -> list[bytes] | None:
+        """The tokens of the deck at ``here`` if its lines (but line ``skip``) hold the cards ``lines``
+        says, else ``None``."""
         tokens: list[bytes] = []
         for k, cards in enumerate(lines):
-            line = self._line(here[0] + k)
-            if line is None or len(line.tokens) != cards or here[0] + k == self._end:
+            at = here[0] + k + (0 <= skip <= here[0] + k)
+            line = self._line(at)
+            if line is None or len(line.tokens) != cards or at == self._end:
                 return None
             tokens += line.tokens
         return tokens[here[1] : here[1] + DECK]
 
-    def _case(self, here: Position, number: int) -> Case | None:
-        """The deck at ``here`` when it is good; ``None`` when it is a fault. The last deck before the
-        end of the input, and one whose lines reach it, are the stream reader's."""
+    def _case(self, here: Position, number: int, skip: int = -1) -> Case | None:
+        """The deck at ``here`` (its line ``skip`` left out) when it is good; ``None`` when it is a
+        fault. The last deck before the end of the input, and one whose lines reach it, are the
+        stream reader's."""
         lines = self.layout.span(here)
-        self._line(here[0] + len(lines))
-        if self._end is not None and here[0] + len(lines) >= self._end:
+        self._line(here[0] + len(lines) + (skip >= 0))
+        if self._end is not None and here[0] + len(lines) + (skip >= 0) >= self._end:
             raise Stream
-        tokens = self._tokens(here, lines)
+        tokens = self._tokens(here, lines, skip)
         text = None if tokens is None else self.rules.deck(tokens)
         if text is None:
             return None
@@ -322,6 +358,27 @@ class LaidOut:
             return here[1] == 0
         tokens = self._tokens(here, self.layout.span(here))
         return tokens is not None and self.rules.deck(tokens) is not None
+
+    def _copy(self, bad: Position) -> int | None:
+        """The line of the bad deck at ``bad`` that repeats the line before it, where the deck read
+        without it is good (or, at the deck's first line, a good deck starts after it)."""
+        lines = self.layout.span(bad)
+        for k in range(0 if bad[1] == 0 else 1, len(lines)):
+            at = bad[0] + k
+            line = self._line(at)
+            before = self._lines[at - 1].tokens if at else self._before
+            if line is None or at == self._end or line.tokens != before:
+                continue
+            if self._end is not None and bad[0] + len(lines) + 1 >= self._end:
+                return None  # (the deck without it would be the last: the stream reader's)
+            tokens = self._tokens(bad, lines, at)
+            return at if tokens is not None and self.rules.deck(tokens) is not None else None
+        return None
+
+    def _after(self, here: Position, copy: int) -> Position:
+        """Where the deck after the one at ``here`` starts, its line ``copy`` left out."""
+        after = self.layout.after(here)
+        return (after[0] + 1, after[1]) if copy <= after[0] else after
 
     def _resume(self, bad: Position) -> Position | None:
         """Where the reading takes up after a bad deck at ``bad``: the layout's next start, or one
