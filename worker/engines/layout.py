@@ -10,8 +10,9 @@ most its first :data:`SAMPLE_BYTES`):
 
 Blank lines and the whitespace around and between tokens are no part of a layout (CR LF, blank
 lines between decks or not: the same layout). A file whose lines fit no layout (fewer than two
-decks, or more than one line in eight off every layout) is read as a stream of cards, as
-the games' readers always read.
+decks, or more than one line in eight off every layout, the last line of cards of a file read
+whole aside: it holds what is left) is read as a stream of cards, as the games' readers always
+read.
 
 Within a layout (:class:`LaidOut`) a deck is good when each of its lines holds the cards the
 layout says and its cards make a deck. A deck that is not is one fault, named at its first
@@ -31,11 +32,15 @@ missing line costs its deck, and a doubled line no deck at all (the copy, "this 
 line before it", is the fault's place, and the deck is read with the copy's twin), so that the
 cases after it are numbered one more than in the file as it was meant.
 
+The last deck is one whose lines reach the end of the input (a terminator or the end of the
+file); in ``flow`` its last line holds what is left. A bad one is a fault as any other (a doubled
+line of it too, the deck read without the copy), and so is a bad deck after which no good deck
+starts but at the end.
+
 What the layout cannot say is read as a stream by the game's own reader, from the start of
-the deck being read on (:class:`Stream`): the end of the file (a terminator, the last deck
-before it or before the end of the file, a bad deck after which no deck starts before the last
-one), and bytes that are not text or a token or a line
-longer than any judge file's.
+the deck being read on (:class:`Stream`): the end of the file (a good last deck, the terminator
+and what follows it), and bytes that are not text or a token or a line longer than any judge
+file's.
 
 Limits: two mistakes less than a deck apart may cost the deck between them; a mistake whose
 wrong deck happens to read as a good one (a card twice spread over the decks a missing line
@@ -115,17 +120,24 @@ def learn(head: bytes, final: bool, stops: Callable[[bytes, list[bytes]], bool])
     """
     counts: list[int] = []
     lines = head[:SAMPLE_BYTES].split(b"\n")
-    if not final or len(head) > SAMPLE_BYTES:
+    whole = final and len(head) <= SAMPLE_BYTES  # the sample is the whole input
+    if not whole:
         lines.pop()  # a line that goes on
     for raw in lines:
         tokens = raw.split()
         if not tokens:
             continue
-        if stops(raw, tokens) or len(counts) == SAMPLE_LINES:
+        if stops(raw, tokens):
+            whole = True
+            break
+        if len(counts) == SAMPLE_LINES:
+            whole = False
             break
         counts.append(len(tokens))
     if sum(counts) < 2 * DECK:
         return None
+    if whole:  # the input's last line of cards holds what is left: no line a layout's is judged by
+        counts.pop()
     best: tuple[int, Layout] | None = None
     for per_line in sorted({count for count in counts if count <= DECK}, reverse=True):
         for flow in (False, True) if DECK % per_line else (False,):
@@ -249,6 +261,10 @@ class LaidOut:
                 if here == (self._end, 0):
                     raise Stream
                 number = count + 1
+                ending = yield from self._ending(here, number)
+                if ending is not None:
+                    count, here = ending
+                    continue
                 case = self._case(here, number)
                 if case is not None:
                     count = number
@@ -262,15 +278,13 @@ class LaidOut:
                     if copy > here[0]:
                         yield self._case(here, number, copy)  # type: ignore[misc]
                         number += 1
-                    line = self._lines[copy]
-                    self.reading.fault(InputError("this line repeats the line before it", line.number,
-                                                  line.column(0)), number)
+                    self.reading.fault(self._repeats(copy), number)
                     count = number
                     here = (here[0] + 1, here[1]) if copy == here[0] else self._after(here, copy)
                     continue
                 chosen = self._resume(here)
-                if chosen is None:  # no deck starts before the last one: the stream reader's, from here
-                    raise Stream
+                if chosen is None:  # no good deck starts after it, not even the last: it is the last
+                    chosen = (self._end, 0)
                 self.reading.fault(self._fault(here, chosen, number), number)
                 count, here = number, chosen
         except More:
@@ -350,13 +364,76 @@ class LaidOut:
         first = self._lines[here[0]]
         return Case(number, text, first.number, first.column(here[1]))
 
+    def _ending(self, here: Position, number: int) -> Generator[Case, None, tuple[int, Position] | None]:
+        """The last deck, at ``here``, when its lines (or they and a line more) reach the end of the
+        input: a good one is the stream reader's (:class:`Stream`, with what ends the input); one
+        with a line that repeats the line before it, where the deck is good without it, is read
+        without it, the copy being the fault; else it is one fault. The count and where the
+        reading goes on after it, or ``None`` for a deck that is not the last."""
+        reach = here[0] + len(self.layout.span(here))
+        self._line(reach + 1)
+        end = self._end
+        if end is None or reach + 1 < end:
+            return None
+        if here[0] >= end:  # the end of the input, found just now
+            raise Stream
+        if reach < end:
+            tokens = self._tokens(here, self.layout.span(here))
+            if tokens is not None and self.rules.deck(tokens) is not None:
+                return None  # a good deck, not the last
+        else:
+            tokens = self._last(here)
+            if tokens is not None and self.rules.deck(tokens) is not None:
+                raise Stream
+        for copy in range(here[0] + (here[1] > 0), end):
+            line = self._lines[copy]
+            if line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
+                continue
+            if copy == here[0]:  # the copy of the deck before's last line
+                if copy + 1 == end or self._last(here, copy) is not None:
+                    self.reading.fault(self._repeats(copy), number)
+                    return number, (copy + 1, 0)
+                continue
+            tokens = self._last(here, copy)
+            text = None if tokens is None else self.rules.deck(tokens)
+            if text is not None:
+                first = self._lines[here[0]]
+                yield Case(number, text, first.number, first.column(here[1]))
+                self.reading.fault(self._repeats(copy), number + 1)
+                return number + 1, (end, 0)
+        if reach < end:
+            return None
+        self.reading.fault(self._fault(here, (end, 0), number), number)
+        return number, (end, 0)
+
+    def _last(self, here: Position, skip: int = -1) -> list[bytes] | None:
+        """The tokens of the deck at ``here`` if its lines to the end of the input (but line ``skip``)
+        are a last deck's in the layout (in ``flow``: its last line holding what is left), else ``None``."""
+        rows = [self._lines[k].tokens for k in range(here[0], self._end or 0) if k != skip]
+        counts = [len(row) for row in rows]
+        if self.layout.flow:
+            fits = bool(rows) and set(counts[:-1]) <= {self.layout.per_line} and counts[-1] <= self.layout.per_line
+        else:
+            fits = counts == list(self.layout.lines)
+        tokens = [token for row in rows for token in row][here[1] :]
+        return tokens if fits and len(tokens) == DECK else None
+
+    def _repeats(self, copy: int) -> InputError:
+        line = self._lines[copy]
+        return InputError("this line repeats the line before it", line.number, line.column(0))
+
     def _good(self, here: Position) -> bool:
-        """Whether a deck starts at ``here``: a good one, or the end of the input."""
+        """Whether a deck starts at ``here``: a good one (the last one too), or the end of the input."""
         if self._line(here[0]) is None:  # past the end of the input
             return False
         if here[0] == self._end:
             return here[1] == 0
-        tokens = self._tokens(here, self.layout.span(here))
+        span = self.layout.span(here)
+        self._line(here[0] + len(span))
+        if self._end is not None and here[0] + len(span) >= self._end:
+            last = self._last(here)
+            return last is not None and self.rules.deck(last) is not None
+        tokens = self._tokens(here, span)
         return tokens is not None and self.rules.deck(tokens) is not None
 
     def _copy(self, bad: Position) -> int | None:
@@ -369,8 +446,6 @@ class LaidOut:
             before = self._lines[at - 1].tokens if at else self._before
             if line is None or at == self._end or line.tokens != before:
                 continue
-            if self._end is not None and bad[0] + len(lines) + 1 >= self._end:
-                return None  # (the deck without it would be the last: the stream reader's)
             tokens = self._tokens(bad, lines, at)
             return at if tokens is not None and self.rules.deck(tokens) is not None else None
         return None
@@ -407,8 +482,7 @@ class LaidOut:
         error = self.rules.token_error(tokens, number, where)
         if error is not None:
             return error
-        last = after[0] if self._end is None else min(after[0], self._end - 1)
-        for k in range(here[0] + 1, last + 1):
+        for k in range(here[0] + 1, here[0] + len(lines)):  # (the deck's lines: not the next deck's first)
             if self._lines[k].raw.strip() == self._lines[k - 1].raw.strip():
                 return InputError("this line repeats the line before it", self._lines[k].number,
                                   self._lines[k].column(0))
