@@ -361,8 +361,7 @@ class LaidOut:
         text = None if tokens is None else self.rules.deck(tokens)
         if text is None:
             return None
-        first = self._lines[here[0]]
-        return Case(number, text, first.number, first.column(here[1]))
+        return self._made(here, number, text)
 
     def _ending(self, here: Position, number: int) -> Generator[Case, None, tuple[int, Position] | None]:
         """The last deck, at ``here``, when its lines (or they and a line more) reach the end of the
@@ -385,6 +384,11 @@ class LaidOut:
             tokens = self._last(here)
             if tokens is not None and self.rules.deck(tokens) is not None:
                 raise Stream
+            tokens = self._tokens(here, self.layout.span(here))
+            text = None if tokens is None else self.rules.deck(tokens)
+            if text is not None:  # a good deck, its lines full, and cards after it: not the last
+                yield self._made(here, number, text)
+                return number, self.layout.after(here)
         for copy in range(here[0] + (here[1] > 0), end):
             line = self._lines[copy]
             if line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
@@ -397,14 +401,14 @@ class LaidOut:
             tokens = self._last(here, copy)
             text = None if tokens is None else self.rules.deck(tokens)
             if text is not None:
-                first = self._lines[here[0]]
-                yield Case(number, text, first.number, first.column(here[1]))
+                yield self._made(here, number, text)
                 self.reading.fault(self._repeats(copy), number + 1)
                 return number + 1, (end, 0)
         if reach < end:
             return None
-        self.reading.fault(self._fault(here, (end, 0), number), number)
-        return number, (end, 0)
+        found = self._starts(self.layout.after(here), here)  # (a good last deck, after a bad one)
+        self.reading.fault(self._fault(here, found or (end, 0), number), number)
+        return number, found or (end, 0)
 
     def _last(self, here: Position, skip: int = -1) -> list[bytes] | None:
         """The tokens of the deck at ``here`` if its lines to the end of the input (but line ``skip``)
@@ -417,6 +421,10 @@ class LaidOut:
             fits = counts == list(self.layout.lines)
         tokens = [token for row in rows for token in row][here[1] :]
         return tokens if fits and len(tokens) == DECK else None
+
+    def _made(self, here: Position, number: int, text: str) -> Case:
+        first = self._lines[here[0]]
+        return Case(number, text, first.number, first.column(here[1]))
 
     def _repeats(self, copy: int) -> InputError:
         line = self._lines[copy]
@@ -458,15 +466,25 @@ class LaidOut:
     def _resume(self, bad: Position) -> Position | None:
         """Where the reading takes up after a bad deck at ``bad``: the layout's next start, or one
         line before or after it, the first where a good deck starts; the next start if none does,
-        but ``None`` where that is the last deck's (whose lines reach the end of the input)."""
+        but ``None`` where that is the last deck's (whose lines reach the end of the input) and no
+        good deck starts after it either (the deck after is bad too where a line missing in a
+        ``flow`` layout took a deck's start)."""
         after = self.layout.after(bad)
+        found = self._starts(after, bad)
+        if found is not None:
+            return found
+        self._line(after[0] + len(self.layout.span(after)))
+        if self._end is not None and after[0] + len(self.layout.span(after)) >= self._end:
+            return after if self._starts(self.layout.after(after), after) else None
+        return after
+
+    def _starts(self, after: Position, bad: Position) -> Position | None:
+        """The layout's start ``after``, or one line before or after it: the first after ``bad`` where
+        a good deck starts, if one does."""
         for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
             if here > bad and self._good(here):
                 return here
-        self._line(after[0] + len(self.layout.span(after)))
-        if self._end is not None and after[0] + len(self.layout.span(after)) >= self._end:
-            return None
-        return after
+        return None
 
     def _fault(self, here: Position, after: Position, number: int) -> InputError:
         """What is wrong with deck ``number``: the tokens from ``here`` to ``after``."""
