@@ -23,7 +23,9 @@ before it, where the deck read without it is good (at the deck's first line: whe
 starts after it), is a doubled line: the fault is that copy alone, left out, and the deck is read
 on with the next line. Else, where the deck could not be read, the reading takes up again at the
 next place a deck starts in the layout, or, where a line is missing or doubled, one line before
-or after it: the first of those three (in that order) where a good deck starts.
+or after it: the first of those three (in that order) where a good deck starts, followed by a
+good deck or the end of the input (a deck read a line off may still make a deck: two in a row
+hardly do).
 So a line short, long or split, a stray, missing or bad token, a missing or doubled line is
 one fault; a line of a ``flow`` layout that holds the end of one deck and the start of the next
 is two. With one line a deck, a missing line is no fault (the deck is gone) and a doubled one
@@ -482,9 +484,17 @@ class LaidOut:
         """The layout's start ``after``, or one line before or after it: the first after ``bad`` where
         a good deck starts, if one does."""
         for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
-            if here > bad and self._good(here):
+            if here > bad and self._good(here) and self._followed(here):
                 return here
         return None
+
+    def _followed(self, here: Position) -> bool:
+        """Whether the good deck at ``here`` is the last one, or a good deck (or the end) follows it:
+        a deck read a line or a few cards off may still make a deck (in 10-20-30, by the counts of its
+        values), two in a row hardly."""
+        reach = here[0] + len(self.layout.span(here))
+        self._line(reach)
+        return self._end is not None and reach >= self._end or self._good(self.layout.after(here))
 
     def _fault(self, here: Position, after: Position, number: int) -> InputError:
         """What is wrong with deck ``number``: the tokens from ``here`` to ``after``."""
