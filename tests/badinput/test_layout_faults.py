@@ -25,6 +25,8 @@ from worker.store.database import Database
 from worker.testing.mutations import Shape
 
 ENTRIES = entries()
+#: Files made afresh that the inline service is sent, after the corpus.
+AFRESH = 15
 corpus = pytest.mark.parametrize("entry", ENTRIES, ids=[entry.name for entry in ENTRIES])
 
 
@@ -56,11 +58,11 @@ def test_the_readers_make_of_each_file_what_its_mutation_says(entry: Entry) -> N
 @pytest.fixture(scope="module")
 def inline(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """One inline service (the Flask client, the work run in the request) for the module's files, on SQLite:
-    the live services of the other module run on both databases. Its one client sends every file, more in a
-    minute than the shipped limit lets a client."""
+    the live services of the other module run on both databases. Its one client sends every file and those made
+    afresh, more in a minute than the shipped limit lets a client."""
     from webui.app import create_app
 
-    settings = sqlite_settings(tmp_path_factory.mktemp("inline"), max_jobs_per_minute_per_client=len(ENTRIES))
+    settings = sqlite_settings(tmp_path_factory.mktemp("inline"), max_jobs_per_minute_per_client=len(ENTRIES) + AFRESH)
     db = Database(settings)
     return create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db).test_client()
 
@@ -75,7 +77,7 @@ def test_the_inline_service_and_dealer_solve_agree_on_each_file(inline: Any, ent
     service.holds_to(entry.expected, entry.cases, digest)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=AFRESH, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fresh=mutants())
 def test_the_inline_service_and_dealer_solve_agree_on_files_made_afresh(inline: Any, fresh: Fresh) -> None:
     note(repr(fresh))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Generator, Iterator
 from types import ModuleType
 from typing import IO, Any, cast
 
-from worker.engines.layout import SAMPLE_BYTES, DeckRules, LaidOut, learn
+from worker.engines.layout import SAMPLE_BYTES, DeckRules, LaidOut, learn, previous
 from worker.engines.reading import CHUNK_SIZE, Case, Reading
 
 #: A game's native reader (``read`` of its core): given the file's data from a deck's start ``at``,
@@ -61,10 +61,12 @@ class _Turns:
                 self.per_line, self.flow = layout.per_line, layout.flow
 
     def more(self) -> None:
-        """The next block of the file after what is left of the data."""
+        """The next block of the file after what is left of the data, and the line with tokens
+        before it (that a doubled line repeats)."""
         chunk = self.stream.read(CHUNK_SIZE)
-        self.data = self.data[self.at :] + chunk if self.at < len(self.data) else chunk
-        self.at, self.final = 0, not chunk
+        keep = previous(self.data, self.at)
+        self.data = self.data[keep:] + chunk
+        self.at, self.final = self.at - keep, not chunk
 
     def python(self, native: bool) -> Generator[Case, None, bool]:
         """The cases the Python readers read from where the reading is; ``True`` when they give

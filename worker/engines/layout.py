@@ -10,16 +10,22 @@ most its first :data:`SAMPLE_BYTES`):
 
 Blank lines and the whitespace around and between tokens are no part of a layout (CR LF, blank
 lines between decks or not: the same layout). A file whose lines fit no layout (fewer than two
-decks, or more than one line in eight off every layout) is read as a stream of cards, as
-the games' readers always read.
+decks, or more than one line in eight off every layout, the last line of cards of a file read
+whole aside: it holds what is left) is read as a stream of cards, as the games' readers always
+read.
 
 Within a layout (:class:`LaidOut`) a deck is good when each of its lines holds the cards the
 layout says and its cards make a deck. A deck that is not is one fault, named at its first
 problem: a bad token, a line that repeats the line before it, a line with the wrong number of
 cards ("this line has 20 cards; this file's decks have 26 a line"), a deck short or long, a
-card twice or a deck that is not a standard one. Where it could not be read, the reading takes
-up again at the next place a deck starts in the layout, or, where a line is missing or doubled,
-one line before or after it: the first of those three (in that order) where a good deck starts.
+card twice or a deck that is not a standard one. A line of a bad deck that repeats the line
+before it, where the deck read without it is good (at the deck's first line: where a good deck
+starts after it), is a doubled line: the fault is that copy alone, left out, and the deck is read
+on with the next line. Else, where the deck could not be read, the reading takes up again at the
+next place a deck starts in the layout, or, where a line is missing or doubled, one line before
+or after it: the first of those three (in that order) where a good deck starts, followed by a
+good deck or the end of the input (a deck read a line off may still make a deck: two in a row
+hardly do).
 So a line short, long or split, a stray, missing or bad token, a missing or doubled line is
 one fault; a line of a ``flow`` layout that holds the end of one deck and the start of the next
 is two. With one line a deck, a missing line is no fault (the deck is gone) and a doubled one
@@ -28,10 +34,15 @@ missing line costs its deck, and a doubled line no deck at all (the copy, "this 
 line before it", is the fault's place, and the deck is read with the copy's twin), so that the
 cases after it are numbered one more than in the file as it was meant.
 
+The last deck is one whose lines reach the end of the input (a terminator or the end of the
+file); in ``flow`` its last line holds what is left. A bad one is a fault as any other (a doubled
+line of it too, the deck read without the copy), and so is a bad deck after which no good deck
+starts but at the end.
+
 What the layout cannot say is read as a stream by the game's own reader, from the start of
-the deck being read on (:class:`Stream`): the end of the file (a terminator, the last deck
-before it or before the end of the file), and bytes that are not text or a token or a line
-longer than any judge file's.
+the deck being read on (:class:`Stream`): the end of the file (a good last deck, the terminator
+and what follows it), and bytes that are not text or a token or a line longer than any judge
+file's.
 
 Limits: two mistakes less than a deck apart may cost the deck between them; a mistake whose
 wrong deck happens to read as a good one (a card twice spread over the decks a missing line
@@ -111,17 +122,24 @@ def learn(head: bytes, final: bool, stops: Callable[[bytes, list[bytes]], bool])
     """
     counts: list[int] = []
     lines = head[:SAMPLE_BYTES].split(b"\n")
-    if not final or len(head) > SAMPLE_BYTES:
+    whole = final and len(head) <= SAMPLE_BYTES  # the sample is the whole input
+    if not whole:
         lines.pop()  # a line that goes on
     for raw in lines:
         tokens = raw.split()
         if not tokens:
             continue
-        if stops(raw, tokens) or len(counts) == SAMPLE_LINES:
+        if stops(raw, tokens):
+            whole = True
+            break
+        if len(counts) == SAMPLE_LINES:
+            whole = False
             break
         counts.append(len(tokens))
     if sum(counts) < 2 * DECK:
         return None
+    if whole:  # the input's last line of cards holds what is left: no line a layout's is judged by
+        counts.pop()
     best: tuple[int, Layout] | None = None
     for per_line in sorted({count for count in counts if count <= DECK}, reverse=True):
         for flow in (False, True) if DECK % per_line else (False,):
@@ -144,6 +162,22 @@ def _fits(layout: Layout, counts: list[int]) -> int:
         else:
             cards = 0
     return fits
+
+
+def previous(data: bytes, at: int) -> int:
+    """Where the last line with tokens before ``at`` (a line's start) starts in ``data``; ``at`` if
+    none does: the line a doubled one repeats is looked for there (see :meth:`LaidOut.read`).
+
+    >>> previous(b"AC 2C\\n\\nKS\\n", 9), previous(b"AC 2C\\n\\nKS\\n", 7), previous(b"\\nKS\\n", 1)
+    (7, 0, 1)
+    """
+    end = at
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        if data[start:end].split():
+            return start
+        end = start
+    return at
 
 
 class DeckRules(Protocol):
@@ -171,8 +205,11 @@ class _Line:
     tokens: list[bytes]
 
     def column(self, token: int) -> int:
+        """Where its token ``token`` starts; past its last token (a line shorter than its layout's), where it ends."""
         if not token:
             return 1 + len(self.raw) - len(self.raw.lstrip())
+        if token >= len(self.tokens):
+            return len(self.raw.rstrip()) + 1
         return tokens_with_columns(self.raw, 1)[token][1]
 
 
@@ -210,6 +247,7 @@ class LaidOut:
         self._lines: list[_Line] = []
         self._scan = self._scan_line = 0
         self._end: int | None = None  # the index of the line that ends the input, or of the end of the file
+        self._before: list[bytes] = []  # the tokens of the line before the first one read, if the data holds it
 
     def read(self, data: bytes, at: int, final: bool, line: int, token: int, count: int, native: bool
              ) -> Generator[Case, None, Step]:
@@ -218,12 +256,17 @@ class LaidOut:
         (``native``: whether the native core may go on)."""
         self._data, self._final = data, final
         self._lines, self._scan, self._scan_line, self._end = [], at, line, None
+        self._before = data[previous(data, at) : at].split()
         here: Position = (0, token)
         try:
             while True:
                 if here == (self._end, 0):
                     raise Stream
                 number = count + 1
+                ending = yield from self._ending(here, number)
+                if ending is not None:
+                    count, here = ending
+                    continue
                 case = self._case(here, number)
                 if case is not None:
                     count = number
@@ -232,7 +275,18 @@ class LaidOut:
                     if native and here[1] == 0:
                         return self._step("native", here, count)
                     continue
+                copy = self._copy(here)
+                if copy is not None:  # the copy is the fault, after the deck that holds its twin
+                    if copy > here[0]:
+                        yield self._case(here, number, copy)  # type: ignore[misc]
+                        number += 1
+                    self.reading.fault(self._repeats(copy), number)
+                    count = number
+                    here = (here[0] + 1, here[1]) if copy == here[0] else self._after(here, copy)
+                    continue
                 chosen = self._resume(here)
+                if chosen is None:  # no good deck starts after it, not even the last: it is the last
+                    chosen = (self._end, 0)
                 self.reading.fault(self._fault(here, chosen, number), number)
                 count, here = number, chosen
         except More:
@@ -285,47 +339,162 @@ class LaidOut:
                 self._lines.append(_Line(len(data), line.number, b"", []))
                 return
 
-    def _tokens(self, here: Position, lines: list[int]) -> list[bytes] | None:
-        """The tokens of the deck at ``here`` if its lines hold the cards ``lines`` says, else ``None``."""
+    def _tokens(self, here: Position, lines: list[int], skip: int = -1) -> list[bytes] | None:
+        """The tokens of the deck at ``here`` if its lines (but line ``skip``) hold the cards ``lines``
+        says, else ``None``."""
         tokens: list[bytes] = []
         for k, cards in enumerate(lines):
-            line = self._line(here[0] + k)
-            if line is None or len(line.tokens) != cards or here[0] + k == self._end:
+            at = here[0] + k + (0 <= skip <= here[0] + k)
+            line = self._line(at)
+            if line is None or len(line.tokens) != cards or at == self._end:
                 return None
             tokens += line.tokens
         return tokens[here[1] : here[1] + DECK]
 
-    def _case(self, here: Position, number: int) -> Case | None:
-        """The deck at ``here`` when it is good; ``None`` when it is a fault. The last deck before the
-        end of the input, and one whose lines reach it, are the stream reader's."""
+    def _case(self, here: Position, number: int, skip: int = -1) -> Case | None:
+        """The deck at ``here`` (its line ``skip`` left out) when it is good; ``None`` when it is a
+        fault. The last deck before the end of the input, and one whose lines reach it, are the
+        stream reader's."""
         lines = self.layout.span(here)
-        self._line(here[0] + len(lines))
-        if self._end is not None and here[0] + len(lines) >= self._end:
+        self._line(here[0] + len(lines) + (skip >= 0))
+        if self._end is not None and here[0] + len(lines) + (skip >= 0) >= self._end:
             raise Stream
-        tokens = self._tokens(here, lines)
+        tokens = self._tokens(here, lines, skip)
         text = None if tokens is None else self.rules.deck(tokens)
         if text is None:
             return None
+        return self._made(here, number, text)
+
+    def _ending(self, here: Position, number: int) -> Generator[Case, None, tuple[int, Position] | None]:
+        """The last deck, at ``here``, when its lines (or they and a line more) reach the end of the
+        input: a good one is the stream reader's (:class:`Stream`, with what ends the input); one
+        with a line that repeats the line before it, where the deck is good without it, is read
+        without it, the copy being the fault; else it is one fault. The count and where the
+        reading goes on after it, or ``None`` for a deck that is not the last."""
+        reach = here[0] + len(self.layout.span(here))
+        self._line(reach + 1)
+        end = self._end
+        if end is None or reach + 1 < end:
+            return None
+        if here[0] >= end:  # the end of the input, found just now
+            raise Stream
+        if reach < end:
+            tokens = self._tokens(here, self.layout.span(here))
+            if tokens is not None and self.rules.deck(tokens) is not None:
+                return None  # a good deck, not the last
+        else:
+            tokens = self._last(here)
+            if tokens is not None and self.rules.deck(tokens) is not None:
+                raise Stream
+            tokens = self._tokens(here, self.layout.span(here))
+            text = None if tokens is None else self.rules.deck(tokens)
+            if text is not None:  # a good deck, its lines full, and cards after it: not the last
+                yield self._made(here, number, text)
+                return number, self.layout.after(here)
+        for copy in range(here[0] + (here[1] > 0), end):
+            line = self._lines[copy]
+            if line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
+                continue
+            if copy == here[0]:  # the copy of the deck before's last line
+                if copy + 1 == end or self._last(here, copy) is not None:
+                    self.reading.fault(self._repeats(copy), number)
+                    return number, (copy + 1, 0)
+                continue
+            tokens = self._last(here, copy)
+            text = None if tokens is None else self.rules.deck(tokens)
+            if text is not None:
+                yield self._made(here, number, text)
+                self.reading.fault(self._repeats(copy), number + 1)
+                return number + 1, (end, 0)
+        if reach < end:
+            return None
+        found = self._starts(self.layout.after(here), here)  # (a good last deck, after a bad one)
+        self.reading.fault(self._fault(here, found or (end, 0), number), number)
+        return number, found or (end, 0)
+
+    def _last(self, here: Position, skip: int = -1) -> list[bytes] | None:
+        """The tokens of the deck at ``here`` if its lines to the end of the input (but line ``skip``)
+        are a last deck's in the layout (in ``flow``: its last line holding what is left), else ``None``."""
+        rows = [self._lines[k].tokens for k in range(here[0], self._end or 0) if k != skip]
+        counts = [len(row) for row in rows]
+        if self.layout.flow:
+            fits = bool(rows) and set(counts[:-1]) <= {self.layout.per_line} and counts[-1] <= self.layout.per_line
+        else:
+            fits = counts == list(self.layout.lines)
+        tokens = [token for row in rows for token in row][here[1] :]
+        return tokens if fits and len(tokens) == DECK else None
+
+    def _made(self, here: Position, number: int, text: str) -> Case:
         first = self._lines[here[0]]
         return Case(number, text, first.number, first.column(here[1]))
 
+    def _repeats(self, copy: int) -> InputError:
+        line = self._lines[copy]
+        return InputError("this line repeats the line before it", line.number, line.column(0))
+
     def _good(self, here: Position) -> bool:
-        """Whether a deck starts at ``here``: a good one, or the end of the input."""
+        """Whether a deck starts at ``here``: a good one (the last one too), or the end of the input."""
         if self._line(here[0]) is None:  # past the end of the input
             return False
         if here[0] == self._end:
             return here[1] == 0
-        tokens = self._tokens(here, self.layout.span(here))
+        span = self.layout.span(here)
+        self._line(here[0] + len(span))
+        if self._end is not None and here[0] + len(span) >= self._end:
+            last = self._last(here)
+            return last is not None and self.rules.deck(last) is not None
+        tokens = self._tokens(here, span)
         return tokens is not None and self.rules.deck(tokens) is not None
 
-    def _resume(self, bad: Position) -> Position:
+    def _copy(self, bad: Position) -> int | None:
+        """The line of the bad deck at ``bad`` that repeats the line before it, where the deck read
+        without it is good (or, at the deck's first line, a good deck starts after it)."""
+        lines = self.layout.span(bad)
+        for k in range(0 if bad[1] == 0 else 1, len(lines)):
+            at = bad[0] + k
+            line = self._line(at)
+            before = self._lines[at - 1].tokens if at else self._before
+            if line is None or at == self._end or line.tokens != before:
+                continue
+            tokens = self._tokens(bad, lines, at)
+            return at if tokens is not None and self.rules.deck(tokens) is not None else None
+        return None
+
+    def _after(self, here: Position, copy: int) -> Position:
+        """Where the deck after the one at ``here`` starts, its line ``copy`` left out."""
+        after = self.layout.after(here)
+        return (after[0] + 1, after[1]) if copy <= after[0] else after
+
+    def _resume(self, bad: Position) -> Position | None:
         """Where the reading takes up after a bad deck at ``bad``: the layout's next start, or one
-        line before or after it, the first where a good deck starts; the next start if none does."""
+        line before or after it, the first where a good deck starts; the next start if none does,
+        but ``None`` where that is the last deck's (whose lines reach the end of the input) and no
+        good deck starts after it either (the deck after is bad too where a line missing in a
+        ``flow`` layout took a deck's start)."""
         after = self.layout.after(bad)
-        for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
-            if here > bad and self._good(here):
-                return here
+        found = self._starts(after, bad)
+        if found is not None:
+            return found
+        self._line(after[0] + len(self.layout.span(after)))
+        if self._end is not None and after[0] + len(self.layout.span(after)) >= self._end:
+            return after if self._starts(self.layout.after(after), after) else None
         return after
+
+    def _starts(self, after: Position, bad: Position) -> Position | None:
+        """The layout's start ``after``, or one line before or after it: the first after ``bad`` where
+        a good deck starts, if one does."""
+        for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
+            if here > bad and self._good(here) and self._followed(here):
+                return here
+        return None
+
+    def _followed(self, here: Position) -> bool:
+        """Whether the good deck at ``here`` is the last one, or a good deck (or the end) follows it:
+        a deck read a line or a few cards off may still make a deck (in 10-20-30, by the counts of its
+        values), two in a row hardly."""
+        reach = here[0] + len(self.layout.span(here))
+        self._line(reach)
+        return self._end is not None and reach >= self._end or self._good(self.layout.after(here))
 
     def _fault(self, here: Position, after: Position, number: int) -> InputError:
         """What is wrong with deck ``number``: the tokens from ``here`` to ``after``."""
@@ -341,8 +510,7 @@ class LaidOut:
         error = self.rules.token_error(tokens, number, where)
         if error is not None:
             return error
-        last = after[0] if self._end is None else min(after[0], self._end - 1)
-        for k in range(here[0] + 1, last + 1):
+        for k in range(here[0] + 1, here[0] + len(lines)):  # (the deck's lines: not the next deck's first)
             if self._lines[k].raw.strip() == self._lines[k - 1].raw.strip():
                 return InputError("this line repeats the line before it", self._lines[k].number,
                                   self._lines[k].column(0))
