@@ -132,6 +132,8 @@ def test_an_upload_is_released_while_its_job_ends_without_a_deadlock(db: Databas
 
 
 def _waiting_for_a_lock(connection: Connection) -> int:
-    """How many other sessions of this database wait for a row lock."""
+    """How many other sessions of this database wait for a row lock. ``connection`` is in a transaction, in
+    which PostgreSQL keeps the first reading of its statistics views: each look clears it first."""
+    connection.execute(text("SELECT pg_stat_clear_snapshot()"))
     return connection.scalar(text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                                   "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'")) or 0
