@@ -195,8 +195,9 @@ def test_a_zero_inside_a_deck_is_refused() -> None:
 
 
 def test_deck_cut_off_by_end_of_file() -> None:
+    # Its decks are a line each, so the last is named as the layout sees it (engines/layout.py).
     text = f"{WIN}\n{LOSS}\n{DRAW}\n\n  " + " ".join(WIN.split()[:17]) + "\n"
-    assert error(text.encode()) == "line 5, column 3: deck 4 ends at end of file after 17 of 52 cards"
+    assert error(text.encode()) == "line 5, column 3: this line has 17 cards; this file's decks have 52 a line"
 
 
 def test_a_bad_token_in_a_deck_cut_off_is_named_first() -> None:

@@ -97,6 +97,16 @@ cdef inline bint is_space(char c) noexcept:
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
 
 
+cdef inline bint fits_layout(int per_line, bint flow, int before, int cards) noexcept:
+    """Whether a line of ``cards`` cards, after ``before`` cards of its stretch, is as the deck file's
+    layout says (:class:`worker.engines.layout.Layout`): a blank line is in every layout."""
+    if cards == 0:
+        return True
+    if flow:
+        return cards == per_line
+    return cards == min(per_line, 52 - before % 52)
+
+
 cdef inline char* reserve(Out out, Py_ssize_t more) except NULL:
     """Room for ``more`` bytes after the written ones: where they go."""
     if out.size + more > out.room:

@@ -14,8 +14,8 @@ from cython.cimports.cpython.long import PyLong_FromLong
 from cython.cimports.cpython.ref import Py_INCREF
 from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, new_case, put, put_int,
-                                                reserve, took)
+from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, fits_layout, is_space, new_case, put,
+                                                put_int, reserve, took)
 
 from worker.engines.accordion.trace import PILES
 
@@ -415,19 +415,6 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, seen: cython.lo
     return cards
 
 
-@cython.cfunc
-@cython.inline
-@cython.exceptval(check=False)
-def _fits(per_line: cython.int, flow: cython.bint, before: cython.int, cards: cython.int) -> cython.bint:
-    """Whether a line of ``cards`` cards, after ``before`` cards of its stretch, is as the layout
-    says (:class:`worker.engines.layout.Layout`): a blank line is in every layout."""
-    if cards == 0:
-        return True
-    if flow:
-        return cards == per_line
-    return cards == min(per_line, 52 - before % 52)
-
-
 def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
          per_line: cython.int, flow: cython.bint) -> tuple:
     """The native reader of :func:`~worker.engines.handover.read_cases`.
@@ -553,7 +540,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
                 cards, seen = 0, 0
                 decks += 1
             j += 2
-        if per_line and not _fits(per_line, flow, at_line, decks * 52 + cards - at_line):
+        if per_line and not fits_layout(per_line, flow, at_line, decks * 52 + cards - at_line):
             return start, start_line, count, True
         line += 1
         at = stop + 1
