@@ -15,7 +15,9 @@ whole aside: it holds what is left) is read as a stream of cards, as the games' 
 read.
 
 Within a layout (:class:`LaidOut`) a deck is good when each of its lines holds the cards the
-layout says and its cards make a deck. A deck that is not is one fault, named at its first
+layout says and its cards make a deck, or when its cards, read as the judge reads them (a stream,
+whatever the lines), make a deck that ends at the end of a line: a deck laid out otherwise, or a
+line broken in two, is no fault in a good judge file. A deck that is not is one fault, named at its first
 problem: a bad token, a line that repeats the line before it, a line with the wrong number of
 cards ("this line has 20 cards; this file's decks have 26 a line"), a deck short or long, a
 card twice or a deck that is not a standard one. A line of a bad deck that repeats the line
@@ -26,8 +28,8 @@ next place a deck starts in the layout, or, where a line is missing or doubled, 
 or after it: the first of those three (in that order) where a good deck starts, followed by a
 good deck or the end of the input (a deck read a line off may still make a deck: two in a row
 hardly do).
-So a line short, long or split, a stray, missing or bad token, a missing or doubled line is
-one fault; a line of a ``flow`` layout that holds the end of one deck and the start of the next
+So a line short or long, a stray, missing or bad token, a missing or doubled line is
+one fault, and a line split in two none (in ``flow``, none where a deck ends with the line); a line of a ``flow`` layout that holds the end of one deck and the start of the next
 is two. With one line a deck, a missing line is no fault (the deck is gone) and a doubled one
 neither (the same deck twice is two good decks). The fault keeps its place among the cases: a
 missing line costs its deck, and a doubled line no deck at all (the copy, "this line repeats the
@@ -275,6 +277,14 @@ class LaidOut:
                     if native and here[1] == 0:
                         return self._step("native", here, count)
                     continue
+                laid_otherwise = self._streamed(here, number)
+                if laid_otherwise is not None:  # a good deck, its lines not as the others': no fault
+                    case, here = laid_otherwise
+                    count = number
+                    yield case
+                    if native and here[1] == 0:
+                        return self._step("native", here, count)
+                    continue
                 copy = self._copy(here)
                 if copy is not None:  # the copy is the fault, after the deck that holds its twin
                     if copy > here[0]:
@@ -386,6 +396,9 @@ class LaidOut:
             tokens = self._last(here)
             if tokens is not None and self.rules.deck(tokens) is not None:
                 raise Stream
+            rest = [token for k in range(here[0], end) for token in self._lines[k].tokens][here[1] :]
+            if len(rest) == DECK and self.rules.deck(rest) is not None:
+                raise Stream  # a good last deck laid out otherwise: no fault (see _streamed)
             tokens = self._tokens(here, self.layout.span(here))
             text = None if tokens is None else self.rules.deck(tokens)
             if text is not None:  # a good deck, its lines full, and cards after it: not the last
@@ -423,6 +436,24 @@ class LaidOut:
             fits = counts == list(self.layout.lines)
         tokens = [token for row in rows for token in row][here[1] :]
         return tokens if fits and len(tokens) == DECK else None
+
+    def _streamed(self, here: Position, number: int) -> tuple[Case, Position] | None:
+        """The deck at ``here`` read as the judge reads it, a stream of cards whatever the lines, when
+        that makes a good deck ending at the end of a line before the input's last; then where the next
+        deck starts. A file laid out otherwise here and there (a deck on one line among decks on two, a
+        line broken in two) is still a good judge file."""
+        tokens: list[bytes] = []
+        k = here[0] - 1
+        while len(tokens) < DECK + here[1]:
+            k += 1
+            line = self._line(k)
+            if line is None or (self._end is not None and k >= self._end):
+                return None
+            tokens += line.tokens
+        if len(tokens) != DECK + here[1]:  # (in 10-20-30 a deck a card off may still be standard)
+            return None
+        text = self.rules.deck(tokens[here[1] :])
+        return None if text is None else (self._made(here, number, text), (k + 1, 0))
 
     def _made(self, here: Position, number: int, text: str) -> Case:
         first = self._lines[here[0]]

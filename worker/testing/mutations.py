@@ -5,10 +5,12 @@ from a reader.
 
 The rule, for a file whose cases come in a layout (``dealer generate --layout``):
 
-- ``per-line=K`` (a deck starts its own line, ``k`` lines a deck): a short, long or split line, a stray,
+- ``per-line=K`` (a deck starts its own line, ``k`` lines a deck): a short or long line, a stray,
   missing or bad token, a missing line or a doubled line is exactly one fault, named at a line of the
   deck it touched (in the mutated file; a doubled line's copy counts as one of its deck's lines). With
-  ``k = 1`` a missing line is a deck gone and a doubled line a deck repeated: no fault.
+  ``k = 1`` a missing line is a deck gone and a doubled line a deck repeated: no fault. A line split in
+  two is no fault: the judge reads cards whatever the lines, so the file is still good (in ``flow``, a
+  deck read across the two halves that does not end with a line may still be named).
 - ``flow`` (lines of K cards run from deck to deck): a mutated line may touch two decks, and give one
   fault for each (at least one).
 - a hand a line (mahjong): one fault per broken line (a split hand is two), none for a missing or a
@@ -231,10 +233,12 @@ def _expect(shape: Shape, kind: str, line: int, removed: set[int], added: int) -
         return [line + k for k in range(added + 1)]  # the line itself: none, one, or it and its copy
 
     lines = tuple(sorted({new for place in touched for old in shape.spans[place - 1] for new in moved(old)}))
-    if shape.reading == "stream":
-        faults = (0, 0) if kind == "split-line" else (1, 1)
-    elif shape.reading == "hand":
+    if shape.reading == "hand":
         faults = (2, 2) if kind == "split-line" else (1, 1)
+    elif kind == "split-line":  # a good judge file still: a fault only where a flow deck ends mid-line
+        faults = (0, len(touched)) if shape.reading == "flow" else (0, 0)
+    elif shape.reading == "stream":
+        faults = (1, 1)
     elif shape.reading == "flow":
         faults = (1, len(touched))
     else:
