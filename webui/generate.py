@@ -180,21 +180,21 @@ def package_problem() -> Any:
     if recipes is not None and (not isinstance(recipes, list) or len(recipes) > MAX_RECIPES):
         raise Invalid(f"recipes: must be a list of at most {MAX_RECIPES} recipes")
     asked = []
-    for number, recipe in enumerate(recipes or []):
-        if not isinstance(recipe, dict):
+    for number, fields in enumerate(recipes or []):
+        if not isinstance(fields, dict):
             raise Invalid(f"recipes[{number}]: must be an object, e.g. {{\"cases\": 100}}")
-        if "game" in recipe:
+        if "game" in fields:
             raise Invalid(f"recipes[{number}].game: the package's game is given once, beside the recipes")
         try:
-            asked.append(_request({"game": game, **recipe}))
+            asked.append(_request({"game": game, **fields}))
         except Invalid as refused:
             raise Invalid(f"recipes[{number}].{refused.message}") from None
-    license, owner = body.get("license"), body.get("rights_owner")
+    for name in ("license", "rights_owner"):
+        if not isinstance(body.get(name), str | None):
+            raise Invalid(f"{name}: must be a string")
     try:
-        if not isinstance(license, str | None) or not isinstance(owner, str | None):
-            raise PackageError(f"{'license' if not isinstance(license, str | None) else 'rights owner'}: must be a string")
-        rights = Rights.asked(license, owner)
-    except PackageError as refused:
+        rights = Rights.asked(body.get("license"), body.get("rights_owner"))
+    except PackageError as refused:  # named as the body names the field
         raise Invalid(str(refused).replace("rights owner:", "rights_owner:", 1)) from None
     return _package(game, asked, api=True, rights=rights)
 
