@@ -18,7 +18,7 @@ from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_ui_live import DESKTOP, PHONE, axe_problems, close, settled
 from tests.browser.test_ui_live import tab as open_tab
 from tests.support.paths import JUDGE_DATA
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.testing.data import random_judge_file
 from worker.testing.live import LiveService
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import JUDGE_DATA
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.testing.live import LiveService
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -23,7 +23,7 @@ import pytest
 
 from tests.browser.conftest import SCREENSHOTS
 from tests.support.paths import JUDGE_DATA, failing
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from webui import live as live_streams
 from worker.jobs.queries import STALLED_AFTER
 from worker.testing.data import random_judge_file

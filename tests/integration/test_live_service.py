@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from tests.support.paths import JUDGE_DATA, failing
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.broker import CeleryDispatcher
 from worker.client import ClientError
 from worker.config import Settings

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import JUDGE_DATA
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.config import Settings
 from worker.testing.live import live_service
 from worker.testing.streams import Streams

@@ -12,7 +12,7 @@ import requests
 
 from tests.support.paths import JUDGE_DATA
 from tests.support.receiver import Receiver, receiving
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from tests.web.test_notify import SECRET, verifies
 from worker.testing.live import LiveService, live_service
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import JUDGE_DATA
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.testing.live import live_service
 
 pytestmark = [pytest.mark.slow]

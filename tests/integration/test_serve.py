@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import JUDGE_DATA
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.cli import SERVE_GRACE_SECONDS, WORKER_GRACE_SECONDS
 from worker.client import Client
 from worker.testing.servers import free_port

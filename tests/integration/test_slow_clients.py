@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import JUDGE_DATA
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.testing.live import live_service
 from worker.testing.slow import SlowClients
 

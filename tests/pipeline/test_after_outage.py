@@ -13,7 +13,7 @@ import pytest
 
 from tests.pipeline.test_recovery import DECKS, assert_solved_once, claim, heartbeat, statuses
 from tests.support import jobs
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.config import Settings
 from worker.jobs.sweep import Outage, sweep
 from worker.runner.heartbeat import Heartbeat, PoolTrouble

@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher
 from tests.support.jobs import submit
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker import work
 from worker.config import Settings
 from worker.jobs.service import JobService

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.config import Settings
 from worker.runner.heartbeat import Heartbeat
 from worker.store.database import Database

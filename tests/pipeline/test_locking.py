@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Engine, select, text
 from tests.support.jobs import submit
 from tests.support.paths import JUDGE_DATA
 from tests.support.plugin import postgres_settings
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker.config import Settings
 from worker.jobs import lifecycle
 from worker.jobs.split import split_job

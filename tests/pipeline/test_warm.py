@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from worker import work
 from worker.config import Settings
 from worker.runner.heartbeat import Heartbeat, PoolWarmth

@@ -16,7 +16,7 @@ from sqlalchemy import func, select, update
 
 from tests.support.inline import InlineDispatcher
 from tests.support.jobs import output, submit
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from tests.web.test_refused_early import BOUNDARY, CountingBody, post_body
 from webui.app import create_app
 from worker import work

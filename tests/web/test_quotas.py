@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select, text
 
 from tests.support.inline import InlineDispatcher
-from tests.support.waiting import until
+from worker.testing.waiting import until
 from tests.web.test_access import csrf_of, login
 from tests.web.test_owners import as_, keyed, upload
 from tests.web.test_permissions import ALICE, BOB, HANDS, KEYS, ROOT

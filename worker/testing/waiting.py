@@ -1,5 +1,5 @@
-"""Waiting for a condition, never for a time: every wait of a test, of a harness here and of a benchmark
-(``tests/support/waiting.py`` hands it to the tests). A deadline only bounds how long one waits for what
+"""Waiting for a condition, never for a time: every wait of a test, of a harness here and of a benchmark.
+A deadline only bounds how long one waits for what
 must come; it is generous (a busy machine is slow), and a wait that runs out of it says what it saw last."""
 
 from __future__ import annotations
