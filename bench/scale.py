@@ -36,7 +36,7 @@ from worker.config import Settings
 from worker.jobs.lifecycle import Progress
 from worker.jobs.sizing import chunk_size
 from worker.jobs.solve import progress_of
-from worker.store.chunks import Solved, Tally, pack, pack_inputs
+from worker.store.chunks import Solved, Span, Tally, pack, pack_inputs
 from worker.store.database import Database
 from worker.store.migrate import upgrade
 from worker.store.models import Job, case_id, utcnow
@@ -103,7 +103,7 @@ def _load_job(db: Database, game: str, size: int, rng: random.Random) -> None:
             texts = _texts(game, rng, count)
             solution = engine.solve_chunk("\n".join(texts).encode(), first, True)
             tally = Tally.of(solution.outcomes, solution.numbers, solution.solve_us)
-            progress = progress_of(engine, solution, tally, first)
+            progress = progress_of(engine, solution, tally, Span(first, count))
             total.solved += progress.solved
             total.numbers.update(progress.numbers)
             total.histogram = [a + b for a, b in zip(total.histogram, progress.histogram)] or progress.histogram

@@ -47,7 +47,7 @@ def blank(request: pytest.FixtureRequest, tmp_path: Path, db: Database, settings
 
 def test_the_migrations_build_the_models_schema(db: Database, blank: Settings) -> None:
     upgrade(db)
-    assert current(db) == "0016"
+    assert current(db) == "0017"
     with db.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
         if not db.postgres:

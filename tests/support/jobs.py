@@ -13,7 +13,7 @@ from worker.jobs.service import JobService
 from worker.jobs.split import split_job
 from worker.jobs.views import JobView
 from worker.states import UploadState
-from worker.store.chunks import pack_traces, read_chunks
+from worker.store.chunks import case_place, pack_traces, read_chunks
 from worker.store.database import Database
 from worker.store.models import Chunk, Upload
 from worker.store.uploads import store_stream
@@ -67,5 +67,5 @@ def replace_trace(db: Database, job_id: int, index: int, packed: bytes) -> None:
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job_id, Chunk.first_index <= index)
                                 .order_by(Chunk.first_index.desc()).limit(1)).one()
         data = read_chunks(session, [chunk.id], traces=True)[chunk.id]
-        k = index - chunk.first_index
+        k = case_place(chunk, index)
         chunk.traces = pack_traces([packed if place == k else data.trace(place) or b"" for place in range(chunk.count)])

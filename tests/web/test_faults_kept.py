@@ -22,7 +22,7 @@ from tests.support.http import post_file
 from tests.support.paths import judge
 from worker import engines
 from worker.cli import main
-from worker.store.chunks import stored_cases
+from worker.store.chunks import case_numbers, stored_cases
 from worker.store.database import Database
 
 CASES = 600
@@ -66,8 +66,8 @@ def solved(game: str, data: bytes, tmp_path: Path) -> tuple[int, bytes, str]:
 
 def stored(db: Database, job_id: int) -> dict[int, tuple[str, str]]:
     """Every case a job stored: its place in the file → (its input, its judge line)."""
-    return {chunk.first_index + k: (data.inputs[k], data.lines[k])
-            for chunk, data in stored_cases(db, job_id) for k in range(chunk.count)}
+    return {number: (data.inputs[k], data.lines[k])
+            for chunk, data in stored_cases(db, job_id) for k, number in enumerate(case_numbers(chunk))}
 
 
 def upload(client: Any, data: bytes, game: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import struct
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: How :func:`case_hash` starts (times the length), mixes each word in, and finishes:
@@ -73,6 +73,40 @@ class ChunkSolution:
     def trace(self, k: int) -> bytes:
         """The packed trace of case ``k`` (from 0); ``b""`` when not traced or not solved."""
         return self.traces[self.offsets[k] : self.offsets[k + 1]]
+
+
+def joined(parts: Sequence[ChunkSolution]) -> ChunkSolution:
+    """The solutions of consecutive runs of cases as one (a stored chunk whose cases skip numbers is
+    solved a run of consecutive numbers at a time, each numbered from its first).
+
+    >>> part = ChunkSolution(1, 1, b"a\\n", b"xy", array("I", [0, 2]), b"\\x01", array("i", [5]),
+    ...                      array("i", [0]), array("I", [7]), array("Q", [9]))
+    >>> both = joined([part, part])
+    >>> both.count, both.started, both.lines, both.trace(1), list(both.numbers)
+    (2, 2, b'a\\na\\n', b'xy', [5, 5])
+    """
+    if len(parts) == 1:
+        return parts[0]
+    offsets, base, started = array("I", [0]), 0, 0
+    for part in parts:
+        offsets.extend(base + offset for offset in part.offsets[1:])
+        base += len(part.traces)
+    for part in parts:  # those from the first unfinished one on were started no further
+        started += part.started
+        if part.started < part.count:
+            break
+
+    def cat(name: str) -> array[int]:
+        arrays: list[array[int]] = [getattr(part, name) for part in parts]
+        whole = array(arrays[0].typecode)
+        for values in arrays:
+            whole.extend(values)
+        return whole
+
+    return ChunkSolution(sum(part.count for part in parts), started, b"".join(part.lines for part in parts),
+                         b"".join(part.traces for part in parts), offsets,
+                         b"".join(part.outcomes for part in parts), cat("numbers"), cat("extras"), cat("solve_us"),
+                         cat("hashes"))
 
 
 def solve_in_python(inputs: bytes, first: int, traced: bool, deadline: float | None,

@@ -24,7 +24,15 @@ from worker.jobs.errors import NotFound
 from worker.jobs.filters import ResultFilter
 from worker.jobs.queries import visible_job
 from worker.jobs.views import CaseDetail, CasePage, CaseView
-from worker.store.chunks import ChunkData, DamagedChunk, chunks_holding, read_chunks, stored_cases
+from worker.store.chunks import (
+    ChunkData,
+    DamagedChunk,
+    case_number,
+    case_numbers,
+    chunks_holding,
+    read_chunks,
+    stored_cases,
+)
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, case_id, split_case_id
 from worker.store.owners import EVERYTHING, Viewer
@@ -106,10 +114,10 @@ class CaseQueries:
             if job is None:
                 continue
             found = chunks_holding(session, job_id, indexes, Chunk.worker, Chunk.finished_at)
-            data = self._chunk_data(session, {chunk.id: chunk.finished_at for chunk in found.values()}, traces)
-            for index, chunk in found.items():
+            data = self._chunk_data(session, {chunk.id: chunk.finished_at for chunk, _ in found.values()}, traces)
+            for index, (chunk, k) in found.items():
                 if chunk.id in data:  # else purged between the two reads (its job deleted meanwhile)
-                    places[job_id, index] = _Place(job, chunk, data[chunk.id], index - chunk.first_index)
+                    places[job_id, index] = _Place(job, chunk, data[chunk.id], k)
         return places
 
     def _chunk_data(self, session: Session, chunks: dict[int, datetime | None], traces: bool
@@ -147,12 +155,12 @@ class CaseQueries:
         wanted = _matcher(flt, engines.get(job.game))
         engine, cached = engines.get(job.game), job.copied_from is not None
         for chunk, data in stored_cases(self.db, job.id, flt.descending, flt.since, flt.until):
-            first = chunk.first_index
+            numbers = case_numbers(chunk)
             keep = range(chunk.count) if wanted is None else [k for k in range(chunk.count) if wanted(data, k)]
-            indexes = [first + k for k in keep]
+            indexes = [numbers[k] for k in keep]
             inputs, lines = [data.inputs[k] for k in keep], [data.lines[k] for k in keep]
             rows = [[*result[:4], cached, result[4]] for k in keep
-                    if (result := stored_result(engine, data, k, first + k))]
+                    if (result := stored_result(engine, data, k, numbers[k]))]
             if flt.descending:
                 indexes, inputs, rows, lines = indexes[::-1], inputs[::-1], rows[::-1], lines[::-1]
             yield ExportBatch(job.id, job.game, chunk.worker, chunk.finished_at, indexes, inputs, rows, lines)
@@ -200,7 +208,7 @@ def stored_result(engine: engines.Engine, data: ChunkData, k: int, index: int) -
 
 def _case_view(place: _Place) -> CaseView:
     job, chunk, data, k = place.job, place.chunk, place.data, place.k
-    index = chunk.first_index + k
+    index = case_number(chunk, k)
     outcome, number, detail, solve_us, error = stored_result(engines.get(job.game), data, k, index)
     return CaseView(
         id=case_id(job.id, index), job_id=job.id, index=index, game=job.game, input=data.inputs[k],

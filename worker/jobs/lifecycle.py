@@ -154,7 +154,7 @@ def copy_results(session: Session, job: Job, old: Job, seqs: tuple[int, int], le
     if job.status != JobStatus.SPLITTING:
         return 0
     now = utcnow()
-    kept = (Chunk.seq, Chunk.first_index, Chunk.count, Chunk.facets, Chunk.bloom, Chunk.errors, Chunk.facts,
+    kept = (Chunk.seq, Chunk.first_index, Chunk.count, Chunk.gaps, Chunk.facets, Chunk.bloom, Chunk.errors, Chunk.facts,
             Chunk.inputs, Chunk.lines, Chunk.traces)
     copied = session.execute(
         insert(Chunk).from_select(
@@ -197,11 +197,11 @@ def copy_chunks(session: Session, old: Job, job: Job) -> list[int]:
     """Give a new job (a rerun) the chunks of a job that was split, ready to solve: the new job
     skips its split. Returns the new chunks' ids."""
     now = utcnow()
-    rows = session.execute(select(Chunk.seq, Chunk.first_index, Chunk.count, Chunk.inputs)
+    rows = session.execute(select(Chunk.seq, Chunk.first_index, Chunk.count, Chunk.gaps, Chunk.inputs)
                            .where(Chunk.job_id == old.id).order_by(Chunk.seq)).all()
     if sum(row.count for row in rows) != old.total or any(row.inputs is None for row in rows):
         raise ValueError(f"job {old.id}'s cases are no longer all stored")
-    chunks = [new_chunk(job.id, row.seq, row.first_index, row.count, row.inputs, now) for row in rows]
+    chunks = [new_chunk(job.id, row.seq, row.first_index, row.count, row.gaps, row.inputs, now) for row in rows]
     session.add_all(chunks)
     job.status = JobStatus.SOLVING
     job.started_at = job.split_at = job.progress_at = now
@@ -354,7 +354,7 @@ def give_up_split(session: Session, job_id: int, splitter: str) -> None:
 
 
 def claim_chunk(connection: Connection, chunk_id: int, worker: str, lease_until: datetime) -> Row[Any] | None:
-    """Take the chunk a message named to solve: ``(id, job_id, first_index, inputs, game, status)`` (its job's
+    """Take the chunk a message named to solve: ``(id, job_id, first_index, gaps, inputs, game, status)`` (its job's
     game and status), or, when it is not to be taken, its job's next pending chunk (:func:`claim_next_chunk`);
     ``None`` when there is neither.
 
@@ -500,7 +500,7 @@ def requeue_chunk(chunk: Chunk, now: datetime) -> None:
 #: every chunk's path).
 _TAKE = {"status": ChunkStatus.RUNNING, "attempts": Chunk.attempts + 1, "worker": bindparam("p_me"),
          "lease_until": bindparam("p_lease", type_=UTCDateTime()), "dispatched_at": None}
-_TAKEN = (Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.inputs,
+_TAKEN = (Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.gaps, Chunk.inputs,
           select(Job.game).where(Job.id == Chunk.job_id).scalar_subquery().label("game"),
           select(Job.status).where(Job.id == Chunk.job_id).scalar_subquery().label("status"))
 _CLAIM = (update(Chunk)
@@ -560,7 +560,9 @@ _CHECKS_DUE = update(Check).where(
     Check.notify_state == NotifyState.WAITING).values(
     notify_state=NotifyState.DUE, notify_next_at=bindparam("p_now", type_=UTCDateTime()))
 
-def new_chunk(job_id: int, seq: int, first_index: int, count: int, inputs: bytes, now: datetime) -> Chunk:
-    """A chunk of a job's cases as the split stores it: pending, about to be sent out."""
-    return Chunk(job_id=job_id, seq=seq, first_index=first_index, count=count, inputs=inputs,
+def new_chunk(job_id: int, seq: int, first_index: int, count: int, gaps: list[Any] | None, inputs: bytes,
+              now: datetime) -> Chunk:
+    """A chunk of a job's cases as the split stores it (``gaps``: the numbers they skip,
+    ``worker.store.chunks.gaps_of``): pending, about to be sent out."""
+    return Chunk(job_id=job_id, seq=seq, first_index=first_index, count=count, gaps=gaps, inputs=inputs,
                  status=ChunkStatus.PENDING, attempts=0, dispatched_at=now)

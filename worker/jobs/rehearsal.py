@@ -51,7 +51,7 @@ def rehearse(db: Database, settings: Settings) -> None:
                 job = lifecycle.lock_job(session, ident)
                 assert job is not None
                 lifecycle.begin_split(job, settings.lease_seconds, me)
-                chunk = lifecycle.new_chunk(ident, 0, 1, count, pack_input_texts(texts), utcnow())
+                chunk = lifecycle.new_chunk(ident, 0, 1, count, None, pack_input_texts(texts), utcnow())
                 session.add(chunk)
                 lifecycle.renew_split(job, settings.lease_seconds, count, len(data))
                 session.flush()  # the chunk's id is drawn as the split's are (an id no one reads)

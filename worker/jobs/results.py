@@ -39,7 +39,7 @@ from worker.engines.chunks import case_hash
 from worker.jobs.errors import Invalid, NotFound
 from worker.jobs.filters import ResultFilter
 from worker.store import chunks as stored
-from worker.store.chunks import Facts, Summary
+from worker.store.chunks import Facts, Summary, case_number, case_place, end_number
 from worker.store.models import MAX_INT, Job
 from worker.store.owners import Viewer
 
@@ -376,7 +376,7 @@ def _chunks_of(holding: list[tuple[int, int]], positions: set[int], codes: froze
 
 def _row(job_id: int, chunk: Summary, facts: Facts, k: int, cached: bool) -> Row:
     code = facts.codes[k]
-    return (job_id, chunk.first_index + k, code or None, facts.numbers[k] if code else None, facts.solve_us[k],
+    return (job_id, case_number(chunk, k), code or None, facts.numbers[k] if code else None, facts.solve_us[k],
             cached)
 
 
@@ -399,7 +399,7 @@ def _from_bound(index: FacetIndex, order: list[int], past: Callable[[Row], bool]
     the bound: the chunk whose last (first, walking back) case is past it."""
     def last_past(p: int) -> bool:
         chunk = index.chunks[p]
-        edge = chunk.first_index if descending else chunk.first_index + chunk.count - 1
+        edge = chunk.first_index if descending else end_number(chunk) - 1
         return past((0, edge, None, None, 0, False))
 
     low, high = 0, len(order)
@@ -531,9 +531,10 @@ def _cursor_row(finder: ResultSearch, cursor: tuple[int, int]) -> Row:
     if job is not None and job.deleted_at is None:
         index = finder.facets.index(finder.session, job)
         at = index.holding(cursor[1])
-        if at >= 0 and cursor[1] < index.chunks[at].first_index + index.chunks[at].count:
+        k = case_place(index.chunks[at], cursor[1]) if at >= 0 else None
+        if k is not None:
             for chunk, facts in finder.facts([index.chunks[at]]):
-                return _row(job.id, chunk, facts, cursor[1] - chunk.first_index, bool(job.copied_from))
+                return _row(job.id, chunk, facts, k, bool(job.copied_from))
     raise Invalid("the cursor's case is gone (its job was deleted): start from the first page")
 
 

@@ -27,13 +27,23 @@ from typing import Any, NamedTuple
 
 from worker import engines
 from worker.config import Settings
-from worker.engines.chunks import NOT_SOLVED, ChunkSolution, Entry
+from worker.engines.chunks import NOT_SOLVED, ChunkSolution, Entry, joined
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import process_name
 from worker.jobs.lifecycle import Progress
 from worker.jobs.timeouts import CaseBudget, CaseTimeout
 from worker.states import ACTIVE, JobStatus
-from worker.store.chunks import Solved, Tally, inputs_text, pack
+from worker.store.chunks import (
+    Numbered,
+    Solved,
+    Span,
+    Tally,
+    case_number,
+    case_numbers,
+    inputs_text,
+    pack,
+    runs,
+)
 from worker.store.database import Database
 from worker.store.models import SOLVE_BUCKETS_US, utcnow
 
@@ -67,13 +77,13 @@ def solve_chunk(db: Database, settings: Settings, chunk_id: int) -> Stored | Non
         claimed = lifecycle.claim_chunk(connection, chunk_id, me, _lease(settings))
     stored = None
     while claimed is not None:
-        chunk_id, job_id, first, inputs, game, status = claimed
+        chunk_id, job_id, first, gaps, inputs, game, status = claimed
         if status not in ACTIVE:
             with db.transaction() as connection:
                 lifecycle.cancel_chunk(connection, chunk_id)
             break
         try:
-            solved, progress, tally = solve_inputs(settings, engines.get(game), first, inputs)
+            solved, progress, tally = solve_inputs(settings, engines.get(game), first, inputs, gaps)
             more = _lease(settings) if time.monotonic() < ends else None
             status, claimed = store_results(db, chunk_id, job_id, me, solved, progress, tally, more)
         except Exception:
@@ -90,10 +100,11 @@ def _lease(settings: Settings) -> datetime:
     return utcnow() + timedelta(seconds=settings.lease_seconds)
 
 
-def solve_inputs(settings: Settings, engine: engines.Engine, first: int,
-                 inputs: bytes) -> tuple[Solved, Progress, Tally]:
-    """A chunk's cases solved in one call to the engine: what its row keeps, what it adds to its job."""
-    errors: dict[int, str] = {}
+def solve_inputs(settings: Settings, engine: engines.Engine, first: int, inputs: bytes,
+                 gaps: list[Any] | None = None) -> tuple[Solved, Progress, Tally]:
+    """A chunk's cases solved in one call to the engine (a call a run of consecutive numbers, when they
+    skip ``gaps``): what its row keeps, what it adds to its job."""
+    late: dict[int, str] = {}  # by case number
     cpu_started = time.process_time()
     deadline = time.monotonic() + settings.chunk_seconds if settings.chunk_seconds else None
     with CaseBudget(settings.case_seconds) as budget:
@@ -105,16 +116,25 @@ def solve_inputs(settings: Settings, engine: engines.Engine, first: int,
             try:
                 return engine.solve_entry(index, text, traced)
             except CaseTimeout:
-                errors[index - first] = f"took longer than its time budget of {settings.case_seconds:g} s"
+                late[index] = f"took longer than its time budget of {settings.case_seconds:g} s"
                 return NOT_SOLVED
             finally:
                 budget.started = None
 
-        solution = engine.solve_chunk(inputs_text(inputs), first, settings.store_traces, deadline, in_python)
+        text = inputs_text(inputs)
+        if gaps:
+            texts = text.split(b"\n")
+            solution = joined([engine.solve_chunk(b"\n".join(texts[k : k + count]), number, settings.store_traces,
+                                                  deadline, in_python)
+                               for k, number, count in runs(Span(first, len(texts), gaps))])
+        else:
+            solution = engine.solve_chunk(text, first, settings.store_traces, deadline, in_python)
+    span = Span(first, solution.count, gaps)
+    errors = {k: late[number] for k, number in enumerate(case_numbers(span)) if number in late} if late else {}
     for k in range(solution.started, solution.count):
         errors[k] = f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"
     tally = Tally.of(solution.outcomes, solution.numbers, solution.solve_us)
-    progress = progress_of(engine, solution, tally, first)
+    progress = progress_of(engine, solution, tally, span)
     progress.cpu_us = int((time.process_time() - cpu_started) * 1e6)
     solved = Solved(solution.count, solution.lines, solution.offsets if settings.store_traces else None,
                     solution.traces if settings.store_traces else None, solution.outcomes, solution.numbers,
@@ -144,8 +164,9 @@ def store_results(db: Database, chunk_id: int, job_id: int, worker: str, solved:
     return status, claimed
 
 
-def progress_of(engine: engines.Engine, solution: ChunkSolution, tally: Tally, first: int) -> Progress:
-    """What a solved chunk adds to its job's figures, from its cases counted (``tally``)."""
+def progress_of(engine: engines.Engine, solution: ChunkSolution, tally: Tally, span: Numbered) -> Progress:
+    """What a solved chunk (its cases numbered as ``span``) adds to its job's figures, from its cases
+    counted (``tally``)."""
     progress = Progress()
     names = engine.outcomes
     for (code, number), count in tally.by_number.items():
@@ -158,7 +179,7 @@ def progress_of(engine: engines.Engine, solution: ChunkSolution, tally: Tally, f
     if timings:
         slowest = max(timings)
         k = next(k for k in range(solution.count) if solution.solve_us[k] == slowest and solution.outcomes[k])
-        progress.slowest = (slowest, first + k)
+        progress.slowest = (slowest, case_number(span, k))
     return progress
 
 

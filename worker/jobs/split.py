@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from worker import engines
 from worker.config import Settings
+from worker.engines.handover import InputBlocks
 from worker.engines.reading import Diagnostic, Faults, InputError
 from worker.jobs import lifecycle
 from worker.jobs.dispatch import Dispatcher, process_name, send_quietly
@@ -25,7 +26,7 @@ from worker.jobs.faults import listed
 from worker.jobs.intake import SNIFF_BYTES, explain
 from worker.jobs.reading import LineLimitReader, take_guarded
 from worker.states import JobStatus
-from worker.store.chunks import pack_input_texts
+from worker.store.chunks import gaps_of, pack_input_texts
 from worker.store.database import Database
 from worker.store.models import ARRIVING, Chunk, Job, utcnow
 from worker.store.uploads import UploadReader, UploadStalled, head, release
@@ -150,15 +151,33 @@ def _read(db: Database, settings: Settings, engine: engines.Engine, start: _Star
         while True:
             wanted = next(sizes)
             # One case past the limit is enough to know the file is over it.
-            texts, count = take_guarded(engine, blocks, min(wanted, limit + 1 - chunks.total) if limit else wanted)
+            block = _take(engine, blocks, min(wanted, limit + 1 - chunks.total) if limit else wanted)
             if raw.failed is not None:  # the block was cut short where the reading stopped: no chunk
                 raise raw.failed
-            if not count:
+            if block is None:
                 return raw.position
             if limit and blocks.cases > limit:
                 raise _OverLimit(f"the file has more than {limit:,} {engine.unit}s (the limit per job)")
-            if not chunks.add(Block(blocks.first, count, texts), blocks.cases, blocks.bytes_read):
+            if not chunks.add(block, blocks.cases, blocks.bytes_read):
                 return None
+
+
+def _take(engine: engines.Engine, blocks: InputBlocks, cases: int) -> Block | None:
+    """The next chunk's cases, ``cases`` of them but at the file's end (``None``: none left). The reader
+    ends a block at each bad case it reads past; a chunk goes on past it, the bad case's number one of its
+    gaps, so that a file's faults cost no chunks of their own (each is stored, sent and solved alone)."""
+    texts, count = take_guarded(engine, blocks, cases)
+    if not count:
+        return None
+    first, pieces, skipped = blocks.first, [texts], []
+    while count < cases:
+        texts, more = take_guarded(engine, blocks, cases - count)
+        if not more:
+            break
+        skipped.extend(range(first + count + len(skipped), blocks.first))
+        pieces.append(texts)
+        count += more
+    return Block(first, count, b"".join(pieces) if len(pieces) > 1 else pieces[0], gaps_of(skipped))
 
 
 def _end(db: Database, job_id: int, start: _Start, total: int, warnings: list[Diagnostic],
@@ -248,11 +267,12 @@ def _head(db: Database, upload_id: int | None) -> bytes:
 
 class Block(NamedTuple):
     """A chunk's cases as the split reads them: the first's index, how many, their texts (each followed
-    by a newline)."""
+    by a newline), and the numbers they skip (``worker.store.chunks.gaps_of``)."""
 
     first: int
     count: int
     texts: bytes
+    gaps: list[list[int]] | None = None
 
 
 class _Chunks:
@@ -296,7 +316,7 @@ def _store_chunks(db: Database, settings: Settings, job_id: int, first_seq: int,
             if job is None or not lifecycle.renew_split(job, settings.lease_seconds, total, bytes_read):
                 return False
             now = utcnow()
-            chunks = [lifecycle.new_chunk(job_id, first_seq + k, block.first, block.count,
+            chunks = [lifecycle.new_chunk(job_id, first_seq + k, block.first, block.count, block.gaps,
                                           pack_input_texts(block.texts), now)
                       for k, block in enumerate(batches)]
             session.add_all(chunks)

@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import sys
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 import zstandard
@@ -66,6 +66,103 @@ _SWAP = sys.byteorder == "big"
 
 class DamagedChunk(ValueError):
     """A chunk's stored blob cannot be read back (``str(error)`` says which)."""
+
+
+# --- a chunk's case numbers -------------------------------------------------------------------------
+
+
+class Numbered(Protocol):
+    """A chunk as its rows and summaries give it: what numbers its cases."""
+
+    @property
+    def first_index(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def gaps(self) -> list[Any] | None: ...
+
+
+class Span(NamedTuple):
+    """A chunk's cases as numbered (:class:`Numbered`), without the rest of its row."""
+
+    first_index: int
+    count: int
+    gaps: list[Any] | None = None
+
+
+def runs(span: Numbered) -> Iterator[tuple[int, int, int]]:
+    """A chunk's cases as runs of consecutive numbers: ``(place of the first, its number, how many)``.
+
+    >>> list(runs(Span(3, 4, [[4, 2], [7, 1]])))
+    [(0, 3, 1), (1, 6, 1), (2, 8, 2)]
+    """
+    k, number = 0, span.first_index
+    for start, length in span.gaps or ():
+        yield k, number, start - number
+        k, number = k + start - number, start + length
+    yield k, number, span.count - k
+
+
+def gaps_of(numbers: Iterable[int]) -> list[list[int]] | None:
+    """The numbers a chunk's cases skip (ascending) as the chunk keeps them, runs ``[first, how many]``;
+    ``None`` for none.
+
+    >>> gaps_of([4, 5, 9]), gaps_of([])
+    ([[4, 2], [9, 1]], None)
+    """
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and runs[-1][0] + runs[-1][1] == number:
+            runs[-1][1] += 1
+        else:
+            runs.append([number, 1])
+    return runs or None
+
+
+def case_number(chunk: Numbered, k: int) -> int:
+    """The number (place in the file, from 1) of a chunk's ``k``-th case (from 0)."""
+    number = chunk.first_index + k
+    for start, length in chunk.gaps or ():
+        if start > number:
+            break
+        number += length
+    return number
+
+
+def case_numbers(chunk: Numbered) -> Sequence[int]:
+    """The numbers of a chunk's cases, in order.
+
+    >>> list(case_numbers(Summary(1, 3, 4, None, [], [], [[4, 2], [7, 1]])))
+    [3, 6, 8, 9]
+    """
+    first, count, gaps = chunk.first_index, chunk.count, chunk.gaps
+    if not gaps:
+        return range(first, first + count)
+    skipped = {number for start, length in gaps for number in range(start, start + length)}
+    return [n for n in range(first, end_number(chunk)) if n not in skipped]
+
+
+def case_place(chunk: Numbered, index: int) -> int | None:
+    """The place in a chunk (from 0) of its case numbered ``index``; ``None`` when it holds none so
+    numbered (outside its numbers, or a number it skips).
+
+    >>> chunk = Summary(1, 3, 4, None, [], [], [[4, 2], [7, 1]])
+    >>> [case_place(chunk, n) for n in (2, 3, 4, 6, 7, 8, 9, 10)]
+    [None, 0, None, 1, None, 2, 3, None]
+    """
+    k = index - chunk.first_index
+    for start, length in chunk.gaps or ():
+        if start > index:
+            break
+        if index < start + length:
+            return None
+        k -= length
+    return k if 0 <= k < chunk.count else None
+
+
+def end_number(chunk: Numbered) -> int:
+    """One past the number of a chunk's last case."""
+    return chunk.first_index + chunk.count + sum(length for _, length in chunk.gaps or ())
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -231,13 +328,15 @@ class Summary:
     numbers: list[tuple[int, int, int]]
     #: Its cases by (outcome code, solve time in µs): ``(code, µs, cases)``, in order (code 0: not solved).
     times: list[tuple[int, int, int]]
+    #: The numbers its cases skip (:func:`gaps_of`).
+    gaps: list[Any] | None = None
 
     @classmethod
-    def of(cls, ident: int, first_index: int, count: int, finished_at: datetime | None, facets: bytes | None
-           ) -> Summary:
+    def of(cls, ident: int, first_index: int, count: int, finished_at: datetime | None, facets: bytes | None,
+           gaps: list[Any] | None = None) -> Summary:
         data = orjson.loads(facets) if facets else {"n": [], "t": [[0, 0, count]]}
         return cls(ident, first_index, count, finished_at, [tuple(e) for e in data["n"]],  # type: ignore[misc]
-                   [tuple(e) for e in data["t"]])  # type: ignore[misc]
+                   [tuple(e) for e in data["t"]], gaps)  # type: ignore[misc]
 
 
 class ChunkData:
@@ -305,30 +404,33 @@ def _output_piece(lines_blob: bytes) -> bytes:
 
 
 def chunks_holding(db: Session | Connection, job_id: int, indexes: Sequence[int],
-                   *columns: InstrumentedAttribute[Any]) -> dict[int, Row[Any]]:
-    """The stored chunk holding each of a job's case ``indexes`` (those found): its ``id``,
-    ``first_index``, ``count`` and ``columns``, in one query.
+                   *columns: InstrumentedAttribute[Any]) -> dict[int, tuple[Row[Any], int]]:
+    """The stored chunk holding each of a job's case ``indexes`` (those found), with the case's place in
+    it: the chunk's ``id``, ``first_index``, ``count``, ``gaps`` and ``columns``, in one query.
 
     Close indexes (a page in file order) take the chunks over their range; indexes spread
     over the whole job take each one's own chunk through the ``(job_id, first_index)`` index,
     where the range would list thousands of chunks.
     """
     low, high = min(indexes), max(indexes)
+
+    def start(index: int) -> Any:  # of the chunk that may hold it (a chunk's gaps keep its end from SQL)
+        return select(func.max(Chunk.first_index)).where(Chunk.job_id == job_id, Chunk.first_index <= index) \
+            .scalar_subquery()
+
     if high - low <= SPARSE_SPAN * len(indexes):
-        holding = (Chunk.first_index <= high) & (Chunk.first_index + Chunk.count > low)
+        holding = (Chunk.first_index <= high) & (Chunk.first_index >= func.coalesce(start(low), low))
     else:
-        starts = [select(func.max(Chunk.first_index)).where(Chunk.job_id == job_id, Chunk.first_index <= index)
-                  .scalar_subquery() for index in sorted(set(indexes))]
-        holding = Chunk.first_index.in_(starts)
-    chunks = db.execute(select(Chunk.id, Chunk.first_index, Chunk.count, *columns)
+        holding = Chunk.first_index.in_([start(index) for index in sorted(set(indexes))])
+    chunks = db.execute(select(Chunk.id, Chunk.first_index, Chunk.count, Chunk.gaps, *columns)
                         .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE, holding)
                         .order_by(Chunk.first_index)).all()
     starts = [chunk.first_index for chunk in chunks]
-    found: dict[int, Row[Any]] = {}
+    found: dict[int, tuple[Row[Any], int]] = {}
     for index in indexes:
         at = bisect_right(starts, index) - 1
-        if at >= 0 and index < starts[at] + chunks[at].count:
-            found[index] = chunks[at]
+        if at >= 0 and (k := case_place(chunks[at], index)) is not None:
+            found[index] = chunks[at], k
     return found
 
 
@@ -343,7 +445,8 @@ def read_chunks(session: Session, ids: Iterable[int], traces: bool = False) -> d
 
 def summaries(session: Session, job_id: int) -> list[Summary]:
     """A job's stored chunks with their facets, in file order."""
-    rows = session.execute(select(Chunk.id, Chunk.first_index, Chunk.count, Chunk.finished_at, Chunk.facets)
+    rows = session.execute(select(Chunk.id, Chunk.first_index, Chunk.count, Chunk.finished_at, Chunk.facets,
+                                  Chunk.gaps)
                            .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE)
                            .order_by(Chunk.first_index))
     return [Summary.of(*row) for row in rows]
@@ -382,18 +485,23 @@ def judge_lines(session: Session, job_id: int, indexes: Sequence[int]) -> dict[i
         return {}
     found: dict[int, str] = {}
     lines: dict[int, list[str]] = {}
-    for index, chunk in chunks_holding(session, job_id, indexes, Chunk.lines).items():
+    for index, (chunk, k) in chunks_holding(session, job_id, indexes, Chunk.lines).items():
         if chunk.id not in lines:
             lines[chunk.id] = decompress(chunk.lines).decode().split("\n")
-        found[index] = lines[chunk.id][index - chunk.first_index]
+        found[index] = lines[chunk.id][k]
     return found
 
 
 def judge_output(db: Database, job_id: int, before: int | None = None) -> Iterator[bytes]:
     """A job's judge output in pieces of whole lines (a chunk's each), in file order; unsolved cases have
-    no line. With ``before``, of the chunks before that case only (a case a chunk does not hold ends it)."""
+    no line. With ``before``, of the cases before that one only (a case no chunk holds ends it)."""
     for chunk in _done_chunks(db, job_id, (Chunk.lines,)):
         if before is not None and chunk.first_index >= before:
+            return
+        if before is not None and end_number(chunk) > before:  # the chunk's cases run past it (gaps)
+            lines = decompress(chunk.lines).split(b"\n")
+            yield b"".join(lines[k] + b"\n" for k, number in enumerate(case_numbers(chunk))
+                           if number < before and lines[k])
             return
         yield _output_piece(chunk.lines)
 
@@ -415,7 +523,7 @@ def judge_blocks(db: Database, job_id: int, per_read: int = 64) -> Iterator[tupl
 def stored_cases(db: Database, job_id: int, descending: bool = False, since: datetime | None = None,
                  until: datetime | None = None) -> Iterator[tuple[Any, ChunkData]]:
     """A job's stored chunks in file order (reversed when ``descending``), only those stored in
-    ``[since, until)`` when given: each row (``first_index``, ``count``, ``worker``, ``finished_at``)
+    ``[since, until)`` when given: each row (``first_index``, ``count``, ``gaps``, ``worker``, ``finished_at``)
     with its cases decompressed, traces left out (what an export writes)."""
     for chunk in _done_chunks(db, job_id, (Chunk.worker, Chunk.finished_at, Chunk.inputs, Chunk.lines,
                                            Chunk.facts, Chunk.errors), descending, since, until):
@@ -424,22 +532,22 @@ def stored_cases(db: Database, job_id: int, descending: bool = False, since: dat
 
 def first_unsolved(connection: Connection, job_id: int) -> int | None:
     """The index of a job's first case that was not solved (the chunks keep why), or ``None``."""
-    row = connection.execute(select(Chunk.first_index, Chunk.errors).where(
+    row = connection.execute(select(Chunk.first_index, Chunk.count, Chunk.gaps, Chunk.errors).where(
         Chunk.job_id == job_id, Chunk.errors.is_not(None)).order_by(Chunk.first_index).limit(1)).first()
-    return row.first_index + min(int(k) for k in row.errors) if row is not None and row.errors else None
+    return case_number(row, min(int(k) for k in row.errors)) if row is not None and row.errors else None
 
 
 def coverage(session: Session, job_id: int) -> tuple[int, int]:
     """``(cases stored, distinct cases stored)`` of a job: equal when no case is stored twice (each
     stored chunk's cases counted, and the distinct ones by their chunks' ranges)."""
-    ranges = session.execute(select(Chunk.first_index, Chunk.count).where(
+    chunks = session.execute(select(Chunk.first_index, Chunk.count, Chunk.gaps).where(
         Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE).order_by(Chunk.first_index)).all()
-    stored = sum(count for _, count in ranges)
+    stored = sum(chunk.count for chunk in chunks)
     distinct, reach = 0, 0
-    for first, count in ranges:
-        end = first + count
-        distinct += max(0, end - max(first, reach))
-        reach = max(reach, end)
+    for chunk in chunks:
+        numbers = case_numbers(chunk)
+        distinct += len(numbers) - bisect_left(numbers, reach)
+        reach = max(reach, end_number(chunk))
     return stored, distinct
 
 
@@ -448,7 +556,7 @@ def _done_chunks(db: Database, job_id: int, columns: tuple[InstrumentedAttribute
                  per_read: int = CHUNKS_PER_READ, solved: bool = True) -> Iterator[Any]:
     """A job's stored chunks in file order (reversed when ``descending``), read ``per_read`` at a time,
     each few in a transaction of its own: the solved ones, or all (``solved=False``)."""
-    query = (select(Chunk.first_index, Chunk.count, *columns)
+    query = (select(Chunk.first_index, Chunk.count, Chunk.gaps, *columns)
              .where(Chunk.job_id == job_id, Chunk.status == ChunkStatus.DONE if solved else true())
              .order_by(Chunk.first_index.desc() if descending else Chunk.first_index).limit(per_read))
     if since is not None:

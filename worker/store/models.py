@@ -225,6 +225,9 @@ class Chunk(Base):
     seq: Mapped[int] = mapped_column(Integer)
     first_index: Mapped[int] = mapped_column(Integer)
     count: Mapped[int] = mapped_column(Integer)
+    #: The numbers its cases skip, as runs ``[[first skipped, how many], ...]`` (``None``: none, as nearly
+    #: always): a file's bad cases, read past by the split, keep their numbers (``worker.store.chunks``).
+    gaps: Mapped[list[Any] | None] = mapped_column(JSON)
     #: Once done: how many of its cases came to each (outcome, number) and each (outcome, solve time).
     facets: Mapped[bytes | None] = mapped_column(LargeBinary)
     #: Once done: a Bloom filter of its inputs' hashes (``worker.store.bloom``).
