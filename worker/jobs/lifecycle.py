@@ -562,7 +562,7 @@ _CHECKS_DUE = update(Check).where(
 
 def new_chunk(job_id: int, seq: int, first_index: int, count: int, gaps: list[Any] | None, inputs: bytes,
               now: datetime) -> Chunk:
-    """A chunk of a job's cases as the split stores it (``gaps``: the numbers they skip,
-    ``worker.store.chunks.gaps_of``): pending, about to be sent out."""
+    """A chunk of a job's cases as the split stores it (``gaps``: the numbers they skip, ``Chunk.gaps``):
+    pending, about to be sent out."""
     return Chunk(job_id=job_id, seq=seq, first_index=first_index, count=count, gaps=gaps, inputs=inputs,
                  status=ChunkStatus.PENDING, attempts=0, dispatched_at=now)

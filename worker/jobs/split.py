@@ -26,7 +26,7 @@ from worker.jobs.faults import listed
 from worker.jobs.intake import SNIFF_BYTES, explain
 from worker.jobs.reading import LineLimitReader, take_guarded
 from worker.states import JobStatus
-from worker.store.chunks import gaps_of, pack_input_texts
+from worker.store.chunks import pack_input_texts
 from worker.store.database import Database
 from worker.store.models import ARRIVING, Chunk, Job, utcnow
 from worker.store.uploads import UploadReader, UploadStalled, head, release
@@ -169,15 +169,18 @@ def _take(engine: engines.Engine, blocks: InputBlocks, cases: int) -> Block | No
     texts, count = take_guarded(engine, blocks, cases)
     if not count:
         return None
-    first, pieces, skipped = blocks.first, [texts], []
+    first, pieces, gaps, skipped = blocks.first, [texts], [], 0
     while count < cases:
         texts, more = take_guarded(engine, blocks, cases - count)
         if not more:
             break
-        skipped.extend(range(first + count + len(skipped), blocks.first))
+        at = first + count + skipped  # the number the block would start at with no case skipped
+        if blocks.first > at:  # a run of bad cases: a block holds at least one case, so runs never touch
+            gaps.append([at, blocks.first - at])
+            skipped += blocks.first - at
         pieces.append(texts)
         count += more
-    return Block(first, count, b"".join(pieces) if len(pieces) > 1 else pieces[0], gaps_of(skipped))
+    return Block(first, count, b"".join(pieces) if len(pieces) > 1 else pieces[0], gaps or None)
 
 
 def _end(db: Database, job_id: int, start: _Start, total: int, warnings: list[Diagnostic],
@@ -267,7 +270,7 @@ def _head(db: Database, upload_id: int | None) -> bytes:
 
 class Block(NamedTuple):
     """A chunk's cases as the split reads them: the first's index, how many, their texts (each followed
-    by a newline), and the numbers they skip (``worker.store.chunks.gaps_of``)."""
+    by a newline), and the numbers they skip (``Chunk.gaps``)."""
 
     first: int
     count: int

@@ -17,6 +17,11 @@ what finds its cases without reading them:
   for one deck reads one block of each chunk, not the chunk;
 - ``errors``: why a case was not solved, for the few that were not.
 
+A chunk's cases are numbered by their place in the file from its ``first_index`` on, but for the
+numbers in its ``gaps`` (runs ``[first, how many]``, ``None`` as nearly always): a bad case the split
+read past keeps its number, and the chunk goes on past it (a fault costs no chunk of its own). Every
+read turns a chunk's ``k``-th case into its number here (:func:`case_number`, :func:`case_place`).
+
 A chunk's values compressed together cost less than each alone and compress better (a
 10-20-30 trace shares most of its bytes with its neighbours'); what a case costs the
 database is its bytes, not a row and its index entries.
@@ -103,22 +108,6 @@ def runs(span: Numbered) -> Iterator[tuple[int, int, int]]:
     yield k, number, span.count - k
 
 
-def gaps_of(numbers: Iterable[int]) -> list[list[int]] | None:
-    """The numbers a chunk's cases skip (ascending) as the chunk keeps them, runs ``[first, how many]``;
-    ``None`` for none.
-
-    >>> gaps_of([4, 5, 9]), gaps_of([])
-    ([[4, 2], [9, 1]], None)
-    """
-    runs: list[list[int]] = []
-    for number in numbers:
-        if runs and runs[-1][0] + runs[-1][1] == number:
-            runs[-1][1] += 1
-        else:
-            runs.append([number, 1])
-    return runs or None
-
-
 def case_number(chunk: Numbered, k: int) -> int:
     """The number (place in the file, from 1) of a chunk's ``k``-th case (from 0)."""
     number = chunk.first_index + k
@@ -135,11 +124,12 @@ def case_numbers(chunk: Numbered) -> Sequence[int]:
     >>> list(case_numbers(Summary(1, 3, 4, None, [], [], [[4, 2], [7, 1]])))
     [3, 6, 8, 9]
     """
-    first, count, gaps = chunk.first_index, chunk.count, chunk.gaps
-    if not gaps:
-        return range(first, first + count)
-    skipped = {number for start, length in gaps for number in range(start, start + length)}
-    return [n for n in range(first, end_number(chunk)) if n not in skipped]
+    if not chunk.gaps:
+        return range(chunk.first_index, chunk.first_index + chunk.count)
+    numbers: list[int] = []
+    for _, number, count in runs(chunk):
+        numbers.extend(range(number, number + count))
+    return numbers
 
 
 def case_place(chunk: Numbered, index: int) -> int | None:
@@ -328,7 +318,7 @@ class Summary:
     numbers: list[tuple[int, int, int]]
     #: Its cases by (outcome code, solve time in µs): ``(code, µs, cases)``, in order (code 0: not solved).
     times: list[tuple[int, int, int]]
-    #: The numbers its cases skip (:func:`gaps_of`).
+    #: The numbers its cases skip (``Chunk.gaps``).
     gaps: list[Any] | None = None
 
     @classmethod
