@@ -74,10 +74,12 @@ def test_the_workers_view_shows_the_chunk_each_process_solves_now(db: Database, 
         session.add(WorkerRow(name="gone:5", concurrency=1, seen_at=now - timedelta(minutes=5)))
         chunk = session.scalars(select(Chunk).where(Chunk.job_id == job["id"]).order_by(Chunk.seq)).first()
         chunk.status, chunk.worker, chunk.dispatched_at = ChunkStatus.RUNNING, "box:1:42", now
+        chunk.gaps = [[chunk.first_index + 1, 3]]  # its cases skip three bad ones: its last case is three further
     view = {w.name: w for w in overview_queries.workers().workers}
     since = (utcnow() - now).total_seconds()  # what the age may hold beyond the 3 s, the look having taken it
     busy = view["box:1"].busy
-    assert [(p.pid, p.job_id, p.first_index, p.cases) for p in busy] == [(42, job["id"], chunk.first_index, chunk.count)]
+    assert [(p.pid, p.job_id, p.first_index, p.last_index, p.cases) for p in busy] == [
+        (42, job["id"], chunk.first_index, chunk.first_index + chunk.count + 2, chunk.count)]
     assert view["box:1"].alive and 3 <= view["box:1"].heartbeat_age_seconds <= 3 + since + 0.05  # to a tenth
     assert not view["gone:5"].alive and view["gone:5"].busy == []
     assert [w.name for w in overview_queries.workers().workers] == ["box:1", "gone:5"]  # alive first

@@ -24,6 +24,7 @@ from worker.jobs.views import (
     WorkerView,
 )
 from worker.states import ACTIVE, OPEN_CHUNKS, UNFINISHED, ChunkStatus, JobStatus
+from worker.store.chunks import end_number
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, ThroughputRow, WorkerRow, utcnow
 from worker.store.owners import EVERYTHING, Viewer
@@ -105,7 +106,8 @@ class OverviewQueries:
             series, tasks = self._work_done(session, since)
             # What a process is busy with is shown only of the jobs the viewer sees.
             running = session.execute(
-                select(Chunk.worker, Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.count, Chunk.lease_until)
+                select(Chunk.worker, Chunk.id, Chunk.job_id, Chunk.first_index, Chunk.count, Chunk.gaps,
+                       Chunk.lease_until)
                 .join(Job).where(Chunk.status == ChunkStatus.RUNNING, self.viewer.reads(Job.owner))
                 .order_by(Chunk.id)).all()
         busy: dict[str, list[ProcessView]] = {}
@@ -114,7 +116,7 @@ class OverviewQueries:
                 worker, pid = chunk.worker.rsplit(":", 1)
                 busy.setdefault(worker, []).append(ProcessView(
                     name=chunk.worker, pid=int(pid) if pid.isdigit() else 0, job_id=chunk.job_id, chunk_id=chunk.id,
-                    first_index=chunk.first_index, cases=chunk.count,
+                    first_index=chunk.first_index, last_index=end_number(chunk) - 1, cases=chunk.count,
                     started_at=chunk.lease_until - self.lease if chunk.lease_until else None))
         minute = now - timedelta(seconds=60)
         details = []

@@ -283,6 +283,8 @@ class ProcessView(View):
     job_id: int = doc("The job of the chunk it is solving.")
     chunk_id: int = doc("The chunk it is solving.")
     first_index: int = doc("The chunk's first case, from 1.")
+    last_index: int = doc("The chunk's last case (more than first_index + cases - 1 when bad cases of the file "
+                          "come between its cases).")
     cases: int = doc("Cases in the chunk.")
     started_at: datetime | None = doc("When it took the chunk.", format="date-time")
 

@@ -6,7 +6,7 @@ import { rateChart } from "./charts.js";
 
 function worker(w) {
   const busy = w.busy.length ? w.busy.map((p) => h("li", {}, `process ${p.pid}: `, h("a", { href: `/jobs/${p.job_id}` }, `job #${p.job_id}`),
-    `, cases ${count(p.first_index)}–${count(p.first_index + p.cases - 1)}`)) : [h("li", { class: "muted" }, "nothing")];
+    `, cases ${count(p.first_index)}–${count(p.last_index)}`)) : [h("li", { class: "muted" }, "nothing")];
   return { busy, age: w.heartbeat_age_seconds === null ? "stopped" : `${w.heartbeat_age_seconds} s ago` };
 }
 
