@@ -64,10 +64,12 @@ cdef class Out:
     cdef str take_text(self)
 
 
-# What writes a batch: each core's ``_write_batch``.
-ctypedef int (*Writer)(list texts, long long first, bint traced, object one, Out lines, Out records) except? -1
+# What solves one case of a batch in C: each core's ``_batch_case``. It writes the case's judge
+# line (without its newline) into ``lines`` and, with ``traced``, its record and a newline into
+# ``records``, and returns 1; or it writes nothing and returns 0, leaving the case to Python.
+ctypedef int (*BatchCase)(str text, long long index, bint traced, Out lines, Out records) except? -1
 
-cdef tuple batch(Writer write, list texts, long long first, bint traced, object one)
+cdef tuple batch(BatchCase solve, list texts, long long first, bint traced, object one)
 
 # What solves one case of a chunk in C: each core's ``_chunk_case``. It writes the case's judge
 # line (without its newline) into ``lines`` and, with ``traced``, its packed trace into
@@ -77,6 +79,13 @@ ctypedef int (*CaseSolver)(const char* text, Py_ssize_t size, long long index, b
                            Out traces, int* number, int* extra) except? -1
 
 cdef tuple chunk(CaseSolver solve, bytes inputs, long long first, bint traced, object deadline, object one)
+
+# A core's ``solve_batch`` and ``solve_chunk`` (see out.py).
+cdef class Solver:
+    cdef BatchCase batch_case
+    cdef CaseSolver chunk_case
+
+cdef Solver solver(BatchCase batch_case, CaseSolver chunk_case)
 
 
 # A block of canonical inputs being filled (``Engine.read_inputs``, see Block in out.py): the

@@ -99,15 +99,22 @@ class Out:
 _spare = cython.declare(list, [])
 
 
-def batch(write, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """A core's ``solve_batch``: ``write`` (its ``_write_batch``) writes the judge lines and
-    the records of ``texts``, numbered from ``first``, into two borrowed buffers (taken
-    from those given back before, or new): ``(lines, records)``, a ``str`` and a ``bytes``."""
+def batch(solve, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+    """A core's ``solve_batch``: the judge lines and records of ``texts``, numbered from ``first``,
+    each solved by ``solve`` (its ``_batch_case``) or, where that leaves it, by ``one``; written into
+    two borrowed buffers (taken from those given back before, or new) and returned as a ``str`` and
+    a ``bytes``."""
     lines: Out = _spare.pop() if _spare else Out()
     records: Out = _spare.pop() if _spare else Out()
     lines.size = records.size = 0
+    text: str
     try:
-        write(texts, first, traced, one, lines, records)
+        for text in texts:
+            if solve(text, first, traced, lines, records):
+                put(lines, b"\n", 1)
+            else:
+                records.fallback(lines, one(first, text, traced))
+            first += 1
         return lines.take_text(), records.take()
     finally:
         # Kept for the next batch (at most four: two batches at once, see the module's doc).
@@ -229,6 +236,28 @@ def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, dea
         for out in (lines, traces):
             if len(_spare) < 4:
                 _spare.append(out)
+
+
+@cython.cclass
+class Solver:
+    """A core's ``solve_batch`` and ``solve_chunk`` over its two C solvers of one case, which a
+    core's module exports as its own: :meth:`Engine.solve_batch
+    <worker.engines.engine.Engine.solve_batch>` and :meth:`Engine.solve_chunk
+    <worker.engines.engine.Engine.solve_chunk>` in C, ``one`` solving what they leave."""
+
+    def solve_batch(self, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+        return batch(self.batch_case, texts, first, traced, one)
+
+    def solve_chunk(self, inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
+                    one: object) -> tuple:
+        return chunk(self.chunk_case, inputs, first, traced, deadline, one)
+
+
+@cython.cfunc
+def solver(batch_case: BatchCase, chunk_case: CaseSolver) -> Solver:
+    made: Solver = Solver()
+    made.batch_case, made.chunk_case = batch_case, chunk_case
+    return made
 
 
 @cython.cfunc
@@ -413,6 +442,8 @@ def read_decks(game: Reader, data: bytes, at: cython.Py_ssize_t, final: cython.b
     stop: cython.Py_ssize_t
     j: cython.Py_ssize_t
     width: cython.int
+    taken: cython.int  # cards taken from the line in one step
+    column: cython.Py_ssize_t
     decks: cython.int = 0  # complete decks in the stretch
     cards: cython.int = 0  # cards of the deck being read
     held: cython.ulonglong = 0  # what they add up to
@@ -431,44 +462,37 @@ def read_decks(game: Reader, data: bytes, at: cython.Py_ssize_t, final: cython.b
         if written == 0 and block is not None:
             texts = reserve(block, _STRETCH)
         plain = game.plain_line(s + at, stop - at, held, cython.address(with_line), texts + written)
+        if cards + plain > 52:
+            plain = 0
         j = at
-        if plain and cards + plain <= 52:  # a plain line inside a deck, as judge files write them: taken whole
-            j = stop
+        while j < stop:
+            if plain:  # a plain line inside a deck, as judge files write them: taken whole
+                taken, column, j = plain, 1, stop
+                written += stop - at + 1  # (the line is there)
+                texts[written - 1] = 32
+                held = with_line
+            else:  # any other line card by card
+                while j < stop and is_space(s[j]):
+                    j += 1
+                if j == stop:
+                    break
+                width = game.one_card(s + j, stop - j, cython.address(held), texts + written)
+                if width == 0:
+                    return start, start_line, count, True
+                taken, column = 1, j - at + 1
+                written += width + 1
+                j += width
             if cards == 0:
                 if decks == _MOST:
                     return start, start_line, count, True
-                _where[decks][0], _where[decks][1] = line, 1
-            written += stop - at + 1  # (the line is there)
-            texts[written - 1] = 32
-            held = with_line
-            cards += plain
+                _where[decks][0], _where[decks][1] = line, column
+            cards += taken
             if cards == 52:
                 if held != game.whole:
                     return start, start_line, count, True
                 _deck_end[decks] = written
                 cards, held = 0, 0
                 decks += 1
-        while j < stop:  # (any other line card by card)
-            while j < stop and is_space(s[j]):
-                j += 1
-            if j == stop:
-                break
-            width = game.one_card(s + j, stop - j, cython.address(held), texts + written)
-            if width == 0:
-                return start, start_line, count, True
-            if cards == 0:
-                if decks == _MOST:
-                    return start, start_line, count, True
-                _where[decks][0], _where[decks][1] = line, j - at + 1
-            written += width + 1
-            cards += 1
-            if cards == 52:
-                if held != game.whole:
-                    return start, start_line, count, True
-                _deck_end[decks] = written
-                cards, held = 0, 0
-                decks += 1
-            j += width
         if per_line and not fits_layout(per_line, flow, at_line, decks * 52 + cards - at_line):
             return start, start_line, count, True
         line += 1

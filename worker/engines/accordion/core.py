@@ -11,8 +11,8 @@ from cython.cimports.cpython.long import PyLong_FromLong
 from cython.cimports.cpython.ref import Py_INCREF
 from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcpy
-from cython.cimports.worker.engines.out import (Block, Out, Reader, batch, chunk, deck_reader, is_space, put,
-                                                put_int, read_text, reserve)
+from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, deck_reader, is_space, put,
+                                                put_int, read_text, reserve, solver)
 
 from worker.engines.accordion.trace import PILES
 
@@ -303,39 +303,21 @@ def play(text: str, traced: cython.bint) -> object:
     return (_ints(_sizes, piles), _judge_line(piles), record)
 
 
-def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
-    return batch(_write_batch, texts, first, traced, one)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
-                 records: Out) -> cython.int:
-    piles: cython.int
-    text: str
-    for text in texts:
-        if not read_text(_read_at, text):
-            records.fallback(lines, one(index, text, traced))
-            index += 1
-            continue
-        piles = _play(traced)
-        _put_line(lines, piles)
-        put(lines, b"\n", 1)
-        if traced:
-            records.head(index, b"win" if piles == 1 else b"loss", piles)
-            _put_sizes(records, piles)
-            put(records, b',"trace":', 9)
-            _put_trace(records)
-            put(records, b"}\n", 2)
-        index += 1
-    return 0
-
-
-def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-                one: object) -> tuple:
-    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
-    return chunk(_chunk_case, inputs, first, traced, deadline, one)
+def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
+    """One deck of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
+    if not read_text(_read_at, text):
+        return 0
+    piles: cython.int = _play(traced)
+    _put_line(lines, piles)
+    if traced:
+        records.head(index, b"win" if piles == 1 else b"loss", piles)
+        _put_sizes(records, piles)
+        put(records, b',"trace":', 9)
+        _put_trace(records)
+        put(records, b"}\n", 2)
+    return 1
 
 
 @cython.cfunc
@@ -351,6 +333,11 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
         _put_trace(traces)
     number[0], extra[0] = piles, 0
     return 1 if piles == 1 else 2
+
+
+_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
+solve_batch = _solver.solve_batch
+solve_chunk = _solver.solve_chunk
 
 
 # --------------------------------------------------------------------- reading a judge file

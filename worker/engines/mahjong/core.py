@@ -9,9 +9,9 @@ import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, Reader, batch, chunk, is_space, line_end, load64,
-                                                lowest, new_case, prefetch, put, put_int, read_text, reader,
-                                                reserve, took)
+from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, is_space, line_end, load64, lowest,
+                                                new_case, prefetch, put, put_int, read_text, reader, reserve,
+                                                solver, took)
 
 from worker.engines.mahjong.table import read_section
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -236,14 +236,6 @@ def _waited(text: str) -> cython.int:
     return _solve()
 
 
-def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-                one: object) -> tuple:
-    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
-    if _payload is None:
-        _load()
-    return chunk(_chunk_case, inputs, first, traced, deadline, one)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
 def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
@@ -252,12 +244,19 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     for; its outcome's code (ready 1, not ready 2; 0: not 13 valid tiles)."""
     if not _read_at(s, size):
         return 0
+    if _payload is None:
+        _load()
     count: cython.int = _solve()
     _put_line(lines, index, count)
     if traced:
         _put_trace(traces, count)
     number[0], extra[0] = count, 0
     return 1 if count else 2
+
+
+_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
+solve_batch = _solver.solve_batch
+solve_chunk = _solver.solve_chunk
 
 
 def solve(case: Case, trace: cython.bint) -> object:
@@ -285,42 +284,30 @@ def solve_packed(case: Case) -> object:
     return _result(count, _judge_line(case.index, count), None), trace
 
 
-def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
-    return batch(_write_batch, texts, first, traced, one)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
-                 records: Out) -> cython.int:
-    count: cython.int
+def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
+    """One hand of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
+    count: cython.int = _waited(text)
     j: cython.int
-    text: str
-    for text in texts:
-        count = _waited(text)
-        if count < 0:
-            records.fallback(lines, one(index, text, traced))
-            index += 1
-            continue
-        _put_line(lines, index, count)
-        put(lines, b"\n", 1)
-        if traced and not count:  # most hands: all but the index is the same
-            put(records, b'{"index":', 9)
-            put_int(records, index)
-            put(records, _NOT_READY, len(_NOT_READY))
-        elif traced:
-            records.head(index, b"ready", count)
-            put(records, b"[", 1)
-            for j in range(count):
-                put(records, b',"' if j else b'"', 2 if j else 1)
-                put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
-                put(records, b'"', 1)
-            put(records, b'],"trace":', 10)
-            _put_trace(records, count)
-            put(records, b"}\n", 2)
-        index += 1
-    return 0
+    if count < 0:
+        return 0
+    _put_line(lines, index, count)
+    if traced and not count:  # most hands: all but the index is the same
+        put(records, b'{"index":', 9)
+        put_int(records, index)
+        put(records, _NOT_READY, len(_NOT_READY))
+    elif traced:
+        records.head(index, b"ready", count)
+        put(records, b"[", 1)
+        for j in range(count):
+            put(records, b',"' if j else b'"', 2 if j else 1)
+            put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
+            put(records, b'"', 1)
+        put(records, b'],"trace":', 10)
+        _put_trace(records, count)
+        put(records, b"}\n", 2)
+    return 1
 
 
 @cython.cfunc

@@ -9,8 +9,8 @@ judge line and the traces :mod:`.trace` makes, per case or for a batch or a chun
 import cython
 import orjson
 from cython.cimports.libc.string import memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, Reader, batch, chunk, deck_reader, is_space, put,
-                                                put_int, read_text, reserve)
+from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, deck_reader, is_space, put,
+                                                put_int, read_text, reserve, solver)
 
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
@@ -400,47 +400,28 @@ _LINES = cython.declare(tuple, (b"Win : ", b"Loss: ", b"Draw: "))
 _WORDS = cython.declare(tuple, (b"win", b"loss", b"draw"))
 
 
-def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
-    return batch(_write_batch, texts, first, traced, one)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
-                 records: Out) -> cython.int:
+def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
+    """One deck of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
     out: cython.int[4] = [0, 0, 0, 0]
-    outcome: cython.int
-    seen: cython.int
-    text: str
-    for text in texts:
-        outcome = _outcome(traced, out) if read_text(_read_at, text) else _LONG
-        if outcome == _LONG:
-            records.fallback(lines, one(index, text, traced))
-            index += 1
-            continue
-        seen = _seen if outcome == _DRAW else 0
-        put(lines, _LINES[outcome], 6)
-        put_int(lines, out[0])
-        put(lines, b"\n", 1)
-        if traced:
-            records.head(index, _WORDS[outcome], out[0])
-            if seen:
-                put(records, b"[", 1)
-                put_int(records, seen)
-                put(records, b'],"trace":', 10)
-            else:
-                put(records, b'[],"trace":', 11)
-            _trace_json(records, seen, out[0], out[1], out[2])
-            put(records, b"}\n", 2)
-        index += 1
-    return 0
-
-
-def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-                one: object) -> tuple:
-    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
-    return chunk(_chunk_case, inputs, first, traced, deadline, one)
+    outcome: cython.int = _outcome(traced, out) if read_text(_read_at, text) else _LONG
+    if outcome == _LONG:
+        return 0
+    seen: cython.int = _seen if outcome == _DRAW else 0
+    put(lines, _LINES[outcome], 6)
+    put_int(lines, out[0])
+    if traced:
+        records.head(index, _WORDS[outcome], out[0])
+        if seen:
+            put(records, b"[", 1)
+            put_int(records, seen)
+            put(records, b'],"trace":', 10)
+        else:
+            put(records, b'[],"trace":', 11)
+        _trace_json(records, seen, out[0], out[1], out[2])
+        put(records, b"}\n", 2)
+    return 1
 
 
 @cython.cfunc
@@ -464,6 +445,11 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
         _put_packed(traces, out[0], out[1], out[2], out[3])
     number[0], extra[0] = out[0], seen
     return outcome + 1
+
+
+_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
+solve_batch = _solver.solve_batch
+solve_chunk = _solver.solve_chunk
 
 
 # --------------------------------------------------------------------- reading a judge file
