@@ -1,26 +1,13 @@
-"""What the native cores share (compiled only): the growing buffer of bytes a batch is
-written into, the loop that solves a stored chunk (:func:`chunk`), and making the cases
-their readers find.
+"""What the native cores share (compiled only; its C interface is ``out.pxd``, which they ``cimport``).
 
-A batch of cases solved in C (``solve_batch`` of each core) writes its judge lines into
-one :class:`Out` and its ``--traces`` records into another, and hands each over as one
-``str`` or ``bytes``: a Python object a case, or a ``%`` template filled a case, would
-cost more than the native core takes to solve it. The records are the bytes
-:meth:`worker.engines.engine.Engine.record` makes; the differential tests
-(``tests/engines/test_native.py``) hold every core to them.
+- :class:`Out`, a growing buffer: a batch's judge lines and records, or a chunk's lines and packed
+  traces, are written into two and handed over as one ``str`` or ``bytes`` each (a Python object
+  a case would cost more than solving it). Buffers are borrowed and given back, so the next batch
+  writes into memory already mapped (fresh memory costs a page fault every 4 KiB).
+- :class:`Solver` and :class:`Reader`: a core's ``solve_batch``/``solve_chunk`` and
+  ``read``/``read_inputs``, over the few C functions of its own game.
 
-A batch (:func:`batch`) borrows its two buffers and gives them back: the next batch
-writes into memory already mapped, where fresh memory would cost a page fault every
-4 KiB; and a batch in another thread, while this one waits for the engine to solve a
-case, borrows others.
-
-A chunk (:func:`chunk`, each core's ``solve_chunk``) is solved the same way, from the
-canonical texts as the store keeps them (one ``bytes``, a text a line), into the buffers of
-:class:`worker.engines.chunks.ChunkSolution`: its judge lines and packed traces written into
-two borrowed buffers, its outcomes, numbers, extras, solve times and input hashes into
-arrays made once for the chunk.
-
-Its C interface is in ``out.pxd``, which the cores ``cimport``.
+``tests/engines/test_native.py`` holds every core to the Python engines, record for record.
 """
 
 import cython
