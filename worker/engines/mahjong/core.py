@@ -133,9 +133,29 @@ def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
-    """The hand's counts into ``_counts``, if the ``size`` bytes at ``s`` are a canonical hand (13
-    tiles between single spaces, at most four of a kind); anything else is left to the engine."""
-    return _plain_hand(s, size, size)
+    """The hand's counts into ``_counts``, if the ``size`` bytes at ``s`` are 13 tiles (single
+    spaces, at most four of a kind); anything else is left to the engine, which knows what to say."""
+    at: cython.Py_ssize_t = 0
+    start: cython.Py_ssize_t
+    tiles: cython.int = 0
+    kind: cython.int
+    j: cython.int
+    for j in range(34):
+        _counts[j] = 0
+    while True:
+        start = at
+        while at < size and s[at] != 32:
+            at += 1
+        if at == start or at - start > 5:
+            return False
+        kind = _kind(s + start, at - start)
+        if kind < 0 or _counts[kind] == 4:
+            return False
+        _counts[kind] += 1
+        tiles += 1
+        if at == size:
+            return tiles == 13
+        at += 1
 
 
 @cython.cfunc
