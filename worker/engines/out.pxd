@@ -1,7 +1,8 @@
 # The C interface of out.py, for the cores that cimport it (Cython reads this beside
 # out.py). The small writers are inline here: a call into another module per few bytes
 # would cost more than the bytes.
-from libc.string cimport memcpy
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from libc.string cimport memchr, memcpy
 
 cdef extern from *:
     """
@@ -63,10 +64,12 @@ cdef class Out:
     cdef str take_text(self)
 
 
-# What writes a batch: each core's ``_write_batch``.
-ctypedef int (*Writer)(list texts, long long first, bint traced, object one, Out lines, Out records) except? -1
+# What solves one case of a batch in C: each core's ``_batch_case``. It writes the case's judge
+# line (without its newline) into ``lines`` and, with ``traced``, its record and a newline into
+# ``records``, and returns 1; or it writes nothing and returns 0, leaving the case to Python.
+ctypedef int (*BatchCase)(str text, long long index, bint traced, Out lines, Out records) except? -1
 
-cdef tuple batch(Writer write, list texts, long long first, bint traced, object one)
+cdef tuple batch(BatchCase solve, list texts, long long first, bint traced, object one)
 
 # What solves one case of a chunk in C: each core's ``_chunk_case``. It writes the case's judge
 # line (without its newline) into ``lines`` and, with ``traced``, its packed trace into
@@ -77,8 +80,13 @@ ctypedef int (*CaseSolver)(const char* text, Py_ssize_t size, long long index, b
 
 cdef tuple chunk(CaseSolver solve, bytes inputs, long long first, bint traced, object deadline, object one)
 
-# A case as the native readers make it (see new_case in out.py).
-cdef object new_case(long long index, str text, long long line, long long column)
+# A core's ``solve_batch`` and ``solve_chunk`` (see out.py).
+cdef class Solver:
+    cdef BatchCase batch_case
+    cdef CaseSolver chunk_case
+
+cdef Solver solver(BatchCase batch_case, CaseSolver chunk_case)
+
 
 # A block of canonical inputs being filled (``Engine.read_inputs``, see Block in out.py): the
 # texts of its cases, each ending in a newline, in the buffer. The block takes at most ``want``
@@ -90,6 +98,60 @@ cdef class Block(Out):
     cdef readonly Py_ssize_t taken  # the cases the block takes so far
     cdef Py_ssize_t mark  # the buffer's size after them
     cdef readonly bint full  # it takes no more
+
+
+# What checks a case's canonical text at ``s`` and loads it for play: each core's ``_read_at``.
+ctypedef bint (*ReadAt)(const char* s, Py_ssize_t size) noexcept
+
+
+cdef inline bint read_text(ReadAt read_at, str text) noexcept:
+    """``read_at`` of ``text``, which is ASCII in every case (a lone surrogate has no UTF-8)."""
+    cdef Py_ssize_t size
+    if not text.isascii():
+        return False
+    cdef const char* s = PyUnicode_AsUTF8AndSize(text, &size)
+    return read_at(s, size)
+
+
+# The native readers' loop over a judge file (``read_from`` of a :class:`Reader`, or
+# ``read_decks`` in out.py): from ``at`` in ``data``, the cases as Case values into ``cases``
+# or, for ``read_inputs``, their texts into ``block``; returns where the next line to read
+# starts, its number, the count of cases, and whether a line is left to the Python readers.
+ctypedef tuple (*ReadFrom)(bytes data, Py_ssize_t at, bint final, long long line, long long count,
+                           list cases, Block block, int per_line, bint flow)
+# How read_decks reads a game's cards: a plain line whole (its cards, 0 for another line;
+# ``held`` the deck's cards so far, ``after`` them with the line's), or one card of another
+# line (the bytes it spans, 0 for none); each copies its text, a space after each card.
+ctypedef int (*PlainLine)(const char* s, Py_ssize_t size, unsigned long long held,
+                          unsigned long long* after, char* copy) noexcept
+ctypedef int (*OneCard)(const char* s, Py_ssize_t size, unsigned long long* held, char* copy) noexcept
+
+
+# A core's ``read`` and ``read_inputs`` (see out.py).
+cdef class Reader:
+    cdef ReadFrom read_from
+    cdef PlainLine plain_line
+    cdef OneCard one_card
+    cdef unsigned long long whole
+    cdef tuple _read(self, bytes data, Py_ssize_t at, bint final, long long line, long long count, list cases,
+                     Block block, int per_line, bint flow)
+
+cdef Reader reader(ReadFrom read_from)
+cdef Reader deck_reader(PlainLine plain_line, OneCard one_card, unsigned long long whole)
+cdef object new_case(long long index, str text, long long line, long long column)
+
+
+cdef inline Py_ssize_t line_end(const char* s, Py_ssize_t at, Py_ssize_t size, bint final,
+                                Py_ssize_t longest) noexcept:
+    """Where the line from ``at`` ends: -1 where it goes on in the next block, -2 where it is longer
+    than ``longest`` (the native readers leave it to Python)."""
+    cdef const char* newline = <const char*>memchr(s + at, 10, size - at)
+    cdef Py_ssize_t stop = size if newline == NULL else newline - s
+    if stop - at > longest:
+        return -2
+    if newline == NULL and not final:
+        return -1
+    return stop
 
 
 cdef inline bint is_space(char c) noexcept:

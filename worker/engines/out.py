@@ -1,26 +1,13 @@
-"""What the native cores share (compiled only): the growing buffer of bytes a batch is
-written into, the loop that solves a stored chunk (:func:`chunk`), and making the cases
-their readers find.
+"""What the native cores share (compiled only; its C interface is ``out.pxd``, which they ``cimport``).
 
-A batch of cases solved in C (``solve_batch`` of each core) writes its judge lines into
-one :class:`Out` and its ``--traces`` records into another, and hands each over as one
-``str`` or ``bytes``: a Python object a case, or a ``%`` template filled a case, would
-cost more than the native core takes to solve it. The records are the bytes
-:meth:`worker.engines.engine.Engine.record` makes; the differential tests
-(``tests/engines/test_native.py``) hold every core to them.
+- :class:`Out`, a growing buffer: a batch's judge lines and records, or a chunk's lines and packed
+  traces, are written into two and handed over as one ``str`` or ``bytes`` each (a Python object
+  a case would cost more than solving it). Buffers are borrowed and given back, so the next batch
+  writes into memory already mapped (fresh memory costs a page fault every 4 KiB).
+- :class:`Solver` and :class:`Reader`: a core's ``solve_batch``/``solve_chunk`` and
+  ``read``/``read_inputs``, over the few C functions of its own game.
 
-A batch (:func:`batch`) borrows its two buffers and gives them back: the next batch
-writes into memory already mapped, where fresh memory would cost a page fault every
-4 KiB; and a batch in another thread, while this one waits for the engine to solve a
-case, borrows others.
-
-A chunk (:func:`chunk`, each core's ``solve_chunk``) is solved the same way, from the
-canonical texts as the store keeps them (one ``bytes``, a text a line), into the buffers of
-:class:`worker.engines.chunks.ChunkSolution`: its judge lines and packed traces written into
-two borrowed buffers, its outcomes, numbers, extras, solve times and input hashes into
-arrays made once for the chunk.
-
-Its C interface is in ``out.pxd``, which the cores ``cimport``.
+``tests/engines/test_native.py`` holds every core to the Python engines, record for record.
 """
 
 import cython
@@ -99,15 +86,22 @@ class Out:
 _spare = cython.declare(list, [])
 
 
-def batch(write, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """A core's ``solve_batch``: ``write`` (its ``_write_batch``) writes the judge lines and
-    the records of ``texts``, numbered from ``first``, into two borrowed buffers (taken
-    from those given back before, or new): ``(lines, records)``, a ``str`` and a ``bytes``."""
+def batch(solve, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+    """A core's ``solve_batch``: the judge lines and records of ``texts``, numbered from ``first``,
+    each solved by ``solve`` (its ``_batch_case``) or, where that leaves it, by ``one``; written into
+    two borrowed buffers (taken from those given back before, or new) and returned as a ``str`` and
+    a ``bytes``."""
     lines: Out = _spare.pop() if _spare else Out()
     records: Out = _spare.pop() if _spare else Out()
     lines.size = records.size = 0
+    text: str
     try:
-        write(texts, first, traced, one, lines, records)
+        for text in texts:
+            if solve(text, first, traced, lines, records):
+                put(lines, b"\n", 1)
+            else:
+                records.fallback(lines, one(first, text, traced))
+            first += 1
         return lines.take_text(), records.take()
     finally:
         # Kept for the next batch (at most four: two batches at once, see the module's doc).
@@ -231,6 +225,28 @@ def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, dea
                 _spare.append(out)
 
 
+@cython.cclass
+class Solver:
+    """A core's ``solve_batch`` and ``solve_chunk`` over its two C solvers of one case, which a
+    core's module exports as its own: :meth:`Engine.solve_batch
+    <worker.engines.engine.Engine.solve_batch>` and :meth:`Engine.solve_chunk
+    <worker.engines.engine.Engine.solve_chunk>` in C, ``one`` solving what they leave."""
+
+    def solve_batch(self, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+        return batch(self.batch_case, texts, first, traced, one)
+
+    def solve_chunk(self, inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
+                    one: object) -> tuple:
+        return chunk(self.chunk_case, inputs, first, traced, deadline, one)
+
+
+@cython.cfunc
+def solver(batch_case: BatchCase, chunk_case: CaseSolver) -> Solver:
+    made: Solver = Solver()
+    made.batch_case, made.chunk_case = batch_case, chunk_case
+    return made
+
+
 @cython.cfunc
 @cython.exceptval(-1)
 def _fallback(one: object, s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong,
@@ -312,3 +328,168 @@ class Block(Out):
         self.size -= self.mark
         self.taken, self.mark, self.full = 0, 0, True
         return block, count
+
+
+@cython.cclass
+class Reader:
+    """A core's two native readers over one loop: ``read`` (for
+    :func:`~worker.engines.handover.read_cases`) gives Case values, ``read_inputs`` (for
+    :class:`~worker.engines.handover.InputBlocks`) writes the canonical texts into a Block until
+    it is full. Each reads from ``at`` in ``data``, where a case starts a line, while the lines are
+    as judge files write them; ``per_line`` and ``flow``: the file's layout (0: none, see
+    :mod:`worker.engines.layout`). A core's module exports both as its ``read`` and ``read_inputs``.
+    """
+
+    @cython.cfunc
+    def _read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+              count: cython.longlong, cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+        if self.read_from != cython.NULL:
+            return self.read_from(data, at, final, line, count, cases, block, per_line, flow)
+        return read_decks(self, data, at, final, line, count, cases, block, per_line, flow)
+
+    def read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+             count: cython.longlong, per_line: cython.int, flow: cython.bint) -> tuple:
+        """``(cases, at, line, count, stopped)``: the Case values read, then as ``read_inputs``."""
+        cases: list = []
+        return (cases, *self._read(data, at, final, line, count, cases, None, per_line, flow))
+
+    def read_inputs(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+                    count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+        """``(at, line, count, stopped)``: where the next line starts, its number, the count of cases
+        after those read, and whether the reading stopped at lines left to the Python readers."""
+        return self._read(data, at, final, line, count, None, block, per_line, flow)
+
+
+@cython.cfunc
+def reader(read_from: ReadFrom) -> Reader:
+    """The readers of a core whose cases are read by its own loop (a hand a line)."""
+    made: Reader = Reader()
+    made.read_from = read_from
+    return made
+
+
+@cython.cfunc
+def deck_reader(plain_line: PlainLine, one_card: OneCard, whole: cython.ulonglong) -> Reader:
+    """The readers of a core whose cases are decks of 52 cards over any lines (:func:`read_decks`):
+    ``whole`` is what a good deck's cards add up to, as ``plain_line`` and ``one_card`` add them."""
+    made: Reader = Reader()
+    made.plain_line, made.one_card, made.whole = plain_line, one_card, whole
+    return made
+
+
+# The longest line, and the most decks in one stretch of lines, that read_decks takes; beyond
+# them the Python readers read on.
+_LONGEST = cython.declare(cython.Py_ssize_t, 1024)
+_MOST = cython.declare(cython.int, 8)
+# A stretch's deck texts, each ending in a space (52 cards of at most three bytes with it), and
+# room for one more line: here, or, for read_inputs, in its block past what it holds.
+_STRETCH = cython.declare(cython.int, 9 * 156)
+_stretch = cython.declare(cython.char[1404])
+_deck_end = cython.declare(cython.int[8])  # where each deck's text ends, after its space
+_where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
+
+
+@cython.cfunc
+def _give(texts: cython.p_char, decks: cython.int, written: cython.int, count: cython.longlong,
+          cases: list, block: Block) -> cython.longlong:
+    """A stretch's ``decks`` decks, read into ``texts`` (``written`` bytes): as Case values into
+    ``cases``, or into ``block``; the count of decks after them."""
+    k: cython.int
+    first: cython.int = 0
+    for k in range(decks):
+        count += 1
+        if block is None:
+            cases.append(new_case(count, PyUnicode_DecodeASCII(texts + first, _deck_end[k] - first - 1,
+                                                               cython.NULL), _where[k][0], _where[k][1]))
+        else:
+            texts[_deck_end[k] - 1] = 10
+            took(block, block.size + _deck_end[k])
+        first = _deck_end[k]
+    if block is not None:
+        block.size += written
+    return count
+
+
+@cython.cfunc
+def read_decks(game: Reader, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+               count: cython.longlong, cases: list, block: Block, per_line: cython.int,
+               flow: cython.bint) -> tuple:
+    """A deck game's reading loop (see ``ReadFrom`` in out.pxd). It takes the file a *stretch* of
+    whole lines at a time: from the start of a deck to the first line end that is also a deck's
+    end (in judge files, every deck's last line). A stretch of good cards, every deck whole
+    (``game.whole``) and every line as the layout says, gives its decks; the first that is not
+    is left whole to the Python readers (the terminator, an error, a deck ending in mid-line for
+    too long, a line longer than any judge file's).
+
+    One loop: a line's steps share the deck being read, which the compiler keeps in registers."""
+    s: cython.p_const_char = PyBytes_AS_STRING(data)
+    size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
+    start: cython.Py_ssize_t = at  # where the stretch starts
+    start_line: cython.longlong = line
+    stop: cython.Py_ssize_t
+    j: cython.Py_ssize_t
+    width: cython.int
+    taken: cython.int  # cards taken from the line in one step
+    column: cython.Py_ssize_t
+    decks: cython.int = 0  # complete decks in the stretch
+    cards: cython.int = 0  # cards of the deck being read
+    held: cython.ulonglong = 0  # what they add up to
+    with_line: cython.ulonglong = 0
+    plain: cython.int
+    texts: cython.p_char = _stretch  # the stretch's texts
+    written: cython.int = 0  # their bytes
+    at_line: cython.int  # the stretch's cards before the line
+    while at < size:
+        stop = line_end(s, at, size, final, _LONGEST)
+        if stop == -2:
+            return start, start_line, count, True
+        if stop == -1:
+            break
+        at_line = decks * 52 + cards
+        if written == 0 and block is not None:
+            texts = reserve(block, _STRETCH)
+        plain = game.plain_line(s + at, stop - at, held, cython.address(with_line), texts + written)
+        if cards + plain > 52:
+            plain = 0
+        j = at
+        while j < stop:
+            if plain:  # a plain line inside a deck, as judge files write them: taken whole
+                taken, column, j = plain, 1, stop
+                written += stop - at + 1  # (the line is there)
+                texts[written - 1] = 32
+                held = with_line
+            else:  # any other line card by card
+                while j < stop and is_space(s[j]):
+                    j += 1
+                if j == stop:
+                    break
+                width = game.one_card(s + j, stop - j, cython.address(held), texts + written)
+                if width == 0:
+                    return start, start_line, count, True
+                taken, column = 1, j - at + 1
+                written += width + 1
+                j += width
+            if cards == 0:
+                if decks == _MOST:
+                    return start, start_line, count, True
+                _where[decks][0], _where[decks][1] = line, column
+            cards += taken
+            if cards == 52:
+                if held != game.whole:
+                    return start, start_line, count, True
+                _deck_end[decks] = written
+                cards, held = 0, 0
+                decks += 1
+        if per_line and not fits_layout(per_line, flow, at_line, decks * 52 + cards - at_line):
+            return start, start_line, count, True
+        line += 1
+        at = stop + 1
+        if cards == 0:  # the stretch ends here
+            count = _give(texts, decks, written, count, cases, block)
+            decks = written = 0
+            start, start_line = min(at, size), line
+            if block is not None and block.full:
+                break
+    if final and (decks or cards):  # a deck cut short by the end of the file
+        return start, start_line, count, True
+    return start, start_line, count, False

@@ -1,15 +1,8 @@
-"""Reading a judge file: what every game's reader shares.
+"""What every game's reader of judge files shares: a stream read in constant memory into
+:class:`Case` values, how a file ends (:class:`Reading`), bad cases read past (:class:`Faults`), and
+errors with their line and column (:class:`InputError`; both 1-based, columns in bytes).
 
-A judge file is read as a stream in constant memory (:func:`read_pieces`, :func:`tokens_with_columns`)
-into :class:`Case` values, each game's reader saying what a case is; :class:`Reading` owns what happens
-at the file's end (the terminator, text after it, a missing one, a file without cases) and whether a
-bad case stops the reading or is read past (:class:`Faults`). What cannot be read is an
-:class:`InputError` (a :class:`Diagnostic` with its line and column).
-
-How a file of decks is read by its layout is :mod:`worker.engines.layout`; how the native core and
-the Python readers take turns over a file, :mod:`worker.engines.handover`.
-
-Positions are 1-based; columns count bytes from the start of the line.
+Layouts: :mod:`worker.engines.layout`; the native core's turns: :mod:`worker.engines.handover`.
 """
 
 from __future__ import annotations
@@ -19,13 +12,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-#: A token longer than this is wrong in every game; capping it keeps memory flat
-#: on a file that is one endless word.
+#: A token longer than this is wrong in every game: memory stays flat on one endless word.
 MAX_TOKEN = 64
 
 CHUNK_SIZE = 1 << 16
-#: The faults of a file named one by one (:class:`Faults`); the rest are only counted, so that a
-#: file whose every line is bad costs no more memory than one with a single fault.
+#: The faults of a file named one by one (:class:`Faults`); the rest are only counted, in flat memory.
 FAULTS_KEPT = 100
 #: The most cases, and bytes, in a block of :meth:`Engine.read_inputs` unless the caller says.
 MAX_CASES = 10_000
@@ -36,7 +27,7 @@ _TOKEN = re.compile(rb"\S+")
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """An error or warning about an input file, with where it is when that is known.
+    """An error or warning about an input file, with where it is when known.
 
     >>> str(Diagnostic('"11" is not a card value (1-10)', 3, 14))
     'line 3, column 14: "11" is not a card value (1-10)'
@@ -84,13 +75,9 @@ class InputError(ValueError):
 
 
 class Faults:
-    """The bad cases of a judge file read on past them (:meth:`Engine.parse` and
-    :meth:`Engine.read_inputs` given one): the first :data:`FAULTS_KEPT` with where they are, how
-    many in all, and the place among the file's cases of the first bad one (``case``), before
-    which every case is good: what a partial judge output holds.
-
-    A bad case keeps its place: the cases after it are numbered as if it were good, so that each
-    case's number is its place in the file.
+    """The bad cases of a judge file read on past them: the first :data:`FAULTS_KEPT` with where
+    they are, how many, and the place of the first (``case``): a partial output holds the cases
+    before it. A bad case keeps its place, so each case's number is its place in the file.
 
     >>> faults = Faults()
     >>> faults.add(InputError('"11" is not a card value (1-10)', 3, 14), 2)
@@ -119,12 +106,8 @@ class Faults:
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """One deck or hand of a judge file.
-
-    ``index`` counts cases from 1 in file order; ``text`` is the canonical input
-    (tokens joined by single spaces), the same for every way of writing the case;
-    ``line`` and ``column`` are where its first token stands in the file.
-    """
+    """One deck or hand of a judge file: ``index`` from 1 in file order, ``text`` the canonical
+    input (tokens joined by single spaces), ``line`` and ``column`` where its first token stands."""
 
     index: int
     text: str
@@ -132,9 +115,8 @@ class Case:
     column: int = 1
 
     def __reduce__(self) -> tuple[type[Case], tuple[int, str, int, int]]:
-        # Batches of cases go to other processes (``dealer solve --jobs``). A frozen
-        # dataclass pickles its state field by field through object.__setattr__, which
-        # costs four times its constructor's arguments, and more than solving a case.
+        # Batches go to other processes (``dealer solve --jobs``): a frozen dataclass unpickles
+        # field by field through object.__setattr__, which costs more than solving the case.
         return Case, (self.index, self.text, self.line, self.column)
 
 
@@ -152,29 +134,16 @@ def only_case(cases: Iterable[Case], unit: str) -> Case:
     return found[0]
 
 
-#: What :func:`read_pieces` yields; a reader may hand on, in place of the bytes, the
-#: :class:`InputError` that stopped its reading (see :meth:`Reading.ended`).
+#: What :func:`read_pieces` yields; or, for the bytes, the InputError that stopped a reader.
 Piece = tuple[int, int, bytes | InputError]
 
 
 class Reading:
-    """How every game's judge file ends, written once for the three readers.
-
-    A file holds cases, then the engine's ``terminator`` where a case would start:
-
-    - a terminator ends the input; a terminator before any case is an error at it
-      (``the file has no decks``);
-    - text after the terminator is ignored, with one warning at the first text after it,
-      and the reader reads no further than that text; bytes that are not text count as
-      text here (the warning is at them: what follows the end need not even be text);
-    - a file without a terminator is read to its end, with a warning; an empty file is
-      an error, and so is one without a case;
-    - a bad case is an error (:meth:`fault`), unless the reading keeps :class:`Faults`: it is
-      then noted there, and the reader goes on with the next case.
-
-    :meth:`Engine.parse` makes one per file and hands it to the game's reader, which calls
-    :meth:`ended` at the terminator or :meth:`unended` at the end of the file. What a case
-    is, and what a case cut short says, stays with the game.
+    """How every game's judge file ends, once for the three readers (one per file, from
+    :meth:`Engine.parse`): the ``terminator`` ends the input (an error before any case); text
+    after it is ignored with one warning at its first text, even bytes that are not text; a file
+    without it is read to its end with a warning; an empty file, or one without a case, is an
+    error; a bad case is an error unless the reading keeps :class:`Faults`.
 
     >>> reading = Reading("#", "deck")
     >>> reading.ended(2, 4, 1, [(4, 2, b"  junk"), (5, 1, b"more")])
@@ -198,8 +167,7 @@ class Reading:
         self.faults = faults
 
     def fault(self, error: InputError, case: int) -> None:
-        """Case ``case`` (its place among the file's cases) is bad, as ``error`` says: raised, or
-        noted in the reading's :class:`Faults`, after which the reader skips the case."""
+        """Case ``case`` is bad, as ``error`` says: raised, or noted in the :class:`Faults`."""
         if self.faults is None:
             raise error
         self.faults.add(error, case)
@@ -208,8 +176,7 @@ class Reading:
         return InputError(f"the file has no {self.unit}s", line, column)
 
     def ended(self, cases: int, line: int, column: int, rest: Iterable[Piece]) -> None:
-        """The terminator, at ``line`` and ``column``, came after ``cases`` cases; ``rest``
-        is what follows it, piece by piece (read no further than its first text)."""
+        """The terminator, at ``line`` and ``column``, came after ``cases`` cases; ``rest``: what follows."""
         if not cases:
             raise self.no_cases(line, column)
         try:
@@ -238,14 +205,9 @@ class Reading:
 
 def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1,
                 column: int = 1) -> Iterator[tuple[int, int, bytes]]:
-    """Read a binary stream as ``(line, column, piece)`` in constant memory (the stream's
-    first line being ``line`` of the file, its first byte at ``column`` of that line).
-
-    A piece lies within one line and never cuts a token in two, so
-    ``piece.split()`` gives whole tokens; ``column`` is where the piece starts.
-    A line may come as several pieces. Bytes that are not text (invalid UTF-8 or
-    NUL) raise :class:`InputError` at their position, as does a token longer than
-    :data:`MAX_TOKEN`.
+    """A binary stream as ``(line, column, piece)`` in constant memory, from ``column`` of ``line``.
+    A piece lies within a line and cuts no token; bytes that are not text (invalid UTF-8, NUL) and
+    a token longer than :data:`MAX_TOKEN` raise :class:`InputError` where they are.
 
     >>> import io
     >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))
@@ -294,7 +256,7 @@ def check_text(piece: bytes, line: int, column: int) -> None:
 
 
 def tokens_with_columns(piece: bytes, column: int) -> list[tuple[bytes, int]]:
-    """The tokens of a piece with the column each starts at (for messages and case starts).
+    """The tokens of a piece with the column each starts at.
 
     >>> tokens_with_columns(b" 10  9", 5)
     [(b'10', 6), (b'9', 10)]

@@ -5,17 +5,14 @@
 case or for a whole batch or chunk. ``tests/engines/test_native.py`` holds it to :mod:`.play`.
 """
 
-from typing import Optional
-
 import cython
-from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.list import PyList_New, PyList_SET_ITEM
 from cython.cimports.cpython.long import PyLong_FromLong
 from cython.cimports.cpython.ref import Py_INCREF
-from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.cimports.libc.string import memchr, memcpy
-from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, fits_layout, is_space, new_case, put,
-                                                put_int, reserve, took)
+from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
+from cython.cimports.libc.string import memcpy
+from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, deck_reader, is_space, put,
+                                                put_int, read_text, reserve, solver)
 
 from worker.engines.accordion.trace import PILES
 
@@ -67,17 +64,6 @@ def _setup() -> cython.void:
 
 
 _setup()
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _read(text: str) -> cython.bint:
-    """The deck into ``_deck``, if ``text`` is a canonical deck (:func:`_read_at`)."""
-    size = cython.declare(cython.Py_ssize_t)
-    if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
-        return False
-    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
-    return _read_at(s, size)
 
 
 @cython.cfunc
@@ -296,7 +282,7 @@ def _put_trace(into: Out) -> cython.int:
 
 def play_packed(text: str) -> object:
     """:func:`play` with the trace as ``orjson.dumps`` writes it (the engine's ``pack_trace``)."""
-    if not _read(text):
+    if not read_text(_read_at, text):
         return None
     piles: cython.int = _play(True)
     _scratch.size = 0
@@ -308,7 +294,7 @@ def play_packed(text: str) -> object:
 def play(text: str, traced: cython.bint) -> object:
     """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge
     line, trace)``, the trace ``None`` unless ``traced``."""
-    if not _read(text):
+    if not read_text(_read_at, text):
         return None
     piles: cython.int = _play(traced)
     record: object = None
@@ -317,39 +303,21 @@ def play(text: str, traced: cython.bint) -> object:
     return (_ints(_sizes, piles), _judge_line(piles), record)
 
 
-def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
-    return batch(_write_batch, texts, first, traced, one)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
-                 records: Out) -> cython.int:
-    piles: cython.int
-    text: str
-    for text in texts:
-        if not _read(text):
-            records.fallback(lines, one(index, text, traced))
-            index += 1
-            continue
-        piles = _play(traced)
-        _put_line(lines, piles)
-        put(lines, b"\n", 1)
-        if traced:
-            records.head(index, b"win" if piles == 1 else b"loss", piles)
-            _put_sizes(records, piles)
-            put(records, b',"trace":', 9)
-            _put_trace(records)
-            put(records, b"}\n", 2)
-        index += 1
-    return 0
-
-
-def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-                one: object) -> tuple:
-    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
-    return chunk(_chunk_case, inputs, first, traced, deadline, one)
+def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
+    """One deck of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
+    if not read_text(_read_at, text):
+        return 0
+    piles: cython.int = _play(traced)
+    _put_line(lines, piles)
+    if traced:
+        records.head(index, b"win" if piles == 1 else b"loss", piles)
+        _put_sizes(records, piles)
+        put(records, b',"trace":', 9)
+        _put_trace(records)
+        put(records, b"}\n", 2)
+    return 1
 
 
 @cython.cfunc
@@ -367,41 +335,34 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     return 1 if piles == 1 else 2
 
 
-# --------------------------------------------------------------------- reading a judge file
+_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
+solve_batch = _solver.solve_batch
+solve_chunk = _solver.solve_chunk
 
-#: The longest line, and the most decks in one stretch of lines (see :func:`read`), that
-#: the native reader takes; beyond them :func:`.read.read_decks` reads on.
-_LONGEST = cython.declare(cython.Py_ssize_t, 1024)
-_MOST = cython.declare(cython.int, 8)
-# The texts of a stretch's decks, one after another, each ending in a space (156 bytes), and
-# room for one more line: here, or, for :func:`read_inputs`, in its block past what it holds.
-_STRETCH = cython.declare(cython.int, 9 * 156)
-_stretch = cython.declare(cython.char[1404])
-_where = cython.declare(cython.longlong[2][8])  # the line and column of each deck's first card
+
+# --------------------------------------------------------------------- reading a judge file
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, seen: cython.longlong,
-                deck: cython.p_longlong, copy: cython.p_char) -> cython.int:
-    """How many cards the ``size`` bytes at ``s`` hold, when they are written plainly (cards
-    between single spaces, nothing before the first or after the last), none of them in ``seen``
-    (a mask of cards) nor twice, and no more than a deck, with ``seen`` and them in ``deck``; 0
-    for any other line. The line is copied to ``copy`` on the way (whatever it holds: at most
-    155 bytes)."""
+def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.ulonglong, after: cython.p_ulonglong,
+                copy: cython.p_char) -> cython.int:
+    """How many cards the line holds when written plainly (cards between single spaces, none in
+    ``held``, a mask of cards, nor twice), ``after`` them with ``held``; 0 for any other line.
+    The line is copied to ``copy`` on the way (whatever it holds: at most 155 bytes)."""
     if size > 155 or size % 3 != 2:
         return 0
     cards: cython.int = cython.cast(cython.int, size + 1) // 3
     k: cython.int
     card: cython.int
     bad: cython.int = 0
-    mask: cython.longlong = seen
-    twice: cython.longlong = 0
-    bit: cython.longlong
+    mask: cython.ulonglong = held
+    twice: cython.ulonglong = 0
+    bit: cython.ulonglong
     for k in range(cards):
         card = _RANK4[cython.cast(cython.uchar, s[3 * k])] | _SUIT[cython.cast(cython.uchar, s[3 * k + 1])]
         bad |= card  # (negative for a byte that is no rank or suit)
-        bit = cython.cast(cython.longlong, 1) << (card & 63)
+        bit = cython.cast(cython.ulonglong, 1) << (card & 63)
         twice |= mask & bit
         mask |= bit
         copy[3 * k] = s[3 * k]
@@ -411,145 +372,29 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, seen: cython.lo
             bad |= -(s[3 * k + 2] != 32)
     if bad < 0 or twice:
         return 0
-    deck[0] = mask
+    after[0] = mask
     return cards
 
 
-def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
-         per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native reader of :func:`~worker.engines.handover.read_cases`.
+@cython.cfunc
+@cython.exceptval(check=False)
+def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ulonglong,
+              copy: cython.p_char) -> cython.int:
+    """A card of a line written otherwise, not in ``held`` (then added): its two bytes, or 0."""
+    if size < 2 or (size > 2 and not is_space(s[2])):
+        return 0
+    rank: cython.int = _RANK4[cython.cast(cython.uchar, s[0])]
+    suit: cython.int = _SUIT[cython.cast(cython.uchar, s[1])]
+    if rank < 0 or suit < 0 or held[0] >> (rank + suit) & 1:
+        return 0
+    held[0] |= cython.cast(cython.ulonglong, 1) << (rank + suit)
+    copy[0], copy[1], copy[2] = s[0], s[1], 32
+    return 2
 
-    It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
-    to the first line end that is also the end of a deck (in judge files, every deck's
-    last line). A stretch of cards only, no deck holding a card twice, gives its decks;
-    the first that is not is left whole to the Python readers (the terminator, an
-    error, a deck ending in mid-line for too long, a line longer than any judge file's).
-    Each line must hold the cards the file's layout says (``per_line`` a line, 0 for a file
-    without a layout; ``flow``: see :mod:`worker.engines.layout`), else the stretch is left
-    to the Python readers, from ``at`` in ``data`` (where a deck starts a line).
-    """
-    cases: list = []
-    return (cases, *_read_from(data, at, final, line, count, cases, None, per_line, flow))
 
-
-#: The buffer :func:`read_inputs` writes into, for ``handover.InputBlocks`` to make one (out.py, which
-#: declares it, imports base, which imports handover: handover cannot import it).
+# The native readers (see out.Reader): a deck's 52 cards are 52 distinct bits.
+_reader = cython.declare(Reader, deck_reader(_plain_line, _one_card, (cython.cast(cython.ulonglong, 1) << 52) - 1))
+read = _reader.read
+read_inputs = _reader.read_inputs
+#: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block
-
-
-def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-                count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native reader of :class:`~worker.engines.handover.InputBlocks`: :func:`read`'s, from ``at``
-    in ``data``, writing each deck's canonical text into ``block`` until it is full."""
-    return _read_from(data, at, final, line, count, None, block, per_line, flow)
-
-
-@cython.cfunc
-def _give(texts: cython.p_char, decks: cython.int, count: cython.longlong, cases: Optional[list],
-          block: Optional[Block]) -> cython.longlong:
-    """A stretch's ``decks`` decks, read into ``texts``: as :class:`Case` values into ``cases``, or
-    into ``block``; the count of decks after them. (Once a stretch: a call costs the loop nothing.)"""
-    k: cython.int
-    for k in range(decks):
-        count += 1
-        if block is None:
-            cases.append(new_case(count, PyUnicode_DecodeASCII(texts + 156 * k, 155, cython.NULL),
-                                  _where[k][0], _where[k][1]))
-        else:
-            texts[156 * k + 155] = 10
-            took(block, block.size + 156 * (k + 1))
-    if block is not None:
-        block.size += 156 * decks
-    return count
-
-
-@cython.cfunc
-def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-               count: cython.longlong, cases: Optional[list], block: Optional[Block], per_line: cython.int,
-               flow: cython.bint) -> tuple:
-    """Both readers: the decks of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
-    into ``block`` (a reader has one of them), each line holding the cards the file's layout says
-    (``per_line``, 0 for a file without one, and ``flow``: see :mod:`worker.engines.layout`); then
-    where the next stretch starts, its line, the count of decks and whether the reading stopped at
-    a stretch left to Python.
-
-    One loop, as the compiler keeps its state in registers: a line's steps (a plain line whole,
-    any other card by card, the layout's check) share the deck being read, and split into calls
-    they would pass it back and forth by address at every line."""
-    s: cython.p_const_char = PyBytes_AS_STRING(data)
-    size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
-    start: cython.Py_ssize_t = at  # where the stretch starts
-    start_line: cython.longlong = line
-    stop: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    newline: cython.p_const_char
-    rank: cython.int
-    suit: cython.int
-    decks: cython.int = 0  # complete decks in the stretch
-    cards: cython.int = 0  # cards of the deck being read
-    seen: cython.longlong = 0  # the cards of the deck being read, a bit each
-    with_line: cython.longlong = 0
-    plain: cython.int
-    texts: cython.p_char = _stretch  # the stretch's texts: deck k's at 156 * k
-    at_card: cython.p_char
-    at_line: cython.int  # the stretch's cards before the line
-    while at < size:
-        newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
-        stop = size if newline == cython.NULL else newline - s
-        if stop - at > _LONGEST:
-            return start, start_line, count, True
-        if newline == cython.NULL and not final:
-            break  # the line goes on in the next block
-        at_line = decks * 52 + cards
-        if decks == 0 and cards == 0 and block is not None:
-            texts = reserve(block, _STRETCH)
-        at_card = texts + 156 * decks + 3 * cards
-        plain = _plain_line(s + at, stop - at, seen, cython.address(with_line), at_card)
-        j = at
-        if plain and cards + plain <= 52:  # a plain line inside a deck, as judge files write them: taken whole
-            j = stop
-            if cards == 0:
-                if decks == _MOST:
-                    return start, start_line, count, True
-                _where[decks][0], _where[decks][1] = line, 1
-            cards += plain
-            seen = with_line
-            if cards == 52:
-                cards, seen = 0, 0
-                decks += 1
-        while j < stop:  # (any other line card by card)
-            while j < stop and is_space(s[j]):
-                j += 1
-            if j == stop:
-                break
-            if stop - j < 2 or (stop - j > 2 and not is_space(s[j + 2])):
-                return start, start_line, count, True
-            rank = _RANK4[cython.cast(cython.uchar, s[j])]
-            suit = _SUIT[cython.cast(cython.uchar, s[j + 1])]
-            if rank < 0 or suit < 0 or seen >> (rank + suit) & 1:
-                return start, start_line, count, True
-            if cards == 0:
-                if decks == _MOST:
-                    return start, start_line, count, True
-                _where[decks][0], _where[decks][1] = line, j - at + 1
-            seen |= cython.cast(cython.longlong, 1) << (rank + suit)
-            at_card = texts + 156 * decks + 3 * cards
-            at_card[0], at_card[1], at_card[2] = s[j], s[j + 1], 32
-            cards += 1
-            if cards == 52:
-                cards, seen = 0, 0
-                decks += 1
-            j += 2
-        if per_line and not fits_layout(per_line, flow, at_line, decks * 52 + cards - at_line):
-            return start, start_line, count, True
-        line += 1
-        at = stop + 1
-        if cards == 0:  # the stretch ends here
-            count = _give(texts, decks, count, cases, block)
-            decks = 0
-            start, start_line = min(at, size), line
-            if block is not None and block.full:
-                break
-    if final and (decks or cards):  # a deck cut short by the end of the file
-        return start, start_line, count, True
-    return start, start_line, count, False

@@ -37,64 +37,49 @@ def play(masks: tuple[int, ...], under: list[int], steps: list[str] | None = Non
     for card in masks:
         if traced:
             steps.append("+")
-        t = tops[n - 3]
-        if card & t:
+        if card & tops[n - 3]:
             j = n - 3
-        else:
-            t = tops[n - 1]
-            if not card & t:
-                tops.append(card)
-                under[card] = 0
-                n += 1
-                continue
+        elif card & tops[n - 1]:
             j = n - 1
+        else:
+            tops.append(card)
+            under[card] = 0
+            n += 1
+            continue
         source = n  # the dealt card never made a pile
         while True:
-            # ``card`` leaves pile ``source`` for pile ``j``, whose top is ``t``, and hops on.
+            # ``card`` leaves pile ``source`` for pile ``j`` and hops on while it can.
             if traced:
                 steps.append(_THREE[source] if source - j == 3 else _ONE[source])
             while True:
-                u = tops[j - 3]
-                if card & u:
+                if card & tops[j - 3]:
                     if traced:
                         steps.append(_THREE[j])
                     j -= 3
-                    t = u
-                else:
-                    u = tops[j - 1]
-                    if not card & u:
-                        break
+                elif card & tops[j - 1]:
                     if traced:
                         steps.append(_ONE[j])
                     j -= 1
-                    t = u
-            under[card] = t
-            tops[j] = card
-            # The next card to move, if any: pile j + 1 (onto j), j + 3 (onto j), or one
-            # from ``source`` on.
-            i = j + 1
-            if i < source and tops[i] & card:
-                t = card
-                card = tops[i]
-            elif j + 3 < source and tops[j + 3] & card:
-                i = j + 3
-                t = card
-                card = tops[i]
-            else:
-                i = source
-                while i < n:
-                    card = tops[i]
-                    t = tops[i - 3]
-                    if card & t:
-                        j = i - 3
-                        break
-                    t = tops[i - 1]
-                    if card & t:
-                        j = i - 1
-                        break
-                    i += 1
                 else:
                     break
+            under[card] = tops[j]
+            tops[j] = card
+            # The next card to move: from pile j + 1 or j + 3 onto j, or the first from ``source`` on.
+            if j + 1 < source and tops[j + 1] & card:
+                i = j + 1
+            elif j + 3 < source and tops[j + 3] & card:
+                i = j + 3
+            else:
+                for i in range(source, n):
+                    if tops[i] & tops[i - 3]:
+                        j = i - 3
+                        break
+                    if tops[i] & tops[i - 1]:
+                        j = i - 1
+                        break
+                else:
+                    break
+            card = tops[i]
             below = under[card]
             if below:
                 tops[i] = below

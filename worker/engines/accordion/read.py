@@ -4,16 +4,12 @@ Input
 -----
 Cards are two characters, rank ``A23456789TJQK`` then suit ``CDHS``; any whitespace
 separates them and 52 make a deck whatever the line breaks. A token starting with ``#``
-ends the input. Lower-case cards are refused: the judge's solutions compare characters
-exactly and would misplay them. A deck holding a card twice is refused too (no judge
-file has one, and the game is played with 52 distinct cards).
+ends the input. Lower-case cards are refused (the judge's solutions would misplay them),
+and so is a deck holding a card twice.
 
-A file in a regular layout (a deck on one line, two of 26, …) is read by it
-(:mod:`worker.engines.layout`, through :data:`RULES`): a line that does not fit is one fault,
-and the reading goes on at the next deck. Read as a stream (:func:`read_decks`: a file without a
-layout, and the end of every file), a bad deck still takes 52 places (a reading that goes on past
-it, see :class:`~worker.engines.reading.Faults`, starts the next deck after them), so that a wrong
-card leaves every other deck as it was.
+A file in a regular layout is read by it (:mod:`worker.engines.layout`, through :data:`RULES`);
+read as a stream (:func:`read_decks`), a bad deck still takes 52 places, so that a wrong card
+leaves every other deck as it was.
 """
 
 from __future__ import annotations
@@ -43,15 +39,9 @@ _Span = tuple[int, int, int, bytes, int]
 
 def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
                start_column: int = 1) -> Iterator[Case]:
-    """The decks of a judge file read as a stream of cards, in constant memory: a file without a
-    layout, and the end of every file (see :mod:`worker.engines.layout`); or of its rest, from
-    ``start_column`` of ``start_line`` on, after ``index`` decks (see
-    :func:`~worker.engines.handover.read_cases`).
-
-    A deck is gathered as canonical text ("AC 2D ..."), piece by piece. A piece already
-    in that form (cards and single spaces, as judge files are written) is checked with a
-    few C-level calls and taken whole; any other piece is split into tokens. The first
-    token that is not a card stops the reading: the terminator, or an error.
+    """The decks of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
+    ``index`` decks) read as a stream of cards in constant memory. A piece already canonical
+    (cards and single spaces) is taken whole; any other is split into tokens.
 
     >>> import io
     >>> from worker.engines.accordion.cards import CARDS

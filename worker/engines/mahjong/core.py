@@ -5,14 +5,13 @@ and the judge line and proofs (:func:`.trace.proofs_of`'s) written in C, per cas
 batch or a chunk. ``tests/engines/test_native.py`` holds it to :mod:`.solve`.
 """
 
-from typing import Optional
-
 import cython
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
-from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, is_space, load64, lowest, new_case,
-                                                prefetch, put, put_int, reserve, took)
+from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
+from cython.cimports.libc.string import memcmp, memcpy, memset
+from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, is_space, line_end, load64, lowest,
+                                                new_case, prefetch, put, put_int, read_text, reader, reserve,
+                                                solver, took)
 
 from worker.engines.mahjong.table import read_section
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -133,17 +132,6 @@ def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _read(text: str) -> cython.bint:
-    """The hand's counts into ``_counts``, if ``text`` is a plain hand (:func:`_read_at`)."""
-    size = cython.declare(cython.Py_ssize_t)
-    if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
-        return False
-    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
-    return _read_at(s, size)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
 def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
     """The hand's counts into ``_counts``, if the ``size`` bytes at ``s`` are 13 tiles (single
     spaces, at most four of a kind); anything else is left to the engine, which knows what to say."""
@@ -241,19 +229,11 @@ def _solve() -> cython.int:
 def _waited(text: str) -> cython.int:
     """How many kinds the hand of ``text`` waits for (``_waits``, ``_keys``), or -1 when
     it is not 13 valid tiles."""
-    if not _read(text):
+    if not read_text(_read_at, text):
         return -1
     if _payload is None:
         _load()
     return _solve()
-
-
-def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-                one: object) -> tuple:
-    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
-    if _payload is None:
-        _load()
-    return chunk(_chunk_case, inputs, first, traced, deadline, one)
 
 
 @cython.cfunc
@@ -264,12 +244,19 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     for; its outcome's code (ready 1, not ready 2; 0: not 13 valid tiles)."""
     if not _read_at(s, size):
         return 0
+    if _payload is None:
+        _load()
     count: cython.int = _solve()
     _put_line(lines, index, count)
     if traced:
         _put_trace(traces, count)
     number[0], extra[0] = count, 0
     return 1 if count else 2
+
+
+_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
+solve_batch = _solver.solve_batch
+solve_chunk = _solver.solve_chunk
 
 
 def solve(case: Case, trace: cython.bint) -> object:
@@ -297,42 +284,30 @@ def solve_packed(case: Case) -> object:
     return _result(count, _judge_line(case.index, count), None), trace
 
 
-def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
-    return batch(_write_batch, texts, first, traced, one)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
-                 records: Out) -> cython.int:
-    count: cython.int
+def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
+    """One hand of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
+    count: cython.int = _waited(text)
     j: cython.int
-    text: str
-    for text in texts:
-        count = _waited(text)
-        if count < 0:
-            records.fallback(lines, one(index, text, traced))
-            index += 1
-            continue
-        _put_line(lines, index, count)
-        put(lines, b"\n", 1)
-        if traced and not count:  # most hands: all but the index is the same
-            put(records, b'{"index":', 9)
-            put_int(records, index)
-            put(records, _NOT_READY, len(_NOT_READY))
-        elif traced:
-            records.head(index, b"ready", count)
-            put(records, b"[", 1)
-            for j in range(count):
-                put(records, b',"' if j else b'"', 2 if j else 1)
-                put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
-                put(records, b'"', 1)
-            put(records, b'],"trace":', 10)
-            _put_trace(records, count)
-            put(records, b"}\n", 2)
-        index += 1
-    return 0
+    if count < 0:
+        return 0
+    _put_line(lines, index, count)
+    if traced and not count:  # most hands: all but the index is the same
+        put(records, b'{"index":', 9)
+        put_int(records, index)
+        put(records, _NOT_READY, len(_NOT_READY))
+    elif traced:
+        records.head(index, b"ready", count)
+        put(records, b"[", 1)
+        for j in range(count):
+            put(records, b',"' if j else b'"', 2 if j else 1)
+            put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
+            put(records, b'"', 1)
+        put(records, b'],"trace":', 10)
+        _put_trace(records, count)
+        put(records, b"}\n", 2)
+    return 1
 
 
 @cython.cfunc
@@ -497,49 +472,25 @@ def _write_hand(into: cython.p_char) -> cython.int:
     return at
 
 
-def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
-         per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native reader of :func:`~worker.engines.handover.read_cases`: the hands of the
-    whole lines of ``data`` (and of its last line too when it ends the file) while each is
-    a plain hand or blank. It stops at the first other line: the terminator, an error, a
-    line longer than any plain one. A file of hands has no layout to keep (``per_line`` is 0:
-    see :mod:`worker.engines.layout`), a hand being a line."""
-    cases: list = []
-    return (cases, *_read_from(data, at, final, line, count, cases, None))
-
-
-#: The buffer :func:`read_inputs` writes into, for ``handover.InputBlocks`` to make one (out.py, which
-#: declares it, imports base, which imports handover: handover cannot import it).
-InputBlock = Block
-
-
-def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-                count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native reader of :class:`~worker.engines.handover.InputBlocks`: :func:`read`'s, from ``at``
-    in ``data``, writing each hand's canonical text into ``block`` until it is full."""
-    return _read_from(data, at, final, line, count, None, block)
-
-
 @cython.cfunc
-def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-               count: cython.longlong, cases: Optional[list], block: Optional[Block]) -> tuple:
-    """Both readers: the hands of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
-    into ``block`` (a reader has one of them); then where the next line starts, its number, the
-    count of hands and whether the reading stopped at a line left to Python."""
+def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
+               cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+    """The native readers' loop (see ``ReadFrom`` in out.pxd): the hands of the whole lines of
+    ``data`` (and of its last line when it ends the file) while each is a plain hand or blank. It
+    stops at the first other line: the terminator, an error, a line longer than any plain one. A
+    file of hands has no layout (``per_line`` is 0), a hand being a line."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     stop: cython.Py_ssize_t
-    newline: cython.p_const_char
     column: cython.int
     into: cython.p_char
     written: cython.int
     while at < size:
-        newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
-        stop = size if newline == cython.NULL else newline - s
-        if stop - at > _LONGEST:
+        stop = line_end(s, at, size, final, _LONGEST)
+        if stop == -2:
             return at, line, count, True
-        if newline == cython.NULL and not final:
-            break  # the line goes on in the next block
+        if stop == -1:
+            break
         column = 1 if _plain_hand(s + at, stop - at, size - at) else _hand_line(s + at, stop - at)
         if column < 0:
             return at, line, count, True
@@ -558,6 +509,13 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
                 if block.full:
                     break
     return min(at, size), line, count, False
+
+
+_reader = cython.declare(Reader, reader(_read_from))
+read = _reader.read
+read_inputs = _reader.read_inputs
+#: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
+InputBlock = Block
 
 
 # --------------------------------------------------------------------- proofs for traces

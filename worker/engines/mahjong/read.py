@@ -48,12 +48,8 @@ _CASE_SETTERS = _case_setters()
 
 
 def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, int, Any]]:
-    """:func:`read_pieces`, then one more piece: the end, on line 0, or the error that
-    stopped the reading (bytes that are not text), at its place and in place of bytes.
-
-    An error becomes a piece because it may come after the terminator, where it is
-    only worth a warning; the reader learns that only when it handles the line before.
-    """
+    """:func:`read_pieces`, then the end (on line 0) or the error that stopped it, as a piece: after
+    the terminator an error is only worth a warning, which the reader knows only at that line."""
     try:
         yield from read_pieces(stream, line=line, column=column)
     except InputError as error:
@@ -64,16 +60,10 @@ def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, in
 
 def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
                start_column: int = 1) -> Iterator[Case]:
-    """The hands of a judge file, one per line, in constant memory (the reader behind
-    ``ENGINE.parse``); or of its rest, from ``start_column`` of ``start_line`` on, after ``index`` hands (see
-    :func:`~worker.engines.handover.read_cases`).
-
-    A line usually comes as one piece and takes the fast path: split, sort by kind
-    (which also rejects unknown tiles), compare tiles four places apart (five copies of
-    a kind would be equal there), join. But :func:`read_pieces` may cut a long line into
-    several pieces, so a piece is only handled once the next one shows that its line is
-    over. Anything unusual (the terminator, an error, a line in pieces) goes token by
-    token through :class:`_Line`.
+    """The hands of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
+    ``index`` hands), one a line, in constant memory. A line in one piece takes the fast path
+    (split, sort by kind, compare tiles four apart for a fifth copy, join); anything else (the
+    terminator, an error, a line in pieces) goes token by token through :class:`_Line`.
 
     >>> import io
     >>> reading = Reading(TERMINATOR, UNIT)

@@ -6,15 +6,11 @@ judge line and the traces :mod:`.trace` makes, per case or for a batch or a chun
 ``tests/engines/test_native.py`` holds it to :mod:`.play`.
 """
 
-from typing import Optional
-
 import cython
 import orjson
-from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from cython.cimports.cpython.unicode import PyUnicode_AsUTF8AndSize, PyUnicode_DecodeASCII
-from cython.cimports.libc.string import memchr, memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, batch, chunk, fits_layout, is_space, new_case, put,
-                                                put_int, reserve, took)
+from cython.cimports.libc.string import memcmp, memcpy, memset
+from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, deck_reader, is_space, put,
+                                                put_int, read_text, reserve, solver)
 
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
@@ -54,17 +50,6 @@ _scratch = cython.declare(Out, Out())
 #: A residue's character in traces (10 separates the end piles in the packed form).
 _CHAR = cython.declare(cython.p_const_char, b"T123456789|")
 _DIGIT36 = cython.declare(cython.p_const_char, b"0123456789abcdefghijklmnopqrstuvwxyz")
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _read(text: str) -> cython.bint:
-    """The deck into the history, if ``text`` is a canonical deck (:func:`_read_at`)."""
-    size = cython.declare(cython.Py_ssize_t)
-    if not text.isascii():  # (no case is otherwise, and a lone surrogate has no UTF-8)
-        return False
-    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
-    return _read_at(s, size)
 
 
 @cython.cfunc
@@ -298,7 +283,7 @@ def play(text: str, how: cython.int) -> object:
     ``trace`` for ``PACKED`` the stored trace (a draw's is its JSON), for ``TRACED`` the
     JSON trace, else ``None``. ``LONG`` (a game too long for the buffers) is ``(LONG, 0, 0, None)``."""
     out: cython.int[4] = [0, 0, 0, 0]
-    if not _read(text):
+    if not read_text(_read_at, text):
         return None
     outcome: cython.int = _outcome(how != _PLAIN, out)
     seen: cython.int = _seen if outcome == _DRAW else 0
@@ -415,47 +400,28 @@ _LINES = cython.declare(tuple, (b"Win : ", b"Loss: ", b"Draw: "))
 _WORDS = cython.declare(tuple, (b"win", b"loss", b"draw"))
 
 
-def solve_batch(texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>` in C; ``one`` solves what it leaves."""
-    return batch(_write_batch, texts, first, traced, one)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _write_batch(texts: list, index: cython.longlong, traced: cython.bint, one: object, lines: Out,
-                 records: Out) -> cython.int:
+def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
+    """One deck of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
     out: cython.int[4] = [0, 0, 0, 0]
-    outcome: cython.int
-    seen: cython.int
-    text: str
-    for text in texts:
-        outcome = _outcome(traced, out) if _read(text) else _LONG
-        if outcome == _LONG:
-            records.fallback(lines, one(index, text, traced))
-            index += 1
-            continue
-        seen = _seen if outcome == _DRAW else 0
-        put(lines, _LINES[outcome], 6)
-        put_int(lines, out[0])
-        put(lines, b"\n", 1)
-        if traced:
-            records.head(index, _WORDS[outcome], out[0])
-            if seen:
-                put(records, b"[", 1)
-                put_int(records, seen)
-                put(records, b'],"trace":', 10)
-            else:
-                put(records, b'[],"trace":', 11)
-            _trace_json(records, seen, out[0], out[1], out[2])
-            put(records, b"}\n", 2)
-        index += 1
-    return 0
-
-
-def solve_chunk(inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-                one: object) -> tuple:
-    """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>` in C (:func:`worker.engines.out.chunk`)."""
-    return chunk(_chunk_case, inputs, first, traced, deadline, one)
+    outcome: cython.int = _outcome(traced, out) if read_text(_read_at, text) else _LONG
+    if outcome == _LONG:
+        return 0
+    seen: cython.int = _seen if outcome == _DRAW else 0
+    put(lines, _LINES[outcome], 6)
+    put_int(lines, out[0])
+    if traced:
+        records.head(index, _WORDS[outcome], out[0])
+        if seen:
+            put(records, b"[", 1)
+            put_int(records, seen)
+            put(records, b'],"trace":', 10)
+        else:
+            put(records, b'[],"trace":', 11)
+        _trace_json(records, seen, out[0], out[1], out[2])
+        put(records, b"}\n", 2)
+    return 1
 
 
 @cython.cfunc
@@ -481,19 +447,13 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     return outcome + 1
 
 
+_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
+solve_batch = _solver.solve_batch
+solve_chunk = _solver.solve_chunk
+
+
 # --------------------------------------------------------------------- reading a judge file
 
-#: The longest line, and the most decks in one stretch of lines (see :func:`read`), that
-#: the native reader takes; beyond them :func:`.read.read_decks` reads on.
-_LONGEST = cython.declare(cython.Py_ssize_t, 1024)
-_MOST = cython.declare(cython.int, 8)
-# The texts of a stretch's decks, one after another, each ending in a space (at most 52 cards of
-# at most three bytes with it), and room for one more line: here, or, for :func:`read_inputs`,
-# in its block past what it holds.
-_STRETCH = cython.declare(cython.int, 9 * 156)
-_stretch = cython.declare(cython.char[1404])
-_deck_end = cython.declare(cython.int[8])  # where each deck's text ends, after its space
-_where = cython.declare(cython.longlong[2][8])  # and the line and column of its first card
 # A deck's cards add up to one word (as in :mod:`.read`): a base-64 digit a card value, the count
 # of its cards, so that one comparison with ``_STANDARD`` checks all ten counts.
 _STANDARD = cython.declare(cython.ulonglong, sum(4 * 64 ** (v - 1) for v in range(1, 10)) + 16 * 64**9)
@@ -529,12 +489,11 @@ _setup_reader()
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, weight: cython.p_ulonglong,
+def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.ulonglong, after: cython.p_ulonglong,
                 copy: cython.p_char) -> cython.int:
-    """How many cards the ``size`` bytes at ``s`` hold, when they are written plainly (values
-    1..10 between single spaces, nothing before the first or after the last) and are no more
-    than a deck, their weights in ``weight``; 0 for any other line. The line is copied to
-    ``copy`` on the way (whatever it holds: at most 155 bytes)."""
+    """How many cards the line holds when written plainly (values 1..10 between single spaces)
+    and no more than a deck, ``after`` their weights with ``held``; 0 for any other line. The
+    line is copied to ``copy`` on the way (whatever it holds: at most 155 bytes)."""
     previous: cython.uint = 1  # (the line's start counts as a space)
     bad: cython.uint = 0
     total: cython.ulonglong = 0
@@ -552,163 +511,35 @@ def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, weight: cython.
     if bad or previous == 1:  # (a line ending in a space, or empty)
         return 0
     total &= _WEIGHTS
-    weight[0] = total
+    after[0] = held + total
     while total:
         cards += total & 63
         total >>= 6
     return cards
 
 
-def read(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
-         per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native reader of :func:`~worker.engines.handover.read_cases`.
-
-    It takes the file a *stretch* of whole lines at a time: lines from the start of a deck
-    to the first line end that is also the end of a deck (in judge files, every deck's
-    last line). A stretch of card values 1..10 (written plainly: no ``05``), every deck a
-    standard one, gives its decks; the first that is not is left whole to the
-    Python readers (the terminator, an error, a deck ending in mid-line for too
-    long, a line longer than any judge file's).
-    Each line must hold the cards the file's layout says (``per_line`` a line, 0 for a file
-    without a layout; ``flow``: see :mod:`worker.engines.layout`), else the stretch is left
-    to the Python readers, from ``at`` in ``data`` (where a deck starts a line).
-    """
-    cases: list = []
-    return (cases, *_read_from(data, at, final, line, count, cases, None, per_line, flow))
-
-
-#: The buffer :func:`read_inputs` writes into, for ``handover.InputBlocks`` to make one (out.py, which
-#: declares it, imports base, which imports handover: handover cannot import it).
-InputBlock = Block
-
-
-def read_inputs(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-                count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native reader of :class:`~worker.engines.handover.InputBlocks`: :func:`read`'s, from ``at``
-    in ``data``, writing each deck's canonical text into ``block`` until it is full."""
-    return _read_from(data, at, final, line, count, None, block, per_line, flow)
-
-
 @cython.cfunc
-def _give(texts: cython.p_char, decks: cython.int, written: cython.int, count: cython.longlong,
-          cases: Optional[list], block: Optional[Block]) -> cython.longlong:
-    """A stretch's ``decks`` decks, read into ``texts`` (``written`` bytes): as :class:`Case` values
-    into ``cases``, or into ``block``; the count of decks after them. (Once a stretch: a call costs the
-    loop nothing.)"""
-    k: cython.int
-    first: cython.int = 0
-    for k in range(decks):
-        count += 1
-        if block is None:
-            cases.append(new_case(count, PyUnicode_DecodeASCII(texts + first, _deck_end[k] - first - 1,
-                                                               cython.NULL), _where[k][0], _where[k][1]))
-        else:
-            texts[_deck_end[k] - 1] = 10
-            took(block, block.size + _deck_end[k])
-        first = _deck_end[k]
-    if block is not None:
-        block.size += written
-    return count
-
-
-@cython.cfunc
-def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-               count: cython.longlong, cases: Optional[list], block: Optional[Block], per_line: cython.int,
-               flow: cython.bint) -> tuple:
-    """Both readers: the decks of ``data`` from ``at`` as :class:`Case` values into ``cases``, or
-    into ``block`` (a reader has one of them), each line holding the cards the file's layout says
-    (``per_line``, 0 for a file without one, and ``flow``: see :mod:`worker.engines.layout`); then
-    where the next stretch starts, its line, the count of decks and whether the reading stopped at
-    a stretch left to Python.
-
-    One loop, as the compiler keeps its state in registers: a line's steps (a plain line whole,
-    any other card by card, the layout's check) share the deck being read, and split into calls
-    they would pass it back and forth by address at every line."""
-    s: cython.p_const_char = PyBytes_AS_STRING(data)
-    size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
-    start: cython.Py_ssize_t = at  # where the stretch starts
-    start_line: cython.longlong = line
-    stop: cython.Py_ssize_t
-    j: cython.Py_ssize_t
-    newline: cython.p_const_char
-    value: cython.int
+@cython.exceptval(check=False)
+def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ulonglong,
+              copy: cython.p_char) -> cython.int:
+    """A card of a line written otherwise (1..10, no ``05``), its weight added to ``held``: its bytes, or 0."""
     width: cython.int
-    decks: cython.int = 0  # complete decks in the stretch
-    cards: cython.int = 0  # cards of the deck being read
-    weight: cython.ulonglong = 0  # their weights (see _STANDARD)
-    line_weight: cython.ulonglong = 0
-    plain: cython.int
-    texts: cython.p_char = _stretch  # the stretch's texts
-    written: cython.int = 0  # their bytes
-    at_line: cython.int  # the stretch's cards before the line
-    while at < size:
-        newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
-        stop = size if newline == cython.NULL else newline - s
-        if stop - at > _LONGEST:
-            return start, start_line, count, True
-        if newline == cython.NULL and not final:
-            break  # the line goes on in the next block
-        at_line = decks * 52 + cards
-        if written == 0 and block is not None:
-            texts = reserve(block, _STRETCH)
-        plain = _plain_line(s + at, stop - at, cython.address(line_weight), texts + written)
-        j = at
-        if plain and cards + plain <= 52:  # a plain line inside a deck, as judge files write them: taken whole
-            j = stop
-            if cards == 0:
-                if decks == _MOST:
-                    return start, start_line, count, True
-                _where[decks][0], _where[decks][1] = line, 1
-                weight = 0
-            written += stop - at + 1  # (the line is there)
-            texts[written - 1] = 32
-            weight += line_weight
-            cards += plain
-            if cards == 52:
-                if weight != _STANDARD:
-                    return start, start_line, count, True
-                _deck_end[decks] = written
-                cards = 0
-                decks += 1
-        while j < stop:  # (any other line card by card)
-            while j < stop and is_space(s[j]):
-                j += 1
-            if j == stop:
-                break
-            if 49 <= s[j] <= 57 and (j + 1 == stop or is_space(s[j + 1])):
-                value, width = s[j] - 48, 1
-            elif s[j] == 49 and j + 1 < stop and s[j + 1] == 48 and (j + 2 == stop or is_space(s[j + 2])):
-                value, width = 10, 2
-            else:
-                return start, start_line, count, True
-            if cards == 0:
-                if decks == _MOST:
-                    return start, start_line, count, True
-                _where[decks][0], _where[decks][1] = line, j - at + 1
-                weight = 0
-            weight += cython.cast(cython.ulonglong, 1) << (6 * (value - 1))
-            texts[written] = s[j]
-            texts[written + 1] = 48  # (a space overwrites it after a 1..9)
-            texts[written + width] = 32
-            written += width + 1
-            cards += 1
-            if cards == 52:
-                if weight != _STANDARD:  # not a standard deck
-                    return start, start_line, count, True
-                _deck_end[decks] = written
-                cards = 0
-                decks += 1
-            j += width
-        if per_line and not fits_layout(per_line, flow, at_line, decks * 52 + cards - at_line):
-            return start, start_line, count, True
-        line += 1
-        at = stop + 1
-        if cards == 0:  # the stretch ends here
-            count = _give(texts, decks, written, count, cases, block)
-            decks = written = 0
-            start, start_line = min(at, size), line
-            if block is not None and block.full:
-                break
-    if final and (decks or cards):  # a deck cut short by the end of the file
-        return start, start_line, count, True
-    return start, start_line, count, False
+    if 49 <= s[0] <= 57 and (size == 1 or is_space(s[1])):
+        width = 1
+    elif s[0] == 49 and size > 1 and s[1] == 48 and (size == 2 or is_space(s[2])):
+        width = 2
+    else:
+        return 0
+    held[0] += cython.cast(cython.ulonglong, 1) << (6 * (9 if width == 2 else s[0] - 49))
+    copy[0] = s[0]
+    copy[1] = 48  # (a space overwrites it after a 1..9)
+    copy[width] = 32
+    return width
+
+
+# The native readers (see out.Reader): a standard deck's weights add up to _STANDARD.
+_reader = cython.declare(Reader, deck_reader(_plain_line, _one_card, _STANDARD))
+read = _reader.read
+read_inputs = _reader.read_inputs
+#: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
+InputBlock = Block

@@ -2,23 +2,15 @@
 
 Input
 -----
-A deck is 52 card values, each an integer 1..10 (10 for ten, jack, queen, king),
-separated by any whitespace; a deck may wrap anywhere. A ``0`` where a deck would start
-ends the input; text after it is ignored with a warning, and a file without it is read
-to its end with a warning. Values are read the way C's ``scanf("%d")`` reads them, but
-only plain digits are accepted: ``05`` is the card 5 (written ``5`` in the case's
-canonical text) and ``00`` ends the input like ``0``, while ``+5``, ``-3``, ``x`` or
-``11`` are refused. A ``0`` after the first card of a deck is refused too: it cannot end
-the input in the middle of a deck, and it is no card. Every deck must be a standard
-deck, four each of 1..9 and sixteen 10s (every judge file's decks are); anything else is
-refused, naming the value that occurs too often.
+A deck is 52 card values 1..10 separated by any whitespace, wrapping anywhere; a ``0`` where
+a deck would start ends the input. Values are read as C's ``scanf("%d")`` reads them, plain
+digits only: ``05`` is the card 5 and ``00`` ends the input, while ``+5``, ``-3``, ``x``, ``11``
+and a ``0`` inside a deck are refused. Every deck must be standard (four each of 1..9, sixteen
+10s), else the value that occurs too often is named.
 
-A file in a regular layout (a deck on one line, two of 26, …) is read by it
-(:mod:`worker.engines.layout`, through :data:`RULES`): a line that does not fit is one fault, and
-the reading goes on at the next deck. Read as a stream (:func:`read_decks`: a file without a
-layout, and the end of every file), a bad deck still takes the place of 52 values (a reading that
-goes on past it, see :class:`~worker.engines.reading.Faults`, starts the next deck after them): a
-wrong value in place of a card, the common fault, leaves every other deck as it was.
+A file in a regular layout is read by it (:mod:`worker.engines.layout`, through :data:`RULES`);
+read as a stream (:func:`read_decks`), a bad deck still takes 52 places, so that a wrong value
+leaves every other deck as it was.
 """
 
 from __future__ import annotations
@@ -49,10 +41,8 @@ _Mark = tuple[int, int, int, bytes]
 
 def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0,
                start_column: int = 1) -> Iterator[Case]:
-    """The decks of a judge file read as a stream of values; see "Input" above for what is accepted:
-    a file without a layout, and the end of every file (see :mod:`worker.engines.layout`). Or of
-    its rest, from ``start_column`` of ``start_line`` on, after ``number`` decks (see
-    :func:`~worker.engines.handover.read_cases`).
+    """The decks of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
+    ``number`` decks) read as a stream of values in constant memory.
 
     >>> deck = " ".join(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "10", "10", "10"] * 4)
     >>> [(c.index, c.line, c.column) for c in read_decks(io.BytesIO(f"{deck}\\n  {deck} 0".encode()),
