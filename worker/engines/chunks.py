@@ -1,5 +1,5 @@
-"""A stored chunk solved in one call: :class:`ChunkSolution`, a few buffers with no object per
-case, and :func:`case_hash`, each case's stored hash."""
+"""A stored chunk solved in one call (:class:`Chunks`, an engine's ``chunks``) into a few buffers with
+no object per case (:class:`ChunkSolution`), and :func:`case_hash`, each case's stored hash."""
 
 from __future__ import annotations
 
@@ -8,6 +8,12 @@ import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from worker.engines.reading import Case
+
+if TYPE_CHECKING:
+    from worker.engines.engine import Engine
 
 #: How :func:`case_hash` starts (times the length), mixes each word in, and finishes:
 #: 2**64 / the golden ratio, and MurmurHash3's two finaliser constants.
@@ -42,6 +48,7 @@ def case_hash(text: str | bytes) -> int:
 #: One case solved in Python: its outcome's code, number, extra, judge line (no newline) and
 #: packed trace (``b""`` untraced); :data:`NOT_SOLVED` for a case given up on.
 Entry = tuple[int, int, int, str, bytes]
+Fallback = Callable[[int, str, bool], Entry]
 NOT_SOLVED: Entry = (0, 0, 0, "", b"")
 
 
@@ -52,7 +59,7 @@ class ChunkSolution:
     - ``lines``: each judge line and ``\\n`` (``\\n`` alone for a case not solved);
     - ``traces``: the packed traces one after another, case ``k``'s from ``offsets[k]`` to
       ``offsets[k + 1]`` (:meth:`trace`; unsigned 32-bit, ``count + 1`` of them);
-    - ``outcomes``: a byte a case, 1 + the outcome's place in ``Engine.outcomes`` (0: not solved);
+    - ``outcomes``: a byte a case, its outcome's code (``JudgeLines.code``) (0: not solved);
     - ``numbers`` and ``extras`` (what the judge line leaves out: a 10-20-30 draw's first
       sighting), signed 32-bit; ``solve_us``: microseconds from the case's start to the next's;
       ``hashes``: :func:`case_hash` of each text;
@@ -75,32 +82,63 @@ class ChunkSolution:
         return self.traces[self.offsets[k] : self.offsets[k + 1]]
 
 
-def solve_in_python(inputs: bytes, first: int, traced: bool, deadline: float | None,
-                    one: Callable[[int, str, bool], Entry]) -> ChunkSolution:
-    """A chunk solved case by case by ``one`` (the pure-Python engines' ``solve_chunk``)."""
-    texts = inputs.split(b"\n") if inputs else []
-    count = started = len(texts)
-    lines = [""] * count
-    traces = [b""] * count
-    outcomes = bytearray(count)
-    numbers, extras, solve_us = (array(code, bytes(4 * count)) for code in "iiI")
-    stop = float("inf") if deadline is None else deadline * 1e9
-    now = time.monotonic_ns()
-    for k, text in enumerate(texts):
-        if now >= stop:
-            started = k
-            break
-        code, number, extra, line, packed = one(first + k, text.decode(), traced)
-        if not 0 <= code <= 255:
-            raise ValueError(f"an outcome code is 0..255, not {code}")
-        if code:
-            outcomes[k], numbers[k], extras[k], lines[k] = code, number, extra, line
-            traces[k] = packed if traced else b""
-        then = time.monotonic_ns()
-        solve_us[k] = (then - now) // 1000
-        now = then
-    offsets = array("I", [0] * (count + 1))
-    for k, packed in enumerate(traces):
-        offsets[k + 1] = offsets[k] + len(packed)
-    return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
-                         offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
+class Chunks:
+    """An engine's stored chunks (canonical texts joined by ``\\n``) solved in one call: in C by the
+    native core, which hands what it does not finish to a fallback, else case by case in Python."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def solve(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
+              fallback: Fallback | None = None) -> ChunkSolution:
+        """A chunk's cases numbered from ``first``, none started once ``time.monotonic()`` reaches
+        ``deadline``. What C does not finish (a text not canonical, a 10-20-30 game past 65,535
+        cards) goes to ``fallback`` (:meth:`solve_one` unless given), where a caller can bound a
+        case's time; in C a case takes at most about 10 ms.
+
+        >>> from worker.engines import get
+        >>> solution = get("mahjong").chunks.solve(b"1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S\\n"
+        ...                                        b"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI", 7, True)
+        >>> solution.lines, solution.outcomes, list(solution.numbers), solution.trace(1), solution.started
+        (b'Case 7: 3S 5S 6S 8S 9S\\nCase 8: Not ready\\n', b'\\x01\\x02', [5, 0], b'{"version":1,"proofs":[]}', 2)
+        >>> solution.hashes[1] == case_hash("1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")
+        True
+        """
+        one = self.solve_one if fallback is None else fallback
+        core = self.engine.core
+        if core is not None:
+            return ChunkSolution(*core.solve_chunk(inputs, first, traced, deadline, one))
+        texts = inputs.split(b"\n") if inputs else []
+        count = started = len(texts)
+        lines = [""] * count
+        traces = [b""] * count
+        outcomes = bytearray(count)
+        numbers, extras, solve_us = (array(code, bytes(4 * count)) for code in "iiI")
+        stop = float("inf") if deadline is None else deadline * 1e9
+        now = time.monotonic_ns()
+        for k, text in enumerate(texts):
+            if now >= stop:
+                started = k
+                break
+            code, number, extra, line, packed = one(first + k, text.decode(), traced)
+            if not 0 <= code <= 255:
+                raise ValueError(f"an outcome code is 0..255, not {code}")
+            if code:
+                outcomes[k], numbers[k], extras[k], lines[k] = code, number, extra, line
+                traces[k] = packed if traced else b""
+            then = time.monotonic_ns()
+            solve_us[k] = (then - now) // 1000
+            now = then
+        offsets = array("I", [0] * (count + 1))
+        for k, packed in enumerate(traces):
+            offsets[k + 1] = offsets[k] + len(packed)
+        return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
+                             offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
+
+    def solve_one(self, index: int, text: str, traced: bool) -> Entry:
+        """One case of :meth:`solve` solved in Python."""
+        engine = self.engine
+        case = Case(index, text)
+        result, packed = engine.solve_packed(case) if traced else (engine.solve(case, False), b"")
+        return (engine.lines.code(result.outcome), result.number,
+                engine.lines.extra(result.outcome, result.number, result.detail), result.line, packed)

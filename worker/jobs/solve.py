@@ -8,7 +8,7 @@ the tests' dispatcher alike), and wakes what the chunk's end of its job made rea
 delivered twice, or to two workers at once, stores its cases once: the first to finish it
 wins (:func:`lifecycle.finish_chunk`).
 
-The chunk is solved the way ``dealer solve`` solves a batch (``Engine.solve_chunk``): its
+The chunk is solved the way ``dealer solve`` solves a batch (``engine.chunks.solve``): its
 stored inputs go to the engine as they are, and the judge lines, packed traces, outcome
 codes, numbers, solve times and input hashes come back as a few buffers, which the store
 keeps nearly as they are (:func:`worker.store.chunks.pack`). No Python object is made per
@@ -103,14 +103,14 @@ def solve_inputs(settings: Settings, engine: engines.Engine, first: int,
             under its time budget (a signal cannot stop the native core, whose cases are all short)."""
             budget.started = time.perf_counter()
             try:
-                return engine.solve_entry(index, text, traced)
+                return engine.chunks.solve_one(index, text, traced)
             except CaseTimeout:
                 errors[index - first] = f"took longer than its time budget of {settings.case_seconds:g} s"
                 return NOT_SOLVED
             finally:
                 budget.started = None
 
-        solution = engine.solve_chunk(inputs_text(inputs), first, settings.store_traces, deadline, in_python)
+        solution = engine.chunks.solve(inputs_text(inputs), first, settings.store_traces, deadline, in_python)
     for k in range(solution.started, solution.count):
         errors[k] = f"not solved: the chunk used up its time budget of {settings.chunk_seconds:g} s"
     tally = Tally.of(solution.outcomes, solution.numbers, solution.solve_us)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from worker.engines import native
+from worker.engines import native, results
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play
 from worker.engines.accordion.read import RULES, TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
 from worker.engines.engine import Engine
 from worker.engines.reading import Case, InputError
-from worker.engines.results import Result, TraceError
+from worker.engines.results import Fields, JudgeLines, Result, TraceError
 
 #: Spare ``under`` tables, one per concurrent game: allocating 70,000 slots costs more than a game.
 _SPARE_TABLES: list[list[int]] = []
@@ -35,6 +35,41 @@ def result_of(sizes: list[int], line: str | None = None, trace: dict[str, Any] |
     return Result("win" if n == 1 else "loss", n, sizes, line or line_of(n, sizes), trace)
 
 
+class AccordionLines(JudgeLines):
+    def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        """The judge line of stored pile sizes (it does not name the deck).
+
+        >>> ENGINE.lines.make(7, "loss", 3, [50, 1, 1])
+        '3 piles remaining: 50 1 1'
+        """
+        return line_of(number, detail)
+
+    def fields(self, index: int, line: str, extra: int) -> Fields | None:
+        head, said, tail = line.partition(" remaining: ")
+        if not said:
+            return None
+        try:
+            piles, sizes = int(head.partition(" ")[0]), list(map(int, tail.split(" ")))
+        except ValueError:
+            return None
+        if piles != len(sizes) or sum(sizes) != DECK_SIZE or 0 in sizes:
+            return None
+        return "win" if piles == 1 else "loss", piles, sizes
+
+
+class AccordionTraces(results.Traces):
+    version = 2
+
+    def unpack(self, packed: bytes) -> dict[str, Any]:
+        """A trace stored in version 1 comes back in version 2.
+
+        >>> ENGINE.traces.unpack(b'{"version":1,"deals":[0,1%s],"moves":[1,0,4]}' % (b",0" * 50))["play"][:5]
+        '++B1+'
+        """
+        trace = super().unpack(packed)
+        return {"version": 2, "play": play_of(trace)} if trace.get("version") == 1 else trace
+
+
 class AccordionEngine(Engine):
     """UVa 127 "Accordian" Patience: the piles left after folding a deck to the left."""
 
@@ -48,10 +83,11 @@ class AccordionEngine(Engine):
     detail_label = "Pile sizes, left to right"
     outcomes = ("win", "loss")
     terminator = TERMINATOR
-    trace_version = 2
     case_bytes = 156
     reader = staticmethod(read_decks)
     rules = RULES
+    Lines = AccordionLines
+    Traces = AccordionTraces
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         """Play one deck; with ``trace`` the result also carries every deal and move.
@@ -84,36 +120,6 @@ class AccordionEngine(Engine):
             return super().solve_packed(case)
         sizes, line, packed = played
         return result_of(sizes, line), packed
-
-    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
-        """As :meth:`Engine.unpack_trace`; a trace stored in version 1 comes back in version 2.
-
-        >>> ENGINE.unpack_trace(b'{"version":1,"deals":[0,1%s],"moves":[1,0,4]}' % (b",0" * 50))["play"][:5]
-        '++B1+'
-        """
-        trace = super().unpack_trace(packed)
-        return {"version": 2, "play": play_of(trace)} if trace.get("version") == 1 else trace
-
-    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        """The judge line of stored pile sizes (it does not name the deck).
-
-        >>> ENGINE.judge_line(7, "loss", 3, [50, 1, 1])
-        '3 piles remaining: 50 1 1'
-        """
-        return line_of(number, detail)
-
-    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        # Lenient (``int`` takes more than digits): ``parse_line`` checks the line is made again.
-        head, said, tail = line.partition(" remaining: ")
-        if not said:
-            return None
-        try:
-            piles, sizes = int(head.partition(" ")[0]), list(map(int, tail.split(" ")))
-        except ValueError:
-            return None
-        if piles != len(sizes) or sum(sizes) != DECK_SIZE or 0 in sizes:
-            return None
-        return "win" if piles == 1 else "loss", piles, sizes
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Re-play a trace move by move, checking each is the move the rules make.

@@ -13,10 +13,39 @@ from worker.engines.mahjong.solve import line_of, make_solver
 from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
 from worker.engines.mahjong.trace import check_proof, reference_waits
 from worker.engines.reading import Case, InputError
-from worker.engines.results import Result, TraceError
+from worker.engines.results import Fields, JudgeLines, Result, TraceError
 
 #: The solver, made on first use (reading the table takes a few milliseconds).
 _solve: Callable[[Case, bool], Result] | None = None
+
+
+class MahjongLines(JudgeLines):
+    def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        """The judge line of a stored result, numbered ``index``.
+
+        >>> ENGINE.lines.make(7, "ready", 2, ["5W", "6W"]), ENGINE.lines.make(8, "not-ready", 0, [])
+        ('Case 7: 5W 6W', 'Case 8: Not ready')
+        """
+        return line_of(index, detail if outcome == "ready" else ())
+
+    def fields(self, index: int, line: str, extra: int) -> Fields | None:
+        """A ready hand's waited tiles are known tiles, each once, in the judge's order.
+
+        >>> ENGINE.lines.parse(7, "Case 7: 5W 6W"), ENGINE.lines.parse(8, "Case 8: Not ready")
+        (('ready', 2, ['5W', '6W']), ('not-ready', 0, []))
+        >>> ENGINE.lines.parse(8, "Case 8: 6W 5W")
+        Traceback (most recent call last):
+        ...
+        ValueError: not a mahjong judge line of case 8: 'Case 8: 6W 5W'
+        """
+        said = line.partition(": ")[2]
+        if said == "Not ready":
+            return "not-ready", 0, []
+        waits = said.split(" ")
+        kinds = [_KIND.get(tile, -1) for tile in waits]
+        if min(kinds) < 0 or kinds != sorted(set(kinds)):
+            return None
+        return "ready", len(waits), waits
 
 
 class MahjongEngine(Engine):
@@ -32,9 +61,9 @@ class MahjongEngine(Engine):
     detail_label = "Waiting tiles"
     outcomes = ("ready", "not-ready")
     terminator = TERMINATOR
-    trace_version = 1
     case_bytes = 41
     reader = staticmethod(read_hands)
+    Lines = MahjongLines
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         """The waited tiles of a canonical hand (13 known tiles, at most four of a kind).
@@ -56,33 +85,6 @@ class MahjongEngine(Engine):
         """As :meth:`Engine.solve_packed`: the native core writes the JSON bytes itself."""
         packed = None if self.core is None else self.core.solve_packed(case)
         return super().solve_packed(case) if packed is None else packed  # type: ignore[no-any-return]
-
-    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        """The judge line of a stored result, numbered ``index``.
-
-        >>> ENGINE.judge_line(7, "ready", 2, ["5W", "6W"]), ENGINE.judge_line(8, "not-ready", 0, [])
-        ('Case 7: 5W 6W', 'Case 8: Not ready')
-        """
-        return line_of(index, detail if outcome == "ready" else ())
-
-    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        """A ready hand's waited tiles are known tiles, each once, in the judge's order.
-
-        >>> ENGINE.parse_line(7, "Case 7: 5W 6W"), ENGINE.parse_line(8, "Case 8: Not ready")
-        (('ready', 2, ['5W', '6W']), ('not-ready', 0, []))
-        >>> ENGINE.parse_line(8, "Case 8: 6W 5W")
-        Traceback (most recent call last):
-        ...
-        ValueError: not a mahjong judge line of case 8: 'Case 8: 6W 5W'
-        """
-        said = line.partition(": ")[2]
-        if said == "Not ready":
-            return "not-ready", 0, []
-        waits = said.split(" ")
-        kinds = [_KIND.get(tile, -1) for tile in waits]
-        if min(kinds) < 0 or kinds != sorted(set(kinds)):
-            return None
-        return "ready", len(waits), waits
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check every proof of a trace, and that they cover exactly the waited tiles, found
