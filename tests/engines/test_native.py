@@ -140,7 +140,7 @@ def test_dealer_pure_python_forces_the_fallback() -> None:
 
 def layout_of(engine: Engine, data: bytes) -> tuple[int, bool]:
     """The layout the native core is given for ``data``: cards a line (0 for none), and whether decks run on."""
-    layout = None if engine.rules is None else learn(data, True, engine.rules.stops)
+    layout = None if engine.judge_file.rules is None else learn(data, True, engine.judge_file.rules.stops)
     return (0, False) if layout is None else (layout.per_line, layout.flow)
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from worker.engines.engine import Engine
+from worker.engines.engine import Engine, JudgeFile
 from worker.engines.reading import Case, InputError, Reading, read_pieces, show, tokens_with_columns
 from worker.engines.results import Fields, JudgeLines, Result, TraceError
 
@@ -42,13 +42,12 @@ class Coins(Engine):
     slug = "coins"
     title = "Coin tosses (a toy)"
     summary = "toss coins: more heads than tails wins"
-    unit = "throw"
     number_name = "heads"
     input_help = "Up to 9 tosses like `H T T` per line; a line `#` ends the file."
     number_help = "How many tosses came up heads."
     detail_label = "Heads and tails"
     outcomes = ("win", "loss")
-    terminator = "#"
+    judge_file = JudgeFile("throw", "#")
     case_bytes = 10
     Lines = CoinLines
 

@@ -3,21 +3,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import orjson
 
 from worker.engines.reading import Case
-
-if TYPE_CHECKING:
-    from worker.engines.engine import Engine
+from worker.engines.results import Solver
 
 
 class Batches:
     """An engine's batches: written in C by the native core, which leaves to :meth:`solve_one`
     what it does not finish, else case by case in Python."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Solver) -> None:
         self.engine = engine
 
     def solve(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:

@@ -1,18 +1,17 @@
 """What solving a case gives, :class:`Result`, and the two forms a store keeps of it: its judge line
-(:class:`JudgeLines`, with an outcome code and one extra number) and its trace as bytes (:class:`Traces`)."""
+(:class:`JudgeLines`) and its trace as bytes (:class:`Traces`)."""
 
 from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any, Protocol
 
 import orjson
 
-if TYPE_CHECKING:
-    from worker.engines.engine import Engine
-    from worker.engines.reading import Case
+from worker.engines.reading import Case
 
 #: What a judge line says: ``(outcome, number, detail)``.
 Fields = tuple[str, int, list[Any]]
@@ -24,9 +23,8 @@ class TraceError(ValueError):
 
 @dataclass(slots=True)
 class Result:
-    """The answer for one case: ``outcome`` (one of the engine's ``outcomes``), ``number`` (what
-    the game is judged by: deals, piles, waits), ``detail`` (the rest, JSON-ready), ``line`` (the
-    judge line, no newline) and ``trace`` (``None`` when not asked for)."""
+    """One case's answer: ``outcome`` (one of the engine's ``outcomes``), ``number`` (deals, piles,
+    waits), ``detail`` (the rest, JSON-ready), ``line`` (the judge line) and ``trace`` (or ``None``)."""
 
     outcome: str
     number: int
@@ -36,10 +34,9 @@ class Result:
 
 
 def plain(cls: type, names: tuple[str, ...]) -> bool:
-    """Whether the dataclass ``cls`` is just the fields ``names``, with nothing run on creation,
-    so that filling its slots makes the object its ``__init__`` would: a reader makes a Case a
-    case and a solver a Result, and their ``__init__`` would cost a quarter and a tenth of their
-    time. Checked at import, so a change to either class brings the calls back."""
+    """Whether the dataclass ``cls`` is just the fields ``names``, nothing run on creation: then a
+    reader or solver may fill a Case's or Result's slots itself and skip ``__init__`` (a quarter and a
+    tenth of their time). Checked at import, so that a change to either class brings the calls back."""
     return tuple(f.name for f in dataclasses.fields(cls)) == names and not hasattr(cls, "__post_init__")
 
 
@@ -47,8 +44,8 @@ class JudgeLines(ABC):
     """A game's results as a store keeps them, no detail per case: the judge line (:meth:`make`), the
     outcome's code and one extra number the line leaves out; :meth:`parse` gives the result back."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.slug, self.outcomes = engine.slug, engine.outcomes
+    def __init__(self, slug: str, outcomes: tuple[str, ...]) -> None:
+        self.slug, self.outcomes = slug, outcomes
 
     @abstractmethod
     def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
@@ -63,8 +60,7 @@ class JudgeLines(ABC):
         return 0
 
     def code(self, outcome: str) -> int:
-        """An outcome's code in a stored chunk: 1 + its place in the engine's ``outcomes``, which a
-        game therefore only adds to, at the end.
+        """An outcome's stored code: 1 + its place in ``outcomes`` (a game adds outcomes at the end).
 
         >>> from worker.engines import get
         >>> get("10-20-30").lines.code("draw"), get("mahjong").lines.code("not-ready")
@@ -73,12 +69,10 @@ class JudgeLines(ABC):
         return self.outcomes.index(outcome) + 1
 
     def parse(self, index: int, line: str, extra: int = 0) -> Fields:
-        """The ``(outcome, number, detail)`` of case ``index``'s judge line and extra: the exact
-        inverse of :meth:`make` and :meth:`extra`, a :class:`ValueError` for what they do not give.
+        """Case ``index``'s ``(outcome, number, detail)``: the exact inverse of :meth:`make` and
+        :meth:`extra`, a :class:`ValueError` for a line and extra they do not give.
 
         >>> from worker.engines import get
-        >>> get("accordion").lines.parse(4, "3 piles remaining: 50 1 1")
-        ('loss', 3, [50, 1, 1])
         >>> get("10-20-30").lines.parse(4, "Win : 066")
         Traceback (most recent call last):
         ...
@@ -92,22 +86,19 @@ class JudgeLines(ABC):
 
 
 class Traces:
-    """A game's traces as a store keeps them (bytes: :meth:`pack`, :meth:`unpack`) and as ``dealer
-    solve --traces`` writes them (:meth:`record`). A game raising :attr:`version` upgrades older
-    stored traces in its :meth:`unpack`."""
+    """A game's traces as stored bytes (:meth:`pack`, :meth:`unpack`) and as ``dealer solve --traces``
+    records. A game that raises :attr:`version` upgrades older stored traces in :meth:`unpack`."""
 
-    #: The version of the traces the game writes.
     version = 1
 
-    def __init__(self, engine: Engine) -> None:
-        self.slug = engine.slug
+    def __init__(self, slug: str) -> None:
+        self.slug = slug
 
     def pack(self, trace: dict[str, Any]) -> bytes:
-        """A trace as bytes; :meth:`unpack` is its exact inverse."""
         return orjson.dumps(trace)
 
     def unpack(self, packed: bytes) -> dict[str, Any]:
-        """The trace of stored bytes (:meth:`pack`'s or ``Engine.solve_packed``'s); :class:`TraceError` else."""
+        """The trace of stored bytes; :class:`TraceError` for bytes no trace packs to."""
         try:
             trace = orjson.loads(packed)
         except orjson.JSONDecodeError:
@@ -117,8 +108,7 @@ class Traces:
         return trace
 
     def record(self, case: Case, result: Result, trace: bytes) -> bytes:
-        """A line of ``dealer solve --traces`` (no newline): the case's index (its place in the file),
-        its result and its trace, given as JSON bytes.
+        """A line of ``dealer solve --traces`` (no newline); ``trace`` is JSON.
 
         >>> from worker.engines import Case, get
         >>> mahjong, case = get("mahjong"), Case(4, "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")
@@ -127,3 +117,15 @@ class Traces:
         """
         return orjson.dumps({"index": case.index, "outcome": result.outcome, "number": result.number,
                              "detail": result.detail, "trace": orjson.Fragment(trace)})
+
+
+class Solver(Protocol):
+    """What solving many cases in one call (``Engine.batches``, ``Engine.chunks``) needs of an engine."""
+
+    core: ModuleType | None
+    lines: JudgeLines
+    traces: Traces
+
+    def solve(self, case: Case, trace: bool = True) -> Result: ...
+
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]: ...

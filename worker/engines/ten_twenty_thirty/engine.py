@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from worker.engines import native, results
-from worker.engines.engine import Engine
+from worker.engines.engine import Engine, JudgeFile
 from worker.engines.reading import Case
 from worker.engines.results import Fields, JudgeLines, Result
 from worker.engines.ten_twenty_thirty import trace as traces
@@ -21,11 +21,7 @@ _LINES = ("Win : ", "Loss: ", "Draw: ")
 
 
 def line_of(outcome: int, deals: int) -> str:
-    """The judge line of a game.
-
-    >>> line_of(0, 66), line_of(2, 73)
-    ('Win : 66', 'Draw: 73')
-    """
+    """The judge line of a game: ``Win : 66``."""
     return _LINES[outcome] + str(deals)
 
 
@@ -46,11 +42,7 @@ class TenTwentyThirtyLines(JudgeLines):
         return OUTCOMES[outcome], int(deals), [extra] if extra and outcome == DRAW else []
 
     def extra(self, outcome: str, number: int, detail: list[Any]) -> int:
-        """A draw's first sighting, which its judge line does not say.
-
-        >>> ENGINE.lines.extra("draw", 73, [55]), ENGINE.lines.parse(3, "Draw: 73", 55)
-        (55, ('draw', 73, [55]))
-        """
+        """A draw's first sighting, which its judge line does not say."""
         return detail[0] if detail else 0
 
 
@@ -70,36 +62,27 @@ class TenTwentyThirty(Engine):
 
     >>> r = ENGINE.solve(Case(1, "10 5 4 3 5 7 10 8 2 3 9 10 8 4 5 1 7 6 7 2 6 9 10 2 3 10 3 4 4 9 "
     ...                          "10 1 1 10 5 10 10 1 8 10 7 8 10 6 10 10 10 9 6 2 10 10"), trace=False)
-    >>> r.outcome, r.number, r.detail, r.line
-    ('draw', 73, [55], 'Draw: 73')
-    >>> ENGINE.lines.make(3, "loss", 82, [])
-    'Loss: 82'
+    >>> r.outcome, r.number, r.detail, r.line, ENGINE.lines.extra(r.outcome, r.number, r.detail)
+    ('draw', 73, [55], 'Draw: 73', 55)
     """
 
     slug = "10-20-30"
     title = "10-20-30 (UVa 246)"
     summary = "Deal onto seven piles, pick up threes summing to 10, 20 or 30: win, loss or draw."
-    unit = UNIT
     number_name = "deals"
     input_help = "52 card values 1–10 per deck, any spacing; a `0` ends the file."
     number_help = "How many cards were dealt before the game was won, lost or drawn."
     detail_label = "The repeated state was first seen"
     detail_text = "after deal {}"
     outcomes = OUTCOMES
-    terminator = TERMINATOR
-    case_bytes = 120
-    reader = staticmethod(read_decks)
-    rules = RULES
+    judge_file = JudgeFile(UNIT, TERMINATOR, read_decks, RULES)
     Lines = TenTwentyThirtyLines
     Traces = TenTwentyThirtyTraces
+    case_bytes = 120
 
     def solve(self, case: Case, trace: bool = True) -> Result:
-        core = self.core
-        played = None if core is None else core.play(case.text, core.TRACED if trace else core.PLAIN)
-        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
-            return result_of(*played)
-        # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
-        return _solve_here(case.text, trace, False)[0]
+        played = self._played(case.text, "TRACED" if trace else "PLAIN")
+        return _solve_here(case.text, trace, False)[0] if played is None else result_of(*played)
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON.
@@ -109,41 +92,36 @@ class TenTwentyThirty(Engine):
         >>> result.line, len(packed), ENGINE.traces.unpack(packed)["picks"][:5]
         ('Win : 66', 212, 'babab')
         """
+        played = self._played(case.text, "PACKED")
+        if played is None:
+            return _solve_here(case.text, True, True)
+        outcome, n, seen, packed = played
+        return result_of(outcome, n, seen), packed
+
+    def _played(self, text: str, mode: str) -> tuple[Any, ...] | None:
+        """The native core's game in ``mode``; ``None`` for no core, a deck not canonical or a game
+        too long for the core's buffers: then it is played in Python."""
         core = self.core
-        played = None if core is None else core.play(case.text, core.PACKED)
-        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
-            outcome, n, seen, packed = played
-            return result_of(outcome, n, seen), packed
-        return _solve_here(case.text, True, True)
+        played = None if core is None else core.play(text, getattr(core, mode))
+        return None if played is None or played[0] == core.LONG else played  # type: ignore[union-attr]
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check ``trace`` move by move (:func:`.trace.walk_trace`); its result."""
         steps = traces.walk_trace(text, trace)
-        while True:
-            try:
+        try:
+            while True:
                 next(steps)
-            except StopIteration as end:
-                outcome, n, seen = end.value
-                break
-        return result_of(outcome, n, seen, trace)
+        except StopIteration as end:
+            return result_of(*end.value, trace)
 
     def generate(self, rng: random.Random) -> str:
-        """A shuffled deck on two lines of 26 cards.
-
-        >>> text = ENGINE.generate(random.Random(1))
-        >>> len(text.split()), text.count("\\n")
-        (52, 1)
-        """
+        """A shuffled deck on two lines of 26 cards."""
         deck = [str(v) for v in range(1, 10) for _ in range(4)] + ["10"] * 16
         rng.shuffle(deck)
         return " ".join(deck[:26]) + "\n" + " ".join(deck[26:])
 
     def sniff(self, head: bytes) -> bool:
-        """Integers 0..10, with a 0 only where a deck would start.
-
-        >>> ENGINE.sniff(b"2 6 5 10 10 4 1"), ENGINE.sniff(b"QD AD"), ENGINE.sniff(b"1T 2T 3T")
-        (True, False, False)
-        """
+        """Integers 0..10, with a 0 only where a deck would start."""
         tokens = head.split()
         if tokens and not head[-1:].isspace() and len(head) >= 512:
             tokens.pop()  # perhaps cut short
