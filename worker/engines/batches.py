@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 import orjson
 
 from worker.engines.reading import Case

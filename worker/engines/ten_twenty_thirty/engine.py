@@ -81,8 +81,12 @@ class TenTwentyThirty(Engine):
     case_bytes = 120
 
     def solve(self, case: Case, trace: bool = True) -> Result:
-        played = self._played(case.text, "TRACED" if trace else "PLAIN")
-        return _solve_here(case.text, trace, False)[0] if played is None else result_of(*played)
+        core = self.core
+        played = None if core is None else core.play(case.text, core.TRACED if trace else core.PLAIN)
+        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
+            return result_of(*played)
+        # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
+        return _solve_here(case.text, trace, False)[0]
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON.
@@ -92,18 +96,12 @@ class TenTwentyThirty(Engine):
         >>> result.line, len(packed), ENGINE.traces.unpack(packed)["picks"][:5]
         ('Win : 66', 212, 'babab')
         """
-        played = self._played(case.text, "PACKED")
-        if played is None:
-            return _solve_here(case.text, True, True)
-        outcome, n, seen, packed = played
-        return result_of(outcome, n, seen), packed
-
-    def _played(self, text: str, mode: str) -> tuple[Any, ...] | None:
-        """The native core's game in ``mode``; ``None`` for no core, a deck not canonical or a game
-        too long for the core's buffers: then it is played in Python."""
         core = self.core
-        played = None if core is None else core.play(text, getattr(core, mode))
-        return None if played is None or played[0] == core.LONG else played  # type: ignore[union-attr]
+        played = None if core is None else core.play(case.text, core.PACKED)
+        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
+            outcome, n, seen, packed = played
+            return result_of(outcome, n, seen), packed
+        return _solve_here(case.text, True, True)
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check ``trace`` move by move (:func:`.trace.walk_trace`); its result."""
