@@ -19,7 +19,7 @@ def public_methods(node: ast.ClassDef) -> list[str]:
 
 
 def oversized(roots: list[Path]) -> list[str]:
-    """``path:line Class (n)`` for each class under ``roots`` with more than :data:`MAX_PUBLIC` public methods."""
+    """``path:line Class (n)`` of each class under ``roots`` with over :data:`MAX_PUBLIC` public methods."""
     found = []
     for root in roots:
         for path in sorted(root.rglob("*.py")):

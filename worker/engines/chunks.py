@@ -118,9 +118,9 @@ class Chunks:
             then = time.monotonic_ns()
             solve_us[k] = (then - now) // 1000
             now = then
+        offsets = array("I", accumulate(map(len, traces), initial=0))
         return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
-                             array("I", accumulate(map(len, traces), initial=0)), bytes(outcomes), numbers, extras,
-                             solve_us, array("Q", map(case_hash, texts)))
+                             offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
 
     def solve_one(self, index: int, text: str, traced: bool) -> Entry:
         """One case of :meth:`solve` solved in Python."""

@@ -96,8 +96,8 @@ class Engine(ABC):
         ([2, 1], 3, 119)
         """
         file = self.judge_file
-        return InputBlocks(stream, Reading(file.terminator, file.unit, warnings, faults), max_cases, max_bytes,
-                           self.read, self.core, file.reader, file.rules)
+        reading = Reading(file.terminator, file.unit, warnings, faults)
+        return InputBlocks(stream, reading, max_cases, max_bytes, self.read, self.core, file.reader, file.rules)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         """The cases behind :meth:`parse`, read by the native core and the game's reader in turns."""
@@ -130,4 +130,4 @@ class Engine(ABC):
 
     @abstractmethod
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
-        """The result ``trace`` leads to from ``text``; :class:`.results.TraceError` where it breaks the rules."""
+        """The result ``trace`` leads to from ``text``; :class:`.results.TraceError` where it breaks a rule."""

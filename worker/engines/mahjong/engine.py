@@ -16,6 +16,7 @@ from worker.engines.mahjong.trace import check_proof, reference_waits
 from worker.engines.reading import Case, InputError
 from worker.engines.results import Fields, JudgeLines, Result, TraceError
 
+
 @cache
 def _solver() -> Callable[[Case, bool], Result]:
     """The pure-Python solver, made on first use (reading the table takes a few milliseconds)."""
