@@ -160,7 +160,7 @@ def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, dea
           one: object) -> tuple:
     """A core's ``solve_chunk``: the cases of ``inputs`` (canonical texts, one a line; ``b""``
     holds none), numbered from ``first``, each solved by ``solve`` (its ``_chunk_case``) or, where
-    that leaves it, by ``one`` (:meth:`~worker.engines.chunks.Chunks.solve_one`'s signature), the
+    that leaves it, by ``one`` (:meth:`~worker.engines.engine.Engine.solve_entry`'s signature), the
     fields of a :class:`~worker.engines.chunks.ChunkSolution` in order. No case is started once
     the monotonic clock reads ``deadline`` (seconds, as ``time.monotonic()``; ``None``: never)."""
     s: cython.p_const_char = PyBytes_AS_STRING(inputs)
