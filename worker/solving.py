@@ -29,7 +29,7 @@ LOCAL_BATCH = 100
 TRACE_BUFFER = 1 << 20
 
 #: What solving a batch gives: its judge lines and its trace records, each one line
-#: ending in a newline (:meth:`.batches.Batches.solve`), and how many cases it held.
+#: ending in a newline (:meth:`.engines.engine.Batches.solve`), and how many cases it held.
 Answer = tuple[str, bytes, int]
 
 

@@ -19,6 +19,7 @@ from tests.web.test_access import csrf_of, login
 from tests.web.test_access_private import filled, routes_of_a_job
 from worker import engines
 from worker.config import Settings
+from worker.engines.engine import Batches, Chunks
 from worker.store.database import Database
 
 TEACHER = "teacher-0123456789abcdef-key"

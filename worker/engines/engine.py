@@ -2,21 +2,25 @@
 
 An engine reads a judge file, solves and replays one case; what it holds does the rest: ``lines``
 and ``traces`` (a result's stored forms, :mod:`.results`), ``batches`` and ``chunks`` (many cases in
-one call). Engines know nothing of Celery, Flask or SQL.
+one call: :class:`Batches`, :class:`Chunks`). Engines know nothing of Celery, Flask or SQL.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import time
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from types import ModuleType
 from typing import IO, Any, ClassVar, NamedTuple, cast
 
+import orjson
+
 from worker.engines import results
-from worker.engines.batches import Batches
-from worker.engines.chunks import Chunks
+from worker.engines.chunks import ChunkSolution, Entry, Fallback, case_hash
 from worker.engines.handover import InputBlocks, ReaderFrom, read_cases
 from worker.engines.layout import DeckRules
 from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, Faults, Reading, only_case
@@ -131,3 +135,89 @@ class Engine(ABC):
     @abstractmethod
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """The result ``trace`` leads to from ``text``; :class:`.results.TraceError` where it breaks a rule."""
+
+
+class Batches:
+    """An engine's batches: written in C by the native core, which leaves to :meth:`solve_one`
+    what it does not finish, else case by case in Python."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def solve(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
+        """The judge lines of canonical texts numbered from ``first``, and with ``traced`` their
+        records (``Traces.record``), each ending in a newline.
+
+        >>> from worker.engines import get
+        >>> get("mahjong").batches.solve(["1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S"] * 2, 7, False)
+        ('Case 7: 3S 5S 6S 8S 9S\\nCase 8: 3S 5S 6S 8S 9S\\n', b'')
+        """
+        core = self.engine.core
+        if core is not None:
+            return core.solve_batch(texts, first, traced, self.solve_one)  # type: ignore[no-any-return]
+        solved = [self.solve_one(index, text, traced) for index, text in enumerate(texts, first)]
+        return ("\n".join(line for line, _ in solved) + "\n",
+                b"\n".join(record for _, record in solved) + b"\n" if traced else b"")
+
+    def solve_one(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
+        """One case of :meth:`solve` in Python: its judge line and record (``b""`` untraced)."""
+        case = Case(index, text)
+        if not traced:
+            return self.engine.solve(case, False).line, b""
+        result = self.engine.solve(case, True)
+        return result.line, self.engine.traces.record(case, result, orjson.dumps(result.trace))
+
+
+class Chunks:
+    """An engine's stored chunks (canonical texts joined by ``\\n``) solved in one call: in C by the
+    native core, which hands what it does not finish to a fallback, else case by case in Python."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def solve(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
+              fallback: Fallback | None = None) -> ChunkSolution:
+        """A chunk's cases numbered from ``first``, none started once ``time.monotonic()`` reaches
+        ``deadline``. What C does not finish (a text not canonical, a 10-20-30 game past 65,535
+        cards) goes to ``fallback`` (:meth:`solve_one` unless given), which can bound a case's time.
+
+        >>> from worker.engines import get
+        >>> solution = get("mahjong").chunks.solve(b"1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S\\n"
+        ...                                        b"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI", 7, True)
+        >>> solution.lines, solution.outcomes, list(solution.numbers), solution.trace(1), solution.started
+        (b'Case 7: 3S 5S 6S 8S 9S\\nCase 8: Not ready\\n', b'\\x01\\x02', [5, 0], b'{"version":1,"proofs":[]}', 2)
+        """
+        one = self.solve_one if fallback is None else fallback
+        if self.engine.core is not None:
+            return ChunkSolution(*self.engine.core.solve_chunk(inputs, first, traced, deadline, one))
+        texts = inputs.split(b"\n") if inputs else []
+        count = started = len(texts)
+        lines = [""] * count
+        traces = [b""] * count
+        outcomes = bytearray(count)
+        numbers, extras, solve_us = (array(code, bytes(4 * count)) for code in "iiI")
+        stop = float("inf") if deadline is None else deadline * 1e9
+        now = time.monotonic_ns()
+        for k, text in enumerate(texts):
+            if now >= stop:
+                started = k
+                break
+            code, number, extra, line, packed = one(first + k, text.decode(), traced)
+            if not 0 <= code <= 255:
+                raise ValueError(f"an outcome code is 0..255, not {code}")
+            if code:
+                outcomes[k], numbers[k], extras[k], lines[k] = code, number, extra, line
+                traces[k] = packed if traced else b""
+            then = time.monotonic_ns()
+            solve_us[k] = (then - now) // 1000
+            now = then
+        offsets = array("I", accumulate(map(len, traces), initial=0))
+        return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
+                             offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
+
+    def solve_one(self, index: int, text: str, traced: bool) -> Entry:
+        """One case of :meth:`solve` solved in Python."""
+        engine, case = self.engine, Case(index, text)
+        result, packed = engine.solve_packed(case) if traced else (engine.solve(case, False), b"")
+        return (engine.lines.code(result.outcome), result.number,
+                engine.lines.extra(result.outcome, result.number, result.detail), result.line, packed)

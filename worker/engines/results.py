@@ -6,8 +6,7 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
@@ -118,14 +117,3 @@ class Traces:
         return orjson.dumps({"index": case.index, "outcome": result.outcome, "number": result.number,
                              "detail": result.detail, "trace": orjson.Fragment(trace)})
 
-
-class Solver(Protocol):
-    """What solving many cases in one call (``Engine.batches``, ``Engine.chunks``) needs of an engine."""
-
-    core: ModuleType | None
-    lines: JudgeLines
-    traces: Traces
-
-    def solve(self, case: Case, trace: bool = True) -> Result: ...
-
-    def solve_packed(self, case: Case) -> tuple[Result, bytes]: ...
