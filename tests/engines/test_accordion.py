@@ -287,7 +287,7 @@ def test_solve_matches_the_rules_and_the_trace_replays(deck: str) -> None:
     assert r.detail == naive_sizes(deck)
     assert r.number == len(r.detail) and sum(r.detail) == 52
     assert r.outcome == ("win" if r.number == 1 else "loss")
-    assert ENGINE.judge_line(5, r.outcome, r.number, r.detail) == r.line
+    assert ENGINE.lines.make(5, r.outcome, r.number, r.detail) == r.line
     assert ENGINE.solve(Case(5, deck), trace=False).line == r.line
     assert r.trace is not None
     piles = play_back(deck, r.trace)
@@ -303,7 +303,7 @@ def test_a_stored_version_1_trace_comes_back_in_version_2(deck: str) -> None:
     trace = ENGINE.solve(Case(1, deck)).trace
     assert trace is not None
     old = version_1(deck, trace)
-    assert ENGINE.unpack_trace(ENGINE.pack_trace(old)) == trace
+    assert ENGINE.traces.unpack(ENGINE.traces.pack(old)) == trace
     assert ENGINE.replay(deck, old).line == ENGINE.replay(deck, trace).line
 
 

@@ -1,8 +1,8 @@
 """The contract every registered engine keeps, checked once for all of them.
 
 The registry; each engine's attributes and doctests; its judge files; parse, solve and
-the judge line and its inverse (``parse_line``); the stored trace form (``solve_packed``,
-``pack_trace``, ``unpack_trace``); replay; ``generate``, ``canonical`` and ``sniff``; and the
+the judge line and its inverse (``lines.parse``); the stored trace form (``solve_packed``,
+``traces.pack``, ``traces.unpack``); replay; ``generate``, ``canonical`` and ``sniff``; and the
 reading protocol that
 :class:`worker.engines.reading.Reading` owns (terminator, text after it, a missing one, empty
 files). What is particular to one game is tested in its own module.
@@ -79,13 +79,13 @@ def test_check_names_a_known_game() -> None:
 
 
 def test_every_outcome_keeps_its_stored_code() -> None:
-    """A case's outcome is stored as its place in its game's ``outcomes`` (``Engine.outcome_code``): a game
+    """A case's outcome is stored as its place in its game's ``outcomes`` (``JudgeLines.code``): a game
     may add outcomes at the end, never reorder them."""
     assert set(engines.outcomes()) == {outcome for engine in engines.all_engines() for outcome in engine.outcomes}
     stored = {"10-20-30": ("win", "loss", "draw"), "accordion": ("win", "loss"), "mahjong": ("ready", "not-ready")}
     for game, outcomes in stored.items():
         assert engines.get(game).outcomes[: len(outcomes)] == outcomes
-        assert [engines.get(game).outcome_code(o) for o in outcomes] == list(range(1, len(outcomes) + 1))
+        assert [engines.get(game).lines.code(o) for o in outcomes] == list(range(1, len(outcomes) + 1))
 
 
 def test_the_package_exports_what_other_code_uses() -> None:
@@ -102,7 +102,7 @@ def test_attributes(game: str) -> None:
     title, unit, number_name, outcomes, terminator = EXPECTED[game]
     assert (engine.slug, engine.title, engine.unit, engine.number_name) == (game, title, unit, number_name)
     assert (engine.outcomes, engine.terminator) == (outcomes, terminator)
-    assert engine.trace_version == (1 if game == "mahjong" else 2)
+    assert engine.traces.version == (1 if game == "mahjong" else 2)
     assert engine.summary and isinstance(engine.case_bytes, int) and engine.case_bytes > 0
 
 
@@ -149,7 +149,7 @@ def test_judge_files(game: str, trace: bool, judge_data: Path) -> None:
         assert warnings == []
         for index, r in enumerate(results, 1):
             assert r.outcome in engine.outcomes
-            assert engine.judge_line(index, r.outcome, r.number, r.detail) == r.line
+            assert engine.lines.make(index, r.outcome, r.number, r.detail) == r.line
             assert (r.trace is not None) == trace
 
 
@@ -164,16 +164,16 @@ def test_packed_traces_unpack_to_the_solved_ones(game: str) -> None:
         assert result.trace is None and isinstance(packed, bytes)
         assert (result.outcome, result.number, result.detail, result.line) == (
             solved.outcome, solved.number, solved.detail, solved.line)
-        assert solved.trace is not None and solved.trace["version"] == engine.trace_version
-        assert engine.unpack_trace(packed) == solved.trace
-        assert engine.unpack_trace(engine.pack_trace(solved.trace)) == solved.trace
+        assert solved.trace is not None and solved.trace["version"] == engine.traces.version
+        assert engine.traces.unpack(packed) == solved.trace
+        assert engine.traces.unpack(engine.traces.pack(solved.trace)) == solved.trace
 
 
 @games
 @pytest.mark.parametrize("junk", [b"", b"\x00", b"\x01\x02", b"[1, 2]", b"{\"version\": 1", b"\xff" * 40])
 def test_bytes_that_are_no_trace_are_a_trace_error(game: str, junk: bytes) -> None:
     with pytest.raises(TraceError):
-        engine_of(game).unpack_trace(junk)
+        engine_of(game).traces.unpack(junk)
 
 
 @pytest.mark.slow
@@ -187,11 +187,11 @@ def test_solve_judge_line_and_replay_agree(game: str, data: st.DataObject) -> No
     plain, full = engine.solve(Case(index, text), trace=False), engine.solve(Case(index, text))
     assert plain.trace is None and full.trace is not None
     assert (plain.outcome, plain.number, plain.detail, plain.line) == (full.outcome, full.number, full.detail, full.line)
-    assert engine.judge_line(index, full.outcome, full.number, full.detail) == full.line
+    assert engine.lines.make(index, full.outcome, full.number, full.detail) == full.line
     trace = json.loads(json.dumps(full.trace))
     again = engine.replay(text, trace)
     assert (again.outcome, again.number, again.detail) == (full.outcome, full.number, full.detail)
-    assert again.line == engine.judge_line(1, full.outcome, full.number, full.detail) and again.trace == trace
+    assert again.line == engine.lines.make(1, full.outcome, full.number, full.detail) and again.trace == trace
     assert engine.canonical(text) == text
 
 
@@ -223,10 +223,10 @@ def test_parse_line_reads_exactly_the_lines_judge_line_writes(
     engine = engine_of(game)
     if fields is None:
         with pytest.raises(ValueError, match=f"^not a {game} judge line of case 4: "):
-            engine.parse_line(4, line, extra)
+            engine.lines.parse(4, line, extra)
     else:
-        assert engine.parse_line(4, line, extra) == fields
-        assert engine.judge_line(4, *fields) == line and engine.extra_of(*fields) == extra
+        assert engine.lines.parse(4, line, extra) == fields
+        assert engine.lines.make(4, *fields) == line and engine.lines.extra(*fields) == extra
 
 
 @games
@@ -234,22 +234,22 @@ def test_parse_line_reads_exactly_the_lines_judge_line_writes(
 @given(data=st.data())
 def test_parse_line_gives_back_a_result_and_refuses_anything_else(game: str, data: st.DataObject) -> None:
     """A solved case's line and extra parse back to its result; any other text either is a line
-    :meth:`judge_line` writes or is refused with a ValueError (never another error)."""
+    :meth:`JudgeLines.make` writes or is refused with a ValueError (never another error)."""
     engine = engine_of(game)
     index = data.draw(st.integers(1, 10**9))
     result = engine.solve(Case(index, data.draw(CASES[game])), trace=False)
-    extra = engine.extra_of(result.outcome, result.number, result.detail)
-    assert engine.parse_line(index, result.line, extra) == (result.outcome, result.number, result.detail)
+    extra = engine.lines.extra(result.outcome, result.number, result.detail)
+    assert engine.lines.parse(index, result.line, extra) == (result.outcome, result.number, result.detail)
     cut = data.draw(st.integers(0, len(result.line)))
     line = data.draw(st.one_of(st.text(max_size=40), st.text("0123456789 :-+Tps", max_size=4).map(
         lambda inserted: result.line[:cut] + inserted + result.line[cut + 1 :])))
     extra = data.draw(st.sampled_from([0, extra, 7]))
     try:
-        fields = engine.parse_line(index, line, extra)
+        fields = engine.lines.parse(index, line, extra)
     except ValueError as error:
         assert str(error).startswith(f"not a {game} judge line of case {index}: ")
         return
-    assert engine.judge_line(index, *fields) == line and engine.extra_of(*fields) == extra
+    assert engine.lines.make(index, *fields) == line and engine.lines.extra(*fields) == extra
 
 
 @games

@@ -112,10 +112,10 @@ def test_both_cores_read_every_layout_alike(game: str, layout: str, mistake: str
                                                 ("ragged", None)])
 def test_the_layout_is_learnt_from_the_first_lines(layout: str, learnt: Layout | None) -> None:
     pure, _ = cores("accordion")
-    assert pure.rules is not None
+    assert pure.judge_file.rules is not None
     lines = judge_file("accordion", layout)
     lines[1] = b" ".join(lines[1].split()[:3])  # a mistake among them
-    assert learn(b"\n".join(lines) + b"\n", True, pure.rules.stops) == learnt
+    assert learn(b"\n".join(lines) + b"\n", True, pure.judge_file.rules.stops) == learnt
 
 
 def test_a_bad_hand_is_one_fault() -> None:

@@ -303,7 +303,7 @@ def test_solve_refuses_a_text_that_is_not_a_hand() -> None:
 @given(hands)
 def test_judge_line_rebuilds_the_solved_line(tiles: list[str]) -> None:
     result = ENGINE.solve(Case(42, canonical(tiles)), trace=False)
-    assert ENGINE.judge_line(42, result.outcome, result.number, result.detail) == result.line
+    assert ENGINE.lines.make(42, result.outcome, result.number, result.detail) == result.line
     assert result.number == len(result.detail)
     assert result.outcome == ("ready" if result.detail else "not-ready")
 

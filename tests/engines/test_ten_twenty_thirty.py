@@ -112,7 +112,7 @@ def test_draws_are_found_by_the_cycle_check() -> None:
         outcome = play(residues(case.text))[0]
         assert (outcome == rules.DRAW) == line.startswith("Draw")
         game = Game(residues(case.text)).play()
-        assert ENGINE.judge_line(1, OUTCOMES[game.outcome], game.dealt, [game.seen]) == line
+        assert ENGINE.lines.make(1, OUTCOMES[game.outcome], game.dealt, [game.seen]) == line
 
 
 def test_repeated_decks_play_the_same_as_their_first_copy() -> None:
@@ -287,7 +287,7 @@ def replayed(deck: str) -> tuple[Any, Any]:
 def test_solve_matches_the_rules_and_the_trace_replays(deck: str) -> None:
     plain = ENGINE.solve(Case(1, deck), trace=False)
     assert (plain.outcome, plain.number) == plain_rules(deck)
-    assert plain.line == ENGINE.judge_line(1, plain.outcome, plain.number, plain.detail)
+    assert plain.line == ENGINE.lines.make(1, plain.outcome, plain.number, plain.detail)
     r, again = replayed(deck)
     assert (r.outcome, r.number, r.detail, r.line) == (plain.outcome, plain.number, plain.detail, plain.line)
     assert (again.outcome, again.number, again.detail, again.line) == (r.outcome, r.number, r.detail, r.line)
@@ -324,7 +324,7 @@ def test_a_stored_version_1_trace_comes_back_in_version_2(deck: str) -> None:
     deals = "".join(str(pile) for pile in Game(residues(deck)).deals())
     old = {"version": 1, "cards": trace["cards"], "deals": deals,
            **{key: value for key, value in trace.items() if key not in ("version", "cards")}}
-    assert ENGINE.unpack_trace(orjson.dumps(old)) == trace
+    assert ENGINE.traces.unpack(orjson.dumps(old)) == trace
     assert ENGINE.replay(deck, old).line == ENGINE.replay(deck, trace).line
     with pytest.raises(TraceError):
         ENGINE.replay(deck, {**old, "deals": deals[:-1]})
@@ -431,7 +431,7 @@ def test_the_stored_form_agrees_with_the_rules() -> None:
         game = Game(residues(text)).play()
         assert (result.outcome, result.number, result.detail, result.trace) == (
             OUTCOMES[game.outcome], game.dealt, [game.seen] if game.seen else [], None)
-        assert ENGINE.unpack_trace(packed) == ENGINE.solve(Case(1, text)).trace == from_game(game)
+        assert ENGINE.traces.unpack(packed) == ENGINE.solve(Case(1, text)).trace == from_game(game)
         # A win or a loss packs to about a byte per card dealt and pick-up, well under its JSON.
         assert packed[0] == (ord("{") if game.outcome == rules.DRAW else 1)
         assert game.outcome == rules.DRAW or len(packed) < len(json.dumps(from_game(game))) * 2 / 3
@@ -440,15 +440,15 @@ def test_the_stored_form_agrees_with_the_rules() -> None:
 def test_a_damaged_packed_trace_is_a_trace_error() -> None:
     rng = random.Random(31)
     _, packed = ENGINE.solve_packed(Case(1, WIN))
-    assert ENGINE.unpack_trace(ENGINE.pack_trace(trace_of(LOSS))) == trace_of(LOSS)
+    assert ENGINE.traces.unpack(ENGINE.traces.pack(trace_of(LOSS))) == trace_of(LOSS)
     for cut in range(len(packed)):
         with pytest.raises(TraceError):
-            ENGINE.unpack_trace(packed[:cut])
+            ENGINE.traces.unpack(packed[:cut])
     for _ in range(300):
         damaged = bytearray(packed)
         damaged[rng.randrange(len(damaged))] = rng.randrange(256)
         try:
-            ENGINE.unpack_trace(bytes(damaged))
+            ENGINE.traces.unpack(bytes(damaged))
         except TraceError:
             pass  # what it must raise, when it notices
     # An end pile's card that is no card is noticed (it once escaped as a UnicodeDecodeError).
@@ -458,4 +458,4 @@ def test_a_damaged_packed_trace_is_a_trace_error() -> None:
         damaged = bytearray(packed)
         damaged[-1] = value
         with pytest.raises(TraceError, match="damaged"):
-            ENGINE.unpack_trace(bytes(damaged))
+            ENGINE.traces.unpack(bytes(damaged))

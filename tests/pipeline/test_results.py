@@ -35,7 +35,7 @@ def _key(sort: str, case: CaseView) -> tuple[Any, ...]:
     if name == "number":
         return (case.number, case.job_id, case.index)
     if name == "outcome":
-        return (engines.get(case.game).outcome_code(case.outcome or ""), case.number, case.job_id, case.index)
+        return (engines.get(case.game).lines.code(case.outcome or ""), case.number, case.job_id, case.index)
     if name == "solve_us":
         return (case.solve_us, case.job_id, case.index)
     return (case.job_id, case.index)

@@ -308,7 +308,7 @@ def test_one_case_carries_its_trace(client: Any, three_jobs: dict[str, Any]) -> 
     for game, job in three_jobs.items():
         case = client.get(f"/api/jobs/{job['id']}/cases/1").get_json()
         assert case["index"] == 1 and case["game"] == game
-        assert case["trace"]["version"] == engines.get(game).trace_version
+        assert case["trace"]["version"] == engines.get(game).traces.version
         assert client.get(f"/api/cases/{case['id']}").get_json() == case
     assert client.get(f"/api/jobs/{three_jobs['mahjong']['id']}/cases/9").status_code == 404
 

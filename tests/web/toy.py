@@ -19,27 +19,37 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from worker.engines.engine import Engine
+from worker.engines.engine import Engine, JudgeFile
 from worker.engines.reading import Case, InputError, Reading, read_pieces, show, tokens_with_columns
-from worker.engines.results import Result, TraceError
+from worker.engines.results import Fields, JudgeLines, Result, TraceError
 
 TOSSES = (b"H", b"T")
 MOST = 9
+
+
+class CoinLines(JudgeLines):
+    def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        return f"{detail[0]} heads, {detail[1]} tails"
+
+    def fields(self, index: int, line: str, extra: int) -> Fields | None:
+        heads, said, tails = line.removesuffix(" tails").partition(" heads, ")
+        if not (said and heads.isdigit() and tails.isdigit()):
+            return None
+        return ("win" if int(heads) > int(tails) else "loss"), int(heads), [int(heads), int(tails)]
 
 
 class Coins(Engine):
     slug = "coins"
     title = "Coin tosses (a toy)"
     summary = "toss coins: more heads than tails wins"
-    unit = "throw"
     number_name = "heads"
     input_help = "Up to 9 tosses like `H T T` per line; a line `#` ends the file."
     number_help = "How many tosses came up heads."
     detail_label = "Heads and tails"
     outcomes = ("win", "loss")
-    terminator = "#"
-    trace_version = 1
+    judge_file = JudgeFile("throw", "#")
     case_bytes = 10
+    Lines = CoinLines
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
         pieces = read_pieces(stream)
@@ -74,17 +84,8 @@ class Coins(Engine):
         heads = tosses.count("H")
         tails = len(tosses) - heads
         return Result("win" if heads > tails else "loss", heads, [heads, tails],
-                      self.judge_line(case.index, "", heads, [heads, tails]),
+                      self.lines.make(case.index, "", heads, [heads, tails]),
                       {"version": 1, "tosses": tosses} if trace else None)
-
-    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        return f"{detail[0]} heads, {detail[1]} tails"
-
-    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        heads, said, tails = line.removesuffix(" tails").partition(" heads, ")
-        if not (said and heads.isdigit() and tails.isdigit()):
-            return None
-        return ("win" if int(heads) > int(tails) else "loss"), int(heads), [int(heads), int(tails)]
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         if not isinstance(trace, dict) or trace.get("version") != 1:

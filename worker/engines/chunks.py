@@ -1,10 +1,9 @@
-"""A stored chunk solved in one call: :class:`ChunkSolution`, a few buffers with no object per
-case, and :func:`case_hash`, each case's stored hash."""
+"""A stored chunk solved in one call (``Engine.chunks``): :class:`ChunkSolution`, a few buffers with no
+object per case, and :func:`case_hash`, each case's stored hash."""
 
 from __future__ import annotations
 
 import struct
-import time
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,11 +17,11 @@ _MASK64 = (1 << 64) - 1
 
 
 def case_hash(text: str | bytes) -> int:
-    """The 64-bit hash of a case's canonical input (UTF-8) that a chunk stores for each case and a
-    search for one case looks for. ``h = len * HASH_START``; for each little-endian word of eight
-    bytes (the last padded with zeros) ``h = (h ^ word) * HASH_MIX; h ^= h >> 32``; then
-    MurmurHash3's finaliser, modulo 2**64. Each step is a bijection, so two texts of one length
-    that differ in one word never collide. ``out.py`` computes it in C; it is stored: never change it.
+    """The 64-bit hash a chunk stores of each case's canonical input (UTF-8), which a search looks for:
+    ``h = len * HASH_START``; for each little-endian word of eight bytes (the last padded with zeros)
+    ``h = (h ^ word) * HASH_MIX; h ^= h >> 32``; then MurmurHash3's finaliser, modulo 2**64. Each step
+    is a bijection: texts of one length that differ in one word never collide. ``out.py`` computes it
+    in C; it is stored: never change it.
 
     >>> hex(case_hash("1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T")), hex(case_hash(b"x")), case_hash("")
     ('0x3abd89b318171854', '0xdd54286755cf9de3', 0)
@@ -42,22 +41,18 @@ def case_hash(text: str | bytes) -> int:
 #: One case solved in Python: its outcome's code, number, extra, judge line (no newline) and
 #: packed trace (``b""`` untraced); :data:`NOT_SOLVED` for a case given up on.
 Entry = tuple[int, int, int, str, bytes]
+Fallback = Callable[[int, str, bool], Entry]
 NOT_SOLVED: Entry = (0, 0, 0, "", b"")
 
 
 @dataclass(frozen=True, slots=True)
 class ChunkSolution:
-    """A chunk's ``count`` cases (case ``k`` is the chunk's ``first + k``), solved in one call:
-
-    - ``lines``: each judge line and ``\\n`` (``\\n`` alone for a case not solved);
-    - ``traces``: the packed traces one after another, case ``k``'s from ``offsets[k]`` to
-      ``offsets[k + 1]`` (:meth:`trace`; unsigned 32-bit, ``count + 1`` of them);
-    - ``outcomes``: a byte a case, 1 + the outcome's place in ``Engine.outcomes`` (0: not solved);
-    - ``numbers`` and ``extras`` (what the judge line leaves out: a 10-20-30 draw's first
-      sighting), signed 32-bit; ``solve_us``: microseconds from the case's start to the next's;
-      ``hashes``: :func:`case_hash` of each text;
-    - ``started``: how many cases, from the first, were started before the deadline.
-    """
+    """A chunk's ``count`` cases solved (case ``k`` is the chunk's ``first + k``), ``started`` of them
+    before the deadline: ``lines``, each judge line and ``\\n`` (alone for a case not solved); the
+    packed ``traces`` end to end (case ``k``'s from ``offsets[k]``: :meth:`trace`); ``outcomes``, a
+    byte a case (``JudgeLines.code``, 0: not solved); ``numbers`` and ``extras`` (``JudgeLines.extra``),
+    signed 32-bit; ``solve_us``, microseconds from a case's start to the next's; ``hashes``
+    (:func:`case_hash`)."""
 
     count: int
     started: int
@@ -108,33 +103,3 @@ def joined(parts: Sequence[ChunkSolution]) -> ChunkSolution:
                          b"".join(part.outcomes for part in parts), cat("numbers"), cat("extras"), cat("solve_us"),
                          cat("hashes"))
 
-
-def solve_in_python(inputs: bytes, first: int, traced: bool, deadline: float | None,
-                    one: Callable[[int, str, bool], Entry]) -> ChunkSolution:
-    """A chunk solved case by case by ``one`` (the pure-Python engines' ``solve_chunk``)."""
-    texts = inputs.split(b"\n") if inputs else []
-    count = started = len(texts)
-    lines = [""] * count
-    traces = [b""] * count
-    outcomes = bytearray(count)
-    numbers, extras, solve_us = (array(code, bytes(4 * count)) for code in "iiI")
-    stop = float("inf") if deadline is None else deadline * 1e9
-    now = time.monotonic_ns()
-    for k, text in enumerate(texts):
-        if now >= stop:
-            started = k
-            break
-        code, number, extra, line, packed = one(first + k, text.decode(), traced)
-        if not 0 <= code <= 255:
-            raise ValueError(f"an outcome code is 0..255, not {code}")
-        if code:
-            outcomes[k], numbers[k], extras[k], lines[k] = code, number, extra, line
-            traces[k] = packed if traced else b""
-        then = time.monotonic_ns()
-        solve_us[k] = (then - now) // 1000
-        now = then
-    offsets = array("I", [0] * (count + 1))
-    for k, packed in enumerate(traces):
-        offsets[k + 1] = offsets[k] + len(packed)
-    return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
-                         offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))

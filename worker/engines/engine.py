@@ -1,88 +1,97 @@
-"""The :class:`Engine`: one game, from judge file to results, traces and stored chunks.
+"""The :class:`Engine`: one game, from judge file to results.
 
-An engine reads a judge file into cases (``parse``) or blocks of canonical texts
-(``read_inputs``), solves a case into a :class:`.results.Result` (``solve``), a batch
-(``solve_batch``) or a stored chunk (``solve_chunk``), stores traces as bytes
-(``solve_packed``, ``unpack_trace``) and replays them (``replay``). Engines know nothing of
-Celery, Flask or SQL.
+An engine reads a judge file, solves and replays one case; what it holds does the rest: ``lines``
+and ``traces`` (a result's stored forms, :mod:`.results`), ``batches`` and ``chunks`` (many cases in
+one call: :class:`Batches`, :class:`Chunks`). Engines know nothing of Celery, Flask or SQL.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import time
 from abc import ABC, abstractmethod
+from array import array
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from types import ModuleType
-from typing import IO, Any, ClassVar, cast
+from typing import IO, Any, ClassVar, NamedTuple, cast
 
 import orjson
 
-from worker.engines.chunks import ChunkSolution, Entry, solve_in_python
+from worker.engines import results
+from worker.engines.chunks import ChunkSolution, Entry, Fallback, case_hash
 from worker.engines.handover import InputBlocks, ReaderFrom, read_cases
 from worker.engines.layout import DeckRules
 from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, Faults, Reading, only_case
-from worker.engines.results import Result, TraceError
+from worker.engines.results import Result
+
+
+class JudgeFile(NamedTuple):
+    """How a game's judge files are written: what a case is called (``"deck"``), the line that ends a
+    file, the game's reader (a :data:`.handover.ReaderFrom`, for what the native core leaves) and
+    what the layout reader needs of its decks (:mod:`.layout`; ``None``: one case a line)."""
+
+    unit: str
+    terminator: str
+    reader: Callable[..., Iterator[Case]] | None = None
+    rules: DeckRules | None = None
 
 
 class Engine(ABC):
     """One game. Subclasses fill in the class attributes and the abstract methods."""
 
+    # Its names: ``slug``, ``title`` (``"10-20-30 (UVa 246)"``), ``summary`` (a line); what the web UI
+    # says of it (backticks show as code): what ``Result.number`` counts, in a word and a sentence,
+    # what a judge file holds, the label of ``Result.detail`` and how it shows (``{}``: its values).
     slug: ClassVar[str]
-    #: Human name, e.g. ``"10-20-30 (UVa 246)"``.
     title: ClassVar[str]
-    #: One line for ``dealer games`` and the web UI.
     summary: ClassVar[str]
-    #: What one case is called in messages: ``"deck"`` or ``"hand"``.
-    unit: ClassVar[str]
-    #: What ``Result.number`` counts: ``"deals"``, ``"piles"``, ``"waits"``.
     number_name: ClassVar[str]
-    # What the web UI (and ``GET /api/games``) says of the game; text between backticks shows as code.
-    #: What a judge file holds, as the upload page says it: one sentence.
-    input_help: ClassVar[str]
-    #: What ``Result.number`` counts, as one sentence under the job page's chart of numbers.
     number_help: ClassVar[str]
-    #: What ``Result.detail`` holds, as the case page labels it.
+    input_help: ClassVar[str]
     detail_label: ClassVar[str]
-    #: How the case page shows ``Result.detail``: ``{}`` stands for its values joined by spaces.
     detail_text: ClassVar[str] = "`{}`"
-    #: Every value ``Result.outcome`` can take, in the order the UI lists them. Stored cases keep an
-    #: outcome as its place here (:meth:`outcome_code`): a game adds outcomes at the end, never reorders.
+    #: Every value ``Result.outcome`` can take, as the UI lists them (stored as ``JudgeLines.code``).
     outcomes: ClassVar[tuple[str, ...]]
-    #: The line that ends a judge file (``"0"`` or ``"#"``).
-    terminator: ClassVar[str]
-    trace_version: ClassVar[int]
-    #: About how many bytes a case takes in a judge file: the service sizes chunks by it (``worker.jobs.sizing``).
+    judge_file: ClassVar[JudgeFile]
+    #: About how many bytes a case takes in a judge file: chunks are sized by it (``worker.jobs.sizing``).
     case_bytes: ClassVar[int]
-    #: The game's own reader (a :data:`.handover.ReaderFrom`, as a staticmethod): what the native core
-    #: leaves, or the whole file on the pure-Python core.
-    reader: ClassVar[Callable[..., Iterator[Case]] | None] = None
-    #: What the layout reader needs of the game's decks (:mod:`worker.engines.layout`); ``None`` for a
-    #: game of one case a line.
-    rules: ClassVar[DeckRules | None] = None
+    #: The game's :class:`.results.JudgeLines` and :class:`.results.Traces`.
+    Lines: ClassVar[type[results.JudgeLines]]
+    Traces: ClassVar[type[results.Traces]] = results.Traces
 
     def __init__(self, core: ModuleType | None = None) -> None:
-        #: The game's compiled core (:mod:`worker.engines.native`), or ``None`` to solve in pure
-        #: Python: the same results, lines and traces.
+        #: The compiled core (:mod:`.native`), or ``None``: pure Python, the same results and traces.
         self.core = core
+        self.lines = self.Lines(self.slug, self.outcomes)
+        self.traces = self.Traces(self.slug)
+        self.batches = Batches(self)
+        self.chunks = Chunks(self)
+
+    @property
+    def unit(self) -> str:
+        return self.judge_file.unit
+
+    @property
+    def terminator(self) -> str:
+        return self.judge_file.terminator
 
     @property
     def core_name(self) -> str:
-        """Which core solves: ``"native"`` or ``"python"`` (``dealer games`` shows it)."""
+        """``"native"`` or ``"python"`` (``dealer games`` shows it)."""
         return "native" if self.core is not None else "python"
 
     def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None,
               faults: Faults | None = None) -> Iterator[Case]:
-        """The cases of a judge file, in constant memory. :class:`.reading.InputError` for what the
-        judge would choke on; warnings (no terminator, text after it) go to ``warnings``. Given
-        ``faults``, a bad case is noted there and skipped (see :class:`.reading.Faults`)."""
+        """The cases of a judge file, in constant memory; :class:`.reading.InputError` for what the
+        judge would choke on, warnings to ``warnings``; given ``faults``, bad cases noted and skipped."""
         return self.read(stream, Reading(self.terminator, self.unit, warnings, faults))
 
     def read_inputs(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None,
                     max_cases: int = MAX_CASES, max_bytes: int = MAX_BYTES,
                     faults: Faults | None = None) -> InputBlocks:
-        """:meth:`parse` as blocks ``(texts, count)`` of canonical texts each ending in ``\\n``, with
-        no object per case (see :class:`.reading.InputBlocks`).
+        """:meth:`parse` as blocks of canonical texts, no object per case (:class:`.handover.InputBlocks`).
 
         >>> from worker.engines import get
         >>> hands = b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n" * 3 + b"0\\n"
@@ -90,161 +99,125 @@ class Engine(ABC):
         >>> [count for texts, count in blocks], blocks.cases, blocks.bytes_read
         ([2, 1], 3, 119)
         """
-        return InputBlocks(stream, Reading(self.terminator, self.unit, warnings, faults), max_cases, max_bytes,
-                           self.read, self.core, self.reader, self.rules)
+        file = self.judge_file
+        reading = Reading(file.terminator, file.unit, warnings, faults)
+        return InputBlocks(stream, reading, max_cases, max_bytes, self.read, self.core, file.reader, file.rules)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
-        """The cases behind :meth:`parse`, read by the native core and :attr:`reader` in turns."""
-        reader = cast(ReaderFrom, self.reader)  # every game has one (a test's toy engine reads for itself)
-        return read_cases(stream, reading, reader, self.rules, None if self.core is None else self.core.read)
+        """The cases behind :meth:`parse`, read by the native core and the game's reader in turns."""
+        file = self.judge_file
+        reader = cast(ReaderFrom, file.reader)  # every game has one (a test's toy engine reads for itself)
+        return read_cases(stream, reading, reader, file.rules, None if self.core is None else self.core.read)
+
+    def canonical(self, text: str) -> str:
+        """The canonical form of one case; :class:`.reading.InputError` unless the text holds one."""
+        return only_case(self.parse(io.BytesIO(text.encode()), []), self.unit).text
 
     @abstractmethod
-    def solve(self, case: Case, trace: bool = True) -> Result:
-        """Solve one case; with ``trace`` the result carries the moves that led to it."""
-
-    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """Solve one case with its trace stored as bytes (what a worker stores): ``unpack_trace``
-        of them is ``solve(case).trace``. A game with a compact form overrides both."""
-        result = self.solve(case, True)
-        packed = self.pack_trace(result.trace or {})
-        result.trace = None
-        return result, packed
-
-    def solve_batch(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
-        """The judge lines of cases numbered from ``first``, and with ``traced`` their ``dealer
-        solve --traces`` records (:meth:`record`), each ending in a newline. The native core
-        writes the batch in C, leaving to :meth:`solve_one` what it does not finish.
-
-        >>> from worker.engines import get
-        >>> get("mahjong").solve_batch(["1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S"] * 2, 7, False)
-        ('Case 7: 3S 5S 6S 8S 9S\\nCase 8: 3S 5S 6S 8S 9S\\n', b'')
-        """
-        if self.core is not None:
-            return self.core.solve_batch(texts, first, traced, self.solve_one)  # type: ignore[no-any-return]
-        lines: list[str] = []
-        records: list[bytes] = []
-        for index, text in enumerate(texts, first):
-            line, record = self.solve_one(index, text, traced)
-            lines.append(line)
-            records.append(record)
-        return "\n".join(lines) + "\n", b"\n".join(records) + b"\n" if traced else b""
-
-    def solve_one(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
-        """One case of :meth:`solve_batch` in Python: its judge line and record (``b""`` untraced)."""
-        case = Case(index, text)
-        if not traced:
-            return self.solve(case, False).line, b""
-        result = self.solve(case, True)
-        return result.line, self.record(case, result, orjson.dumps(result.trace))
-
-    def solve_chunk(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
-                    fallback: Callable[[int, str, bool], Entry] | None = None) -> ChunkSolution:
-        """A stored chunk (canonical texts joined by ``\\n``) solved in one call, its cases numbered
-        from ``first``, none started once ``time.monotonic()`` reaches ``deadline``. The native core
-        solves it in C and hands what it does not finish (a text not canonical, a 10-20-30 game
-        past 65,535 cards) to ``fallback`` (:meth:`solve_entry` unless given), where a caller can
-        bound a case's time; in C a case takes at most about 10 ms.
-
-        >>> from worker.engines import get
-        >>> solution = get("mahjong").solve_chunk(b"1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S\\n"
-        ...                                       b"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI", 7, True)
-        >>> solution.lines, solution.outcomes, list(solution.numbers), solution.trace(1), solution.started
-        (b'Case 7: 3S 5S 6S 8S 9S\\nCase 8: Not ready\\n', b'\\x01\\x02', [5, 0], b'{"version":1,"proofs":[]}', 2)
-        >>> from worker.engines.chunks import case_hash
-        >>> solution.hashes[1] == case_hash("1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")
-        True
-        """
-        one = self.solve_entry if fallback is None else fallback
-        if self.core is not None:
-            return ChunkSolution(*self.core.solve_chunk(inputs, first, traced, deadline, one))
-        return solve_in_python(inputs, first, traced, deadline, one)
-
-    def solve_entry(self, index: int, text: str, traced: bool) -> Entry:
-        """One case of :meth:`solve_chunk` solved in Python."""
-        case = Case(index, text)
-        result, packed = self.solve_packed(case) if traced else (self.solve(case, False), b"")
-        return (self.outcome_code(result.outcome), result.number,
-                self.extra_of(result.outcome, result.number, result.detail), result.line, packed)
-
-    def outcome_code(self, outcome: str) -> int:
-        """An outcome's code in a :class:`.chunks.ChunkSolution`: 1 + its place in :attr:`outcomes`.
-
-        >>> from worker.engines import get
-        >>> get("10-20-30").outcome_code("draw"), get("mahjong").outcome_code("not-ready")
-        (3, 2)
-        """
-        return self.outcomes.index(outcome) + 1
-
-    def extra_of(self, outcome: str, number: int, detail: list[Any]) -> int:
-        """What a result holds beyond its judge line, as one number (0 unless the game says otherwise)."""
-        return 0
-
-    def parse_line(self, index: int, line: str, extra: int = 0) -> tuple[str, int, list[Any]]:
-        """The ``(outcome, number, detail)`` of case ``index``'s judge line and stored extra: the
-        exact inverse of :meth:`judge_line`, so a store keeps lines, not details.
-
-        >>> from worker.engines import get
-        >>> get("accordion").parse_line(4, "3 piles remaining: 50 1 1")
-        ('loss', 3, [50, 1, 1])
-        >>> get("10-20-30").parse_line(4, "Win : 066")
-        Traceback (most recent call last):
-        ...
-        ValueError: not a 10-20-30 judge line of case 4: 'Win : 066'
-        """
-        fields = self.line_fields(index, line, extra)
-        if fields is None or self.judge_line(index, *fields) != line or self.extra_of(*fields) != extra:
-            raise ValueError(f"not a {self.slug} judge line of case {index}: {line!r}"
-                             + (f" with extra {extra}" if extra else ""))
-        return fields
-
-    @abstractmethod
-    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        """What a judge line says, or ``None`` (:meth:`parse_line` checks the line is made again)."""
-
-    def record(self, case: Case, result: Result, trace: bytes) -> bytes:
-        """A line of ``dealer solve --traces`` (no newline): the case's index (its place in the
-        file), its result and its trace, given as JSON bytes.
-
-        >>> from worker.engines import get
-        >>> mahjong = get("mahjong")
-        >>> case = Case(4, "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")
-        >>> print(mahjong.record(case, mahjong.solve(case, False), b'{"version":1,"proofs":[]}').decode())
-        {"index":4,"outcome":"not-ready","number":0,"detail":[],"trace":{"version":1,"proofs":[]}}
-        """
-        return orjson.dumps({"index": case.index, "outcome": result.outcome, "number": result.number,
-                             "detail": result.detail, "trace": orjson.Fragment(trace)})
-
-    def pack_trace(self, trace: dict[str, Any]) -> bytes:
-        """A trace as bytes; :meth:`unpack_trace` is its exact inverse."""
-        return orjson.dumps(trace)
-
-    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
-        """The trace of :meth:`pack_trace` or :meth:`solve_packed` bytes; :class:`.results.TraceError` else."""
-        try:
-            trace = orjson.loads(packed)
-        except orjson.JSONDecodeError:
-            raise TraceError(f"not a stored {self.slug} trace") from None
-        if not isinstance(trace, dict):
-            raise TraceError(f"not a stored {self.slug} trace")
-        return trace
-
-    @abstractmethod
-    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        """The judge line of a stored result, numbered ``index``."""
-
-    @abstractmethod
-    def replay(self, text: str, trace: dict[str, Any]) -> Result:
-        """The result ``trace`` leads to from the canonical input ``text``; :class:`.results.TraceError`
-        where it breaks the rules."""
+    def sniff(self, head: bytes) -> bool:
+        """Whether the start of a file looks like this game's judge file."""
 
     @abstractmethod
     def generate(self, rng: random.Random) -> str:
         """A random case as a judge file writes it."""
 
     @abstractmethod
-    def sniff(self, head: bytes) -> bool:
-        """Whether the start of a file looks like this game's judge file."""
+    def solve(self, case: Case, trace: bool = True) -> Result:
+        """One case's result; with ``trace``, with the moves that led to it."""
 
-    def canonical(self, text: str) -> str:
-        """The canonical form of one case written as text; :class:`.reading.InputError` unless one case."""
-        return only_case(self.parse(io.BytesIO(text.encode()), []), self.unit).text
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+        """One case's result, its trace as stored bytes (``traces.unpack`` gives ``solve(case).trace``)."""
+        result = self.solve(case, True)
+        packed = self.traces.pack(result.trace or {})
+        result.trace = None
+        return result, packed
+
+    @abstractmethod
+    def replay(self, text: str, trace: dict[str, Any]) -> Result:
+        """The result ``trace`` leads to from ``text``; :class:`.results.TraceError` where it breaks a rule."""
+
+
+class Batches:
+    """An engine's batches: written in C by the native core, which leaves to :meth:`solve_one`
+    what it does not finish, else case by case in Python."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def solve(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
+        """The judge lines of canonical texts numbered from ``first``, and with ``traced`` their
+        records (``Traces.record``), each ending in a newline.
+
+        >>> from worker.engines import get
+        >>> get("mahjong").batches.solve(["1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S"] * 2, 7, False)
+        ('Case 7: 3S 5S 6S 8S 9S\\nCase 8: 3S 5S 6S 8S 9S\\n', b'')
+        """
+        core = self.engine.core
+        if core is not None:
+            return core.solve_batch(texts, first, traced, self.solve_one)  # type: ignore[no-any-return]
+        solved = [self.solve_one(index, text, traced) for index, text in enumerate(texts, first)]
+        return ("\n".join(line for line, _ in solved) + "\n",
+                b"\n".join(record for _, record in solved) + b"\n" if traced else b"")
+
+    def solve_one(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
+        """One case of :meth:`solve` in Python: its judge line and record (``b""`` untraced)."""
+        case = Case(index, text)
+        if not traced:
+            return self.engine.solve(case, False).line, b""
+        result = self.engine.solve(case, True)
+        return result.line, self.engine.traces.record(case, result, orjson.dumps(result.trace))
+
+
+class Chunks:
+    """An engine's stored chunks (canonical texts joined by ``\\n``) solved in one call: in C by the
+    native core, which hands what it does not finish to a fallback, else case by case in Python."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def solve(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
+              fallback: Fallback | None = None) -> ChunkSolution:
+        """A chunk's cases numbered from ``first``, none started once ``time.monotonic()`` reaches
+        ``deadline``. What C does not finish (a text not canonical, a 10-20-30 game past 65,535
+        cards) goes to ``fallback`` (:meth:`solve_one` unless given), which can bound a case's time.
+
+        >>> from worker.engines import get
+        >>> solution = get("mahjong").chunks.solve(b"1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S\\n"
+        ...                                        b"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI", 7, True)
+        >>> solution.lines, solution.outcomes, list(solution.numbers), solution.trace(1), solution.started
+        (b'Case 7: 3S 5S 6S 8S 9S\\nCase 8: Not ready\\n', b'\\x01\\x02', [5, 0], b'{"version":1,"proofs":[]}', 2)
+        """
+        one = self.solve_one if fallback is None else fallback
+        if self.engine.core is not None:
+            return ChunkSolution(*self.engine.core.solve_chunk(inputs, first, traced, deadline, one))
+        texts = inputs.split(b"\n") if inputs else []
+        count = started = len(texts)
+        lines = [""] * count
+        traces = [b""] * count
+        outcomes = bytearray(count)
+        numbers, extras, solve_us = (array(code, bytes(4 * count)) for code in "iiI")
+        stop = float("inf") if deadline is None else deadline * 1e9
+        now = time.monotonic_ns()
+        for k, text in enumerate(texts):
+            if now >= stop:
+                started = k
+                break
+            code, number, extra, line, packed = one(first + k, text.decode(), traced)
+            if not 0 <= code <= 255:
+                raise ValueError(f"an outcome code is 0..255, not {code}")
+            if code:
+                outcomes[k], numbers[k], extras[k], lines[k] = code, number, extra, line
+                traces[k] = packed if traced else b""
+            then = time.monotonic_ns()
+            solve_us[k] = (then - now) // 1000
+            now = then
+        offsets = array("I", accumulate(map(len, traces), initial=0))
+        return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
+                             offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
+
+    def solve_one(self, index: int, text: str, traced: bool) -> Entry:
+        """One case of :meth:`solve` solved in Python."""
+        engine, case = self.engine, Case(index, text)
+        result, packed = engine.solve_packed(case) if traced else (engine.solve(case, False), b"")
+        return (engine.lines.code(result.outcome), result.number,
+                engine.lines.extra(result.outcome, result.number, result.detail), result.line, packed)

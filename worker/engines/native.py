@@ -1,7 +1,6 @@
-"""Which core solves a game: the compiled one (each game's ``core``, built by Cython when a C
-compiler is there), else the pure-Python engines, the fallback and the oracle.
-``DEALER_PURE_PYTHON=1`` forces them: whoever builds a process reads the setting and tells
-the registry (:func:`worker.engines.use_native_core`); the engines read no environment.
+"""Which core solves a game: the compiled one (each game's ``core``, built by Cython when a C compiler
+is there), else pure Python, the fallback and the oracle. Whoever builds a process reads
+``DEALER_PURE_PYTHON`` and tells :func:`worker.engines.use_native_core`: engines read no environment.
 """
 
 from __future__ import annotations
@@ -18,8 +17,8 @@ enabled = True
 
 
 def compiled(package: str) -> ModuleType | None:
-    """The compiled core of a game's package, whatever the settings say; ``None`` when it is
-    not built (its source declares C types: it is never imported as Python)."""
+    """A game's compiled core, whatever the settings say; ``None`` when it is not built (its source
+    declares C types: it is never imported as Python)."""
     spec = util.find_spec(f"{package}.core")
     if spec is None or not isinstance(spec.loader, ExtensionFileLoader):
         return None

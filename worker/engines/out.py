@@ -154,7 +154,7 @@ def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, dea
           one: object) -> tuple:
     """A core's ``solve_chunk``: the cases of ``inputs`` (canonical texts, one a line; ``b""``
     holds none), numbered from ``first``, each solved by ``solve`` (its ``_chunk_case``) or, where
-    that leaves it, by ``one`` (:meth:`~worker.engines.engine.Engine.solve_entry`'s signature), the
+    that leaves it, by ``one`` (:meth:`~worker.engines.engine.Chunks.solve_one`'s signature), the
     fields of a :class:`~worker.engines.chunks.ChunkSolution` in order. No case is started once
     the monotonic clock reads ``deadline`` (seconds, as ``time.monotonic()``; ``None``: never)."""
     s: cython.p_const_char = PyBytes_AS_STRING(inputs)
@@ -228,9 +228,9 @@ def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, dea
 @cython.cclass
 class Solver:
     """A core's ``solve_batch`` and ``solve_chunk`` over its two C solvers of one case, which a
-    core's module exports as its own: :meth:`Engine.solve_batch
-    <worker.engines.engine.Engine.solve_batch>` and :meth:`Engine.solve_chunk
-    <worker.engines.engine.Engine.solve_chunk>` in C, ``one`` solving what they leave."""
+    core's module exports as its own: :meth:`Batches.solve
+    <worker.engines.engine.Batches.solve>` and :meth:`Chunks.solve
+    <worker.engines.engine.Chunks.solve>` in C, ``one`` solving what they leave."""
 
     def solve_batch(self, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
         return batch(self.batch_case, texts, first, traced, one)

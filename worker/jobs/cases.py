@@ -183,7 +183,7 @@ class CaseQueries:
             trace, problem = None, None
             try:
                 packed = place.data.trace(place.k)
-                trace = None if packed is None else engines.get(place.job.game).unpack_trace(packed)
+                trace = None if packed is None else engines.get(place.job.game).traces.unpack(packed)
             except (DamagedChunk, TraceError) as error:  # shown on the case, not a failed request
                 problem = str(error)
             return CaseDetail(**{name: getattr(view, name) for name in CaseView.__dataclass_fields__},
@@ -193,7 +193,7 @@ class CaseQueries:
 def stored_result(engine: engines.Engine, data: ChunkData, k: int, index: int) -> list[Any]:
     """A stored case's result as the views and exports show it: ``[outcome, number, detail, solve_us,
     error]`` (outcome, number and detail ``None`` for a case not solved). The detail is read back from
-    the judge line (and the extra the chunk keeps beside it: ``Engine.line_fields``)."""
+    the judge line (and the extra the chunk keeps beside it: ``JudgeLines.fields``)."""
     facts = data.facts
     if facts is None:
         return [None, None, None, 0, None]
@@ -201,8 +201,8 @@ def stored_result(engine: engines.Engine, data: ChunkData, k: int, index: int) -
     if not code:
         return [None, None, None, facts.solve_us[k], data.error(k)]
     line = data.lines[k]
-    fields = engine.line_fields(index, line, facts.extras[k])
-    detail = fields[2] if fields is not None else engine.parse_line(index, line, facts.extras[k])[2]
+    fields = engine.lines.fields(index, line, facts.extras[k])
+    detail = fields[2] if fields is not None else engine.lines.parse(index, line, facts.extras[k])[2]
     return [engine.outcomes[code - 1], facts.numbers[k], detail, facts.solve_us[k], None]
 
 
@@ -245,7 +245,7 @@ def _matcher(flt: ResultFilter, engine: engines.Engine) -> Any:
     conditions on what it is and came to, or ``None`` when there are none."""
     if flt.canonical is None and flt.outcome is None and flt.number_min is None and flt.number_max is None:
         return None
-    code = engine.outcome_code(flt.outcome) if flt.outcome in engine.outcomes else -1
+    code = engine.lines.code(flt.outcome) if flt.outcome in engine.outcomes else -1
 
     def wanted(data: ChunkData, k: int) -> bool:
         facts = data.facts

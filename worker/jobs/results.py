@@ -189,7 +189,7 @@ class ResultSearch:
         if flt.outcome is None:
             return None if not self.solved_only else {
                 game: frozenset(range(1, len(engines.get(game).outcomes) + 1)) for game in engines.names()}
-        return {game: frozenset({engines.get(game).outcome_code(flt.outcome)})
+        return {game: frozenset({engines.get(game).lines.code(flt.outcome)})
                 if flt.outcome in engines.get(game).outcomes else frozenset() for game in engines.names()}
 
     @property

@@ -7,8 +7,8 @@ what finds its cases without reading them:
 - ``lines``: the judge lines, each ending in a newline (a newline alone for a case not
   solved), so that a job's judge output is its chunks' blobs decompressed in order;
 - ``facts``: every case's outcome code, number, extra and solve time, as arrays
-  (:class:`Facts`; the codes and extras are the engines': ``Engine.outcome_code``,
-  ``Engine.extra_of``);
+  (:class:`Facts`; the codes and extras are the engines': ``JudgeLines.code``,
+  ``JudgeLines.extra``);
 - ``traces``: each case's packed trace (``Engine.solve_packed``), with their offsets;
 - ``facets`` (:class:`Summary`): how many of its cases came to each (outcome code, number)
   and to each (outcome code, solve time): what a page of results, sorted or filtered, reads

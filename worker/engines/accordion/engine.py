@@ -5,25 +5,21 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from worker.engines import native
+from worker.engines import native, results
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play
 from worker.engines.accordion.read import RULES, TERMINATOR, UNIT, read_decks
 from worker.engines.accordion.trace import play_of, replay_play
-from worker.engines.engine import Engine
+from worker.engines.engine import Engine, JudgeFile
 from worker.engines.reading import Case, InputError
-from worker.engines.results import Result, TraceError
+from worker.engines.results import Fields, JudgeLines, Result, TraceError
 
 #: Spare ``under`` tables, one per concurrent game: allocating 70,000 slots costs more than a game.
 _SPARE_TABLES: list[list[int]] = []
 
 
 def line_of(piles: int, sizes: list[int]) -> str:
-    """The judge line of ``piles`` piles of ``sizes``.
-
-    >>> line_of(6, [40, 8, 1, 1, 1, 1]), line_of(1, [52])
-    ('6 piles remaining: 40 8 1 1 1 1', '1 pile remaining: 52')
-    """
+    """The judge line of ``piles`` piles of ``sizes``: ``6 piles remaining: 40 8 1 1 1 1``."""
     if piles == 1:
         return f"1 pile remaining: {sizes[0]}"
     return f"{piles} piles remaining: " + " ".join(map(str, sizes))
@@ -35,31 +31,53 @@ def result_of(sizes: list[int], line: str | None = None, trace: dict[str, Any] |
     return Result("win" if n == 1 else "loss", n, sizes, line or line_of(n, sizes), trace)
 
 
+class AccordionLines(JudgeLines):
+    """A judge line gives the pile sizes (it does not name the deck).
+
+    >>> ENGINE.lines.parse(4, "3 piles remaining: 50 1 1")
+    ('loss', 3, [50, 1, 1])
+    """
+
+    def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        return line_of(number, detail)
+
+    def fields(self, index: int, line: str, extra: int) -> Fields | None:
+        head, said, tail = line.partition(" remaining: ")
+        try:
+            piles, sizes = int(head.partition(" ")[0]), list(map(int, tail.split(" ")))
+        except ValueError:
+            return None
+        if not said or piles != len(sizes) or sum(sizes) != DECK_SIZE or 0 in sizes:
+            return None
+        return "win" if piles == 1 else "loss", piles, sizes
+
+
+class AccordionTraces(results.Traces):
+    version = 2
+
+    def unpack(self, packed: bytes) -> dict[str, Any]:
+        """A trace stored in version 1 comes back in version 2."""
+        trace = super().unpack(packed)
+        return {"version": 2, "play": play_of(trace)} if trace.get("version") == 1 else trace
+
+
 class AccordionEngine(Engine):
     """UVa 127 "Accordian" Patience: the piles left after folding a deck to the left."""
 
     slug = "accordion"
     title = "Accordian Patience (UVa 127)"
     summary = "Deal 52 cards in a row, moving each onto a matching pile 1 or 3 to its left; count piles left."
-    unit = UNIT
     number_name = "piles"
     input_help = "52 cards like `QD AD 8H` per deck; a line `#` ends the file."
     number_help = "How many piles were left at the end of each deck."
     detail_label = "Pile sizes, left to right"
     outcomes = ("win", "loss")
-    terminator = TERMINATOR
-    trace_version = 2
+    judge_file = JudgeFile(UNIT, TERMINATOR, read_decks, RULES)
+    Lines = AccordionLines
+    Traces = AccordionTraces
     case_bytes = 156
-    reader = staticmethod(read_decks)
-    rules = RULES
 
     def solve(self, case: Case, trace: bool = True) -> Result:
-        """Play one deck; with ``trace`` the result also carries every deal and move.
-
-        >>> r = ENGINE.solve(Case(1, " ".join(r + s for s in "CDHS" for r in "A23456789TJQK")), trace=False)
-        >>> r.outcome, r.number, r.detail, r.line
-        ('win', 1, [52], '1 pile remaining: 52')
-        """
         if self.core is not None:
             played = self.core.play(case.text, trace)
             if played is not None:
@@ -78,49 +96,17 @@ class AccordionEngine(Engine):
         return result_of(sizes, None, None if steps is None else {"version": 2, "play": "".join(steps)})
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """As :meth:`Engine.solve_packed`: the native core writes the JSON bytes itself."""
+        """The native core writes the JSON bytes itself."""
         played = None if self.core is None else self.core.play_packed(case.text)
         if played is None:
             return super().solve_packed(case)
         sizes, line, packed = played
         return result_of(sizes, line), packed
 
-    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
-        """As :meth:`Engine.unpack_trace`; a trace stored in version 1 comes back in version 2.
-
-        >>> ENGINE.unpack_trace(b'{"version":1,"deals":[0,1%s],"moves":[1,0,4]}' % (b",0" * 50))["play"][:5]
-        '++B1+'
-        """
-        trace = super().unpack_trace(packed)
-        return {"version": 2, "play": play_of(trace)} if trace.get("version") == 1 else trace
-
-    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        """The judge line of stored pile sizes (it does not name the deck).
-
-        >>> ENGINE.judge_line(7, "loss", 3, [50, 1, 1])
-        '3 piles remaining: 50 1 1'
-        """
-        return line_of(number, detail)
-
-    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        # Lenient (``int`` takes more than digits): ``parse_line`` checks the line is made again.
-        head, said, tail = line.partition(" remaining: ")
-        if not said:
-            return None
-        try:
-            piles, sizes = int(head.partition(" ")[0]), list(map(int, tail.split(" ")))
-        except ValueError:
-            return None
-        if piles != len(sizes) or sum(sizes) != DECK_SIZE or 0 in sizes:
-            return None
-        return "win" if piles == 1 else "loss", piles, sizes
-
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Re-play a trace move by move, checking each is the move the rules make.
 
         >>> deck = " ".join(CARDS)
-        >>> ENGINE.replay(deck, ENGINE.solve(Case(1, deck)).trace).line
-        '1 pile remaining: 52'
         >>> try:
         ...     ENGINE.replay(deck, {"version": 2, "play": "+" * 52})
         ... except TraceError as error:
@@ -134,22 +120,13 @@ class AccordionEngine(Engine):
         return result_of(replay_play([NUMBER[mask] for mask in deck], play_of(trace)), None, trace)
 
     def generate(self, rng: random.Random) -> str:
-        """A shuffled deck on two lines of 26 cards.
-
-        >>> text = ENGINE.generate(random.Random(1))
-        >>> [len(line.split()) for line in text.split("\\n")], sorted(text.split()) == sorted(CARDS)
-        ([26, 26], True)
-        """
+        """A shuffled deck on two lines of 26 cards."""
         cards = list(CARDS)
         rng.shuffle(cards)
         return " ".join(cards[:26]) + "\n" + " ".join(cards[26:])
 
     def sniff(self, head: bytes) -> bool:
-        """Whether a file starts with cards (either case), no card twice a deck.
-
-        >>> ENGINE.sniff(b"QD AD 8H 5S 3H 5H TC 4D J"), ENGINE.sniff(b"1T 2T 3T 9S 9S")
-        (True, False)
-        """
+        """Whether a file starts with cards (either case), no card twice a deck."""
         tokens = head.split()
         if tokens and not head[-1:].isspace():
             tokens.pop()  # perhaps cut short

@@ -4,77 +4,36 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from worker.engines import native
-from worker.engines.engine import Engine
+from worker.engines.engine import Engine, JudgeFile
 from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
 from worker.engines.mahjong.solve import line_of, make_solver
 from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
 from worker.engines.mahjong.trace import check_proof, reference_waits
 from worker.engines.reading import Case, InputError
-from worker.engines.results import Result, TraceError
-
-#: The solver, made on first use (reading the table takes a few milliseconds).
-_solve: Callable[[Case, bool], Result] | None = None
+from worker.engines.results import Fields, JudgeLines, Result, TraceError
 
 
-class MahjongEngine(Engine):
-    """UVa 11210 Chinese Mahjong: the tiles a hand of thirteen waits for."""
+@cache
+def _solver() -> Callable[[Case, bool], Result]:
+    """The pure-Python solver, made on first use (reading the table takes a few milliseconds)."""
+    return make_solver()
 
-    slug = "mahjong"
-    title = "Chinese Mahjong (UVa 11210)"
-    summary = "Thirteen tiles in hand: list every tile that completes it into an eye and four melds."
-    unit = UNIT
-    number_name = "waits"
-    input_help = "13 tiles like `1T 2T DONG` per line; a `0` ends the file."
-    number_help = "How many different tiles each hand waits for."
-    detail_label = "Waiting tiles"
-    outcomes = ("ready", "not-ready")
-    terminator = TERMINATOR
-    trace_version = 1
-    case_bytes = 41
-    reader = staticmethod(read_hands)
 
-    def solve(self, case: Case, trace: bool = True) -> Result:
-        """The waited tiles of a canonical hand (13 known tiles, at most four of a kind).
+class MahjongLines(JudgeLines):
+    """A line numbers its case; a ready hand's waited tiles are known tiles, each once, in the judge's order.
 
-        >>> r = ENGINE.solve(Case(3, "1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T"), trace=False)
-        >>> r.outcome, r.number, r.detail
-        ('ready', 9, ['1T', '2T', '3T', '4T', '5T', '6T', '7T', '8T', '9T'])
-        >>> ENGINE.solve(Case(4, "1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI")).trace
-        {'version': 1, 'proofs': []}
-        """
-        if self.core is not None:
-            result = self.core.solve(case, trace)
-            if result is not None:
-                return result  # type: ignore[no-any-return]
-            # Not 13 known tiles, at most four of a kind: the solver below says what is wrong.
-        return (_solve or _load())(case, trace)
+    >>> ENGINE.lines.parse(7, "Case 7: 5W 6W"), ENGINE.lines.parse(8, "Case 8: Not ready")
+    (('ready', 2, ['5W', '6W']), ('not-ready', 0, []))
+    """
 
-    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """As :meth:`Engine.solve_packed`: the native core writes the JSON bytes itself."""
-        packed = None if self.core is None else self.core.solve_packed(case)
-        return super().solve_packed(case) if packed is None else packed  # type: ignore[no-any-return]
-
-    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        """The judge line of a stored result, numbered ``index``.
-
-        >>> ENGINE.judge_line(7, "ready", 2, ["5W", "6W"]), ENGINE.judge_line(8, "not-ready", 0, [])
-        ('Case 7: 5W 6W', 'Case 8: Not ready')
-        """
+    def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         return line_of(index, detail if outcome == "ready" else ())
 
-    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        """A ready hand's waited tiles are known tiles, each once, in the judge's order.
-
-        >>> ENGINE.parse_line(7, "Case 7: 5W 6W"), ENGINE.parse_line(8, "Case 8: Not ready")
-        (('ready', 2, ['5W', '6W']), ('not-ready', 0, []))
-        >>> ENGINE.parse_line(8, "Case 8: 6W 5W")
-        Traceback (most recent call last):
-        ...
-        ValueError: not a mahjong judge line of case 8: 'Case 8: 6W 5W'
-        """
+    def fields(self, index: int, line: str, extra: int) -> Fields | None:
         said = line.partition(": ")[2]
         if said == "Not ready":
             return "not-ready", 0, []
@@ -84,13 +43,41 @@ class MahjongEngine(Engine):
             return None
         return "ready", len(waits), waits
 
+
+class MahjongEngine(Engine):
+    """UVa 11210 Chinese Mahjong: the tiles a hand of thirteen waits for."""
+
+    slug = "mahjong"
+    title = "Chinese Mahjong (UVa 11210)"
+    summary = "Thirteen tiles in hand: list every tile that completes it into an eye and four melds."
+    number_name = "waits"
+    input_help = "13 tiles like `1T 2T DONG` per line; a `0` ends the file."
+    number_help = "How many different tiles each hand waits for."
+    detail_label = "Waiting tiles"
+    outcomes = ("ready", "not-ready")
+    judge_file = JudgeFile(UNIT, TERMINATOR, read_hands)
+    Lines = MahjongLines
+    case_bytes = 41
+
+    def solve(self, case: Case, trace: bool = True) -> Result:
+        """The waited tiles of a hand, with ``trace`` a proof of each (an eye and four melds)."""
+        if self.core is not None:
+            result = self.core.solve(case, trace)
+            if result is not None:
+                return result  # type: ignore[no-any-return]
+            # Not 13 known tiles, at most four of a kind: the solver below says what is wrong.
+        return _solver()(case, trace)
+
+    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+        """The native core writes the JSON bytes itself."""
+        packed = None if self.core is None else self.core.solve_packed(case)
+        return super().solve_packed(case) if packed is None else packed  # type: ignore[no-any-return]
+
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
-        """Check every proof of a trace, and that they cover exactly the waited tiles, found
-        again by a plain search. The line is numbered 1 (a trace does not know its case's).
+        """Check every proof of a trace, and that they cover exactly the waited tiles, found again by
+        a plain search. The line is numbered 1 (a trace does not know its case's).
 
         >>> hand = "1W 1W 1W 1W 2W 3W 4W 5W 6W 7W 8W 9W 9W"
-        >>> ENGINE.replay(hand, ENGINE.solve(Case(5, hand)).trace).line
-        'Case 1: 3W 6W 9W'
         >>> ENGINE.replay(hand, {"version": 1, "proofs": ["9W|9W 9W|1W 1W 1W|1W 2W 3W|4W 5W 6W|7W 8W 9W"]})
         Traceback (most recent call last):
         ...
@@ -108,21 +95,14 @@ class MahjongEngine(Engine):
         proved = [check_proof(counts, proof) for proof in proofs]
         expected = [TILES[kind] for kind in reference_waits(counts)]
         if proved != expected:
-            raise TraceError(
-                f"the hand waits for {' '.join(expected) or 'nothing'}, "
-                f"the trace proves {' '.join(proved) or 'nothing'}"
-            )
+            raise TraceError(f"the hand waits for {' '.join(expected) or 'nothing'}, "
+                             f"the trace proves {' '.join(proved) or 'nothing'}")
         outcome = "ready" if proved else "not-ready"
         return Result(outcome, len(proved), proved, line_of(1, proved), trace)
 
     def generate(self, rng: random.Random) -> str:
         """A hand of 13 tiles in random order: drawn from the 136 tiles (two in five, rarely
-        ready), a winning hand less a tile (three in ten) or drawn from one suit (many waits).
-
-        >>> hand = ENGINE.generate(random.Random(7)).split()
-        >>> len(hand), all(tile in TILES for tile in hand)
-        (13, True)
-        """
+        ready), a winning hand less a tile (three in ten) or drawn from one suit (many waits)."""
         roll = rng.random()
         if roll < 0.4:
             tiles = rng.sample(_WALL, HAND_SIZE)
@@ -136,13 +116,7 @@ class MahjongEngine(Engine):
         return " ".join(tiles)
 
     def sniff(self, head: bytes) -> bool:
-        """Whether a file starts with lines of 13 mahjong tiles.
-
-        >>> ENGINE.sniff(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n1S 2S 3S 4"), ENGINE.sniff(b"QD AD 8H 5S")
-        (True, False)
-        >>> ENGINE.sniff(b"1 2 3 4 5 6 7 8 9 10 1 2 3 4"), ENGINE.sniff(b"DONG NAN XI B")
-        (False, True)
-        """
+        """Whether a file starts with lines of 13 mahjong tiles (the first perhaps cut short)."""
         lines = head.splitlines()
         if lines and not head.endswith((b"\n", b"\r")):
             tokens = lines.pop().split()  # perhaps cut short
@@ -181,12 +155,6 @@ def _winning_hand(rng: random.Random) -> list[str]:
                 counts[rng.randrange(len(TILES))] += 3
         if max(counts) <= MAX_COPIES:
             return [TILES[kind] for kind, count in enumerate(counts) for _ in range(count)]
-
-
-def _load() -> Callable[[Case, bool], Result]:
-    global _solve
-    _solve = make_solver()
-    return _solve
 
 
 ENGINE = MahjongEngine(native.load("worker.engines.mahjong"))

@@ -7,10 +7,10 @@ from typing import Any
 
 import orjson
 
-from worker.engines import native
-from worker.engines.engine import Engine
+from worker.engines import native, results
+from worker.engines.engine import Engine, JudgeFile
 from worker.engines.reading import Case
-from worker.engines.results import Result
+from worker.engines.results import Fields, JudgeLines, Result
 from worker.engines.ten_twenty_thirty import trace as traces
 from worker.engines.ten_twenty_thirty.play import play
 from worker.engines.ten_twenty_thirty.read import RULES, TERMINATOR, UNIT, read_decks, residues
@@ -21,11 +21,7 @@ _LINES = ("Win : ", "Loss: ", "Draw: ")
 
 
 def line_of(outcome: int, deals: int) -> str:
-    """The judge line of a game.
-
-    >>> line_of(0, 66), line_of(2, 73)
-    ('Win : 66', 'Draw: 73')
-    """
+    """The judge line of a game: ``Win : 66``."""
     return _LINES[outcome] + str(deals)
 
 
@@ -34,33 +30,55 @@ def result_of(outcome: int, n: int, seen: int, trace: dict[str, Any] | None = No
     return Result(OUTCOMES[outcome], n, [seen] if seen else [], line_of(outcome, n), trace)
 
 
+class TenTwentyThirtyLines(JudgeLines):
+    def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
+        return line_of(OUTCOMES.index(outcome), number)
+
+    def fields(self, index: int, line: str, extra: int) -> Fields | None:
+        word, deals = line[:6], line[6:]
+        if word not in _LINES or not (deals.isascii() and deals.isdigit()):
+            return None
+        outcome = _LINES.index(word)
+        return OUTCOMES[outcome], int(deals), [extra] if extra and outcome == DRAW else []
+
+    def extra(self, outcome: str, number: int, detail: list[Any]) -> int:
+        """A draw's first sighting, which its judge line does not say."""
+        return detail[0] if detail else 0
+
+
+class TenTwentyThirtyTraces(results.Traces):
+    version = 2
+
+    def unpack(self, packed: bytes) -> dict[str, Any]:
+        """Packed traces too (:func:`.trace.pack`); version 1 comes back as 2."""
+        if packed[:1] == traces.PACKED_TAG:
+            return traces.expand(packed)
+        return traces.upgrade(super().unpack(packed))  # type: ignore[no-any-return]
+
+
 class TenTwentyThirty(Engine):
     """UVa 246. ``Result.number`` is the deal count ``N``; ``Result.detail`` is ``[]``, or
     ``[S]`` for a draw, ``S`` being the deal after which the repeated state was first seen.
 
     >>> r = ENGINE.solve(Case(1, "10 5 4 3 5 7 10 8 2 3 9 10 8 4 5 1 7 6 7 2 6 9 10 2 3 10 3 4 4 9 "
     ...                          "10 1 1 10 5 10 10 1 8 10 7 8 10 6 10 10 10 9 6 2 10 10"), trace=False)
-    >>> r.outcome, r.number, r.detail, r.line
-    ('draw', 73, [55], 'Draw: 73')
-    >>> ENGINE.judge_line(3, "loss", 82, [])
-    'Loss: 82'
+    >>> r.outcome, r.number, r.detail, r.line, ENGINE.lines.extra(r.outcome, r.number, r.detail)
+    ('draw', 73, [55], 'Draw: 73', 55)
     """
 
     slug = "10-20-30"
     title = "10-20-30 (UVa 246)"
     summary = "Deal onto seven piles, pick up threes summing to 10, 20 or 30: win, loss or draw."
-    unit = UNIT
     number_name = "deals"
     input_help = "52 card values 1–10 per deck, any spacing; a `0` ends the file."
     number_help = "How many cards were dealt before the game was won, lost or drawn."
     detail_label = "The repeated state was first seen"
     detail_text = "after deal {}"
     outcomes = OUTCOMES
-    terminator = TERMINATOR
-    trace_version = 2
+    judge_file = JudgeFile(UNIT, TERMINATOR, read_decks, RULES)
+    Lines = TenTwentyThirtyLines
+    Traces = TenTwentyThirtyTraces
     case_bytes = 120
-    reader = staticmethod(read_decks)
-    rules = RULES
 
     def solve(self, case: Case, trace: bool = True) -> Result:
         core = self.core
@@ -75,7 +93,7 @@ class TenTwentyThirty(Engine):
 
         >>> result, packed = ENGINE.solve_packed(Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 "
         ...     "1 7 6 9 5 3 10 10 4 10 9 2 1 10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2"))
-        >>> result.line, len(packed), ENGINE.unpack_trace(packed)["picks"][:5]
+        >>> result.line, len(packed), ENGINE.traces.unpack(packed)["picks"][:5]
         ('Win : 66', 212, 'babab')
         """
         core = self.core
@@ -85,58 +103,23 @@ class TenTwentyThirty(Engine):
             return result_of(outcome, n, seen), packed
         return _solve_here(case.text, True, True)
 
-    def unpack_trace(self, packed: bytes) -> dict[str, Any]:
-        """As :meth:`Engine.unpack_trace`, for packed traces too; version 1 comes back as 2."""
-        if packed[:1] == traces.PACKED_TAG:
-            return traces.expand(packed)
-        return traces.upgrade(super().unpack_trace(packed))  # type: ignore[no-any-return]
-
-    def judge_line(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
-        return line_of(OUTCOMES.index(outcome), number)
-
-    def extra_of(self, outcome: str, number: int, detail: list[Any]) -> int:
-        """A draw's first sighting, which its judge line does not say.
-
-        >>> ENGINE.extra_of("draw", 73, [55]), ENGINE.parse_line(3, "Draw: 73", 55)
-        (55, ('draw', 73, [55]))
-        """
-        return detail[0] if detail else 0
-
-    def line_fields(self, index: int, line: str, extra: int) -> tuple[str, int, list[Any]] | None:
-        word, deals = line[:6], line[6:]
-        if word not in _LINES or not (deals.isascii() and deals.isdigit()):
-            return None
-        outcome = _LINES.index(word)
-        return OUTCOMES[outcome], int(deals), [extra] if extra and outcome == DRAW else []
-
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check ``trace`` move by move (:func:`.trace.walk_trace`); its result."""
         steps = traces.walk_trace(text, trace)
-        while True:
-            try:
+        try:
+            while True:
                 next(steps)
-            except StopIteration as end:
-                outcome, n, seen = end.value
-                break
-        return result_of(outcome, n, seen, trace)
+        except StopIteration as end:
+            return result_of(*end.value, trace)
 
     def generate(self, rng: random.Random) -> str:
-        """A shuffled deck on two lines of 26 cards.
-
-        >>> text = ENGINE.generate(random.Random(1))
-        >>> len(text.split()), text.count("\\n")
-        (52, 1)
-        """
+        """A shuffled deck on two lines of 26 cards."""
         deck = [str(v) for v in range(1, 10) for _ in range(4)] + ["10"] * 16
         rng.shuffle(deck)
         return " ".join(deck[:26]) + "\n" + " ".join(deck[26:])
 
     def sniff(self, head: bytes) -> bool:
-        """Integers 0..10, with a 0 only where a deck would start.
-
-        >>> ENGINE.sniff(b"2 6 5 10 10 4 1"), ENGINE.sniff(b"QD AD"), ENGINE.sniff(b"1T 2T 3T")
-        (True, False, False)
-        """
+        """Integers 0..10, with a 0 only where a deck would start."""
         tokens = head.split()
         if tokens and not head[-1:].isspace() and len(head) >= 512:
             tokens.pop()  # perhaps cut short
