@@ -20,7 +20,7 @@ from collections.abc import Callable, Generator, Iterator
 from types import ModuleType
 from typing import IO, Any, cast
 
-from worker.engines.layout import SAMPLE_BYTES, DeckRules, LaidOut, learn, previous
+from worker.engines.layout import SAMPLE_BYTES, DeckRules, LaidOut, ReaderFrom, learn, previous
 from worker.engines.reading import CHUNK_SIZE, Case, Reading
 
 #: A game's native reader (``read`` of its core): given the file's data from a deck's start ``at``,
@@ -29,9 +29,6 @@ from worker.engines.reading import CHUNK_SIZE, Case, Reading
 #: it takes, where it stopped, the line and the count there, and whether it stopped at a stretch it
 #: leaves to Python.
 NativeReader = Callable[[bytes, int, bool, int, int, int, bool], tuple[list[Case], int, int, int, bool]]
-#: A game's stream reader, started at a line of the file (at a column of it: where a deck starts),
-#: after a count of cases.
-ReaderFrom = Callable[[IO[bytes], Reading, int, int, int], Iterator[Case]]
 
 
 class _Turns:
@@ -57,7 +54,7 @@ class _Turns:
             self.data = b"".join(head)
             layout = learn(self.data, self.final, rules.stops)
             if layout is not None:
-                self.laid = LaidOut(layout, rules, reading)
+                self.laid = LaidOut(layout, rules, reading, rest)
                 self.per_line, self.flow = layout.per_line, layout.flow
 
     def more(self) -> None:

@@ -54,9 +54,10 @@ seen as one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+import io
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import IO, Protocol
 
 from worker.engines.reading import MAX_TOKEN, Case, InputError, Reading, check_text, tokens_with_columns
 
@@ -66,6 +67,11 @@ SAMPLE_BYTES = 1 << 16
 #: A line longer than this is none of a layout's (a deck's line is at most 156 bytes).
 LONGEST_LINE = 1024
 DECK = 52
+#: How many decks after a deck read across the layout must read good too for it to be taken.
+FOLLOWING = 2
+#: A game's stream reader, started at a line of the file (at a column of it: where a deck starts),
+#: after a count of cases.
+ReaderFrom = Callable[[IO[bytes], Reading, int, int, int], Iterator[Case]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +248,8 @@ class LaidOut:
     """The decks of a judge file in a known layout, read from a deck's start in a buffer of the file
     (see the module)."""
 
-    def __init__(self, layout: Layout, rules: DeckRules, reading: Reading) -> None:
-        self.layout, self.rules, self.reading = layout, rules, reading
+    def __init__(self, layout: Layout, rules: DeckRules, reading: Reading, stream: ReaderFrom) -> None:
+        self.layout, self.rules, self.reading, self.stream = layout, rules, reading, stream
         self._data = b""
         self._final = False
         self._lines: list[_Line] = []
@@ -262,7 +268,7 @@ class LaidOut:
         here: Position = (0, token)
         try:
             while True:
-                if here == (self._end, 0):
+                if here == (self._end, 0) or self._tail(here):
                     raise Stream
                 number = count + 1
                 ending = yield from self._ending(here, number)
@@ -277,9 +283,9 @@ class LaidOut:
                     if native and here[1] == 0:
                         return self._step("native", here, count)
                     continue
-                laid_otherwise = self._streamed(here, number)
-                if laid_otherwise is not None:  # a good deck, its lines not as the others': no fault
-                    case, here = laid_otherwise
+                streamed = self._streamed(here, number)
+                if streamed is not None:  # a good deck, its lines not as the others': no fault
+                    case, here = streamed
                     count = number
                     yield case
                     if native and here[1] == 0:
@@ -352,6 +358,8 @@ class LaidOut:
     def _tokens(self, here: Position, lines: list[int], skip: int = -1) -> list[bytes] | None:
         """The tokens of the deck at ``here`` if its lines (but line ``skip``) hold the cards ``lines``
         says, else ``None``."""
+        if here[1] and not self.layout.flow:  # (a deck read across the layout ended mid-line)
+            return None
         tokens: list[bytes] = []
         for k, cards in enumerate(lines):
             at = here[0] + k + (0 <= skip <= here[0] + k)
@@ -438,22 +446,50 @@ class LaidOut:
         return tokens if fits and len(tokens) == DECK else None
 
     def _streamed(self, here: Position, number: int) -> tuple[Case, Position] | None:
-        """The deck at ``here`` read as the judge reads it, a stream of cards whatever the lines, when
-        that makes a good deck ending at the end of a line before the input's last; then where the next
-        deck starts. A file laid out otherwise here and there (a deck on one line among decks on two, a
-        line broken in two) is still a good judge file."""
+        """The deck at ``here`` read as the judge reads it, a stream of cards whatever the lines, when that
+        makes a good deck and the :data:`FOLLOWING` decks after it do too; then where the next deck starts
+        (the middle of a line, maybe). A deck read a few cards off may still make a deck (in 10-20-30, by
+        the counts of its values): three in a row hardly do."""
+        read = self._stream_deck(here)
+        at = None if read is None else read[1]
+        for _ in range(FOLLOWING):
+            at = None if at is None else (self._stream_deck(at) or (None, None))[1]
+        return None if read is None or at is None else (self._made(here, number, read[0]), read[1])
+
+    def _stream_deck(self, here: Position) -> tuple[str, Position] | None:
+        """The good deck the 52 cards from ``here`` make, and where the next starts; ``None`` if they make
+        none, or the input ends first."""
         tokens: list[bytes] = []
-        k = here[0] - 1
-        while len(tokens) < DECK + here[1]:
-            k += 1
+        k, need = here[0], DECK + here[1]
+        while len(tokens) < need:
             line = self._line(k)
-            if line is None or (self._end is not None and k >= self._end):
+            if line is None or k == self._end:
                 return None
             tokens += line.tokens
-        if len(tokens) != DECK + here[1]:  # (in 10-20-30 a deck a card off may still be standard)
+            k += 1
+        text = self.rules.deck(tokens[here[1] : need])
+        if text is None:
             return None
-        text = self.rules.deck(tokens[here[1] :])
-        return None if text is None else (self._made(here, number, text), (k + 1, 0))
+        return text, ((k, 0) if len(tokens) == need else (k - 1, len(line.tokens) - len(tokens) + need))
+
+    def _tail(self, here: Position) -> bool:
+        """Whether the input ends within a few decks of ``here`` and its rest reads as a good stream."""
+        k, cards = here[0], -here[1]
+        while k != self._end:
+            line = self._line(k)
+            if line is None or cards > (FOLLOWING + 2) * DECK:
+                return False
+            cards += len(line.tokens)
+            k += 1
+        first = self._lines[here[0]]
+        column = first.column(here[1]) if here[1] else 1
+        try:
+            for _ in self.stream(io.BytesIO(self._data[first.start + column - 1 :]),
+                                 Reading(self.reading.terminator, self.reading.unit), first.number, 0, column):
+                pass
+        except InputError:
+            return False
+        return True
 
     def _made(self, here: Position, number: int, text: str) -> Case:
         first = self._lines[here[0]]
