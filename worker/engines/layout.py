@@ -68,7 +68,7 @@ SAMPLE_BYTES = 1 << 16
 LONGEST_LINE = 1024
 DECK = 52
 #: How many decks after a deck read across the layout must read good too for it to be taken.
-FOLLOWING = 2
+FOLLOWING = 4
 #: A game's stream reader, started at a line of the file (at a column of it: where a deck starts),
 #: after a count of cases.
 ReaderFrom = Callable[[IO[bytes], Reading, int, int, int], Iterator[Case]]
@@ -449,7 +449,7 @@ class LaidOut:
         """The deck at ``here`` read as the judge reads it, a stream of cards whatever the lines, when that
         makes a good deck and the :data:`FOLLOWING` decks after it do too; then where the next deck starts
         (the middle of a line, maybe). A deck read a few cards off may still make a deck (in 10-20-30, by
-        the counts of its values): three in a row hardly do."""
+        the counts of its values): five in a row hardly do."""
         read = self._stream_deck(here)
         at = None if read is None else read[1]
         for _ in range(FOLLOWING):
@@ -475,10 +475,12 @@ class LaidOut:
     def _tail(self, here: Position) -> bool:
         """Whether the input ends within a few decks of ``here`` and its rest reads as a good stream."""
         k, cards = here[0], -here[1]
-        while k != self._end:
+        while True:
             line = self._line(k)
             if line is None or cards > (FOLLOWING + 2) * DECK:
                 return False
+            if k == self._end:
+                break
             cards += len(line.tokens)
             k += 1
         first = self._lines[here[0]]
