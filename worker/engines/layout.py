@@ -165,6 +165,7 @@ class _Line:
     number: int  # its line in the file
     raw: bytes
     tokens: list[bytes]
+    before: int = 0  # the tokens of the lines before it, from the one the reading started at
 
     def column(self, token: int) -> int:
         """Where its token ``token`` starts; past its last, where it ends."""
@@ -290,7 +291,8 @@ class LaidOut:
             tokens = raw.split()
             if len(raw) > MAX_TOKEN and max(map(len, tokens), default=0) > MAX_TOKEN:
                 raise Stream
-            line = _Line(at, self._scan_line, raw, tokens)
+            last = self._lines[-1] if self._lines else None
+            line = _Line(at, self._scan_line, raw, tokens, last.before + len(last.tokens) if last else 0)
             self._scan, self._scan_line = stop + 1, self._scan_line + 1
             if tokens:
                 if self.rules.stops(raw, tokens):
@@ -299,7 +301,7 @@ class LaidOut:
                 return
             if stop == len(data):  # the end of the file
                 self._end = len(self._lines)
-                self._lines.append(_Line(len(data), line.number, b"", []))
+                self._lines.append(_Line(len(data), line.number, b"", [], line.before))
                 return
 
     def _tokens(self, here: Position, lines: list[int], skip: int = -1) -> list[bytes] | None:
@@ -401,22 +403,20 @@ class LaidOut:
 
     def _tail(self, here: Position) -> bool:
         """Whether the input ends a few decks after ``here`` and its rest reads as a good stream."""
-        k, cards = here[0], -here[1]
-        while (line := self._line(k)) is not None and cards <= (FOLLOWING + 2) * DECK:
-            if k == self._end:
-                first = self._lines[here[0]]
-                column = first.column(here[1]) if here[1] else 1
-                rest = io.BytesIO(self._data[first.start + column - 1 :])
-                try:
-                    for _ in self.stream(rest, Reading(self.reading.terminator, self.reading.unit),
-                                         first.number, 1, column):
-                        pass
-                except InputError:
-                    return False
-                return True
-            cards += len(line.tokens)
-            k += 1
-        return False
+        first = self._line(here[0])
+        reach = (first.before if first else 0) + here[1] + (FOLLOWING + 2) * DECK
+        while self._end is None and self._lines[-1].before <= reach:
+            self._parse()
+        if first is None or self._end is None or self._lines[self._end].before > reach:
+            return False
+        column = first.column(here[1]) if here[1] else 1
+        try:
+            for _ in self.stream(io.BytesIO(self._data[first.start + column - 1 :]),
+                                 Reading(self.reading.terminator, self.reading.unit), first.number, 1, column):
+                pass
+        except InputError:
+            return False
+        return True
 
     def _made(self, here: Position, number: int, text: str) -> Case:
         first = self._lines[here[0]]
