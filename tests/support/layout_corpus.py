@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,10 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def clean(game: str, layout: str) -> bytes:
+def clean(game: str, layout: str, cases: int = CASES, seed: int = SEED) -> bytes:
+    """A generated file, as ``dealer generate`` writes it."""
     out = io.BytesIO()
-    generate(plan(game, CASES, SEED, None, layout or None), out)
+    generate(plan(game, cases, seed, None, layout or None), out)
     return out.getvalue()
 
 
@@ -132,11 +134,16 @@ def layouts(draw: st.DrawFn, game: str) -> str:
     if game == "mahjong":
         shape = draw(st.sampled_from(["", "sorted", "ragged"]))
     else:
-        # The rule's limit (worker/engines/layout.py, "Limits"): a 10-20-30 deck read a line off is not seen
-        # as wrong when it still holds four of each value, which with two or three values a line is common.
-        per_line = draw(st.integers(4 if game == "10-20-30" else 2, 52))
+        per_line = draw(st.integers(2, 52))
         shape = draw(st.sampled_from([f"per-line={per_line}", f"flow,per-line={per_line}", "ragged"]))
     return ",".join(item for item in (shape, ends) if item)
+
+
+def _unseen(game: str, layout: str, kind: str) -> bool:
+    """The rule's limit (worker/engines/layout.py, "Limits"): a 10-20-30 file of two or three values a line with a
+    line missing or doubled reads on in decks that fit the layout, which often still hold four of each value."""
+    cards = int(layout.partition("per-line=")[2].split(",")[0] or 52)
+    return game == "10-20-30" and cards < 4 and kind in ("missing-line", "doubled-line")
 
 
 @dataclass(frozen=True)
@@ -156,9 +163,7 @@ class Fresh:
 
 def made(game: str, cases: int, seed: int, layout: str, kind: str, line: int) -> Fresh:
     """A generated file of ``cases`` cases from ``seed`` in ``layout``, with ``kind`` at its line ``line``."""
-    out = io.BytesIO()
-    generate(plan(game, cases, seed, None, layout or None), out)
-    shape = Shape.of(out.getvalue(), game, layout)
+    shape = Shape.of(clean(game, layout, cases, seed), game, layout)
     return Fresh(game, cases, seed, layout, kind, line, shape, mutate(shape, kind, line))
 
 
@@ -170,13 +175,57 @@ def mutants(draw: st.DrawFn) -> Fresh:
     # Enough cases that the mutated lines are few among the lines the readers learn the layout from (a deck a
     # line: 20 lines at least, of which a split line makes two odd ones).
     cases, seed = draw(st.integers(20, 30)), draw(st.integers(0, 2**32))
-    out = io.BytesIO()
-    generate(plan(game, cases, seed, None, layout or None), out)
-    shape = Shape.of(out.getvalue(), game, layout)
-    kind = draw(st.sampled_from([kind for kind in KINDS if places(shape, kind)]))
+    shape = Shape.of(clean(game, layout, cases, seed), game, layout)
+    kind = draw(st.sampled_from([kind for kind in KINDS if places(shape, kind) and not _unseen(game, layout, kind)]))
     return made(game, cases, seed, layout, kind, draw(st.sampled_from(places(shape, kind))))
 
 
 if __name__ == "__main__":
     for path in write():
         print(path.relative_to(CORPUS))
+
+
+#: How a good judge file is laid out anew, its tokens unchanged: nothing the judge, reading a stream, sees.
+RELAYINGS = ("split", "join", "blank", "unblank", "spaces")
+_TOKEN = re.compile(rb"\S+")
+_GAPS = st.text(" \t", min_size=1, max_size=3).map(str.encode)
+
+
+@dataclass(frozen=True)
+class Relaid:
+    """A generated file laid out anew (``edits``: what was done where), and the file as it was made."""
+
+    game: str
+    layout: str
+    edits: tuple[tuple[str, int], ...]
+    data: bytes = field(repr=False)
+
+
+@st.composite
+def relaid(draw: st.DrawFn) -> Relaid:
+    """A generated file of any game, in any layout, laid out anew a few times: a line split or joined with the
+    next, a blank line added or taken out, the gaps between tokens changed (for mahjong, whose lines are its
+    hands, only the last three)."""
+    game = draw(st.sampled_from(list(LAYOUTS)))
+    layout = draw(layouts(game))
+    cases, seed = draw(st.integers(12, 30)), draw(st.integers(0, 2**32))
+    lines = clean(game, layout, cases, seed).split(b"\n")
+    edits = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(RELAYINGS[2:] if game == "mahjong" else RELAYINGS))
+        at = draw(st.integers(0, len(lines) - 1))
+        edits.append((kind, at))
+        line = lines[at]
+        if kind == "split" and len(found := list(_TOKEN.finditer(line))) > 1:
+            k = draw(st.integers(1, len(found) - 1))
+            lines[at : at + 1] = [line[: found[k - 1].end()], line[found[k].start() :]]
+        elif kind == "join" and at + 1 < len(lines):
+            lines[at : at + 2] = [line.rstrip(b"\r") + draw(_GAPS) + lines[at + 1]]
+        elif kind == "blank":
+            lines.insert(at, b"" if game == "mahjong" else draw(_GAPS))
+        elif kind == "unblank" and not line.strip() and at + 1 < len(lines):
+            del lines[at]
+        elif kind == "spaces":
+            lines[at] = draw(_GAPS) + b"".join(token + draw(_GAPS) for token in line.split())
+    return Relaid(game, layout, tuple(edits), b"\n".join(lines))
+

@@ -1,17 +1,9 @@
-"""A judge file read in turns: the native core reads the plain decks and hands, the game's readers
-in Python the rest, each handing the file to the other where it stops.
-
-The native core (``read`` and ``read_inputs`` of a game's ``core``) reads lines as judge files
-write them, in the file's layout when it has one (:mod:`worker.engines.layout`); at a line it
-does not take, the Python readers go on from the start of its stretch (the lines from a deck's
-start to the first line end that is also a deck's end): the layout reader
-(:class:`~worker.engines.layout.LaidOut`) reads past what is wrong there and gives the file back
-to the core at the next line where a deck starts after a good one, so that faults cost what good
-cases cost; the game's stream reader (its :data:`ReaderFrom`) reads a file without a layout to its
-end, and the end of every file. Every message and position is the Python readers', and so are the
-cases (the core reads the same decks the same way), whichever core reads.
-
-Neither side holds more than a block of the file and a few lines: the memory stays constant.
+"""A judge file read in turns: the native core reads the plain stretches (lines from a deck's start to a
+line end that ends a deck, each as the file's layout says), the Python readers the rest, each handing the
+file to the other where it stops: the layout reader (:mod:`worker.engines.layout`) around trouble, giving
+the file back at a line where a deck starts after a good one; the game's stream reader a file without a
+layout and the end of every file. The cases, messages and positions are the same whichever core reads, and
+neither side holds more than a block of the file: the memory stays constant.
 """
 
 from __future__ import annotations
@@ -20,24 +12,17 @@ from collections.abc import Callable, Generator, Iterator
 from types import ModuleType
 from typing import IO, Any, cast
 
-from worker.engines.layout import SAMPLE_BYTES, DeckRules, LaidOut, learn, previous
+from worker.engines.layout import SAMPLE_BYTES, DeckRules, LaidOut, ReaderFrom, learn, previous
 from worker.engines.reading import CHUNK_SIZE, Case, Reading
 
-#: A game's native reader (``read`` of its core): given the file's data from a deck's start ``at``,
-#: whether the data ends the file, the line and the count of cases there, and the file's layout (cards
-#: a line, 0 for none; whether decks run on across lines), it returns the cases of the plain lines
-#: it takes, where it stopped, the line and the count there, and whether it stopped at a stretch it
-#: leaves to Python.
+#: A native core's ``read``: (data, at a deck's start, final, line, count, cards a line or 0, flow) → (cases,
+#: where it stopped, the line and count there, whether it left a stretch to Python).
 NativeReader = Callable[[bytes, int, bool, int, int, int, bool], tuple[list[Case], int, int, int, bool]]
-#: A game's stream reader, started at a line of the file (at a column of it: where a deck starts),
-#: after a count of cases.
-ReaderFrom = Callable[[IO[bytes], Reading, int, int, int], Iterator[Case]]
 
 
 class _Turns:
-    """Where the reading of a file is, which both sides go on from: the data of the file not read
-    yet (from ``at``, a block at a time), the line and the token a deck starts at there, the count
-    of cases before it; and the file's layout, learnt from its start."""
+    """Where both sides go on from: the data not read yet (from ``at``), the line and token a deck starts at
+    there, the count of cases before it; and the file's layout, learnt from its start."""
 
     def __init__(self, stream: IO[bytes], reading: Reading, rest: ReaderFrom, rules: DeckRules | None) -> None:
         self.stream = _Counted(stream)
@@ -57,20 +42,19 @@ class _Turns:
             self.data = b"".join(head)
             layout = learn(self.data, self.final, rules.stops)
             if layout is not None:
-                self.laid = LaidOut(layout, rules, reading)
+                self.laid = LaidOut(layout, rules, reading, rest)
                 self.per_line, self.flow = layout.per_line, layout.flow
 
     def more(self) -> None:
-        """The next block of the file after what is left of the data, and the line with tokens
-        before it (that a doubled line repeats)."""
+        """The next block after what is left of the data, and the line before it (a doubled line's twin)."""
         chunk = self.stream.read(CHUNK_SIZE)
         keep = previous(self.data, self.at)
         self.data = self.data[keep:] + chunk
         self.at, self.final = self.at - keep, not chunk
 
     def python(self, native: bool) -> Generator[Case, None, bool]:
-        """The cases the Python readers read from where the reading is; ``True`` when they give
-        the file back to the native core (only when ``native``), ``False`` at its end."""
+        """The Python readers' cases from where the reading is; ``True`` when they give the file back to the
+        native core (only when ``native``), ``False`` at its end."""
         if self.laid is None:
             yield from self._stream(1)
             return False
@@ -97,10 +81,9 @@ class _Turns:
 
 def read_cases(stream: IO[bytes], reading: Reading, rest: ReaderFrom, rules: DeckRules | None = None,
                native: NativeReader | None = None) -> Iterator[Case]:
-    """The cases of a judge file: with ``native``, read by the native core and the Python readers in
-    turns (see the module); else by the Python readers alone, the same cases, faults and warnings.
-    ``rest`` is the game's stream reader; ``rules`` what the layout reader needs of a deck game
-    (``None``: a game of one case a line)."""
+    """The cases of a judge file, read by ``native`` and the Python readers in turns, or by the latter
+    alone: the same cases, faults and warnings. ``rest`` is the game's stream reader, ``rules`` its decks'
+    (``None``: a case a line)."""
     turns = _Turns(stream, reading, rest, rules)
     if native is None:
         yield from turns.python(False)
@@ -133,35 +116,17 @@ class _Rejoined:
 
 
 class InputBlocks:
-    """A judge file read as blocks of canonical inputs (:meth:`Engine.read_inputs`): an iterator
-    of ``(texts, count)``, ``texts`` being the canonical texts of ``count`` consecutive cases,
-    each followed by ``\\n`` (``b"".join(case.text.encode() + b"\\n" for case in cases)`` of
-    :meth:`Engine.parse`'s cases).
-
-    :meth:`take` gives the next block of at most the cases and bytes asked for; iterating takes
-    blocks of the sizes given to :meth:`Engine.read_inputs`. A block holds as many cases as
-    asked, but for the last block of the file, the block just before an error, and a block the
-    next case would take past its bytes (a block holds at least one case, whatever its size).
-    The cases read before an error come in blocks first, then the error is raised: the same
-    error, warnings and cases as :meth:`Engine.parse`'s. The file has been read to its end, and
-    every warning given, once :meth:`take` gives ``(b"", 0)`` (iterating then stops).
-
-    ``cases`` counts the cases given so far, ``first`` is the number of the last block's first
-    case (its place among the file's cases: ``cases - count + 1`` but after a bad case read past,
-    see :class:`~worker.engines.reading.Faults`, which also ends a block) and ``bytes_read`` the
-    bytes of the stream used (see there).
-
-    The native core reads plain lines in C, writing each case's text into one buffer
-    (:class:`worker.engines.out.Block`); where it stops the Python readers read, as in
-    :func:`read_cases`, their cases going into the buffer as text, until they give the file back.
-    On the pure-Python engines the blocks are :meth:`Engine.parse`'s cases.
-    """
+    """A judge file as blocks ``(texts, count)`` of canonical inputs (:meth:`Engine.read_inputs`): the texts
+    of ``count`` consecutive cases of :meth:`Engine.parse`, each followed by ``\\n``. A block holds the cases
+    asked for but at the file's end, before an error (raised after the cases before it), after a bad case
+    read past, and where the next case would pass its bytes (one case at least). ``(b"", 0)`` once the file
+    is read, every warning given. ``cases`` counts the cases given, ``first`` is the place of the last
+    block's first case. The native core writes its cases into one buffer (:class:`worker.engines.out.Block`),
+    the Python readers theirs as text; on the pure-Python engines the blocks are :meth:`Engine.parse`'s."""
 
     def __init__(self, stream: IO[bytes], reading: Reading, max_cases: int, max_bytes: int,
                  read: Callable[[IO[bytes], Reading], Iterator[Case]], core: ModuleType | None = None,
                  rest: ReaderFrom | None = None, rules: DeckRules | None = None) -> None:
-        """``read`` is the game's whole reader (the pure-Python engines'), ``core`` its native core,
-        ``rest`` its stream reader and ``rules`` its decks' (see :func:`read_cases`)."""
         self.max_cases, self.max_bytes = max_cases, max_bytes
         #: The cases given in blocks so far.
         self.cases = 0
@@ -187,10 +152,7 @@ class InputBlocks:
 
     @property
     def bytes_read(self) -> int:
-        """The bytes of the stream used so far: on the native core, to where the reading is (at a
-        case's end) or, once the game's stream reader reads the file's end, what was read from the
-        stream; on the pure-Python engines, what was read from the stream (at most a block of 64 KiB
-        ahead of the cases)."""
+        """The bytes of the stream used: to where the native core is, else what was read (a block ahead)."""
         turns = self._turns
         if turns is None:
             return self._stream.taken
@@ -206,10 +168,8 @@ class InputBlocks:
         return block
 
     def take(self, max_cases: int | None = None, max_bytes: int | None = None) -> tuple[bytes, int]:
-        """The next block: the texts of at most ``max_cases`` cases (at least one) and, unless
-        its first case alone is longer, ``max_bytes`` bytes (the iterator's sizes when not
-        given); ``(b"", 0)`` once the file is read. Raises what :meth:`Engine.parse` raises, once
-        the cases before it are given."""
+        """The next block of at most ``max_cases`` cases and ``max_bytes`` bytes (the iterator's sizes when
+        not given)."""
         buffer = self._buffer
         buffer.start(self.max_cases if max_cases is None else max_cases,
                      self.max_bytes if max_bytes is None else max_bytes)
@@ -234,8 +194,7 @@ class InputBlocks:
         return texts, count
 
     def _next_case(self, buffer: Any) -> bool:
-        """One case read in Python into ``buffer``; ``False`` when it starts the next block (bad cases
-        were skipped before it)."""
+        """One case read in Python into ``buffer``; ``False`` when it starts the next block."""
         assert self._cases is not None
         try:
             case, self._held = self._held or next(self._cases), None
@@ -252,8 +211,7 @@ class InputBlocks:
         return True
 
     def _read_natively(self, block: Any) -> None:
-        """One step of the native core: it reads into ``block`` from where the reading is; then,
-        unless it filled the block, more of the file, the end of the file, or the Python readers."""
+        """One step of the native core into ``block``; then more of the file, its end, or the Python readers."""
         turns, native = self._turns, self._native
         assert turns is not None and native is not None
         turns.at, turns.line, turns.count, stopped = native(turns.data, turns.at, turns.final, turns.line,
@@ -270,9 +228,7 @@ class InputBlocks:
 
 
 class _Texts:
-    """:class:`worker.engines.out.Block` in Python (the pure-Python engines' buffer): the texts
-    written, each with its newline; a block takes at most ``want`` of them and, but for its
-    first, none ending past ``room`` bytes; the rest starts the next block."""
+    """:class:`worker.engines.out.Block` in Python, for the pure-Python engines."""
 
     def __init__(self) -> None:
         self.texts: list[bytes] = []

@@ -9,8 +9,8 @@ The rule, for a file whose cases come in a layout (``dealer generate --layout``)
   missing or bad token, a missing line or a doubled line is exactly one fault, named at a line of the
   deck it touched (in the mutated file; a doubled line's copy counts as one of its deck's lines). With
   ``k = 1`` a missing line is a deck gone and a doubled line a deck repeated: no fault. A line split in
-  two is no fault: the judge reads cards whatever the lines, so the file is still good (in ``flow``, a
-  deck read across the two halves that does not end with a line may still be named).
+  two is no fault and every case is kept, in any layout: the judge reads cards whatever the lines, so the
+  file is still good.
 - ``flow`` (lines of K cards run from deck to deck): a mutated line may touch two decks, and give one
   fault for each (at least one).
 - a hand a line (mahjong): one fault per broken line (a split hand is two), none for a missing or a
@@ -235,8 +235,8 @@ def _expect(shape: Shape, kind: str, line: int, removed: set[int], added: int) -
     lines = tuple(sorted({new for place in touched for old in shape.spans[place - 1] for new in moved(old)}))
     if shape.reading == "hand":
         faults = (2, 2) if kind == "split-line" else (1, 1)
-    elif kind == "split-line":  # a good judge file still: a fault only where a flow deck ends mid-line
-        faults = (0, len(touched)) if shape.reading == "flow" else (0, 0)
+    elif kind == "split-line":  # a good judge file still: every case kept
+        faults, touched = (0, 0), set()
     elif shape.reading == "stream":
         faults = (1, 1)
     elif shape.reading == "flow":
