@@ -20,7 +20,7 @@ def read(engine: Engine, data: bytes, stream: bool) -> tuple[list[tuple[int, str
     (``stream``) through the game's stream reader alone."""
     faults, warnings = Faults(), list[Diagnostic]()
     if stream:
-        reader = type(engine).reader
+        reader = engine.judge_file.reader
         assert reader is not None
         cases = reader(io.BytesIO(data), Reading(engine.terminator, engine.unit, warnings, faults))
     else:
