@@ -12,6 +12,8 @@ import pytest
 
 from tests.support.http import post_file
 from tests.support.paths import judge
+from worker import engines
+from worker.engines import Engine
 
 
 def submit_to(client: Any, what: str | bytes, game: str | None = None,
@@ -47,3 +49,12 @@ def submit(client: Any):
 def three_jobs(client: Any) -> dict[str, dict[str, Any]]:
     """One finished job per game, from judge files with every outcome of the game."""
     return three_jobs_in(client)
+
+
+@pytest.fixture
+def coins(monkeypatch: pytest.MonkeyPatch) -> Engine:
+    """The toy game's line (tests/web/toy.py) in the registry, and a registry that forgets it after the
+    test: test_a_new_game's and test_generate_api's."""
+    monkeypatch.setitem(engines._MODULES, "coins", "tests.web.toy")
+    monkeypatch.setattr(engines, "_loaded", dict(engines._loaded))
+    return engines.get("coins")
