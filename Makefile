@@ -49,12 +49,15 @@ test-fast: install
 test-compose: install
 	docker/test-compose
 
-# The engines' figure, and the native core's differential against the pure-Python engines at its full size
-# (the suite runs a tenth of it: tests/engines/test_native.py RANDOM_CASES).
+# The engines' figure, and the tests `make test` runs at a smaller size, at their full size: the native
+# core's differential against the pure-Python engines (the suite runs a tenth of it: tests/engines/
+# test_native.py RANDOM_CASES) and the newcomer's check page of a 200,000-line output (the suite's is of
+# 50,000: tests/browser/test_newcomer.py BIG_LINES).
 bench: install
 	$(BIN)/python -m bench.engines
 	DEALER_DIFFERENTIAL_CASES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/engines/test_native.py \
 		-k random_cases_in_bulk
+	DEALER_BIG_CHECK_LINES=200000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_newcomer.py
 
 bench-generate: install
 	$(BIN)/python -m bench.generate
