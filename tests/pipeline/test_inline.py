@@ -390,8 +390,8 @@ def test_a_worker_stores_the_same_chunk_on_either_core(service, dispatcher, quer
         pytest.skip("the native core is not built here")
     data = (JUDGE_DATA / game / "random-2000.in").read_bytes()
     # Chunks of up to 250 cases (31, 62, 125, 250, …: every size of the ramp) rather than the tests' seven:
-    # every case still goes through each core's solve_chunk and is compared, in a tenth of the chunks,
-    # whose boundaries are test_chunk_runs' to test.
+    # every case still goes through each core's solve_chunk and is compared, in a tenth of the chunks
+    # (where a chunk ends is the split's, the same on either core).
     service.settings = dispatcher.settings = replace(settings, chunk_size=250)
     stored = []
     for core in (engine.core, None):
