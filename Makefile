@@ -31,8 +31,12 @@ run: install
 # the live services a file starts once. A run that finds none of the tests PYTEST_ARGS names (pytest's
 # status 5) is no failure.
 TEST_PROCESSES ?= $(shell echo $$(( $$(nproc) + 1 )))
+# pytest rewrites each test module's asserts and keeps the result in __pycache__, unless told to write no
+# bytecode: where PYTHONDONTWRITEBYTECODE is set (as on this kind of machine), every process of every run
+# rewrote all 400 test modules again, 5 of its 9 CPU-seconds of collecting. The runs here write it.
+KEEP_REWRITTEN := PYTHONDONTWRITEBYTECODE=
 test: install
-	@$(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || exit $$code; }
+	@$(KEEP_REWRITTEN) $(BIN)/python -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS) || { code=$$?; [ $$code -eq 5 ] || exit $$code; }
 
 # The edit loop's run, in a minute or so: the tests that start no live process and need no server of the
 # machine's, and are quick: `-m "not live and not services and not slow"` (no browser, no live web or
@@ -42,19 +46,22 @@ test: install
 # `make test` runs them all. A process a CPU: these tests wait on nothing, and each process collects the
 # whole suite first.
 test-fast: install
-	@$(BIN)/python -m pytest -n $$(nproc) -m "not live and not services and not slow" $(PYTEST_ARGS) \
+	@$(KEEP_REWRITTEN) $(BIN)/python -m pytest -n $$(nproc) -m "not live and not services and not slow" $(PYTEST_ARGS) \
 		|| { code=$$?; [ $$code -eq 5 ] || exit $$code; }
 
 # docker-compose.yml end to end on this machine's Docker (docker/test-compose says what it installs and keeps).
 test-compose: install
 	docker/test-compose
 
-# The engines' figure, and the native core's differential against the pure-Python engines at its full size
-# (the suite runs a tenth of it: tests/engines/test_native.py RANDOM_CASES).
+# The engines' figure, and the tests `make test` runs at a smaller size, at their full size: the native
+# core's differential against the pure-Python engines (the suite runs a tenth of it: tests/engines/
+# test_native.py RANDOM_CASES) and the newcomer's check page of a 200,000-line output (the suite's is of
+# 50,000: tests/browser/test_newcomer.py BIG_LINES).
 bench: install
 	$(BIN)/python -m bench.engines
 	DEALER_DIFFERENTIAL_CASES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/engines/test_native.py \
 		-k random_cases_in_bulk
+	DEALER_BIG_CHECK_LINES=200000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_newcomer.py
 
 bench-generate: install
 	$(BIN)/python -m bench.generate

@@ -100,7 +100,7 @@ def big_run(decks: int, repeat: int, folder: Path) -> int:
 
 
 def stream_run(decks: int) -> None:
-    print(f"\n3. peak RSS of dealer generate 10-20-30 to /dev/null (one process)")
+    print("\n3. peak RSS of dealer generate 10-20-30 to /dev/null (one process)")
     for count in (100_000, decks):
         seconds, rss = run([*DEALER, "generate", "10-20-30", "--cases", str(count), "--seed", "3", "--no-progress"])
         print(f"   {count:>12,} decks: {rss / 1024:6.1f} MB in {seconds:6.2f} s")

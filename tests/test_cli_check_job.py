@@ -35,10 +35,11 @@ def dealer(*arguments: str, key: str | None = None, url: str | None = None) -> A
 
 @pytest.fixture
 def url(db: Database, settings: Settings) -> Iterator[str]:
-    """The service with a teacher's admin key and a student's user key."""
+    """The service with a teacher's admin key and a student's user key, its jobs in chunks sized as
+    shipped (the 2,000 hands in chunks of the tests' seven cost more than the rest of a test)."""
     from webui.app import create_app
 
-    keyed = replace(settings, api_keys=f"teacher:{TEACHER},student:{STUDENT}:user")
+    keyed = replace(settings, api_keys=f"teacher:{TEACHER},student:{STUDENT}:user", chunk_size=0)
     app = create_app(keyed, InlineDispatcher(db, keyed), config={"TESTING": True}, db=db)
     with running(make_server("127.0.0.1", 0, app, threaded=True)) as served:
         yield served

@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.paths import JUDGE_DATA
 from worker.testing.waiting import until
-from worker.testing.live import live_service
+from worker.testing.live import LiveService, live_service
 
 pytestmark = [pytest.mark.slow]
 
@@ -121,18 +121,26 @@ def assert_closed_unread(pushed: Pushed, status: int) -> None:
     assert pushed.sent < MOST_PUSHED, f"{pushed.sent} bytes of the body were taken after the answer"
 
 
-def test_a_refused_upload_is_answered_and_its_connection_closed_unread(tmp_path: Path) -> None:
-    with live_service("embedded", tmp_path, workers=0) as live:
-        port = int(live.url.rsplit(":", 1)[1])
-        pushed = push(port, b"\0")  # a NUL byte: a binary file, refused from its first block
-        assert_closed_unread(pushed, 400)
-        assert b"this looks like a binary file" in pushed.answer
-        # A client reading while it pushes finds the answer followed by the end of the stream, not a reset
-        # (which may come before it has read the answer, and lose it: nginx in front answered 502 then).
-        reading = push_reading(port, b"\0")
-        assert_closed_unread(reading, 400)
-        assert not reading.reset
-        assert live.get("/api/jobs")["items"] == []  # and the service is whole
+@pytest.fixture(scope="module")
+def keyless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveService]:
+    """The web alone, open to all: the module's tests that need no key share it (each pushes only bodies
+    it refuses, which leave nothing behind), as one start costs seconds of CPU."""
+    with live_service("embedded", tmp_path_factory.mktemp("refused"), workers=0) as live:
+        yield live
+
+
+def test_a_refused_upload_is_answered_and_its_connection_closed_unread(keyless: LiveService) -> None:
+    live = keyless
+    port = int(live.url.rsplit(":", 1)[1])
+    pushed = push(port, b"\0")  # a NUL byte: a binary file, refused from its first block
+    assert_closed_unread(pushed, 400)
+    assert b"this looks like a binary file" in pushed.answer
+    # A client reading while it pushes finds the answer followed by the end of the stream, not a reset
+    # (which may come before it has read the answer, and lose it: nginx in front answered 502 then).
+    reading = push_reading(port, b"\0")
+    assert_closed_unread(reading, 400)
+    assert not reading.reset
+    assert live.get("/api/jobs")["items"] == []  # and the service is whole
 
 
 def test_an_upload_without_its_key_is_answered_401_and_its_connection_closed_unread(tmp_path: Path) -> None:
@@ -177,17 +185,16 @@ def pushing(port: int, clients: int) -> Iterator[list[Pushed]]:
             thread.join(WAIT_SECONDS * 3)
 
 
-def test_the_api_answers_while_clients_push_refused_bodies(tmp_path: Path) -> None:
-    with live_service("embedded", tmp_path, workers=0) as live:
-        port = int(live.url.rsplit(":", 1)[1])
-        with pushing(port, 3) as seen:
-            until(lambda: len(seen), lambda count: count >= 3, what="refused clients answered", timeout=WAIT_SECONDS * 3)
-            for _ in range(10):
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_SECONDS)
-                try:
-                    connection.request("GET", "/api/jobs")
-                    assert connection.getresponse().status == 200
-                finally:
-                    connection.close()
-        for pushed in seen:
-            assert_closed_unread(pushed, 400)
+def test_the_api_answers_while_clients_push_refused_bodies(keyless: LiveService) -> None:
+    port = int(keyless.url.rsplit(":", 1)[1])
+    with pushing(port, 3) as seen:
+        until(lambda: len(seen), lambda count: count >= 3, what="refused clients answered", timeout=WAIT_SECONDS * 3)
+        for _ in range(10):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_SECONDS)
+            try:
+                connection.request("GET", "/api/jobs")
+                assert connection.getresponse().status == 200
+            finally:
+                connection.close()
+    for pushed in seen:
+        assert_closed_unread(pushed, 400)

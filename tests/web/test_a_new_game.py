@@ -12,19 +12,10 @@ from typing import Any
 import pytest
 
 from tests.support.http import finished, post_file
-from worker import engines
 from worker.engines import Engine
 
 FILE = b"H T H\nT  T\n\nH H H H T\n#\n"
 OUTPUT = "2 heads, 1 tails\n0 heads, 2 tails\n4 heads, 1 tails\n"
-
-
-@pytest.fixture
-def coins(monkeypatch: pytest.MonkeyPatch) -> Engine:
-    """The toy game's line in the registry, and a registry that forgets it after the test."""
-    monkeypatch.setitem(engines._MODULES, "coins", "tests.web.toy")
-    monkeypatch.setattr(engines, "_loaded", dict(engines._loaded))
-    return engines.get("coins")
 
 
 @pytest.fixture

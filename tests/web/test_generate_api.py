@@ -14,7 +14,6 @@ from click.testing import CliRunner
 
 from tests.support.inline import InlineDispatcher
 from tests.support.jobs import stored_uploads
-from tests.web.test_a_new_game import coins  # noqa: F401 - the toy game's fixture
 from tests.web.test_access import CI, bearer, csrf_of, job_count, keyed_app, login
 from worker.cli import main
 from worker.config import Settings

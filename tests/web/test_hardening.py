@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from tests.support.http import post_file as upload
 from tests.support.jobs import stored_uploads
 from tests.support.paths import JUDGE_DATA, ROOT, judge
+from tests.web.conftest import Reading
 from worker.store.database import Database
 from worker.store.models import Chunk, Job
 
@@ -112,9 +113,11 @@ def test_every_answer_carries_the_security_headers(client: Any) -> None:
     ("http://localhost", True), ("http://127.0.0.1:8000", True), ("http://[::1]:8000", True),
     ("https://192.168.1.20", True), ("https://dealer.example", True),
     ("http://192.168.1.20:8000", False), ("http://dealer.example", False)])
-def test_the_opener_policy_is_sent_only_where_a_browser_honours_it(client: Any, base_url: str, sent: bool) -> None:
+def test_the_opener_policy_is_sent_only_where_a_browser_honours_it(reading: Reading, base_url: str,
+                                                                    sent: bool) -> None:
     """Cross-Origin-Opener-Policy is honoured on a trustworthy origin alone (HTTPS, this machine): over plain
     HTTP on a LAN address the browser ignores it and logs an error on every page, so it is not sent."""
+    client = reading.app.test_client()
     for path in ("/", "/docs", "/api/jobs", "/static/dealer.css"):
         response = client.get(path, base_url=base_url)
         assert response.headers.get("Cross-Origin-Opener-Policy") == ("same-origin" if sent else None), path
@@ -162,8 +165,8 @@ class ScriptsAndStyles(HTMLParser):
                 self.inline.append(f"<{tag} {name}=javascript:…>")
 
 
-def test_no_page_has_inline_script_or_style(client: Any, three_jobs: dict[str, Any]) -> None:
-    job = three_jobs["10-20-30"]
+def test_no_page_has_inline_script_or_style(reading: Reading) -> None:
+    client, job = reading.app.test_client(), reading.jobs["10-20-30"]
     case_id = client.get(f"/api/jobs/{job['id']}/cases").get_json()["items"][0]["id"]
     for path in ("/", "/upload", f"/jobs/{job['id']}", f"/cases/{case_id}", "/history", "/docs", "/nowhere",
                  "/?page=x"):
@@ -209,9 +212,8 @@ INJECTIONS = ["' OR '1'='1", "1 OR 1=1", "1; DROP TABLE cases; --", "win' --", "
 
 @pytest.mark.slow
 @pytest.mark.parametrize("value", INJECTIONS)
-def test_injection_looking_filters_are_refused_or_find_nothing(client: Any, db: Database, settings: Any,
-                                                                three_jobs: dict[str, Any], value: str) -> None:
-    job_id = three_jobs["mahjong"]["id"]
+def test_injection_looking_filters_are_refused_or_find_nothing(reading: Reading, value: str) -> None:
+    client, db, job_id = reading.app.test_client(), reading.db, reading.jobs["mahjong"]["id"]
     with db.session(write=False) as session:
         before = (session.scalar(select(func.count()).select_from(Chunk)),
                   session.scalar(select(func.count()).select_from(Job)))
@@ -269,7 +271,8 @@ NUMBER_QUERIES = ["/api/jobs?page={big}", "/api/jobs?per_page={big}", "/api/resu
                   "/api/results/export?number_max={big}"]
 
 
-def test_an_id_that_cannot_exist_is_not_found(client: Any, three_jobs: Any) -> None:
+def test_an_id_that_cannot_exist_is_not_found(reading: Reading) -> None:
+    client = reading.app.test_client()
     for method, path in [*ID_PATHS, ("GET", "/api/jobs/0"), ("DELETE", "/api/jobs/0")]:
         for big in TOO_BIG:
             url = path.format(big=big)
@@ -278,7 +281,8 @@ def test_an_id_that_cannot_exist_is_not_found(client: Any, three_jobs: Any) -> N
             assert "error" in response.get_json()
 
 
-def test_a_number_too_large_is_a_bad_request_naming_it(client: Any, three_jobs: Any) -> None:
+def test_a_number_too_large_is_a_bad_request_naming_it(reading: Reading) -> None:
+    client = reading.app.test_client()
     for query in NUMBER_QUERIES:
         for big in TOO_BIG:
             url = query.format(big=big)
@@ -296,8 +300,8 @@ def test_a_page_number_too_large_for_the_pages_is_refused_too(client: Any) -> No
 
 @pytest.mark.parametrize("query", ["/api/results?until=", "/api/jobs?status=", "/api/jobs/1/cases?sort=",
                                    "/api/jobs/1/output?partial=", "/api/results/export?format="])
-def test_an_empty_parameter_is_refused(client: Any, three_jobs: Any, query: str) -> None:
-    response = client.get(query)
+def test_an_empty_parameter_is_refused(reading: Reading, query: str) -> None:
+    response = reading.app.test_client().get(query)
     assert response.status_code == 400
     assert response.get_json()["error"].endswith("is empty: leave it out or give it a value")
 

@@ -6,14 +6,13 @@ body schema), what the document calls invalid must be refused, and what it calls
 be accepted, but for the few rules it can only state in words (see ``accepted``).
 
 The app holds one finished job per game, so that the smallest ids exist. A read (GET) changes
-nothing, so the reads are fuzzed against one such app per database (``read_app``, which checks
-that they changed nothing); a write gets an app of its own.
+nothing, so the reads are fuzzed against one such app per database (tests/web/conftest.py's
+``reading``, which checks that they changed nothing); a write gets an app of its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,14 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode, checks
 from schemathesis.config import SchemathesisConfig
 
-from tests.support.inline import InlineDispatcher
-from tests.support.plugin import unchanged
-from tests.web.conftest import three_jobs_in
-from webui.app import create_app
+from tests.web.conftest import Reading
 from webui.openapi import document
 from worker.config import Settings
 from worker.jobs.filters import DEFAULT_PER_PAGE, MAX_PAGED
-from worker.store.database import Database
 
 #: Examples per operation and generation mode: enough to reach every parameter's edges, few enough for CI.
 EXAMPLES = 25
@@ -88,17 +83,6 @@ def _cases(reads: bool) -> list[Any]:
     return sorted(found, key=lambda param: param.id)
 
 
-@pytest.fixture(scope="module")
-def read_app(module_db: Database, module_settings: Settings) -> Iterator[Any]:
-    """The app with one finished job per game, for every read of the module on this database: storing
-    the jobs again for each of them cost more than fuzzing it."""
-    app = create_app(module_settings, InlineDispatcher(module_db, module_settings), config={"TESTING": True},
-                     db=module_db)
-    three_jobs_in(app.test_client())
-    with unchanged(module_settings):
-        yield app
-
-
 def fuzz(app: Any, path: str, method: str, mode: GenerationMode) -> None:
     """Every answer to ``EXAMPLES`` requests made from the document must pass ``CHECKS``."""
     operation = schemathesis.openapi.from_wsgi("/api/openapi.json", app, config=CONFIG)[path][method]
@@ -115,8 +99,8 @@ def fuzz(app: Any, path: str, method: str, mode: GenerationMode) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("path", "method", "mode"), _cases(reads=True))
 def test_every_answer_to_a_read_is_documented_and_no_input_is_a_server_error(
-        read_app: Any, path: str, method: str, mode: GenerationMode) -> None:
-    fuzz(read_app, path, method, mode)
+        reading: Reading, path: str, method: str, mode: GenerationMode) -> None:
+    fuzz(reading.app, path, method, mode)
 
 
 @pytest.fixture(name="settings")
