@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from tests.support.events import next_write
 from tests.support.inline import InlineDispatcher
 from tests.web.test_permissions import ALICE, ANSWERS, BOB, HANDS, KEYS, ROOT
 from worker.config import Settings
@@ -111,7 +112,7 @@ def test_lists_searches_and_exports_show_none_of_anothers_jobs(db: Database, set
     for stream in streams:
         chunks = iter(stream.response)
         assert next(chunks).startswith(b"retry: ")
-        written = next(chunks).decode()  # the overview and the page of jobs, in one write
+        written = next_write(chunks).decode()  # the overview and the page of jobs, in one write
         pages.append([json.loads(block.split("data: ", 1)[1]) for block in written.split("\n\n")[:2]])
         stream.close()
     (_, alices_page), (overview, jobs) = pages

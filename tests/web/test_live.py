@@ -10,6 +10,7 @@ from typing import Any, Self
 
 from sqlalchemy import event, select
 
+from tests.support.events import next_write
 from webui import live
 from worker.config import Settings
 from worker.jobs import throughput
@@ -31,6 +32,7 @@ def _events(response: Any) -> list[tuple[str, str]]:
         if "event" in fields:
             found.append((fields["event"], fields["data"]))
     return found
+
 
 
 def test_a_heartbeat_records_its_processes_chunks_per_interval(db: Database, settings: Settings, submit: Any,
@@ -143,7 +145,7 @@ def test_the_dashboard_stream_sends_the_overview_and_its_page(client: Any, submi
     response = client.get("/events/dashboard?filename=a.in", buffered=False)
     chunks = iter(response.response)
     assert next(chunks).startswith(b"retry: ")
-    first = next(chunks).decode()  # what changed, in one write
+    first = next_write(chunks).decode()  # what changed, in one write
     response.close()
     overview, jobs = first.split("\n\n")[:2]
     assert overview.startswith("event: overview\n") and jobs.startswith("event: jobs\n") and "a.in" in jobs
@@ -185,7 +187,7 @@ def _opened(client: Any, url: str, **environ: Any) -> Any:
     assert response.status_code == 200, response.get_data(as_text=True)
     chunks = iter(response.response)
     assert next(chunks).startswith(b"retry: ")
-    assert next(chunks).startswith(b"event: ")
+    assert next_write(chunks).startswith(b"event: ")
     return response
 
 
@@ -274,7 +276,7 @@ def test_a_stream_opened_after_a_change_starts_from_a_reading_made_after_it(
         again = client.get("/events/dashboard?game=mahjong", buffered=False)
         chunks = iter(again.response)
         assert next(chunks).startswith(b"retry: ")
-        jobs = next(chunks).decode().split("event: jobs\n", 1)[1]
+        jobs = next_write(chunks).decode().split("event: jobs\n", 1)[1]
         again.close()
         assert f'"id":{kept}' in jobs and f'"id":{deleted}' not in jobs
     finally:
