@@ -1,29 +1,18 @@
-"""Reading Accordian Patience judge files.
-
-Input
------
-Cards are two characters, rank ``A23456789TJQK`` then suit ``CDHS``; any whitespace
-separates them and 52 make a deck whatever the line breaks. A token starting with ``#``
-ends the input. Lower-case cards are refused (the judge's solutions would misplay them),
-and so is a deck holding a card twice.
-
-A file in a regular layout is read by it (:mod:`worker.engines.layout`, through :data:`RULES`);
-read as a stream (:func:`read_decks`), a bad deck still takes 52 places, so that a wrong card
-leaves every other deck as it was.
+"""Reading Accordian Patience judge files: two-character cards (rank ``A23456789TJQK``, suit
+``CDHS``, upper case), 52 a deck across any whitespace, a token starting with ``#`` ending the
+input, no card twice in a deck. Read by a layout (:data:`RULES`) or as a stream
+(:func:`read_decks`), where a bad deck still takes its 52 places.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from itertools import chain
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from worker.engines.accordion.cards import DECK_SIZE, RANKS, SUITS, VALID, numbers_of
 from worker.engines.reading import Case, InputError, Reading, read_pieces, show, tokens_with_columns
-
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
 
 TERMINATOR = "#"
 UNIT = "deck"
@@ -131,10 +120,8 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
             end = at + len(token)
             piece, column = piece[end - column :], end
     if count:
-        index += 1
-        reading.fault(_repeat(b" ".join(segments).split(), spans, index) or InputError(
-            f"deck {index} ends at end of file after {count} of {DECK_SIZE} cards", *_position(spans, 0)), index)
-    reading.unended(index, empty)
+        _short(segments, spans, count, index + 1, "ends at end of file", reading)
+    reading.unended(index + bool(count), empty)
 
 
 def _all_cards(text: bytes) -> bool:
@@ -168,19 +155,28 @@ def _stop_at(
     segments, spans, count = deck
     if count:
         index += 1
-        reading.fault(_repeat(b" ".join(segments).split(), spans, index) or InputError(
-            f'deck {index} is cut short by "{TERMINATOR}" after {count} of {DECK_SIZE} cards',
-            *_position(spans, 0)), index)
+        _short(segments, spans, count, index, f'is cut short by "{TERMINATOR}"', reading)
     # What follows: the rest of the piece, then the rest of the file.
     reading.ended(index, line, at, chain([(line, end, piece[end - column :])], pieces))
 
 
+def _short(segments: list[bytes], spans: list[_Span], count: int, number: int, how: str,
+           reading: Reading) -> None:
+    """Deck ``number``, of ``count`` cards, ends too soon (``how``): a fault at its first problem."""
+    reading.fault(_repeat(b" ".join(segments).split(), spans, number) or InputError(
+        f"deck {number} {how} after {count} of {DECK_SIZE} cards", *_position(spans, 0)), number)
+
+
 def _repeat(deck: list[bytes], spans: list[_Span], number: int) -> InputError | None:
+    return _twice(deck, number, lambda k: _position(spans, k))
+
+
+def _twice(deck: Sequence[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError | None:
     """The error at the second copy of the first card a (possibly partial) deck holds twice, if any."""
     seen: set[bytes] = set()
     for k, card in enumerate(deck):
         if card in seen:
-            return InputError(f"{card.decode()} appears twice in deck {number}", *_position(spans, k))
+            return InputError(f"{card.decode()} appears twice in deck {number}", *where(k))
         seen.add(card)
     return None
 
@@ -227,12 +223,9 @@ class _Rules:
         return None if bad is None else _not_card(tokens[bad], *where(bad))
 
     def deck_error(self, tokens: list[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError:
-        seen: set[bytes] = set()
-        for k, card in enumerate(tokens):
-            if card in seen:
-                return InputError(f"{card.decode()} appears twice in deck {number}", *where(k))
-            seen.add(card)
-        raise AssertionError("a deck of 52 distinct cards is good")  # pragma: no cover
+        error = _twice(tokens, number, where)
+        assert error is not None, "a deck of 52 distinct cards is good"
+        return error
 
 
 RULES = _Rules()

@@ -1,16 +1,8 @@
-"""Reading 10-20-30 judge files.
-
-Input
------
-A deck is 52 card values 1..10 separated by any whitespace, wrapping anywhere; a ``0`` where
-a deck would start ends the input. Values are read as C's ``scanf("%d")`` reads them, plain
-digits only: ``05`` is the card 5 and ``00`` ends the input, while ``+5``, ``-3``, ``x``, ``11``
-and a ``0`` inside a deck are refused. Every deck must be standard (four each of 1..9, sixteen
-10s), else the value that occurs too often is named.
-
-A file in a regular layout is read by it (:mod:`worker.engines.layout`, through :data:`RULES`);
-read as a stream (:func:`read_decks`), a bad deck still takes 52 places, so that a wrong value
-leaves every other deck as it was.
+"""Reading 10-20-30 judge files: 52 card values 1..10 a deck across any whitespace, a ``0`` where a
+deck would start ending the input. Values are read as C's ``scanf("%d")`` reads them, digits only
+(``05`` is 5, ``00`` ends the input; ``+5``, ``11`` or a ``0`` inside a deck are refused), and a deck
+must be standard (four each of 1..9, sixteen 10s). Read by a layout (:data:`RULES`) or as a stream
+(:func:`read_decks`), where a bad deck still takes its 52 places.
 """
 
 from __future__ import annotations
@@ -26,16 +18,13 @@ from worker.engines.ten_twenty_thirty.rules import DECK_SIZE
 TERMINATOR = "0"
 UNIT = "deck"
 
-#: A card token's weight: a base-64 digit per value, so the sum of a deck's weights
-#: holds all ten counts and one comparison checks that it is a standard deck.
+#: A card's weight, a base-64 digit a value: one comparison of a deck's sum checks all ten counts.
 _WEIGHT: dict[bytes, int] = {str(v).encode(): 64 ** (v - 1) for v in range(1, 11)}
 _STANDARD = sum(4 * 64 ** (v - 1) for v in range(1, 10)) + 16 * 64**9
 _IN_DECK = {v: 4 for v in range(1, 10)} | {10: 16}
 _DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 
-#: Where a piece of the file starts: (index of its first token among all the file's
-#: tokens, line, column, the piece). Kept for the pieces not yet used up, so that a
-#: position can be found for any token that is still waiting to make a deck.
+#: Where a piece not yet used up starts: (index of its first token in the file, line, column, piece).
 _Mark = tuple[int, int, int, bytes]
 
 
@@ -109,13 +98,8 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number:
                 del marks[0]
     if waiting:
         number += 1
-        try:
-            _clean(waiting, lambda j: where.of(base + j), number)  # a bad token in it is the first problem
-        except InputError as error:
-            reading.fault(error, number)
-        else:
-            reading.fault(InputError(f"deck {number} ends at end of file after {len(waiting)} of {DECK_SIZE} "
-                                     "cards", *where.of(base)), number)
+        reading.fault(_token_error(waiting, lambda j: where.of(base + j), number) or InputError(
+            f"deck {number} ends at end of file after {len(waiting)} of {DECK_SIZE} cards", *where.of(base)), number)
     reading.unended(number, empty=not line and start_line == 1)
 
 
@@ -145,8 +129,7 @@ class _Positions:
 
     def __init__(self) -> None:
         self.marks: list[_Mark] = []
-        # The last token found inside a piece: (piece, its index there, its offset), so
-        # that finding the next deck's start in a long line goes on from there.
+        # The last token found inside a piece (piece, index, offset): a long line is searched once.
         self._cursor: tuple[bytes, int, int] = (b"", 0, 0)
 
     def of(self, at: int) -> tuple[int, int]:
@@ -202,6 +185,15 @@ def _clean(cards: Sequence[bytes], where: Callable[[int], tuple[int, int]], numb
     return clean
 
 
+def _token_error(cards: Sequence[bytes], where: Callable[[int], tuple[int, int]], number: int
+                 ) -> InputError | None:
+    try:
+        _clean(cards, where, number)
+    except InputError as error:
+        return error
+    return None
+
+
 def _count_error(cards: list[bytes], number: int, line: int, column: int) -> InputError:
     counts = {v: 0 for v in _IN_DECK}
     for token in cards:
@@ -231,11 +223,7 @@ class _Rules:
 
     def token_error(self, tokens: Sequence[bytes], number: int, where: Callable[[int], tuple[int, int]]
                     ) -> InputError | None:
-        try:
-            _clean(tokens, where, number)
-        except InputError as error:
-            return error
-        return None
+        return _token_error(tokens, where, number)
 
     def deck_error(self, tokens: list[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError:
         return _count_error(_clean(tokens, where, number), number, *where(0))
