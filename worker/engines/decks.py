@@ -23,12 +23,11 @@ class StreamRules(Protocol):
 
     #: Whether the terminator ends the input inside a deck's places too, not only where a deck starts.
     ends_within: bool
+    #: The first byte of every token that ends the input.
+    end_byte: int
 
     def deck(self, tokens: list[bytes]) -> str | None:
         """The canonical text of 52 tokens that make a good deck, else ``None``."""
-
-    def may_end(self, piece: bytes, first: bytes) -> bool:
-        """Whether a terminator may stand in ``piece``, whose first waiting token is ``first`` (cheap)."""
 
     def ends(self, token: bytes) -> bool:
         """Whether the token ends the input (at a deck's start, or anywhere with :attr:`ends_within`)."""
@@ -45,7 +44,8 @@ def read_decks(stream: IO[bytes], reading: Reading, rules: StreamRules, start_li
                start_column: int = 1) -> Iterator[Case]:
     """The decks of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
     ``number`` decks) read as a stream of tokens in constant memory."""
-    deck, ends = rules.deck, rules.ends
+    deck, ends, end_byte = rules.deck, rules.ends, rules.end_byte
+    within = bytes([end_byte]) if rules.ends_within else None
     where = _Positions()
     marks = where.marks
     waiting: list[bytes] = []  # tokens read and not yet in a deck
@@ -59,11 +59,11 @@ def read_decks(stream: IO[bytes], reading: Reading, rules: StreamRules, start_li
         marks.append((base + len(waiting), line, column, piece))
         waiting += tokens
         size = len(waiting)
-        if size < DECK_SIZE and not rules.may_end(piece, waiting[0]):  # most lines: nothing to do yet
-            continue
+        if size < DECK_SIZE and waiting[0][0] != end_byte and not (within and within in piece):
+            continue  # most lines: nothing to do yet
         pos = 0
         while pos < size:
-            if ends(waiting[pos]):
+            if waiting[pos][0] == end_byte and ends(waiting[pos]):
                 _ended(reading, number, where, base + pos, waiting, pos, pieces)
                 return
             cards = waiting[pos : pos + DECK_SIZE]

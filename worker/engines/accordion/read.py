@@ -58,6 +58,7 @@ class _Rules:
     :class:`~worker.engines.decks.StreamRules`)."""
 
     ends_within = True
+    end_byte = _TERMINATOR[0]
 
     def stops(self, line: bytes, tokens: list[bytes]) -> bool:
         return _TERMINATOR in line and any(token.startswith(_TERMINATOR) for token in tokens)
@@ -65,9 +66,6 @@ class _Rules:
     def deck(self, tokens: list[bytes]) -> str | None:
         text = b" ".join(tokens)  # numbers_of refuses any text but 52 distinct cards single-spaced
         return text.decode() if numbers_of(text) is not None else None
-
-    def may_end(self, piece: bytes, first: bytes) -> bool:
-        return _TERMINATOR in piece
 
     def ends(self, token: bytes) -> bool:
         return token[0] == 35  # "#"

@@ -21,6 +21,7 @@ UNIT = "deck"
 
 #: A card's weight, a base-64 digit a value: one comparison of a deck's sum checks all ten counts.
 _WEIGHT: dict[bytes, int] = {str(v).encode(): 64 ** (v - 1) for v in range(1, 11)}
+_weight = _WEIGHT.__getitem__
 _STANDARD = sum(4 * 64 ** (v - 1) for v in range(1, 10)) + 16 * 64**9
 _IN_DECK = {v: 4 for v in range(1, 10)} | {10: 16}
 _DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
@@ -111,12 +112,10 @@ class _Rules:
     :class:`~worker.engines.decks.StreamRules`)."""
 
     ends_within = False
+    end_byte = 48  # "0"
 
     def stops(self, line: bytes, tokens: list[bytes]) -> bool:
         return tokens[0][0] == 48 and _is_zero(tokens[0])
-
-    def may_end(self, piece: bytes, first: bytes) -> bool:
-        return first[0] == 48  # "0"
 
     def ends(self, token: bytes) -> bool:
         return token[0] == 48 and _is_zero(token)
@@ -129,17 +128,16 @@ class _Rules:
 
     def deck(self, tokens: list[bytes]) -> str | None:
         try:
-            total = sum(map(_WEIGHT.__getitem__, tokens))
+            total = sum(map(_weight, tokens))
         except KeyError:  # a leading zero, or a bad token
             try:
                 tokens = _clean(tokens, lambda j: (0, 0), 0)
             except InputError:
                 return None
-            total = sum(map(_WEIGHT.__getitem__, tokens))
+            total = sum(map(_weight, tokens))
         return b" ".join(tokens).decode("ascii") if total == _STANDARD else None
 
-    def token_error(self, tokens: Sequence[bytes], number: int, where: Where
-                    ) -> InputError | None:
+    def token_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError | None:
         return _token_error(tokens, where, number)
 
     def deck_error(self, tokens: list[bytes], number: int, where: Where) -> InputError:
