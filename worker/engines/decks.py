@@ -74,15 +74,15 @@ def read_decks(stream: IO[bytes], reading: Reading, rules: StreamRules, start_li
                     break
                 number += 1
                 at = base + pos
-                if end < 0:
-                    reading.fault(rules.fault(cards, number, lambda j: where.of(at + j), True), number)  # type: ignore[arg-type]
-                    pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
-                    continue
-                reading.fault(rules.fault(cards[:end], number, lambda j: where.of(at + j), False) or InputError(
+                error = rules.fault(cards[:end] if end >= 0 else cards, number, lambda j: where.of(at + j), end < 0)
+                reading.fault(error or InputError(  # (a whole deck that is no deck always has an error)
                     f'deck {number} is cut short by "{reading.terminator}" after {end} of {DECK_SIZE} cards',
                     *where.of(at)), number)
-                _ended(reading, number, where, at + end, waiting, pos + end, pieces)
-                return
+                if end >= 0:
+                    _ended(reading, number, where, at + end, waiting, pos + end, pieces)
+                    return
+                pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
+                continue
             first, at_line, at_column, at_piece = marks[0]
             if first == base + pos:  # the deck starts its piece, as in most files
                 at_column += len(at_piece) - len(at_piece.lstrip())
