@@ -18,6 +18,7 @@ TERMINATOR = "#"
 UNIT = "deck"
 _TERMINATOR = TERMINATOR.encode()  # a token starting with it ends the input
 
+
 def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
                start_column: int = 1) -> Iterator[Case]:
     """The decks of a judge file read as a stream (:func:`worker.engines.decks.read_decks`).
