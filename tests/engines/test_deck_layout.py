@@ -42,7 +42,7 @@ def test_generate_writes_two_lines_a_deck_reads(game: str) -> None:
 
 
 #: Peak bytes reading one endless line: accordion keeps the token columns of the 64 KiB
-#: piece decks start in (``read._columns``), a bound that does not grow with the line.
+#: piece decks start in, a bound that does not grow with the line.
 ONE_LINE_PEAK = {"10-20-30": 4 << 20, "accordion": 10 << 20}
 
 

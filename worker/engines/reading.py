@@ -1,8 +1,6 @@
-"""What every game's reader of judge files shares: a stream read in constant memory into
-:class:`Case` values, how a file ends (:class:`Reading`), bad cases read past (:class:`Faults`), and
-errors with their line and column (:class:`InputError`; both 1-based, columns in bytes).
-
-Layouts: :mod:`worker.engines.layout`; the native core's turns: :mod:`worker.engines.handover`.
+"""What every game's reader of judge files shares: a stream read in constant memory into :class:`Case`
+values, how a file ends (:class:`Reading`), bad cases read past (:class:`Faults`), and errors with their
+line and column (:class:`InputError`; both 1-based, columns in bytes).
 """
 
 from __future__ import annotations
@@ -75,9 +73,8 @@ class InputError(ValueError):
 
 
 class Faults:
-    """The bad cases of a judge file read on past them: the first :data:`FAULTS_KEPT` with where
-    they are, how many, and the place of the first (``case``): a partial output holds the cases
-    before it. A bad case keeps its place, so each case's number is its place in the file.
+    """The bad cases of a file read on past them: the first :data:`FAULTS_KEPT` with where they are,
+    how many, and the place of the first (``case``). A bad case keeps its place (its number).
 
     >>> faults = Faults()
     >>> faults.add(InputError('"11" is not a card value (1-10)', 3, 14), 2)
@@ -106,8 +103,8 @@ class Faults:
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """One deck or hand of a judge file: ``index`` from 1 in file order, ``text`` the canonical
-    input (tokens joined by single spaces), ``line`` and ``column`` where its first token stands."""
+    """One deck or hand: ``index`` from 1 in file order, ``text`` canonical (single spaces), ``line``
+    and ``column`` where its first token stands."""
 
     index: int
     text: str
@@ -139,11 +136,10 @@ Piece = tuple[int, int, bytes | InputError]
 
 
 class Reading:
-    """How every game's judge file ends, once for the three readers (one per file, from
-    :meth:`Engine.parse`): the ``terminator`` ends the input (an error before any case); text
-    after it is ignored with one warning at its first text, even bytes that are not text; a file
-    without it is read to its end with a warning; an empty file, or one without a case, is an
-    error; a bad case is an error unless the reading keeps :class:`Faults`.
+    """How every game's judge file ends (one per file): the ``terminator`` ends the input (an error
+    before any case); text after it gets one warning, even bytes that are not text; a file without it
+    is read to its end with a warning; a file without a case is an error; so is a bad case, unless
+    the reading keeps :class:`Faults`.
 
     >>> reading = Reading("#", "deck")
     >>> reading.ended(2, 4, 1, [(4, 2, b"  junk"), (5, 1, b"more")])
@@ -205,9 +201,8 @@ class Reading:
 
 def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1,
                 column: int = 1) -> Iterator[tuple[int, int, bytes]]:
-    """A binary stream as ``(line, column, piece)`` in constant memory, from ``column`` of ``line``.
-    A piece lies within a line and cuts no token; bytes that are not text (invalid UTF-8, NUL) and
-    a token longer than :data:`MAX_TOKEN` raise :class:`InputError` where they are.
+    """A binary stream as ``(line, column, piece)`` in constant memory; a piece lies within a line and
+    cuts no token. Bytes that are not text and a token over :data:`MAX_TOKEN` raise :class:`InputError`.
 
     >>> import io
     >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))

@@ -1,7 +1,5 @@
-"""Accordion cards: their names, and a deck's text as card numbers and bit masks.
-
-A card's number is its place in :data:`CARDS`, ``4 * rank + suit`` (``0`` is ``AC``,
-``51`` is ``KS``); inside the solver a card is a bit mask (:data:`MASK`).
+"""Accordion cards: their names, and a deck's text as card numbers (``4 * rank + suit``, ``0`` is
+``AC``) and bit masks (:data:`MASK`).
 """
 
 from __future__ import annotations
@@ -16,8 +14,8 @@ DECK_SIZE = 52
 #: Every card as the judge writes it; a card's number in traces is its place here.
 CARDS = tuple(r + s for r in RANKS for s in SUITS)
 
-#: A card as a bit mask, a bit for its rank and one for its suit: two cards match when
-#: their masks share a bit. Masks are below 2**17, so they index flat tables; 0 is no card.
+#: A card as a bit mask, a bit for its rank and one for its suit (two cards match when their masks
+#: share a bit), below 2**17 so that masks index flat tables; 0 is no card.
 MASK: dict[str, int] = {
     r + s: (1 << ri) | (1 << (13 + si)) for ri, r in enumerate(RANKS) for si, s in enumerate(SUITS)
 }
@@ -37,8 +35,7 @@ VALID: frozenset[bytes] = frozenset(card.encode() for card in CARDS)
 
 
 def numbers_of(text: bytes) -> bytes | None:
-    """The card numbers of a canonical deck (52 distinct cards, single spaces), else ``None``:
-    two translations and a big-integer addition, in C.
+    """The card numbers of a canonical deck (52 distinct cards, single spaces), else ``None``.
 
     >>> list(numbers_of(" ".join(CARDS).encode())[:6])
     [0, 1, 2, 3, 4, 5]

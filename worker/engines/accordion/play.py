@@ -1,8 +1,6 @@
-"""Accordion played fast: the pure-Python hot path of solving (the native core plays in C).
-
-A card is a bit mask (rank bit | suit bit), so matching is one ``&``; the row keeps only
-its top cards, and ``under[card]`` is the card each covers. The leftmost movable card is
-found by looking only where the last move can have made one movable (see :func:`play`).
+"""Accordion played fast in pure Python (the native core plays in C): a card is a bit mask (rank
+bit | suit bit), so matching is one ``&``; the row keeps only its top cards, ``under[card]`` the card
+each covers.
 """
 
 from __future__ import annotations
@@ -16,13 +14,9 @@ _ONE, _THREE = (tuple([""] * _PAD + [f"{pile}{distance}" for pile in PILES]) for
 
 
 def play(masks: tuple[int, ...], under: list[int], steps: list[str] | None = None) -> list[int]:
-    """The pile sizes a deck leaves; with ``steps``, every deal and move noted there (the
-    ``play`` of a trace, see :mod:`.trace`). ``under`` needs no clearing: each entry is
-    written before it is read.
-
-    A card that moves is the leftmost that could, so every pile left of the one it leaves
-    (``source``) is settled: after it lands on ``j`` (and hops on while it can), only
-    piles ``j + 1``, ``j + 3`` and those from ``source`` on can move next.
+    """The pile sizes a deck leaves; with ``steps``, every deal and move noted there (a trace's
+    ``play``). ``under`` needs no clearing. A card that moves is the leftmost that could, so after
+    it lands on ``j`` only piles ``j + 1``, ``j + 3`` and those from its ``source`` on can move next.
 
     >>> from worker.engines.accordion.cards import TABLE_SIZE, masks_of
     >>> deck = masks_of("QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "

@@ -75,9 +75,8 @@ def _int_list(value: Any) -> TypeGuard[list[int]]:
 
 
 def replay_play(deck: list[int], play: str) -> list[int]:
-    """Deal the deck (card numbers) and make the moves of ``play``, checking each; the sizes
-    left. The rules written plainly (piles as lists, searched from the left), a second
-    implementation that checks the fast one."""
+    """Deal the deck (card numbers) and make the moves of ``play``, checking each against the rules
+    written plainly (a second implementation that checks the fast one); the sizes left."""
     piles: list[list[int]] = []
     dealt = made = 0
     at = 0

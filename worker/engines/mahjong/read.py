@@ -1,12 +1,6 @@
-"""Reading Chinese Mahjong judge files.
-
-Input
------
-A hand is one line of 13 tiles separated by spaces or tabs; blank lines are skipped and
-a line whose first token is ``0`` ends the input. Tiles are case-sensitive, as the
-judge reads them. A hand holding five copies of a kind is refused. The canonical text
-of a hand is its tiles sorted in the judge order above, so the same hand written in
-any order is the same case.
+"""Reading Chinese Mahjong judge files: a hand is one line of 13 tiles (case-sensitive, no kind five
+times); blank lines are skipped, and a line whose first token is ``0`` ends the input. A hand's
+canonical text is its tiles in the judge order, so the same hand in any order is the same case.
 """
 
 from __future__ import annotations
@@ -25,12 +19,9 @@ UNIT = "hand"
 _TERMINATOR = TERMINATOR.encode()  # as the first token of a line, ends the input
 _EXPECTED_TILES = "1T-9T, 1S-9S, 1W-9W, DONG, NAN, XI, BEI, ZHONG, FA or BAI"
 
-#: (text, key) of the hands parse() yielded last, oldest first. Callers usually parse a
-#: batch of hands, then solve it in order: solve() then finds its hand's key at the head
-#: instead of splitting and summing the text again (a third of its work; parse() has
-#: the tiles' hashes at hand, so summing there is cheaper). Texts are compared by
-#: identity, so any other use (a hand solved out of order, in another process, by another
-#: thread meanwhile) only misses and computes the key; the deque is bounded.
+#: (text, key) of the hands parse() yielded last, oldest first: solving a batch in order, solve() finds
+#: its hand's key at the head instead of summing the tiles again (a third of its work). Texts are
+#: compared by identity, so any other use only misses and computes the key.
 recent: deque[tuple[str, int]] = deque(maxlen=1024)
 
 _SPACE = frozenset(b" \t\r\n\x0b\x0c")
@@ -61,9 +52,8 @@ def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, in
 def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
                start_column: int = 1) -> Iterator[Case]:
     """The hands of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
-    ``index`` hands), one a line, in constant memory. A line in one piece takes the fast path
-    (split, sort by kind, compare tiles four apart for a fifth copy, join); anything else (the
-    terminator, an error, a line in pieces) goes token by token through :class:`_Line`.
+    ``index`` hands) in constant memory. A line in one piece takes the fast path (split, sort, compare
+    tiles four apart for a fifth copy); anything else goes token by token through :class:`_Line`.
 
     >>> import io
     >>> reading = Reading(TERMINATOR, UNIT)
@@ -158,11 +148,7 @@ DONG, NAN, XI, BEI, ZHONG, FA or BAI)
 
 
 class _Line:
-    """One line read token by token: checks each tile as it comes, keeps only counts.
-
-    Used for lines that came in several pieces and to find what is wrong with a line the
-    fast path refused; memory stays constant however long the line is.
-    """
+    """One line read token by token in constant memory, checking each tile, keeping only counts."""
 
     __slots__ = ("after", "bad", "column", "counts", "line", "terminator", "tiles")
 

@@ -36,8 +36,8 @@ def line_of(index: int, waits: Sequence[str]) -> str:
 
 
 def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
-    """Section 0 of the table file: the payload, where its suit keys start (the honour keys
-    follow), the suit values, the honour values and the rare suit keys (:func:`.tablegen.build_table`)."""
+    """Section 0 of the table file (:func:`.tablegen.build_table`): the payload, where its suit keys
+    start, the suit values, the honour values and the rare suit keys."""
     payload = read_section(0)
     at, values = 0, []
     for size in (2, 2, 8):  # suit values, honour values, rare suit keys
@@ -83,8 +83,7 @@ def _names_by_mask(names: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def _make_solver(suits: Any, honours: Any, byte_codes: list[int], codes: list[int], honour_codes: list[int],
                  names: list[list[tuple[str, ...]]]) -> Callable[[Case, bool], Result]:
-    """``ENGINE.solve`` with the table bound to local names (the hot path): four look-ups,
-    then the case analysis on the sum of the groups' class codes."""
+    """``ENGINE.solve`` with the table bound to local names (the hot path)."""
     mask = GROUP_MASK
     unit = KEY_UNIT.__getitem__
     queue = recent

@@ -1,8 +1,5 @@
-"""Building the mahjong table file (``table.bin``): run ``python -m worker.engines.mahjong.tablegen``.
-
-Build tooling, not imported when solving: the solver only reads the file
-(:mod:`.table`). ``tests/engines/test_mahjong.py`` checks that the shipped file is what
-this module builds.
+"""Building the mahjong table file (``table.bin``): ``python -m worker.engines.mahjong.tablegen``.
+Build tooling: the solver only reads the file (:mod:`.table`), and a test checks it is what this builds.
 """
 
 from __future__ import annotations
@@ -72,9 +69,8 @@ def build_split_table() -> bytes:
     only_melds, with_eye = _suit_sets()
     splits = {}
     for key in only_melds | with_eye:
-        size = sum(key >> 3 * r & 7 for r in range(9))
         eye = 0
-        if size % 3 == 2:
+        if _size(key) % 3 == 2:
             eye = next(r for r in range(9) if key >> 3 * r & 7 >= 2 and key - (2 << 3 * r) in only_melds) + 1
             key_left = key - (2 << 3 * (eye - 1))
         else:
@@ -89,17 +85,29 @@ def build_split_table() -> bytes:
                 melds.append(9 + r)
                 key_left -= 73 << 3 * r  # one tile each of ranks r, r+1, r+2
         packed = eye | len(melds) << 4 | sum(meld << 8 + 4 * i for i, meld in enumerate(melds))
-        splits[sum((key >> 3 * r & 7) * 5**r for r in range(9))] = packed
+        splits[_base5(key)] = packed
     keys = sorted(splits)
     steps = [b - a for a, b in zip([0] + keys, keys)]
     return struct.pack(f"<I{len(keys)}I{len(keys)}I", len(keys), *steps, *(splits[k] for k in keys))
 
 
+#: A rank's unit in a suit key of three bits a rank.
+_UNITS = [1 << 3 * r for r in range(9)]
+
+
+def _size(key: int) -> int:
+    return sum(key >> 3 * r & 7 for r in range(9))
+
+
+def _base5(key: int) -> int:
+    """A key of three bits a rank (cheap to add and test) as the table's base-5 key."""
+    return sum((key >> 3 * r & 7) * 5**r for r in range(9))
+
 
 def _suit_sets() -> tuple[set[int], set[int]]:
     """The suit keys (three bits a rank) that split into up to four melds, and into an
     eye plus up to four melds, with at most four tiles of a rank."""
-    units = [1 << 3 * r for r in range(9)]
+    units = _UNITS
     melds = [3 * u for u in units] + [units[r] + units[r + 1] + units[r + 2] for r in range(7)]
 
     def fits(key: int) -> bool:
@@ -115,12 +123,8 @@ def _suit_sets() -> tuple[set[int], set[int]]:
 
 
 def _suit_classes() -> dict[int, tuple[int, int]]:
-    """(class code, mask) of every suit key of at most 13 tiles that is not dead.
-
-    Works on keys of three bits per rank (cheap to add and test), turned into base-5
-    keys at the end.
-    """
-    units = [1 << 3 * r for r in range(9)]
+    """(class code, mask) of every suit key of at most 13 tiles that is not dead."""
+    units = _UNITS
     only_melds, with_eye = _suit_sets()
     # The ranks that complete a key: into M for keys of 3n+2 tiles, into E for 3n+1.
     completed_by: dict[int, int] = {}
@@ -130,7 +134,7 @@ def _suit_classes() -> dict[int, tuple[int, int]]:
                 completed_by[key - units[r]] = completed_by.get(key - units[r], 0) | 1 << r
     classes = {}
     for key in only_melds | with_eye | set(completed_by):
-        size = sum(key >> 3 * r & 7 for r in range(9))
+        size = _size(key)
         if size > HAND_SIZE:
             continue
         mask = completed_by.get(key, 0)
@@ -141,7 +145,7 @@ def _suit_classes() -> dict[int, tuple[int, int]]:
         else:
             value = (E, mask)
         if value != (DEAD, 0):
-            classes[sum((key >> 3 * r & 7) * 5**r for r in range(9))] = value
+            classes[_base5(key)] = value
     return classes
 
 
@@ -164,8 +168,7 @@ def _honour_classes() -> list[tuple[int, int]]:
 
 
 def write_table(path: str = TABLE_FILE) -> None:
-    """Write the table file: the magic, then each of :func:`build_table` and
-    :func:`build_split_table` as :mod:`.table` describes."""
+    """Write the table file: the magic, then the two sections as :mod:`.table` describes."""
     out = [MAGIC]
     for section in (build_table(), build_split_table()):
         packer = zlib.compressobj(9, zlib.DEFLATED, -15)
@@ -176,14 +179,13 @@ def write_table(path: str = TABLE_FILE) -> None:
 
 
 def is_current(path: str = TABLE_FILE) -> bool:
-    """Whether the table file at ``path`` holds what this module builds (compared
-    uncompressed: another zlib may compress the same sections to other bytes)."""
+    """Whether the table file at ``path`` holds what this module builds (compared uncompressed:
+    another zlib may compress the same sections to other bytes)."""
     return read_section(0, path) == build_table() and read_section(1, path) == build_split_table()
 
 
 def main(argv: list[str]) -> int:
-    """``python -m worker.engines.mahjong.tablegen [--check]``: write the shipped table
-    file, or (``--check``) only say whether it is current."""
+    """Write the shipped table file, or (``--check``) only say whether it is current."""
     if argv == ["--check"]:
         current = is_current()
         print(f"{TABLE_FILE} is {'current' if current else 'NOT what the builder makes'}")

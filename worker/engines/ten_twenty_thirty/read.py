@@ -1,48 +1,34 @@
-"""Reading 10-20-30 judge files.
-
-Input
------
-A deck is 52 card values 1..10 separated by any whitespace, wrapping anywhere; a ``0`` where
-a deck would start ends the input. Values are read as C's ``scanf("%d")`` reads them, plain
-digits only: ``05`` is the card 5 and ``00`` ends the input, while ``+5``, ``-3``, ``x``, ``11``
-and a ``0`` inside a deck are refused. Every deck must be standard (four each of 1..9, sixteen
-10s), else the value that occurs too often is named.
-
-A file in a regular layout is read by it (:mod:`worker.engines.layout`, through :data:`RULES`);
-read as a stream (:func:`read_decks`), a bad deck still takes 52 places, so that a wrong value
-leaves every other deck as it was.
+"""Reading 10-20-30 judge files: 52 card values 1..10 a deck across any whitespace, a ``0`` where a
+deck would start ending the input. Values are read as C's ``scanf("%d")`` reads them, digits only
+(``05`` is 5, ``00`` ends the input; ``+5``, ``11`` or a ``0`` inside a deck are refused), and a deck
+must be standard (four each of 1..9, sixteen 10s). Read by a layout (:data:`RULES`) or as a stream
+(:func:`read_decks`), where a bad deck still takes its 52 places.
 """
 
 from __future__ import annotations
 
 import io
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO
 
-from worker.engines.reading import Case, InputError, Reading, only_case, read_pieces, show
+from worker.engines import decks
+from worker.engines.decks import Where
+from worker.engines.reading import Case, InputError, Reading, only_case, show
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE
 
 TERMINATOR = "0"
 UNIT = "deck"
 
-#: A card token's weight: a base-64 digit per value, so the sum of a deck's weights
-#: holds all ten counts and one comparison checks that it is a standard deck.
+#: A card's weight, a base-64 digit a value: one comparison of a deck's sum checks all ten counts.
 _WEIGHT: dict[bytes, int] = {str(v).encode(): 64 ** (v - 1) for v in range(1, 11)}
+_weight = _WEIGHT.__getitem__
 _STANDARD = sum(4 * 64 ** (v - 1) for v in range(1, 10)) + 16 * 64**9
 _IN_DECK = {v: 4 for v in range(1, 10)} | {10: 16}
 _DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 
-#: Where a piece of the file starts: (index of its first token among all the file's
-#: tokens, line, column, the piece). Kept for the pieces not yet used up, so that a
-#: position can be found for any token that is still waiting to make a deck.
-_Mark = tuple[int, int, int, bytes]
-
-
 def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0,
                start_column: int = 1) -> Iterator[Case]:
-    """The decks of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
-    ``number`` decks) read as a stream of values in constant memory.
+    """The decks of a judge file read as a stream (:func:`worker.engines.decks.read_decks`).
 
     >>> deck = " ".join(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "10", "10", "10"] * 4)
     >>> [(c.index, c.line, c.column) for c in read_decks(io.BytesIO(f"{deck}\\n  {deck} 0".encode()),
@@ -54,69 +40,7 @@ def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, number:
     ...     print(error)
     line 1, column 1: deck 1 is not a standard deck: 51 cards of value 1 (at most 4)
     """
-    weight = _WEIGHT.__getitem__
-    where = _Positions()
-    marks = where.marks
-    waiting: list[bytes] = []  # tokens read and not yet in a deck
-    base = 0  # index among the file's tokens of waiting[0]
-    line = 0
-    for line, column, piece in (pieces := read_pieces(stream, line=start_line, column=start_column)):
-        tokens = piece.split()
-        if not tokens:
-            continue
-        marks.append((base + len(waiting), line, column, piece))
-        waiting += tokens
-        size = len(waiting)
-        if size < DECK_SIZE and waiting[0][0] != 48:  # most of a deck's lines: nothing to do yet
-            continue
-        pos = 0
-        while pos < size:
-            if waiting[pos][0] == 48 and _is_zero(waiting[pos]):  # "0": the end
-                if pos + 1 < size:  # the next token is read already
-                    after = base + pos + 1
-                    reading.ended(number, *where.of(base + pos), [(*where.of(after), waiting[pos + 1])])
-                else:
-                    reading.ended(number, *where.of(base + pos), pieces)
-                return
-            if size - pos < DECK_SIZE:
-                break
-            cards = waiting[pos : pos + DECK_SIZE]
-            number += 1
-            at = pos
-            pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
-            try:
-                total = sum(map(weight, cards))
-            except KeyError:  # a leading zero, or a bad token: the slow path says which
-                try:
-                    cards = _clean(cards, lambda j: where.of(base + at + j), number)
-                except InputError as error:
-                    reading.fault(error, number)
-                    continue
-                total = sum(map(weight, cards))
-            first, at_line, at_column, at_piece = marks[0]
-            if first == base + at:  # the deck starts its piece, as in most files
-                at_column += len(at_piece) - len(at_piece.lstrip())
-            else:
-                at_line, at_column = where.of(base + at)
-            if total != _STANDARD:
-                reading.fault(_count_error(cards, number, at_line, at_column), number)
-                continue
-            yield Case(number, b" ".join(cards).decode("ascii"), at_line, at_column)
-        if pos:
-            del waiting[:pos]
-            base += pos
-            while len(marks) > 1 and marks[1][0] <= base:  # pieces used up
-                del marks[0]
-    if waiting:
-        number += 1
-        try:
-            _clean(waiting, lambda j: where.of(base + j), number)  # a bad token in it is the first problem
-        except InputError as error:
-            reading.fault(error, number)
-        else:
-            reading.fault(InputError(f"deck {number} ends at end of file after {len(waiting)} of {DECK_SIZE} "
-                                     "cards", *where.of(base)), number)
-    reading.unended(number, empty=not line and start_line == 1)
+    return decks.read_decks(stream, reading, RULES, start_line, number, start_column)
 
 
 def residues(text: str) -> list[int]:
@@ -140,50 +64,12 @@ def residues(text: str) -> list[int]:
     return residues(canonical)
 
 
-class _Positions:
-    """The line and column of waiting tokens, from the marks of their pieces."""
-
-    def __init__(self) -> None:
-        self.marks: list[_Mark] = []
-        # The last token found inside a piece: (piece, its index there, its offset), so
-        # that finding the next deck's start in a long line goes on from there.
-        self._cursor: tuple[bytes, int, int] = (b"", 0, 0)
-
-    def of(self, at: int) -> tuple[int, int]:
-        """Where token ``at`` (counted over the whole file) stands."""
-        first, line, column, piece = next(mark for mark in reversed(self.marks) if mark[0] <= at)
-        i = at - first
-        start = len(piece) - len(piece.lstrip())
-        if i:
-            known, index, offset = self._cursor
-            if known is not piece or index > i:
-                index, offset = 0, start
-            if i > index:
-                offset = _skip(i - index).match(piece, offset).end()  # type: ignore[union-attr]
-            self._cursor = piece, i, offset
-            start = offset
-        return line, column + start
-
-
-_SKIPS: dict[int, re.Pattern[bytes]] = {}
-
-
-def _skip(count: int) -> re.Pattern[bytes]:
-    """A pattern for ``count`` tokens and the whitespace after each."""
-    pattern = _SKIPS.get(count)
-    if pattern is None:
-        if len(_SKIPS) > 100:
-            _SKIPS.clear()
-        pattern = _SKIPS[count] = re.compile(rb"(?:\S+\s+){%d}" % count)
-    return pattern
-
-
 def _is_zero(token: bytes) -> bool:
     """``0`` or a run of zeros, which ``scanf`` also reads as 0."""
     return token.isdigit() and not token.strip(b"0")
 
 
-def _clean(cards: Sequence[bytes], where: Callable[[int], tuple[int, int]], number: int) -> list[bytes]:
+def _clean(cards: Sequence[bytes], where: Where, number: int) -> list[bytes]:
     """The deck with leading zeros dropped, or its first bad token (``where`` says where token ``k``
     is) as an :class:`InputError`."""
     clean = []
@@ -202,6 +88,15 @@ def _clean(cards: Sequence[bytes], where: Callable[[int], tuple[int, int]], numb
     return clean
 
 
+def _token_error(cards: Sequence[bytes], where: Where, number: int
+                 ) -> InputError | None:
+    try:
+        _clean(cards, where, number)
+    except InputError as error:
+        return error
+    return None
+
+
 def _count_error(cards: list[bytes], number: int, line: int, column: int) -> InputError:
     counts = {v: 0 for v in _IN_DECK}
     for token in cards:
@@ -213,31 +108,39 @@ def _count_error(cards: list[bytes], number: int, line: int, column: int) -> Inp
 
 
 class _Rules:
-    """What the layout reader needs of 10-20-30's decks (:class:`~worker.engines.layout.DeckRules`)."""
+    """What the layout and stream readers need of 10-20-30's decks (:class:`~worker.engines.layout.DeckRules`,
+    :class:`~worker.engines.decks.StreamRules`)."""
+
+    ends_within = False
+    end_byte = 48  # "0"
 
     def stops(self, line: bytes, tokens: list[bytes]) -> bool:
         return tokens[0][0] == 48 and _is_zero(tokens[0])
 
+    def ends(self, token: bytes) -> bool:
+        return token[0] == 48 and _is_zero(token)
+
+    def fault(self, tokens: Sequence[bytes], number: int, where: Where, whole: bool) -> InputError | None:
+        error = _token_error(tokens, where, number)
+        if error is None and whole:
+            return _count_error(_clean(tokens, where, number), number, *where(0))
+        return error
+
     def deck(self, tokens: list[bytes]) -> str | None:
         try:
-            total = sum(map(_WEIGHT.__getitem__, tokens))
+            total = sum(map(_weight, tokens))
         except KeyError:  # a leading zero, or a bad token
             try:
                 tokens = _clean(tokens, lambda j: (0, 0), 0)
             except InputError:
                 return None
-            total = sum(map(_WEIGHT.__getitem__, tokens))
+            total = sum(map(_weight, tokens))
         return b" ".join(tokens).decode("ascii") if total == _STANDARD else None
 
-    def token_error(self, tokens: Sequence[bytes], number: int, where: Callable[[int], tuple[int, int]]
-                    ) -> InputError | None:
-        try:
-            _clean(tokens, where, number)
-        except InputError as error:
-            return error
-        return None
+    def token_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError | None:
+        return _token_error(tokens, where, number)
 
-    def deck_error(self, tokens: list[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError:
+    def deck_error(self, tokens: list[bytes], number: int, where: Where) -> InputError:
         return _count_error(_clean(tokens, where, number), number, *where(0))
 
 

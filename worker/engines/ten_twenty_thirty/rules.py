@@ -1,6 +1,5 @@
-"""10-20-30 played by the rules as written, every state kept as the judges do: slow, and used
-where a game must be exact (a draw's ``N`` and first sighting, its trace) or checked (the
-replay of a trace, :func:`.trace.walk_trace`)."""
+"""10-20-30 played by the rules as written, every state kept: slow, used where a game must be exact
+(a draw's ``N`` and first sighting, its trace) or checked (:func:`.trace.walk_trace`)."""
 
 from __future__ import annotations
 
@@ -52,12 +51,10 @@ def take(pile: bytearray, combo: int) -> bytearray:
 
 
 class Game:
-    """One game of a deck of residues (10 is 0), kept as the trace wants it: ``cards`` (every
-    card in the order it went under the deck; the deck is ``cards[dealt:]``), ``piles``
-    (bottom card first), ``picks`` (each pick-up's combination) and ``when`` (the deal it
-    follows), ``gone`` (deal and pile of each emptied pile), and at the end ``outcome``,
-    ``dealt`` (``N``) and ``seen`` (a draw's first sighting, else 0). Bytes, so a state is
-    one bytes object, quick to hash.
+    """One game of a deck of residues (10 is 0), kept as the trace wants it: ``cards`` (every card in
+    the order it went under the deck), ``piles``, ``picks`` and ``when`` (each pick-up's combination
+    and deal), ``gone`` (deal and pile of each emptied pile), at the end ``outcome``, ``dealt``
+    (``N``) and ``seen`` (a draw's first sighting, else 0). Bytes: a state hashes quickly.
 
     >>> deck = ("10 5 4 3 5 7 10 8 2 3 9 10 8 4 5 1 7 6 7 2 6 9 10 2 3 10 3 4 4 9 10 1 1 "
     ...         "10 5 10 10 1 8 10 7 8 10 6 10 10 10 9 6 2 10 10")

@@ -76,8 +76,7 @@ def from_game(game: Game) -> dict[str, Any]:
 
 def _build(history: bytes, dealt: int, deals: list[int], letters: bytes | bytearray, ends: bytes,
            rem: int) -> dict[str, Any]:
-    """The version 2 trace of a history of residues, the deal each pick-up follows and its
-    letter, the end piles (each after a 10) and the cards left in the deck."""
+    """The version 2 trace of a history, each pick-up's deal and letter, the end piles and deck."""
     after = bytearray(dealt + 1)  # pick-ups after each deal, from deal 1
     for deal in deals:
         after[deal] += 1
@@ -112,8 +111,7 @@ PACKED_TAG = b"\x01"
 
 
 def pack(d: list[int], dealt: int, marks: bytearray, gone: list[int], piles: list[list[int]], rem: int) -> bytes:
-    """What :func:`.play.play` noted, as bytes: the header, the history, the marks, ``gone``
-    (32-bit numbers) and the end piles."""
+    """What :func:`.play.play` noted, as bytes: header, history, marks, ``gone`` (u32) and end piles."""
     return b"".join((_PACKED.pack(PACKED_TAG[0], dealt, len(d), rem, len(gone)), bytes(d), marks,
                      array("I", gone).tobytes() if gone else b"", _ends(piles)))
 
@@ -178,21 +176,17 @@ def _trace_parts(trace: Any) -> tuple[str, str, str]:
     """The ``cards``, ``after`` and ``picks`` of a version 2 trace, after checking their shape."""
     if not isinstance(trace, dict) or trace.get("version") != 2:
         raise TraceError("not a 10-20-30 trace (version 2, or 1)")
-    parts = []
     for key in ("cards", "after", "picks"):
         part = trace.get(key)
         if not isinstance(part, str) or not part.isascii():
             raise TraceError(f'the trace has no "{key}" string')
-        parts.append(part)
-    cards, after, picks = parts
-    return cards, after, picks
+    return trace["cards"], trace["after"], trace["picks"]
 
 
 def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple[int, int, int]]:
-    """Play ``trace`` from the deck ``text`` by :class:`.rules.Game`, comparing each deal and
-    pick-up; yield ``(N, piles, deck)`` after each deal (card values 1..10), return
-    ``(outcome, N, seen)``. :class:`TraceError` where the trace leaves the rules, stops
-    early, goes on, or ends in another state.
+    """Play ``trace`` from the deck ``text`` by :class:`.rules.Game`, comparing each deal and pick-up;
+    yield ``(N, piles, deck)`` after each deal, return ``(outcome, N, seen)``; :class:`TraceError`
+    where the trace leaves the rules.
 
     >>> from worker.engines.reading import Case
     >>> from worker.engines.ten_twenty_thirty import ENGINE
