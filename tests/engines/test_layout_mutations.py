@@ -18,6 +18,13 @@ from tests.support.readings import by_blocks, by_reader, cores
 # Found by random trials: a line split or doubled in a flow layout of many cards a line.
 @example(fresh=made("10-20-30", 28, 2584503404, "flow,per-line=43", "doubled-line", 34))
 @example(fresh=made("accordion", 29, 3816350825, "flow,per-line=41", "split-line", 37))
+# A 10-20-30 deck of a flow layout read good with a card that is not its own, of the same value: the deck before a
+# doubled line read the copy's first card (the fault is the copy, the deck after it kept), near the end of the
+# file too; a deck that lost a line reads back whole (it may be kept).
+@example(fresh=made("10-20-30", 20, 1810, "flow,per-line=25", "doubled-line", 27))
+@example(fresh=made("10-20-30", 20, 4, "flow,per-line=21", "doubled-line", 47))
+@example(fresh=made("10-20-30", 21, 4, "flow,per-line=21", "doubled-line", 47))
+@example(fresh=made("10-20-30", 20, 1, "flow,per-line=25", "missing-line", 28))
 def test_a_mutation_at_any_line_of_any_generated_file_is_read_as_it_says(fresh: Fresh) -> None:
     note(repr(fresh))
     for engine in cores(fresh.game):

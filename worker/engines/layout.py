@@ -12,7 +12,8 @@ them (a deck read a few cards off may still be good, in 10-20-30; five in a row 
 fault, named at its first problem, and the reading takes up at the layout's next deck start, or a line
 before or after it: the first where a good deck starts, followed by a good deck or the end. A line that
 repeats the one before it, where the deck read without it is good, is a doubled line: that copy alone
-is the fault. The game's stream reader reads the end (the rest, where it reads good; the terminator and
+is the fault (in ``flow`` the deck before may have read the copy's first cards, where they have the
+values of those they displaced: the deck then starts as far into the line after the copy). The game's stream reader reads the end (the rest, where it reads good; the terminator and
 what follows it) and what the layout cannot say (bytes that are not text, a line longer than a judge
 file's).
 
@@ -348,13 +349,13 @@ class LaidOut:
             if text is not None:  # a good deck, its lines full, and cards after it: not the last
                 yield self._made(here, number, text)
                 return number, self.layout.after(here)
-        for copy in range(here[0] + (here[1] > 0), end):
+        for copy in range(here[0], end):
             if self._lines[copy].tokens != (self._lines[copy - 1].tokens if copy else self._before):
                 continue
-            if copy == here[0]:  # the copy of the deck before's last line
+            if copy == here[0]:  # the copy of the deck before's last line (it may have read its first cards)
                 if copy + 1 == end or self._last(here, copy) is not None:
                     self.reading.fault(self._repeats(copy), number)
-                    return number, (copy + 1, 0)
+                    return number, (copy + 1, here[1]) if copy + 1 < end else (end, 0)
                 continue
             tokens = self._last(here, copy)
             text = None if tokens is None else self.rules.deck(tokens)
@@ -444,7 +445,7 @@ class LaidOut:
         """The line of the bad deck at ``bad`` that repeats the line before it, where the deck read without
         it is good."""
         lines = self.layout.span(bad)
-        for k in range(0 if bad[1] == 0 else 1, len(lines)):
+        for k in range(len(lines)):
             at = bad[0] + k
             line = self._line(at)
             before = self._lines[at - 1].tokens if at else self._before

@@ -21,7 +21,9 @@ The rule, for a file whose cases come in a layout (``dealer generate --layout``)
 
 Every case the mutation did not touch is kept, in order. A touched case is never required; one whose
 tokens are all still there in order (only inserted ones among them: a line split or doubled, a stray
-token, a long line; or the other deck of a flow line) may be kept too.
+token, a long line; or the other deck of a flow line) may be kept too, and so may a deck that lost cards
+but whose cards, read on from its start, are still its text (in 10-20-30 the card after a lost one may
+have its value): either is kept as it was, in its place, once.
 
 >>> hand = b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA\\n"
 >>> shape = Shape.of(hand * 3 + b"0\\n", "mahjong", "")
@@ -124,7 +126,7 @@ def _reading(wraps: bool, layout: Layout) -> str:
 class Expected:
     """What a reader that knows the layout makes of a mutated file: between ``faults[0]`` and ``faults[1]``
     faults, each named at one of ``lines``; the clean file's cases ``kept`` (places from 1, in order) kept,
-    and of the rest at most those of ``may_keep``."""
+    and of the rest at most those of ``may_keep`` (in their places, each once)."""
 
     faults: tuple[int, int]
     lines: tuple[int, ...]
@@ -155,7 +157,7 @@ def mutate(shape: Shape, kind: str, line: int) -> Mutant:
     if shape.reading == "stream" and kind not in STREAM_KINDS:
         raise ValueError(f"a ragged file is read as a stream: a {kind} shifts every deck after it")
     data, removed, added = _edited(list(shape.lines), kind, line)
-    return Mutant(data, _expect(shape, kind, line, removed, added))
+    return Mutant(data, _expect(shape, kind, line, removed, added, _TOKEN.findall(data)))
 
 
 def edit_line(raw: bytes, kind: str) -> bytes:
@@ -211,7 +213,7 @@ def _edit(at: Line, kind: str) -> tuple[list[bytes], set[int], int]:
     raise ValueError(f"{kind!r} is no mutation ({', '.join(KINDS)})")
 
 
-def _expect(shape: Shape, kind: str, line: int, removed: set[int], added: int) -> Expected:
+def _expect(shape: Shape, kind: str, line: int, removed: set[int], added: int, tokens: list[bytes]) -> Expected:
     places = range(1, len(shape.texts) + 1)
     damaged = {place for place in places
                if removed & set(range((place - 1) * shape.size, place * shape.size))}
@@ -246,8 +248,18 @@ def _expect(shape: Shape, kind: str, line: int, removed: set[int], added: int) -
     if not faults[1]:
         lines = ()
     kept = tuple(place for place in places if place not in touched)
-    may_keep = () if shape.reading == "hand" else tuple(sorted(touched - damaged))
+    may_keep = () if shape.reading == "hand" else tuple(sorted(touched - damaged | _read_back(shape, damaged, removed,
+                                                                                            tokens)))
     return Expected(faults, lines, kept, may_keep)
+
+
+def _read_back(shape: Shape, damaged: set[int], removed: set[int], tokens: list[bytes]) -> set[int]:
+    """The damaged decks whose cards, read in the mutated file's ``tokens`` from where the deck starts (before
+    every token taken out), are still its text: a card lost where the next card has its value (10-20-30) gives
+    the deck back whole, and a judge reads it as it was."""
+    return {place for place in damaged
+            if (start := (place - 1) * shape.size) < min(removed)
+            and b" ".join(tokens[start:start + shape.size]).decode() == shape.texts[place - 1]}
 
 
 def check(expected: Expected, texts: tuple[str, ...], fault_lines: list[int], fault_count: int,
@@ -259,10 +271,25 @@ def check(expected: Expected, texts: tuple[str, ...], fault_lines: list[int], fa
         raise AssertionError(f"{fault_count} faults, expected {least} to {most}: {fault_lines}")
     if not all(found in expected.lines for found in fault_lines):
         raise AssertionError(f"faults at lines {fault_lines}, expected within {list(expected.lines)}")
-    optional = {texts[place - 1] for place in expected.may_keep}
     required = [texts[place - 1] for place in expected.kept]
-    if [text for text in read if text not in optional] != required:
+    if not _fits(read, [(place, True) for place in expected.kept] + [(place, False) for place in expected.may_keep],
+                 texts):
         raise AssertionError(_difference(read, required, texts))
+
+
+def _fits(read: list[str], allowed: list[tuple[int, bool]], texts: tuple[str, ...]) -> bool:
+    """Whether ``read`` is the cases ``allowed`` (place, whether required) in the order of their places, each
+    at most once, every required one there."""
+    rest = iter(sorted(allowed))
+    for text in read:
+        for place, required in rest:
+            if texts[place - 1] == text:
+                break
+            if required:
+                return False
+        else:
+            return False
+    return not any(required for _, required in rest)
 
 
 def _difference(read: list[str], required: list[str], texts: tuple[str, ...]) -> str:
