@@ -25,6 +25,8 @@ from tests.support.readings import by_blocks, by_reader, cores
 @example(fresh=made("10-20-30", 20, 4, "flow,per-line=21", "doubled-line", 47))
 @example(fresh=made("10-20-30", 21, 4, "flow,per-line=21", "doubled-line", 47))
 @example(fresh=made("10-20-30", 20, 1, "flow,per-line=25", "missing-line", 28))
+# A short line in flow, the take-up a line off (a card off) where two decks in a row read good by chance.
+@example(fresh=made("10-20-30", 20, 121017, "flow,per-line=51", "short-line", 3))
 def test_a_mutation_at_any_line_of_any_generated_file_is_read_as_it_says(fresh: Fresh) -> None:
     note(repr(fresh))
     for engine in cores(fresh.game):

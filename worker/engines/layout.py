@@ -475,14 +475,24 @@ class LaidOut:
 
     def _starts(self, after: Position, bad: Position) -> Position | None:
         """The layout's start ``after``, or one line before or after it: the first after ``bad`` where a good
-        deck starts, followed by a good deck or the end (a deck read a line off may still be good)."""
+        deck starts, followed by :data:`FOLLOWING` good decks or the end (a deck read a line off may still
+        be good, and in ``flow`` a line off is a card off: two such decks in a row are good one time in 50)."""
         for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
-            if here > bad and self._good(here):
-                reach = here[0] + len(self.layout.span(here))
-                self._line(reach)
-                if self._end is not None and reach >= self._end or self._good(self.layout.after(here)):
-                    return here
+            if here > bad and self._good(here) and self._followed(here):
+                return here
         return None
+
+    def _followed(self, here: Position) -> bool:
+        """Whether the :data:`FOLLOWING` decks after the good one at ``here`` are good too, or the input ends first."""
+        for _ in range(FOLLOWING):
+            reach = here[0] + len(self.layout.span(here))
+            self._line(reach)
+            if self._end is not None and reach >= self._end:
+                return True
+            here = self.layout.after(here)
+            if not self._good(here):
+                return False
+        return True
 
     def _fault(self, here: Position, after: Position, number: int) -> InputError:
         """What is wrong with deck ``number``: the tokens from ``here`` to ``after``."""
