@@ -8,6 +8,8 @@ Whatever is missing raises :class:`ServiceMissing`; the test suite turns that in
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import socket
@@ -180,6 +182,28 @@ class PrivateRedis:
         self.start()
 
 
+def _as_postgres(*command: str) -> None:
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    subprocess.run([*prefix, *command], check=True, capture_output=True)
+
+
+def _owned_by_postgres(folder: str) -> Path:
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres", "postgres")
+    return Path(folder)
+
+
+@functools.cache
+def _fresh_cluster() -> Path:
+    """A cluster just made by initdb, made once a process and copied (owner and modes kept) for each
+    private server: an initdb cost a fault test seconds on a busy machine, a copy a fraction of one."""
+    assert PG_BIN is not None
+    folder = _owned_by_postgres(tempfile.mkdtemp(prefix="dealer-pg-template-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    _as_postgres(str(PG_BIN / "initdb"), "-D", str(folder / "data"), "-A", "trust", "-U", "postgres", "--no-sync")
+    return folder
+
+
 class PrivatePostgres:
     """A throw-away cluster owned by the postgres user (initdb refuses to run as root)."""
 
@@ -191,31 +215,24 @@ class PrivatePostgres:
         self.settings = ([] if durable else ["fsync=off"]) + list(settings)
         _need(os.geteuid() != 0 or shutil.which("runuser") is not None, "runuser is needed to run as postgres")
         self.port = free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="dealer-pg-"))
-        shutil.chown(self.dir, "postgres", "postgres")
-        self._as_postgres(str(PG_BIN / "initdb"), "-D", str(self.dir / "data"), "-A", "trust", "-U", "postgres",
-                          "--no-sync")
+        self.dir = _owned_by_postgres(tempfile.mkdtemp(prefix="dealer-pg-"))
+        subprocess.run(["cp", "-a", str(_fresh_cluster() / "data"), str(self.dir / "data")], check=True)
         with open(self.dir / "data" / "pg_hba.conf", "a") as hba:
             for address in also_on:
                 hba.write(f"host all all {address}/24 trust\n")
-
-    def _as_postgres(self, *command: str) -> None:
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        subprocess.run([*prefix, *command], check=True, capture_output=True)
 
     @property
     def url(self) -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
 
     def start(self) -> None:
-        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-l",
-                          str(self.dir / "log"), "-o",
-                          f"-p {self.port} -k {self.dir} -c listen_addresses={','.join(self.addresses)} "
-                          + " ".join(f"-c {setting}" for setting in self.settings),
-                          "start")
+        _as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-l", str(self.dir / "log"), "-o",
+                     f"-p {self.port} -k {self.dir} -c listen_addresses={','.join(self.addresses)} "
+                     + " ".join(f"-c {setting}" for setting in self.settings),
+                     "start")
 
     def stop(self) -> None:
-        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-m", "immediate", "stop")
+        _as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-w", "-m", "immediate", "stop")
 
     def destroy(self) -> None:
         try:
