@@ -152,11 +152,11 @@ def private_servers() -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
 
 
 @contextmanager
-def production(tmp: Path, postgres: PrivatePostgres, redis: PrivateRedis, workers: int = 1,
+def production(tmp: Path, postgres: PrivatePostgres, redis: PrivateRedis, workers: int = 1, concurrency: int = 2,
                **env: str) -> Iterator[LiveService]:
     """A live service on the private servers (``env``: more of its settings, ``DEALER_…``)."""
-    with live_service("production", tmp, workers=workers, database_url=postgres.url, broker_url=redis.url,
-                      **env) as live:
+    with live_service("production", tmp, concurrency=concurrency, workers=workers, database_url=postgres.url,
+                      broker_url=redis.url, **env) as live:
         yield live
 
 
@@ -325,13 +325,13 @@ def postgres_down(postgres: PrivatePostgres, seconds: float = OUTAGE_SECONDS) ->
 
 
 def outages_in_one_job(live: LiveService, scenario: str, faults: list[Fault], path: Path, expected: bytes,
-                       decks: int, patience: float = 120.0) -> Report:
-    """One job with ``faults`` in it, each once the job has moved on a share of its cases since the one
-    before (the shares even, the last after the last fault): for each, the seconds from its end to the job
-    being solved again (:func:`resumed_after`, waiting ``patience`` at most); measured to the end from the
-    last."""
+                       decks: int, patience: float = 120.0, step: int | None = None) -> Report:
+    """One job with ``faults`` in it, each once the job has moved on ``step`` cases since the one before
+    (by default a share of its cases, the shares even, the last after the last fault): for each, the
+    seconds from its end to the job being solved again (:func:`resumed_after`, waiting ``patience`` at
+    most); measured to the end from the last."""
     started = start_job(live, path)
-    step, done = max(decks // (len(faults) + 1), 1), 0
+    step, done = step or max(decks // (len(faults) + 1), 1), 0
     resumed: list[tuple[str, float | None]] = []
     fault_at = time.monotonic()
     for name, fault in faults:
