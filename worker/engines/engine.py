@@ -159,7 +159,8 @@ class Chunks:
     def solve(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
               fallback: Fallback | None = None) -> ChunkSolution:
         """A chunk's cases numbered from ``first``, none started once ``time.monotonic()`` reaches
-        ``deadline``; what C does not finish goes to ``fallback`` (:meth:`solve_one` unless given)."""
+        ``deadline``; what C does not finish (a text not canonical, a 10-20-30 game past 65,535 cards)
+        goes to ``fallback`` (:meth:`solve_one` unless given), which can bound a case's time."""
         one = self.solve_one if fallback is None else fallback
         if self.engine.core is not None:
             return ChunkSolution(*self.engine.core.solve_chunk(inputs, first, traced, deadline, one))
