@@ -29,13 +29,7 @@ _loaded: dict[str, Engine] = {}
 
 
 class UnknownGame(KeyError):
-    """No engine has this slug: a :class:`KeyError` whose ``str`` is the message, not its ``repr``.
-
-    >>> check("chess")
-    Traceback (most recent call last):
-    ...
-    worker.engines.UnknownGame: unknown game 'chess'; expected one of 10-20-30, accordion, mahjong
-    """
+    """No engine has this slug: a :class:`KeyError` whose ``str`` is the message, not its ``repr``."""
 
     def __init__(self, slug: Any) -> None:
         self.slug = slug

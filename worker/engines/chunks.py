@@ -1,5 +1,5 @@
-"""A stored chunk solved in one call (``Engine.chunks``): :class:`ChunkSolution`, a few buffers with no
-object per case, and :func:`case_hash`, each case's stored hash."""
+"""A stored chunk solved in one call (``Engine.chunks``): :class:`ChunkSolution`, buffers with no
+object per case, and :func:`case_hash`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import struct
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 #: How :func:`case_hash` starts (times the length), mixes each word in, and finishes:
 #: 2**64 / the golden ratio, and MurmurHash3's two finaliser constants.
@@ -17,15 +18,9 @@ _MASK64 = (1 << 64) - 1
 
 
 def case_hash(text: str | bytes) -> int:
-    """The 64-bit hash a chunk stores of each case's canonical input (UTF-8), which a search looks for:
-    ``h = len * HASH_START``; for each little-endian word of eight bytes (the last padded with zeros)
-    ``h = (h ^ word) * HASH_MIX; h ^= h >> 32``; then MurmurHash3's finaliser, modulo 2**64. Each step
-    is a bijection: texts of one length that differ in one word never collide. ``out.py`` computes it
-    in C; it is stored: never change it.
-
-    >>> hex(case_hash("1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T")), hex(case_hash(b"x")), case_hash("")
-    ('0x3abd89b318171854', '0xdd54286755cf9de3', 0)
-    """
+    """The 64-bit hash a chunk stores of each case's canonical input, which a search looks for: each
+    step a bijection, so texts of one length that differ in one word never collide. Stored, and
+    computed in C by ``out.py`` too: never change it."""
     data = text.encode() if isinstance(text, str) else text
     h = len(data) * HASH_START & _MASK64
     for (word,) in struct.iter_unpack("<Q", data + bytes(-len(data) % 8)):
@@ -38,8 +33,8 @@ def case_hash(text: str | bytes) -> int:
     return h ^ (h >> 33)
 
 
-#: One case solved in Python: its outcome's code, number, extra, judge line (no newline) and
-#: packed trace (``b""`` untraced); :data:`NOT_SOLVED` for a case given up on.
+#: One case solved in Python: outcome code, number, extra, judge line and packed trace;
+#: :data:`NOT_SOLVED` for a case given up on.
 Entry = tuple[int, int, int, str, bytes]
 Fallback = Callable[[int, str, bool], Entry]
 NOT_SOLVED: Entry = (0, 0, 0, "", b"")
@@ -47,12 +42,9 @@ NOT_SOLVED: Entry = (0, 0, 0, "", b"")
 
 @dataclass(frozen=True, slots=True)
 class ChunkSolution:
-    """A chunk's ``count`` cases solved (case ``k`` is the chunk's ``first + k``), ``started`` of them
-    before the deadline: ``lines``, each judge line and ``\\n`` (alone for a case not solved); the
-    packed ``traces`` end to end (case ``k``'s from ``offsets[k]``: :meth:`trace`); ``outcomes``, a
-    byte a case (``JudgeLines.code``, 0: not solved); ``numbers`` and ``extras`` (``JudgeLines.extra``),
-    signed 32-bit; ``solve_us``, microseconds from a case's start to the next's; ``hashes``
-    (:func:`case_hash`)."""
+    """A chunk's ``count`` cases solved, ``started`` of them before the deadline: each judge line and
+    ``\\n`` (``\\n`` alone: not solved), packed traces end to end (:meth:`trace`), outcome codes (0: not
+    solved), numbers and extras (signed 32-bit), microseconds a case, :func:`case_hash` a case."""
 
     count: int
     started: int
@@ -71,15 +63,8 @@ class ChunkSolution:
 
 
 def joined(parts: Sequence[ChunkSolution]) -> ChunkSolution:
-    """The solutions of consecutive runs of cases as one (a stored chunk whose cases skip numbers is
-    solved a run of consecutive numbers at a time, each numbered from its first).
-
-    >>> part = ChunkSolution(1, 1, b"a\\n", b"xy", array("I", [0, 2]), b"\\x01", array("i", [5]),
-    ...                      array("i", [0]), array("I", [7]), array("Q", [9]))
-    >>> both = joined([part, part])
-    >>> both.count, both.started, both.lines, both.trace(1), list(both.numbers)
-    (2, 2, b'a\\na\\n', b'xy', [5, 5])
-    """
+    """The solutions of runs of consecutive cases as one (a chunk whose numbers skip is solved a run
+    at a time)."""
     if len(parts) == 1:
         return parts[0]
     offsets, base, started = array("I", [0]), 0, 0
@@ -91,15 +76,10 @@ def joined(parts: Sequence[ChunkSolution]) -> ChunkSolution:
         if part.started < part.count:
             break
 
-    def cat(name: str) -> array[int]:
-        arrays: list[array[int]] = [getattr(part, name) for part in parts]
-        whole = array(arrays[0].typecode)
-        for values in arrays:
-            whole.extend(values)
-        return whole
+    def cat(name: str) -> Any:
+        first = getattr(parts[0], name)
+        whole = b"".join(getattr(part, name) for part in parts)  # bytes, or arrays by their buffers
+        return whole if isinstance(first, bytes) else array(first.typecode, whole)
 
-    return ChunkSolution(sum(part.count for part in parts), started, b"".join(part.lines for part in parts),
-                         b"".join(part.traces for part in parts), offsets,
-                         b"".join(part.outcomes for part in parts), cat("numbers"), cat("extras"), cat("solve_us"),
-                         cat("hashes"))
-
+    return ChunkSolution(sum(part.count for part in parts), started, cat("lines"), cat("traces"), offsets,
+                         cat("outcomes"), cat("numbers"), cat("extras"), cat("solve_us"), cat("hashes"))

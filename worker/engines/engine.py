@@ -1,9 +1,6 @@
-"""The :class:`Engine`: one game, from judge file to results.
-
-An engine reads a judge file, solves and replays one case; what it holds does the rest: ``lines``
-and ``traces`` (a result's stored forms, :mod:`.results`), ``batches`` and ``chunks`` (many cases in
-one call: :class:`Batches`, :class:`Chunks`). Engines know nothing of Celery, Flask or SQL.
-"""
+"""The :class:`Engine`: one game, from judge file to results. It reads a judge file, solves and
+replays one case; ``lines`` and ``traces`` (:mod:`.results`) store a result, ``batches`` and
+``chunks`` solve many cases in one call. Engines know nothing of Celery, Flask or SQL."""
 
 from __future__ import annotations
 
@@ -28,9 +25,8 @@ from worker.engines.results import Result
 
 
 class JudgeFile(NamedTuple):
-    """How a game's judge files are written: what a case is called (``"deck"``), the line that ends a
-    file, the game's reader (a :data:`.handover.ReaderFrom`, for what the native core leaves) and
-    what the layout reader needs of its decks (:mod:`.layout`; ``None``: one case a line)."""
+    """A game's judge files: what a case is called (``"deck"``), the line that ends a file, the
+    game's reader (:data:`.handover.ReaderFrom`) and its decks' :mod:`.layout` (``None``: a case a line)."""
 
     unit: str
     terminator: str
@@ -41,9 +37,7 @@ class JudgeFile(NamedTuple):
 class Engine(ABC):
     """One game. Subclasses fill in the class attributes and the abstract methods."""
 
-    # Its names: ``slug``, ``title`` (``"10-20-30 (UVa 246)"``), ``summary`` (a line); what the web UI
-    # says of it (backticks show as code): what ``Result.number`` counts, in a word and a sentence,
-    # what a judge file holds, the label of ``Result.detail`` and how it shows (``{}``: its values).
+    # Names, and what the web UI says (``worker.jobs.views.GameView`` describes each).
     slug: ClassVar[str]
     title: ClassVar[str]
     summary: ClassVar[str]
@@ -52,12 +46,11 @@ class Engine(ABC):
     input_help: ClassVar[str]
     detail_label: ClassVar[str]
     detail_text: ClassVar[str] = "`{}`"
-    #: Every value ``Result.outcome`` can take, as the UI lists them (stored as ``JudgeLines.code``).
+    #: Every ``Result.outcome``, in the order of their stored codes (``JudgeLines.code``).
     outcomes: ClassVar[tuple[str, ...]]
     judge_file: ClassVar[JudgeFile]
-    #: About how many bytes a case takes in a judge file: chunks are sized by it (``worker.jobs.sizing``).
+    #: About a case's bytes in a judge file: chunks are sized by it (``worker.jobs.sizing``).
     case_bytes: ClassVar[int]
-    #: The game's :class:`.results.JudgeLines` and :class:`.results.Traces`.
     Lines: ClassVar[type[results.JudgeLines]]
     Traces: ClassVar[type[results.Traces]] = results.Traces
 
@@ -84,21 +77,14 @@ class Engine(ABC):
 
     def parse(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None,
               faults: Faults | None = None) -> Iterator[Case]:
-        """The cases of a judge file, in constant memory; :class:`.reading.InputError` for what the
-        judge would choke on, warnings to ``warnings``; given ``faults``, bad cases noted and skipped."""
+        """The cases of a judge file, in constant memory; :class:`.reading.InputError` for what the judge
+        would choke on, warnings to ``warnings``; given ``faults``, bad cases noted and skipped."""
         return self.read(stream, Reading(self.terminator, self.unit, warnings, faults))
 
     def read_inputs(self, stream: IO[bytes], warnings: list[Diagnostic] | None = None,
                     max_cases: int = MAX_CASES, max_bytes: int = MAX_BYTES,
                     faults: Faults | None = None) -> InputBlocks:
-        """:meth:`parse` as blocks of canonical texts, no object per case (:class:`.handover.InputBlocks`).
-
-        >>> from worker.engines import get
-        >>> hands = b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n" * 3 + b"0\\n"
-        >>> blocks = get("mahjong").read_inputs(io.BytesIO(hands), max_cases=2)
-        >>> [count for texts, count in blocks], blocks.cases, blocks.bytes_read
-        ([2, 1], 3, 119)
-        """
+        """:meth:`parse` as blocks of canonical texts, no object per case (:class:`.handover.InputBlocks`)."""
         file = self.judge_file
         reading = Reading(file.terminator, file.unit, warnings, faults)
         return InputBlocks(stream, reading, max_cases, max_bytes, self.read, self.core, file.reader, file.rules)
@@ -138,20 +124,15 @@ class Engine(ABC):
 
 
 class Batches:
-    """An engine's batches: written in C by the native core, which leaves to :meth:`solve_one`
-    what it does not finish, else case by case in Python."""
+    """Lists of canonical texts solved in one call: in C, which leaves to :meth:`solve_one` what it
+    does not finish, else case by case in Python."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
     def solve(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
         """The judge lines of canonical texts numbered from ``first``, and with ``traced`` their
-        records (``Traces.record``), each ending in a newline.
-
-        >>> from worker.engines import get
-        >>> get("mahjong").batches.solve(["1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S"] * 2, 7, False)
-        ('Case 7: 3S 5S 6S 8S 9S\\nCase 8: 3S 5S 6S 8S 9S\\n', b'')
-        """
+        records (``Traces.record``), each ending in a newline."""
         core = self.engine.core
         if core is not None:
             return core.solve_batch(texts, first, traced, self.solve_one)  # type: ignore[no-any-return]
@@ -169,8 +150,8 @@ class Batches:
 
 
 class Chunks:
-    """An engine's stored chunks (canonical texts joined by ``\\n``) solved in one call: in C by the
-    native core, which hands what it does not finish to a fallback, else case by case in Python."""
+    """Stored chunks (canonical texts joined by ``\\n``) solved in one call: in C, which hands what it
+    does not finish to a fallback, else case by case in Python."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -178,15 +159,8 @@ class Chunks:
     def solve(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
               fallback: Fallback | None = None) -> ChunkSolution:
         """A chunk's cases numbered from ``first``, none started once ``time.monotonic()`` reaches
-        ``deadline``. What C does not finish (a text not canonical, a 10-20-30 game past 65,535
-        cards) goes to ``fallback`` (:meth:`solve_one` unless given), which can bound a case's time.
-
-        >>> from worker.engines import get
-        >>> solution = get("mahjong").chunks.solve(b"1S 2S 3S 4S 4S 4S 5S 6S 7S 7S 8S 8S 9S\\n"
-        ...                                        b"1T 9T 1S 9S 1W 9W DONG NAN XI BEI ZHONG FA BAI", 7, True)
-        >>> solution.lines, solution.outcomes, list(solution.numbers), solution.trace(1), solution.started
-        (b'Case 7: 3S 5S 6S 8S 9S\\nCase 8: Not ready\\n', b'\\x01\\x02', [5, 0], b'{"version":1,"proofs":[]}', 2)
-        """
+        ``deadline``; what C does not finish (a text not canonical, a 10-20-30 game past 65,535 cards)
+        goes to ``fallback`` (:meth:`solve_one` unless given), which can bound a case's time."""
         one = self.solve_one if fallback is None else fallback
         if self.engine.core is not None:
             return ChunkSolution(*self.engine.core.solve_chunk(inputs, first, traced, deadline, one))

@@ -51,13 +51,7 @@ def numbers_of(text: bytes) -> bytes | None:
 
 
 def masks_of(text: str) -> tuple[int, ...]:
-    """The cards of a deck as masks; ``InputError`` unless it is 52 distinct cards.
-
-    >>> masks_of("AC 2C 1C")
-    Traceback (most recent call last):
-    ...
-    worker.engines.reading.InputError: "1C" is not a card (rank A23456789TJQK, suit CDHS)
-    """
+    """The cards of a deck as masks; ``InputError`` unless it is 52 distinct cards."""
     numbers = numbers_of(text.encode())
     if numbers is not None:
         return itemgetter(*numbers)(_MASK_BY_NUMBER)  # type: ignore[no-any-return]

@@ -32,11 +32,7 @@ def result_of(sizes: list[int], line: str | None = None, trace: dict[str, Any] |
 
 
 class AccordionLines(JudgeLines):
-    """A judge line gives the pile sizes (it does not name the deck).
-
-    >>> ENGINE.lines.parse(4, "3 piles remaining: 50 1 1")
-    ('loss', 3, [50, 1, 1])
-    """
+    """A judge line gives the pile sizes (it does not name the deck)."""
 
     def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         return line_of(number, detail)
@@ -104,15 +100,7 @@ class AccordionEngine(Engine):
         return result_of(sizes, line), packed
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
-        """Re-play a trace move by move, checking each is the move the rules make.
-
-        >>> deck = " ".join(CARDS)
-        >>> try:
-        ...     ENGINE.replay(deck, {"version": 2, "play": "+" * 52})
-        ... except TraceError as error:
-        ...     print(error)
-        after deal 2 the trace makes no move, but AD can move from pile 1 to pile 0
-        """
+        """Re-play a trace move by move, checking each is the move the rules make."""
         try:
             deck = masks_of(text)
         except InputError as error:

@@ -1,22 +1,5 @@
-"""Accordion traces, and their replay against the rules written plainly.
-
-A trace is ``{"version": 2, "play": "++B1++++E3…"}``: from an empty row, ``+`` deals the
-deck's next card as a new pile on the right; a letter and a digit move the top card of
-that pile (``A``-``Z`` piles 0-25 from the left, ``a``-``z`` 26-51, as the row stands) 1 or
-3 piles to the left. An emptied pile is removed. Two characters a move keep a trace small:
-which card moves follows from the deck. Version 1 (stored before 2026-12-01) listed
-``deals`` and ``moves`` as numbers; :func:`play_of` reads both.
-
->>> from worker.engines.accordion import ENGINE
->>> from worker.engines.reading import Case
->>> sample = ("QD AD 8H 5S 3H 5H TC 4D JH KS 6H 8S JS AC AS 8D 2H QS TS 3S AH 4H TH TD 3C 6S "
-...           "8C 7D 4C 4S 7S 9H 7C 5D 2S KD 2D QH JD 6D 9D JC 2C KH 3D QC 6C 9S KC 7H 9C 5C")
->>> ENGINE.solve(Case(1, sample)).trace["play"][:12]
-'++B1++++E3C1'
-
-Deal 2 (``AD``) moves onto ``QD``; deal 6 (``5H``) moves three left onto ``8H``, then
-``5S``, top of pile 2 (``C``), moves onto it.
-"""
+"""Accordion traces (``{"version": 2, "play": "++B1…"}``, format: ``docs/traces.md``) and their
+replay against the rules written plainly; :func:`play_of` reads version 1 too."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from worker.engines import native
 from worker.engines.engine import Engine, JudgeFile
 from worker.engines.mahjong.read import TERMINATOR, UNIT, counts_of, read_hands
 from worker.engines.mahjong.solve import line_of, make_solver
-from worker.engines.mahjong.tiles import HAND_SIZE, KIND_BYTES, MAX_COPIES, SUITS, TILES
+from worker.engines.mahjong.tiles import HAND_SIZE, KIND, KIND_BYTES, MAX_COPIES, SUITS, TILES
 from worker.engines.mahjong.trace import check_proof, reference_waits
 from worker.engines.reading import Case, InputError
 from worker.engines.results import Fields, JudgeLines, Result, TraceError
@@ -24,11 +24,7 @@ def _solver() -> Callable[[Case, bool], Result]:
 
 
 class MahjongLines(JudgeLines):
-    """A line numbers its case; a ready hand's waited tiles are known tiles, each once, in the judge's order.
-
-    >>> ENGINE.lines.parse(7, "Case 7: 5W 6W"), ENGINE.lines.parse(8, "Case 8: Not ready")
-    (('ready', 2, ['5W', '6W']), ('not-ready', 0, []))
-    """
+    """A line numbers its case; a ready hand's waits are known tiles, each once, in the judge's order."""
 
     def make(self, index: int, outcome: str, number: int, detail: list[Any]) -> str:
         return line_of(index, detail if outcome == "ready" else ())
@@ -38,7 +34,7 @@ class MahjongLines(JudgeLines):
         if said == "Not ready":
             return "not-ready", 0, []
         waits = said.split(" ")
-        kinds = [_KIND.get(tile, -1) for tile in waits]
+        kinds = [KIND.get(tile, -1) for tile in waits]
         if min(kinds) < 0 or kinds != sorted(set(kinds)):
             return None
         return "ready", len(waits), waits
@@ -75,14 +71,7 @@ class MahjongEngine(Engine):
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check every proof of a trace, and that they cover exactly the waited tiles, found again by
-        a plain search. The line is numbered 1 (a trace does not know its case's).
-
-        >>> hand = "1W 1W 1W 1W 2W 3W 4W 5W 6W 7W 8W 9W 9W"
-        >>> ENGINE.replay(hand, {"version": 1, "proofs": ["9W|9W 9W|1W 1W 1W|1W 2W 3W|4W 5W 6W|7W 8W 9W"]})
-        Traceback (most recent call last):
-        ...
-        worker.engines.results.TraceError: the hand waits for 3W 6W 9W, the trace proves 9W
-        """
+        a plain search. The line is numbered 1 (a trace does not know its case's)."""
         try:
             counts = counts_of(text)
         except InputError as error:
@@ -137,8 +126,6 @@ class MahjongEngine(Engine):
 
 
 _WALL: list[str] = [tile for tile in TILES for _ in range(MAX_COPIES)]
-#: Each tile's kind: its place in the judge's order.
-_KIND = {tile: kind for kind, tile in enumerate(TILES)}
 
 
 def _winning_hand(rng: random.Random) -> list[str]:

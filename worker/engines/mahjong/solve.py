@@ -11,7 +11,6 @@ suit group's class and those tiles (:mod:`.tablegen` builds it).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from worker.engines.mahjong.read import counts_of, recent
 from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
@@ -21,8 +20,7 @@ from worker.engines.reading import Case
 from worker.engines.results import Result, plain
 
 _NO_ENTRY: tuple[str | None, int] = (None, 0)
-#: Suit keys whose value is not in the one-byte table: key -> value index (see
-#: :func:`.tablegen.build_table`).
+#: Suit keys whose value is not in the one-byte table: key -> value index (:func:`.tablegen.build_table`).
 _rare: dict[int, int] = {}
 
 
@@ -51,8 +49,9 @@ def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
 
 def make_solver() -> Callable[[Case, bool], Result]:
     """Read the table file and build the solver (once a process)."""
-    payload, at, suit_values, honour_values, rare = read_table()
-    _rare.update((entry >> 16, entry & 0xFFFF) for entry in rare)
+    payload, at, suit_values, honour_values, rare_keys = read_table()
+    rare = _rare
+    rare.update((entry >> 16, entry & 0xFFFF) for entry in rare_keys)
     view = memoryview(payload)
     suits, honours = view[at : at + SUIT_KEYS], view[at + SUIT_KEYS : at + SUIT_KEYS + HONOUR_KEYS]
     # Lists indexed by a value index: the class code, and per group the tiles of the mask.
@@ -65,29 +64,9 @@ def make_solver() -> Callable[[Case, bool], Result]:
     # In the table, byte 255 means "a rare key": its code takes any sum out of the ready
     # cases, so that the solver looks the key up among the rare ones.
     byte_codes = codes[:RARE_BYTE] + [RARE]
-    return _make_solver(suits, honours, byte_codes, codes, honour_codes, names)
-
-
-def _names_by_mask(names: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """The names picked by each mask of ``len(names)`` bits, lowest bit first.
-
-    >>> _names_by_mask(("a", "b", "c"))[5]
-    ('a', 'c')
-    """
-    by_mask: list[tuple[str, ...]] = [()]
-    for mask in range(1, 1 << len(names)):
-        low = mask & -mask
-        by_mask.append((names[low.bit_length() - 1], *by_mask[mask ^ low]))
-    return by_mask
-
-
-def _make_solver(suits: Any, honours: Any, byte_codes: list[int], codes: list[int], honour_codes: list[int],
-                 names: list[list[tuple[str, ...]]]) -> Callable[[Case, bool], Result]:
-    """``ENGINE.solve`` with the table bound to local names (the hot path)."""
     mask = GROUP_MASK
     unit = KEY_UNIT.__getitem__
     queue = recent
-    rare = _rare
     line = line_of
     new = object.__new__ if plain(Result, ("outcome", "number", "detail", "line", "trace")) else None
     n_t, n_s, n_w, n_h = names
@@ -141,3 +120,15 @@ def _make_solver(suits: Any, honours: Any, byte_codes: list[int], codes: list[in
 
     return solve
 
+
+def _names_by_mask(names: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The names picked by each mask of ``len(names)`` bits, lowest bit first.
+
+    >>> _names_by_mask(("a", "b", "c"))[5]
+    ('a', 'c')
+    """
+    by_mask: list[tuple[str, ...]] = [()]
+    for mask in range(1, 1 << len(names)):
+        low = mask & -mask
+        by_mask.append((names[low.bit_length() - 1], *by_mask[mask ^ low]))
+    return by_mask

@@ -1,11 +1,6 @@
-"""The mahjong table file, ``table.bin``, as the solver reads it.
-
-The file is the magic, then two sections, each as its size, its compressed size (u32
-little-endian each) and itself compressed as raw deflate (no zlib header or checksum:
-checking 2 MB would cost a millisecond at every start). Section 0 is the solver's table,
-section 1 the splits that only traces read; :mod:`.tablegen` builds both and documents
-their layout.
-"""
+"""The mahjong table file, ``table.bin``, as the solver reads it: the magic, then two sections, each
+its size, its compressed size (u32 little-endian) and itself as raw deflate (no checksum to verify at
+every start). Section 0 is the solver's table, section 1 the splits traces read (:mod:`.tablegen`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Building the mahjong table file (``table.bin``): ``python -m worker.engines.mahjong.tablegen``.
-Build tooling: the solver only reads the file (:mod:`.table`), and a test checks it is what this builds.
-"""
+"""Building ``table.bin``: ``python -m worker.engines.mahjong.tablegen``. Build tooling: the solver
+only reads the file (:mod:`.table`); a test checks it is what this builds."""
 
 from __future__ import annotations
 
@@ -25,10 +24,9 @@ def build_table() -> bytes:
                          counts); 255 means "a rare key"
         5**7 x u8        the honour value of every honour key
 
-    Value 0 is the dead group. A suit's mask is the ranks that make it E when it holds
-    3n+1 tiles, M when it holds 3n+2; an honour group's mask is its pairs (E) or its lone
-    tile (X). The 255 values most keys use fit the byte; the few keys of the others are
-    listed apart, so the table is one byte a key.
+    Value 0 is the dead group. A suit's mask is the ranks that make it E (3n+1 tiles) or M (3n+2);
+    an honour group's, its pairs (E) or its lone tile (X). The 255 values most keys use fit the
+    byte; the few keys of the others are listed apart.
     """
     suit_classes = _suit_classes()
     honour_classes = _honour_classes()
@@ -59,12 +57,11 @@ def build_split_table() -> bytes:
     """One split of every suit key that splits into melds, with or without an eye:
     section 1 of ``table.bin``, uncompressed (only traces read it).
 
-    Layout, little-endian: ``u32 N``, then ``N x u32`` keys, ascending, each written as
-    its difference from the one before (which compresses well), then ``N x u32`` splits
-    packed as ``eye rank + 1`` (0: no eye) in bits 0-3, the number of melds in
-    bits 4-6, and meld ``i`` in bits ``8 + 4i`` up: a pong of rank ``r`` is ``r``, a chow
-    starting at rank ``r`` is ``9 + r``. The eye is the lowest rank that leaves melds;
-    melds are taken from the lowest tile up, a pong when what is left still splits.
+    Layout, little-endian: ``u32 N``, ``N x u32`` keys ascending as differences (they compress),
+    ``N x u32`` splits: ``eye rank + 1`` (0: none) in bits 0-3, the meld count in bits 4-6, meld
+    ``i`` in bits ``8 + 4i`` up (a pong of rank ``r`` is ``r``, a chow from ``r`` is ``9 + r``).
+    The eye is the lowest rank that leaves melds; melds go from the lowest tile up, a pong when
+    what is left still splits.
     """
     only_melds, with_eye = _suit_sets()
     splits = {}

@@ -1,17 +1,5 @@
-"""Mahjong traces: a proof per waited tile, and their replay against a plain search.
-
-``{"version": 1, "proofs": ["1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S", ...]}``: a proof
-a waited tile, in the answer's order: the tile, the eye, then four melds (a pong, or a
-chow rising) in the judge order of their first tiles: the hand plus the tile. The replay
-checks each, and that they cover the waits :func:`reference_waits` finds without the table.
-
->>> from worker.engines.reading import Case
->>> from worker.engines.mahjong import ENGINE
->>> hand = "1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA"
->>> ENGINE.solve(Case(1, hand)).trace["proofs"]  # doctest: +NORMALIZE_WHITESPACE
-['1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S', '4S|FA FA|1S 2S 3S|1S 2S 3S|2S 3S 4S|7S 8S 9S',
- 'FA|1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S|FA FA FA']
-"""
+"""Mahjong traces, a proof per waited tile (format: ``docs/traces.md``), and their replay
+against a plain search (:func:`reference_waits`)."""
 
 from __future__ import annotations
 

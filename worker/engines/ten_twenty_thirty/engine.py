@@ -58,13 +58,7 @@ class TenTwentyThirtyTraces(results.Traces):
 
 class TenTwentyThirty(Engine):
     """UVa 246. ``Result.number`` is the deal count ``N``; ``Result.detail`` is ``[]``, or
-    ``[S]`` for a draw, ``S`` being the deal after which the repeated state was first seen.
-
-    >>> r = ENGINE.solve(Case(1, "10 5 4 3 5 7 10 8 2 3 9 10 8 4 5 1 7 6 7 2 6 9 10 2 3 10 3 4 4 9 "
-    ...                          "10 1 1 10 5 10 10 1 8 10 7 8 10 6 10 10 10 9 6 2 10 10"), trace=False)
-    >>> r.outcome, r.number, r.detail, r.line, ENGINE.lines.extra(r.outcome, r.number, r.detail)
-    ('draw', 73, [55], 'Draw: 73', 55)
-    """
+    ``[S]`` for a draw, ``S`` being the deal after which the repeated state was first seen."""
 
     slug = "10-20-30"
     title = "10-20-30 (UVa 246)"
@@ -89,13 +83,7 @@ class TenTwentyThirty(Engine):
         return _solve_here(case.text, trace, False)[0]
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON.
-
-        >>> result, packed = ENGINE.solve_packed(Case(1, "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 "
-        ...     "1 7 6 9 5 3 10 10 4 10 9 2 1 10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2"))
-        >>> result.line, len(packed), ENGINE.traces.unpack(packed)["picks"][:5]
-        ('Win : 66', 212, 'babab')
-        """
+        """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON."""
         core = self.core
         played = None if core is None else core.play(case.text, core.PACKED)
         if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]

@@ -54,14 +54,7 @@ class Game:
     """One game of a deck of residues (10 is 0), kept as the trace wants it: ``cards`` (every card in
     the order it went under the deck), ``piles``, ``picks`` and ``when`` (each pick-up's combination
     and deal), ``gone`` (deal and pile of each emptied pile), at the end ``outcome``, ``dealt``
-    (``N``) and ``seen`` (a draw's first sighting, else 0). Bytes: a state hashes quickly.
-
-    >>> deck = ("10 5 4 3 5 7 10 8 2 3 9 10 8 4 5 1 7 6 7 2 6 9 10 2 3 10 3 4 4 9 10 1 1 "
-    ...         "10 5 10 10 1 8 10 7 8 10 6 10 10 10 9 6 2 10 10")
-    >>> game = Game([int(value) % 10 for value in deck.split()]).play()
-    >>> game.outcome, game.dealt, game.seen, bytes(game.picks[:3]), game.when[:3]
-    (2, 73, 55, b'\\x00\\x01\\x02', [21, 40, 43])
-    """
+    (``N``) and ``seen`` (a draw's first sighting, else 0). Bytes: a state hashes quickly."""
 
     __slots__ = ("cards", "dealt", "gone", "outcome", "picks", "piles", "seen", "when")
 

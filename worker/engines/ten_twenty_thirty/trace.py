@@ -1,39 +1,11 @@
-"""10-20-30 traces: the JSON form, the stored form, and the replay move by move.
-
-A trace (version 2) is ``{"version": 2, "cards", "after", "picks", "piles", "deck"}``, and
-``"seen"`` for a draw; a card is a character, ``1``-``9`` or ``T``:
-
-- ``cards``: every card in the order it went under the deck, the input's 52 then three a
-  pick-up (pick-up ``j`` puts ``cards[52 + 3*j : 55 + 3*j]`` under it); deal ``k`` deals
-  ``cards[k - 1]`` onto the next pile still there, round from pile 0;
-- ``after``: a base-36 digit a deal, the pick-ups that follow it;
-- ``picks``: a letter a pick-up, ``a`` first two + last, ``b`` first + last two, ``c`` last three;
-- ``piles`` (bottom card first) and ``deck`` (top first): the end state; ``seen`` the deal
-  after which a draw's end state was first seen.
-
-Strings keep a game of hundreds of moves small. Version 1 (before 2026-12-01) also had
-``deals``, which :func:`upgrade` drops. Stored, a win or a loss is packed (:func:`pack`,
-about 280 bytes: the cards, a byte a pick-up, the piles gone, the end state) and a draw,
-played by :class:`.rules.Game` anyway, is its JSON.
-
->>> from worker.engines.reading import Case
->>> from worker.engines.ten_twenty_thirty import ENGINE
->>> sample = (
-...     "2 6 5 10 10 4 10 10 10 4 5 10 4 5 10 9 7 6 1 7 6 9 5 3 10 10 4 10 9 2 1 "
-...     "10 1 10 10 10 3 10 9 8 10 8 7 1 2 8 6 7 3 3 8 2")
->>> trace = ENGINE.solve(Case(1, sample)).trace
->>> trace["cards"][:10]
-'265TT4TTT4'
->>> trace["after"][14:30], trace["picks"][:2], trace["cards"][52:58]
-('0000000010010010', 'ba', '695TTT')
-"""
+"""10-20-30 traces (format: ``docs/traces.md``): the JSON form, the stored form (a win or a loss
+packed by :func:`pack`, a draw as JSON) and the replay move by move; version 1 reads too."""
 
 from __future__ import annotations
 
 import struct
 from array import array
 from collections.abc import Generator
-from itertools import chain
 from operator import sub
 from typing import Any
 
@@ -86,7 +58,7 @@ def _build(history: bytes, dealt: int, deals: list[int], letters: bytes | bytear
         "cards": cards,
         "after": after[1:].translate(_COUNT_OF).decode("ascii"),
         "picks": letters.decode("ascii"),
-        "piles": ends.translate(_CHAR_OF).decode("ascii").split("|")[1:],
+        "piles": _pile_texts(ends),
         "deck": cards[len(cards) - rem :] if rem else "",
     }
 
@@ -96,10 +68,9 @@ def deals_of(marks: bytes | bytearray) -> list[int]:
     return list(map(sub, range(DECK_SIZE, DECK_SIZE + 3 * len(marks), 3), marks.translate(_REM_OF)))
 
 
-def _piles_text(piles: list[bytearray]) -> list[str]:
-    """Piles of residues as the trace writes them."""
-    joined = bytes(chain.from_iterable([10, *p] for p in piles)).translate(_CHAR_OF)
-    return joined.decode("ascii").split("|")[1:]
+def _pile_texts(ends: bytes) -> list[str]:
+    """Piles of residues, each after a 10 or a ``STATE_SEP``, as the trace writes them."""
+    return ends.translate(_CHAR_OF).decode("ascii").split("|")[1:]
 
 
 # --------------------------------------------------------------------- the stored form
@@ -186,19 +157,7 @@ def _trace_parts(trace: Any) -> tuple[str, str, str]:
 def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple[int, int, int]]:
     """Play ``trace`` from the deck ``text`` by :class:`.rules.Game`, comparing each deal and pick-up;
     yield ``(N, piles, deck)`` after each deal, return ``(outcome, N, seen)``; :class:`TraceError`
-    where the trace leaves the rules.
-
-    >>> from worker.engines.reading import Case
-    >>> from worker.engines.ten_twenty_thirty import ENGINE
-    >>> sample = "4 3 2 10 8 10 6 8 9 5 8 10 5 3 5 4 6 9 9 1 7 6 3 5 10 10 8 10 9 10 10 7 " \\
-    ...          "2 6 10 10 4 10 1 3 10 1 1 10 2 2 10 4 10 7 7 10"
-    >>> steps = list(walk_trace(sample, ENGINE.solve(Case(1, sample)).trace))
-    >>> n, piles, deck = steps[0]
-    >>> n, piles, deck[:5], len(deck)
-    (1, [[4], [], [], [], [], [], []], [3, 2, 10, 8, 10], 51)
-    >>> len(steps), steps[-1][2]
-    (82, [])
-    """
+    where the trace leaves the rules."""
     trace = upgrade(trace)
     cards, after, picks = _trace_parts(trace)
     try:
@@ -231,7 +190,8 @@ def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple
         raise TraceError(f"the game ends at deal {dealt}, but the trace goes on")
     if cards[:DECK_SIZE] != bytes(d[:DECK_SIZE]).translate(_CHAR_OF).decode("ascii"):
         raise TraceError("the trace's cards do not start with the deck")  # a draw may deal fewer than 52
-    if trace.get("piles") != _piles_text(piles) or trace.get("deck") != cards[dealt:]:
+    ends = _pile_texts(STATE_SEP + STATE_SEP.join(piles))
+    if trace.get("piles") != ends or trace.get("deck") != cards[dealt:]:
         raise TraceError(f"the trace's end state is not the one its moves lead to (after deal {dealt})")
     if trace.get("seen", 0) != game.seen:
         raise TraceError(f"the trace says the final state was first seen after deal {trace.get('seen')}, "
