@@ -1,4 +1,4 @@
-// 10-20-30 replay (trace version 2, see worker/engines/ten_twenty_thirty/trace.py): the seven piles and
+// 10-20-30 replay (trace version 2, format: docs/traces.md): the seven piles and
 // the deck after every deal, each pick-up with its three cards and the combination that matched,
 // and for a draw the deal whose state came back.
 

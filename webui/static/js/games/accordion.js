@@ -1,4 +1,4 @@
-// Accordian Patience replay (trace version 2, see worker/engines/accordion/trace.py): the row of piles
+// Accordian Patience replay (trace version 2, format: docs/traces.md): the row of piles
 // after each deal and each move of a top card onto the pile one or three to its left.
 
 import { h } from "../util.js";

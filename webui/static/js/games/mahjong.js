@@ -1,4 +1,4 @@
-// Chinese Mahjong replay (trace version 1, see worker/engines/mahjong/trace.py): the hand, then for
+// Chinese Mahjong replay (trace version 1, format: docs/traces.md): the hand, then for
 // each waited tile the fourteen tiles grouped into the eye and four melds that prove it.
 
 import { h } from "../util.js";
