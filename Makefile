@@ -54,13 +54,14 @@ test-compose: install
 	docker/test-compose
 
 # The engines' figure, and the tests `make test` runs at a smaller size, at their full size: the native
-# core's differential against the pure-Python engines (the suite runs a tenth of it: tests/engines/
-# test_native.py RANDOM_CASES) and the newcomer's check page of a 200,000-line output (the suite's is of
-# 50,000: tests/browser/test_newcomer.py BIG_LINES).
+# core's tests against the pure-Python engines (the suite solves 3,000 random cases a game where this
+# solves 100,000, tests/engines/test_native.py RANDOM_CASES, and draws 100 examples a property test
+# where this draws 250, EXAMPLES, which test_faults.py shares) and the newcomer's check page of a
+# 200,000-line output (the suite's is of 50,000: tests/browser/test_newcomer.py BIG_LINES).
 bench: install
 	$(BIN)/python -m bench.engines
-	DEALER_DIFFERENTIAL_CASES=100000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/engines/test_native.py \
-		-k random_cases_in_bulk
+	DEALER_DIFFERENTIAL_CASES=100000 DEALER_PROPERTY_EXAMPLES=250 $(BIN)/python -m pytest -q -p no:cacheprovider \
+		tests/engines/test_native.py tests/engines/test_faults.py
 	DEALER_BIG_CHECK_LINES=200000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_newcomer.py
 
 bench-generate: install

@@ -10,6 +10,7 @@ it may name what no longer exists.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -50,21 +51,25 @@ def files(*places: str) -> list[Path]:
     return found
 
 
-def service_reads() -> set[str]:
-    return {f"DEALER_{item.name.upper()}" for item in fields(Settings)} | read_in(
-        files("worker", "webui", "docker-compose.yml"))
+@functools.cache
+def service_reads() -> frozenset[str]:
+    # Read once a run: the parametrized test below asks for each of the guide's names.
+    return frozenset({f"DEALER_{item.name.upper()}" for item in fields(Settings)} | read_in(
+        files("worker", "webui", "docker-compose.yml")))
 
 
-def harness_reads() -> set[str]:
-    return read_in(files("tests", "bench", "docker"))
+@functools.cache
+def harness_reads() -> frozenset[str]:
+    return frozenset(read_in(files("tests", "bench", "docker")))
 
 
-def guide_names() -> set[str]:
+@functools.cache
+def guide_names() -> frozenset[str]:
     pages = [p for p in (ROOT / "docs").rglob("*.md") if p.name != "changelog.md"]
     pages.append(ROOT / "ARCHITECTURE.md")
     text = "\n".join(p.read_text() for p in pages)
     text += hook("settings").table() + hook("cli").reference()
-    return set(re.findall(NAME, text))
+    return frozenset(re.findall(NAME, text))
 
 
 def test_the_readers_are_found() -> None:

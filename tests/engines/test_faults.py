@@ -16,12 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.engines.samples import CASES, DECK1, DECK2, DRAW, LOSS, WIN
+from tests.engines.test_native import EXAMPLES
 from worker import engines
 from worker.engines import get, native
 from worker.engines.engine import Engine
 from worker.engines.reading import FAULTS_KEPT, Case, Diagnostic, Faults, InputError
 
-FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 games = pytest.mark.parametrize("game", engines.names())
 
 GOOD = {"10-20-30": [WIN, LOSS, DRAW], "accordion": [DECK1, DECK2],

@@ -7,12 +7,14 @@ blocks, gives the same."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, note, settings
 
 from tests.support.layout_corpus import Fresh, made, mutants
 from tests.support.readings import by_blocks, by_reader, cores
 
 
+@pytest.mark.slow  # 3 CPU-seconds: its 300 examples find failures that come a few in a thousand
 @settings(max_examples=300, deadline=None)
 @given(fresh=mutants())
 # Found by random trials: a line split or doubled in a flow layout of many cards a line.
