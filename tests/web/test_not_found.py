@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.http import post_file
-from tests.support.paths import failing, judge
+from tests.support.paths import FEW_CASES, failing, judge
 from webui.converters import IdConverter
 
 #: What each name of an id in a path names.
@@ -114,7 +114,7 @@ def test_a_bad_parameter_is_named_with_its_value(client: Any, submit: Any, path:
 
 
 def test_a_failed_jobs_output_says_it_failed_and_where_its_partial_output_is(client: Any) -> None:
-    data, _ = failing("10-20-30")
+    data, _ = failing("10-20-30", FEW_CASES)
     job_id = post_file(client, data, "10-20-30").get_json()["id"]
     assert client.get(f"/api/jobs/{job_id}").get_json()["status"] == "failed"
     response = client.get(f"/api/jobs/{job_id}/output")
