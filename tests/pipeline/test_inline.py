@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.support.jobs import output, replace_trace, submit
-from tests.support.paths import JUDGE_DATA, failing
+from tests.support.paths import JUDGE_DATA, failing, first_cases
 from worker import engines
 from worker.jobs.errors import Conflict, Invalid
 from worker.jobs.filters import ResultFilter
@@ -20,9 +20,8 @@ from worker.store.chunks import coverage
 from worker.store.database import Database
 from worker.store.models import Chunk, Job
 
-#: The first 200 decks of the accordion random-2000 file (29 chunks of the tests' seven decks), for the tests
-#: that need a job of many chunks, not the whole file's 286: every chunk solved costs the test its share.
-DECKS = b"".join((JUDGE_DATA / "accordion" / "random-2000.in").read_bytes().splitlines(keepends=True)[:400]) + b"#\n"
+#: A job of many chunks (29 of the tests' seven decks), for the tests that need no more.
+DECKS = first_cases("accordion", 200)
 
 
 @pytest.mark.parametrize("game, name", [("accordion", "random-2000"), ("accordion", "sample")])
