@@ -34,10 +34,10 @@ def first_cases(game: str, cases: int) -> bytes:
 
 
 def failing(game: str, cases: int = 2000) -> tuple[bytes, int]:
-    """A judge file of ``game``: the first ``cases`` cases of its random-2000 file, then a line ``N`` (returned)
-    of the bad token ``X``: a job of it fails there (a file whose start does not read as its game is refused
-    at upload instead). Where a test needs only a failed job, a few chunks of cases make one: each case
-    solved costs the test its share (the whole file was 286 chunks of the tests' seven cases)."""
+    """A judge file of ``game``: the first ``cases`` cases of its random-2000 file, then a line ``N``
+    (returned) of the bad token ``X``: a job of it fails there (a file whose start does not read as its
+    game is refused at upload instead). Where a test needs only a failed job, a few chunks of cases make
+    one (:data:`FEW_CASES`): the whole file is 286 chunks of the tests' seven cases, each solved."""
     head, terminator = _random_2000(game, cases)
     return b"".join(head) + b"X\n" + terminator, len(head) + 1
 

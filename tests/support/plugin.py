@@ -74,9 +74,9 @@ class CompiledTemplates(BytecodeCache):
         self._code: dict[str, tuple[str, CodeType]] = {}
 
     def load_bytecode(self, bucket: Bucket) -> None:
-        checksum, code = self._code.get(bucket.key, ("", None))
-        if code is not None and checksum == bucket.checksum:
-            bucket.code = code
+        kept = self._code.get(bucket.key)
+        if kept is not None and kept[0] == bucket.checksum:
+            bucket.code = kept[1]
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         if bucket.code is not None:
@@ -363,10 +363,10 @@ def put_rows(db: Database, rows: Rows) -> None:
         if db.dialect == "postgresql":
             for table in Base.metadata.sorted_tables:
                 key = list(table.primary_key.columns)
-                if rows[table.name] and len(key) == 1 and key[0].autoincrement is not False \
-                        and isinstance(rows[table.name][0][key[0].name], int):
-                    connection.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', "
-                                            f"'{key[0].name}'), (SELECT max({key[0].name}) FROM {table.name}))"))
+                if rows[table.name] and len(key) == 1 and isinstance(rows[table.name][0][key[0].name], int):
+                    name, column = table.name, key[0].name
+                    connection.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', '{column}'),"
+                                            f" (SELECT max({column}) FROM {name}))"))
 
 
 @pytest.fixture

@@ -193,7 +193,8 @@ def test_pages_of_cases_by_verdict(db: Database, settings: Settings, monkeypatch
     monkeypatch.setattr(compare, "PART_LINES", 64)  # parts of 64 lines: pages cross parts
     # Chunks of 100 cases: pages and parts still cross chunks, and the job is 20 chunks, not 286 of seven.
     settings = replace(settings, chunk_size=100)
-    client = create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db).test_client()
+    app = create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db)
+    client = app.test_client()
     path = judge("mahjong", "random-2000")
     job = submit_to(client, "mahjong/random-2000", "mahjong")
     lines = path.with_suffix(".out").read_bytes().split(b"\n")[:-1]
