@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.support.jobs import output, replace_trace, submit
-from tests.support.paths import JUDGE_DATA, failing
+from tests.support.paths import JUDGE_DATA, failing, first_cases
 from worker import engines
 from worker.jobs.errors import Conflict, Invalid
 from worker.jobs.filters import ResultFilter
@@ -19,6 +19,9 @@ from worker.jobs.timeouts import CaseTimeout
 from worker.store.chunks import coverage
 from worker.store.database import Database
 from worker.store.models import Chunk, Job
+
+#: A job of many chunks (29 of the tests' seven decks), for the tests that need no more.
+DECKS = first_cases("accordion", 200)
 
 
 @pytest.mark.parametrize("game, name", [("accordion", "random-2000"), ("accordion", "sample")])
@@ -61,14 +64,14 @@ def test_a_malformed_line_past_the_start_fails_the_job_and_keeps_the_cases_befor
 
 
 def test_chunk_delivered_twice_stores_each_case_once(service, db: Database, settings, dispatcher) -> None:
-    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    job = submit(service, DECKS, "accordion")
     with db.session() as session:
         chunk_ids = session.scalars(select(Chunk.id).where(Chunk.job_id == job.id)).all()
     for chunk_id in chunk_ids[:5]:
         solve_chunk(db, settings, chunk_id)
     with db.session() as session:
         stored = session.get(Job, job.id)
-        assert coverage(session, job.id) == (2000, 2000) and stored.total == stored.done == 2000
+        assert coverage(session, job.id) == (200, 200) and stored.total == stored.done == 200
 
 
 def test_a_file_solved_before_is_copied_not_solved(service, case_queries, queries, db: Database, settings) -> None:
@@ -127,7 +130,7 @@ def test_a_copy_whose_source_went_away_is_split_instead(service, queries, db: Da
 
 def test_cancel_stops_remaining_chunks(service, queries, db: Database, settings, dispatcher) -> None:
     dispatcher.immediate = False
-    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    job = submit(service, DECKS, "accordion")
     kind, ident = dispatcher.queue.popleft()
     split_job(db, settings, ident, dispatcher)
     solve_chunk(db, replace(settings, solve_run_seconds=0), dispatcher.queue.popleft()[1])  # one chunk alone
@@ -161,7 +164,7 @@ def test_a_rerun_whose_upload_goes_as_it_is_made_solves_the_stored_cases(service
 
 def test_sweep_resends_lost_chunks(service, queries, db: Database, settings, dispatcher) -> None:
     dispatcher.immediate = False
-    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    job = submit(service, DECKS, "accordion")
     dispatcher.drain()
     assert queries.job(job.id).status == "succeeded"
     # now lose every message of a new job, as a broker restart would

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import Connection, Engine, select, text
 
 from tests.support.jobs import submit
-from tests.support.paths import JUDGE_DATA
+from tests.support.paths import first_cases
 from tests.support.plugin import postgres_settings
 from worker.testing.waiting import until
 from worker.config import Settings
@@ -27,6 +27,9 @@ from worker.store.chunks import Blobs
 from worker.store.database import Database
 from worker.store.models import Chunk, Job, Upload, utcnow
 from worker.store.uploads import release
+
+#: A job of many chunks (29 of the tests' seven decks): the tests lock two of them, or end the last.
+DECKS = first_cases("accordion", 200)
 
 
 @pytest.fixture
@@ -39,7 +42,7 @@ def settings(postgres_url: str, tmp_path: Path) -> Settings:
 def solving_job(db: Database, settings: Settings, service, dispatcher) -> Iterator[tuple[Engine, int, list[int]]]:
     """A job split into chunks, none of them solved yet."""
     dispatcher.immediate = False
-    job = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion")
+    job = submit(service, DECKS, "accordion")
     dispatcher.queue.popleft()
     split_job(db, settings, job.id, dispatcher)
     dispatcher.queue.clear()
@@ -95,7 +98,7 @@ def test_an_upload_is_released_while_its_job_ends_without_a_deadlock(db: Databas
     (the lock order: a job, then its upload)."""
     dispatcher.immediate = False
     monkeypatch.setattr("worker.jobs.split.release", lambda db, upload_id: None)  # released below, by hand
-    job_id = submit(service, (JUDGE_DATA / "accordion" / "random-2000.in").read_bytes(), "accordion").id
+    job_id = submit(service, DECKS, "accordion").id
     split_job(db, settings, job_id, dispatcher)
     with db.session() as session:
         job = session.get(Job, job_id)

@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.inline import InlineDispatcher
 from tests.support.jobs import submit
+from tests.support.plugin import Rows, put_rows, rows_of
 from worker import work
 from worker.config import Settings
 from worker.jobs import cases as job_cases
@@ -30,12 +31,22 @@ from worker.testing.data import random_judge_file
 JOBS = 4
 
 
+#: The rows and the jobs' ids :func:`_jobs` made first on each kind of database, for the module's next tests.
+_MADE: dict[str, tuple[Rows, list[int]]] = {}
+
+
 def _jobs(db: Database, settings: Settings, tmp_path: Path) -> tuple[JobService, list[int]]:
-    """``JOBS`` finished 10-20-30 jobs of several chunks each (different files: none copied)."""
+    """``JOBS`` finished 10-20-30 jobs of several chunks each (different files: none copied), in the test's
+    empty database: made by the first test on each kind of database, their rows put back for the others."""
     settings = dataclasses.replace(settings, chunk_size=40)
     service = JobService(db, settings, InlineDispatcher(db, settings))
+    if db.dialect in _MADE:
+        rows, ids = _MADE[db.dialect]
+        put_rows(db, rows)
+        return service, ids
     ids = [submit(service, random_judge_file(tmp_path / f"{seed}.in", "10-20-30", 150, seed).read_bytes(),
                   "10-20-30").id for seed in range(JOBS)]
+    _MADE[db.dialect] = rows_of(db), ids
     return service, ids
 
 

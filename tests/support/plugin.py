@@ -22,10 +22,14 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 import psycopg
 import pytest
+from flask import Flask
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from sqlalchemy import text
@@ -58,6 +62,29 @@ TEST_SETTINGS = {"chunk_size": TEST_CHUNK_SIZE, "result_cache": False, "split_pa
 # is bench/'s to say, side by side; here only what it does.
 hypothesis_settings.register_profile("dealer", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile("dealer")
+
+
+class CompiledTemplates(BytecodeCache):
+    """The pages' templates compiled once a process, not once an app: every test's app has a Jinja
+    environment of its own, and compiling a page's three templates again cost each test that renders one
+    a tenth of a second of CPU, more than the rest of its request. Jinja checks each template's source
+    against its checksum before it takes the code."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, tuple[str, CodeType]] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        kept = self._code.get(bucket.key)
+        if kept is not None and kept[0] == bucket.checksum:
+            bucket.code = kept[1]
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        if bucket.code is not None:
+            self._code[bucket.key] = (bucket.checksum, bucket.code)
+
+
+# Every app of this process (each made by ``create_app``, whose Jinja options are Flask's) shares them.
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": CompiledTemplates()}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -311,6 +338,35 @@ def unchanged(settings: Settings) -> Iterator[None]:
     yield
     changed = [name for name, digest in _contents(settings).items() if before[name] != digest]
     assert not changed, f"tests that were to only read changed the tables {changed}"
+
+
+#: Every table's rows, by table: what :func:`rows_of` read and :func:`put_rows` writes back.
+Rows = dict[str, list[dict[str, Any]]]
+
+
+def rows_of(db: Database) -> Rows:
+    """Every row of the database, to put back into an empty one of its kind (:func:`put_rows`): for a
+    module whose tests each start from the same jobs and change them, made once (the split and the solve
+    of several jobs cost a test seconds, putting their rows back a few milliseconds)."""
+    with db.engine.connect() as connection:
+        return {table.name: [dict(row._mapping) for row in connection.execute(table.select())]
+                for table in Base.metadata.sorted_tables}
+
+
+def put_rows(db: Database, rows: Rows) -> None:
+    """Write ``rows`` (:func:`rows_of`) into ``db``, empty, as they were: the same ids, and on PostgreSQL
+    its sequences on past them, as making the rows would have left them."""
+    with db.engine.begin() as connection:
+        for table in Base.metadata.sorted_tables:
+            if rows[table.name]:
+                connection.execute(table.insert(), rows[table.name])
+        if db.dialect == "postgresql":
+            for table in Base.metadata.sorted_tables:
+                key = list(table.primary_key.columns)
+                if rows[table.name] and len(key) == 1 and isinstance(rows[table.name][0][key[0].name], int):
+                    name, column = table.name, key[0].name
+                    connection.execute(text(f"SELECT setval(pg_get_serial_sequence('{name}', '{column}'),"
+                                            f" (SELECT max({column}) FROM {name}))"))
 
 
 @pytest.fixture

@@ -71,11 +71,11 @@ def test_a_malformed_file_is_refused_naming_line_and_column_or_fails_its_job_pas
     response = upload(client, bad_deck(), "10-20-30")
     assert response.status_code == 400
     assert response.get_json()["error"] == 'line 1, column 33: "11" is not a card value (1-10)'
-    data, line = failing("10-20-30")
+    data, line = failing("10-20-30", 1000)  # a count of thousands, as the message writes them
     job = client.get(f"/api/jobs/{upload(client, data, '10-20-30').get_json()['id']}").get_json()
     assert job["status"] == "failed"
     assert job["error"].startswith(f'line {line}, column 1: "X" is not a card value (1-10): the file is no valid '
-                                   "judge file; its 2,000 good decks are kept")
+                                   "judge file; its 1,000 good decks are kept")
 
 
 def _small_app(settings: Any, dispatcher: Any, limit: int) -> Any:

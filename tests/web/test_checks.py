@@ -4,15 +4,19 @@ checks on one job, a check made before its job has finished, refusals, pages of 
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from tests.support.http import post_file
+from tests.support.inline import InlineDispatcher
 from tests.support.jobs import stored_uploads
-from tests.support.paths import failing, judge
+from tests.support.paths import FEW_CASES, failing, judge
+from tests.web.conftest import submit_to
 from tests.web.test_openapi import _validate
 from worker.checks import compare
+from worker.config import Settings
 from worker.store.database import Database
 
 OUT = judge("10-20-30", "sample").with_suffix(".out").read_bytes()  # b"Win : 66\nLoss: 82\nDraw: 73\n"
@@ -115,7 +119,7 @@ def test_an_expected_output_that_is_no_text_makes_no_job(client: Any, db: Databa
 
 
 def test_a_failed_job_refuses_checks(client: Any, submit: Any, db: Database, settings: Any) -> None:
-    data, line = failing("10-20-30")
+    data, line = failing("10-20-30", FEW_CASES)
     failed = submit(data, "10-20-30")
     assert failed["status"] == "failed"
     before = stored_uploads(db)
@@ -129,7 +133,7 @@ def test_a_failed_job_refuses_checks(client: Any, submit: Any, db: Database, set
 
 def test_a_pending_check_of_a_job_that_then_fails_shows_as_failed(client: Any, dispatcher: Any) -> None:
     dispatcher.immediate = False
-    job = post_file(client, failing("10-20-30")[0], "10-20-30").get_json()
+    job = post_file(client, failing("10-20-30", FEW_CASES)[0], "10-20-30").get_json()
     check = post_check(client, job["id"], OUT).get_json()
     dispatcher.drain()
     assert client.get(f"/api/jobs/{job['id']}").get_json()["status"] == "failed"
@@ -183,10 +187,16 @@ def test_refusals_say_why(client: Any, job: dict[str, Any]) -> None:
     assert client.get(f"/api/checks/{check['id']}/cases?per_page=100000").status_code == 400
 
 
-def test_pages_of_cases_by_verdict(client: Any, submit: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pages_of_cases_by_verdict(db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webui.app import create_app
+
     monkeypatch.setattr(compare, "PART_LINES", 64)  # parts of 64 lines: pages cross parts
+    # Chunks of 100 cases: pages and parts still cross chunks, and the job is 20 chunks, not 286 of seven.
+    settings = replace(settings, chunk_size=100)
+    app = create_app(settings, InlineDispatcher(db, settings), config={"TESTING": True}, db=db)
+    client = app.test_client()
     path = judge("mahjong", "random-2000")
-    job = submit("mahjong/random-2000", "mahjong")
+    job = submit_to(client, "mahjong/random-2000", "mahjong")
     lines = path.with_suffix(".out").read_bytes().split(b"\n")[:-1]
     wrong = {k for k in range(0, 2000, 7)}
     spaced = {k for k in range(3, 2000, 11)} - wrong

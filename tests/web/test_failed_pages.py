@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.http import post_file
-from tests.support.paths import failing, failing_midway
+from tests.support.paths import FEW_CASES, failing, failing_midway
 from worker.jobs.views import JobView
 
 #: What the job view says of a file's faults (the first of them and their count), where the service lists them.
@@ -25,7 +25,7 @@ FAULTS = [{"line": 4, "column": 9, "message": 'line 4, column 9: "X" is not a ca
 
 @pytest.fixture
 def failed(client: Any) -> dict[str, Any]:
-    data, _ = failing("10-20-30")
+    data, _ = failing("10-20-30", FEW_CASES)
     job = client.get(f"/api/jobs/{post_file(client, data, '10-20-30').get_json()['id']}").get_json()
     assert job["status"] == "failed"
     return job

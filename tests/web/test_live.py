@@ -11,6 +11,7 @@ from typing import Any, Self
 from sqlalchemy import event, select
 
 from tests.support.events import next_write
+from tests.support.paths import first_cases
 from webui import live
 from worker.config import Settings
 from worker.jobs import throughput
@@ -88,9 +89,9 @@ def test_the_workers_view_shows_the_chunk_each_process_solves_now(db: Database, 
 
 
 def test_a_jobs_throughput_covers_its_run(client: Any, submit: Any) -> None:
-    job = submit("10-20-30/random-2000", "10-20-30")
+    job = submit(first_cases("10-20-30", 1000), "10-20-30")
     data = client.get(f"/api/jobs/{job['id']}/throughput").get_json()
-    assert data["cases"] == 2000 and sum(p["cases"] for p in data["points"]) == 2000
+    assert data["cases"] == 1000 and sum(p["cases"] for p in data["points"]) == 1000
     assert data["interval_seconds"] >= 1 and 1 <= len(data["points"]) <= 121
     assert client.get("/api/jobs/999999/throughput").status_code == 404
     assert client.get("/api/workers").get_json()["workers"] == []  # no heartbeat in these tests

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.http import post_file
-from tests.support.paths import failing, judge
+from tests.support.paths import FEW_CASES, failing, first_cases, judge
 from webui.converters import IdConverter
 
 #: What each name of an id in a path names.
@@ -62,13 +62,13 @@ def test_every_route_with_an_id_names_an_id_that_is_no_number(app: Any, client: 
 
 
 def test_a_case_number_is_weighed_against_its_jobs_cases(client: Any) -> None:
-    job = post_file(client, judge("10-20-30", "random-2000"), "10-20-30").get_json()
+    job = post_file(client, first_cases("10-20-30", 1000), "10-20-30").get_json()  # a count of thousands
     for path in (f"/api/jobs/{job['id']}/cases/{{}}", f"/jobs/{job['id']}/cases/{{}}"):
-        words = f"job {job['id']} has 2,000 cases: 0 is not one of them"
+        words = f"job {job['id']} has 1,000 cases: 0 is not one of them"
         page = not path.startswith("/api/")  # a page says it as a sentence
         assert _answer(client, "GET", path.format(0)) == (404, f"J{words[1:]}." if page else words)
         status, message = _answer(client, "GET", path.format("x"))
-        assert status == 404 and message.lower().startswith(f'job {job["id"]} has 2,000 cases: "x" is not one')
+        assert status == 404 and message.lower().startswith(f'job {job["id"]} has 1,000 cases: "x" is not one')
     # A job that does not exist is named as such, before any of its cases.
     assert _answer(client, "GET", "/api/jobs/999999/cases/0") == (404, "no job 999999")
 
@@ -114,7 +114,7 @@ def test_a_bad_parameter_is_named_with_its_value(client: Any, submit: Any, path:
 
 
 def test_a_failed_jobs_output_says_it_failed_and_where_its_partial_output_is(client: Any) -> None:
-    data, _ = failing("10-20-30")
+    data, _ = failing("10-20-30", FEW_CASES)
     job_id = post_file(client, data, "10-20-30").get_json()["id"]
     assert client.get(f"/api/jobs/{job_id}").get_json()["status"] == "failed"
     response = client.get(f"/api/jobs/{job_id}/output")

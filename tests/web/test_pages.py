@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import failing, judge
+from tests.support.paths import FEW_CASES, failing, judge
 from worker import engines
 from worker.store.database import Database
 
@@ -100,9 +100,8 @@ def test_job_page_shows_progress_counts_charts_and_actions(client: Any, submit: 
     assert re.search(r'<button[^>]*id="cancel"[^>]*hidden', html), "a finished job cannot be cancelled"
 
 
-@pytest.mark.slow
 def test_job_page_shows_the_parser_error(client: Any, submit: Any) -> None:
-    data, line = failing("accordion")
+    data, line = failing("accordion", FEW_CASES)
     job = submit(data, "accordion")
     html = client.get(f"/jobs/{job['id']}").get_data(as_text=True)
     assert "This job failed" in html and f"line {line}, column 1: &#34;X&#34; is not a card" in html
