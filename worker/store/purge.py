@@ -17,8 +17,9 @@ TOAST) keeps its place until a ``VACUUM`` finds it dead; left to autovacuum (its
 off on the server), a service that deletes as fast as it stores grows by what it deletes. So the
 purge vacuums the tables it removed rows from itself: every ``vacuum_bytes`` of blobs removed and at
 the end of each round, outside any transaction, ``SKIP_LOCKED`` (another worker's vacuum of the same
-table is as good). A plain ``VACUUM`` takes no lock that stops reads or writes, and the next rows
-stored take the space it freed: the tables stay within what the live jobs need plus what is deleted
+table is as good), ``TRUNCATE false``: cutting the empty pages off a table's end needs a lock that
+would wait up to 5 s behind any search or export reading it, and hold up the queries behind it. So the
+vacuum takes no lock that stops reads or writes, and the next rows stored take the space it freed: the tables stay within what the live jobs need plus what is deleted
 between two vacuums. SQLite needs none of it: it keeps a freed page in its file's free list and
 stores the next rows there.
 """
@@ -74,7 +75,7 @@ def vacuum(db: Database, tables: Iterable[str]) -> None:
         return
     names = ", ".join(sorted(tables))  # the purge's own table names, never input
     with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.execute(text(f"VACUUM (SKIP_LOCKED) {names}"))
+        connection.execute(text(f"VACUUM (SKIP_LOCKED, TRUNCATE false) {names}"))
 
 
 def purge_batch(db: Database, max_rows: int, max_bytes: int) -> Batch | None:
