@@ -132,8 +132,14 @@ LIVE_FOLDERS = ("browser", "faults", "integration")
 ON_SERVICES = {"settings": "postgresql", "module_settings": "postgresql", "shared_live": "production"}
 
 
+@functools.cache
+def _parts(path: Path) -> tuple[str, ...]:
+    # Once a file, not once a test: resolving a path costs a system call a part, ~3,500 tests a process.
+    return path.resolve().relative_to(ROOT).parts
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
-    parts = Path(str(item.path)).resolve().relative_to(ROOT).parts
+    parts = _parts(Path(str(item.path)))
     if parts[0] == "tests" and len(parts) > 2 and parts[1] in LIVE_FOLDERS:
         item.add_marker(pytest.mark.live)
     params = getattr(getattr(item, "callspec", None), "params", {})
