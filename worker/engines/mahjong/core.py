@@ -6,12 +6,12 @@ batch or a chunk. ``tests/engines/test_native.py`` holds it to :mod:`.solve`.
 """
 
 import cython
+import orjson
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, is_space, line_end, load64, lowest,
-                                                new_case, prefetch, put, put_int, read_text, reader, reserve,
-                                                solver, took)
+from cython.cimports.worker.engines.out import (Block, Core, Out, core, is_space, line_end, load64, lowest,
+                                                new_case, prefetch, put, put_int, reserve, took)
 
 from worker.engines.mahjong.table import read_section
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -21,9 +21,6 @@ from worker.engines.results import Result, plain
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
 _PLAIN_RESULT = cython.declare(cython.bint, plain(Result, ("outcome", "number", "detail", "line", "trace")))
-#: A record of a hand that is not ready, after its index (see :meth:`.Out.head`).
-_NOT_READY = cython.declare(
-    bytes, b',"outcome":"not-ready","number":0,"detail":[],"trace":{"version":1,"proofs":[]}}\n')
 #: The longest line the native reader takes; a longer one goes to :func:`.read.read_hands`.
 _LONGEST = cython.declare(cython.Py_ssize_t, 256)
 
@@ -51,8 +48,6 @@ _present = cython.declare(cython.ulonglong, 0)  # the kinds a hand read holds, a
 _waits = cython.declare(cython.int[34])
 _keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
 _text = cython.declare(cython.char[128])
-# A case's line or trace, written and taken with no Python code in between.
-_scratch = cython.declare(Out, Out())
 
 
 def _load() -> cython.void:
@@ -132,34 +127,6 @@ def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
-    """The hand's counts into ``_counts``, if the ``size`` bytes at ``s`` are 13 tiles (single
-    spaces, at most four of a kind); anything else is left to the engine, which knows what to say."""
-    at: cython.Py_ssize_t = 0
-    start: cython.Py_ssize_t
-    tiles: cython.int = 0
-    kind: cython.int
-    j: cython.int
-    for j in range(34):
-        _counts[j] = 0
-    while True:
-        start = at
-        while at < size and s[at] != 32:
-            at += 1
-        if at == start or at - start > 5:
-            return False
-        kind = _kind(s + start, at - start)
-        if kind < 0 or _counts[kind] == 4:
-            return False
-        _counts[kind] += 1
-        tiles += 1
-        if at == size:
-            return tiles == 13
-        at += 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
 def _value(key: cython.longlong, byte: cython.int) -> cython.int:
     """A rare suit key's value index (or ``byte`` when it is not listed, as :mod:`.solve`)."""
     low: cython.int = 0
@@ -225,24 +192,12 @@ def _solve() -> cython.int:
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _waited(text: str) -> cython.int:
-    """How many kinds the hand of ``text`` waits for (``_waits``, ``_keys``), or -1 when
-    it is not 13 valid tiles."""
-    if not read_text(_read_at, text):
-        return -1
-    if _payload is None:
-        _load()
-    return _solve()
-
-
-@cython.cfunc
 @cython.exceptval(-1)
-def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One hand of :func:`solve_chunk`: its line, its trace's JSON and how many kinds it waits
-    for; its outcome's code (ready 1, not ready 2; 0: not 13 valid tiles)."""
-    if not _read_at(s, size):
+def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+    """One hand (see ``CaseSolver`` in out.pxd): ready 1, not ready 2, 0 not 13 valid tiles between
+    single spaces; ``number`` the kinds it waits for (``_waits``)."""
+    if not _plain_hand(s, size, size):
         return 0
     if _payload is None:
         _load()
@@ -254,60 +209,32 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     return 1 if count else 2
 
 
-_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
-solve_batch = _solver.solve_batch
-solve_chunk = _solver.solve_chunk
+@cython.cfunc
+@cython.exceptval(-1)
+def _detail(records: Out, count: cython.int, extra: cython.int) -> cython.int:
+    """A record's detail: the names of the waited kinds, as orjson writes a list of them."""
+    j: cython.int
+    put(records, b"[", 1)
+    for j in range(count):
+        put(records, b',"' if j else b'"', 2 if j else 1)
+        put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
+        put(records, b'"', 1)
+    return put(records, b"]", 1)
 
 
 def solve(case: Case, trace: cython.bint) -> object:
-    """The result of a hand, as :meth:`.engine.MahjongEngine.solve`, or ``None`` when its
-    text is not 13 valid tiles (then the engine's own solver reads it, or says what is wrong)."""
-    count: cython.int = _waited(case.text)
-    if count < 0:
+    """The result of a hand, as :meth:`.engine.MahjongEngine.solve`, or ``None`` when its text is not
+    13 valid tiles (then the engine's own solver reads it, or says what is wrong)."""
+    solved: object = _core.one(case.text, case.index, trace, True)
+    if solved is None:
         return None
-    record: object = None
-    if trace:
-        _start_proofs(count)
-        record = {"version": 1, "proofs": [_proof(_waits[j]) for j in range(count)]}
-    return _result(count, _judge_line(case.index, count), record)
+    return _result(solved[1], solved[3], orjson.loads(solved[4]) if trace else None)
 
 
 def solve_packed(case: Case) -> object:
-    """As :func:`solve` with a trace, but the trace stored: ``(result, the bytes orjson.dumps
-    makes of the trace)``, written here without the trace in between; or ``None``."""
-    count: cython.int = _waited(case.text)
-    if count < 0:
-        return None
-    _scratch.size = 0
-    _put_trace(_scratch, count)
-    trace: bytes = _scratch.take()
-    return _result(count, _judge_line(case.index, count), None), trace
-
-
-@cython.cfunc
-@cython.exceptval(-1)
-def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
-    """One hand of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
-    count: cython.int = _waited(text)
-    j: cython.int
-    if count < 0:
-        return 0
-    _put_line(lines, index, count)
-    if traced and not count:  # most hands: all but the index is the same
-        put(records, b'{"index":', 9)
-        put_int(records, index)
-        put(records, _NOT_READY, len(_NOT_READY))
-    elif traced:
-        records.head(index, b"ready", count)
-        put(records, b"[", 1)
-        for j in range(count):
-            put(records, b',"' if j else b'"', 2 if j else 1)
-            put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
-            put(records, b'"', 1)
-        put(records, b'],"trace":', 10)
-        _put_trace(records, count)
-        put(records, b"}\n", 2)
-    return 1
+    """As :func:`solve` with a trace, but ``(result, the trace as orjson.dumps writes it)``; or ``None``."""
+    solved: object = _core.one(case.text, case.index, True, True)
+    return None if solved is None else (_result(solved[1], solved[3], None), solved[4])
 
 
 @cython.cfunc
@@ -356,13 +283,6 @@ def _put_line(into: Out, index: cython.longlong, count: cython.int) -> cython.in
         put(into, b" ", 1)
         put(into, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
     return 0
-
-
-@cython.cfunc
-def _judge_line(index: cython.longlong, count: cython.int) -> str:
-    _scratch.size = 0
-    _put_line(_scratch, index, count)
-    return _scratch.take_text()
 
 
 @cython.cfunc
@@ -511,9 +431,8 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     return min(at, size), line, count, False
 
 
-_reader = cython.declare(Reader, reader(_read_from))
-read = _reader.read
-read_inputs = _reader.read_inputs
+_core = cython.declare(Core, core(_case, _detail, (b"ready", b"not-ready"), _read_from, cython.NULL, cython.NULL, 0))
+solve_batch, solve_chunk, read, read_inputs = _core.solve_batch, _core.solve_chunk, _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block
 
@@ -648,15 +567,6 @@ def _start_proofs(count: cython.int) -> cython.void:
 
 
 @cython.cfunc
-def _proof(kind: cython.int) -> str:
-    """``"1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S"``: the waited tile, the eye and the
-    melds of the hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_start_proofs`)."""
-    _scratch.size = 0
-    _put_proof(_scratch, kind)
-    return _scratch.take_text()
-
-
-@cython.cfunc
 @cython.exceptval(check=False)
 def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
     """Write a kind's name at ``b[at]`` (copying its eight bytes: the room is there); where
@@ -668,7 +578,8 @@ def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_proof(into: Out, kind: cython.int) -> cython.int:
-    """:func:`_proof`'s text, written into ``into`` (after :func:`_start_proofs`)."""
+    """``1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S``: the waited tile, the eye and the melds of the
+    hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_start_proofs`)."""
     group: cython.int = kind // 9 if kind < 27 else 3
     unit: cython.longlong = _POW5[kind % 9] if kind < 27 else _POW5[kind - 27]
     g: cython.int

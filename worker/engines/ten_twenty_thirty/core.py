@@ -9,21 +9,18 @@ judge line and the traces :mod:`.trace` makes, per case or for a batch or a chun
 import cython
 import orjson
 from cython.cimports.libc.string import memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, deck_reader, is_space, put,
-                                                put_int, read_text, reserve, solver)
+from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space, put, put_int, reserve
 
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
 PLAIN, PACKED, TRACED = 0, 1, 2
-#: The outcome when the history outgrows the buffer (the packed form counts it in 16
-#: bits): the engine then plays the deck by :mod:`.play`. The others are :mod:`.rules`'.
+#: The outcomes (:mod:`.rules`'), and a game whose history outgrows the buffers (the packed form
+#: counts it in 16 bits), which the engine plays by :mod:`.play` (:func:`play` gives ``None``).
 LONG = 3
 _WIN = cython.declare(cython.int, 0)
 _LOSS = cython.declare(cython.int, 1)
 _DRAW = cython.declare(cython.int, 2)
-_LONG = cython.declare(cython.int, 3)
-_PLAIN = cython.declare(cython.int, 0)
-_PACKED = cython.declare(cython.int, 1)
+_LONG = cython.declare(cython.int, LONG)
 _CAP = cython.declare(cython.int, 65535)
 
 # The game's state in static buffers: every call holds the GIL throughout.
@@ -44,8 +41,6 @@ _table = cython.declare(cython.int[131072])
 _mask = cython.declare(cython.int, 0)
 _filled = cython.declare(cython.int, 0)
 _seen = cython.declare(cython.int, 0)  # a draw's first sighting of its final state
-# A case's line or trace, written and taken with no Python code in between.
-_scratch = cython.declare(Out, Out())
 
 #: A residue's character in traces (10 separates the end piles in the packed form).
 _CHAR = cython.declare(cython.p_const_char, b"T123456789|")
@@ -277,37 +272,6 @@ def _outcome(traced: cython.bint, out: cython.p_int) -> cython.int:
     return outcome
 
 
-def play(text: str, how: cython.int) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(outcome, N, S,
-    trace)``: ``S`` the deal after which a draw's final state was first seen (else 0),
-    ``trace`` for ``PACKED`` the stored trace (a draw's is its JSON), for ``TRACED`` the
-    JSON trace, else ``None``. ``LONG`` (a game too long for the buffers) is ``(LONG, 0, 0, None)``."""
-    out: cython.int[4] = [0, 0, 0, 0]
-    if not read_text(_read_at, text):
-        return None
-    outcome: cython.int = _outcome(how != _PLAIN, out)
-    seen: cython.int = _seen if outcome == _DRAW else 0
-    if outcome == _LONG:
-        return (outcome, 0, 0, None)
-    if how == _PLAIN:
-        return (outcome, out[0], seen, None)
-    if how == _PACKED and outcome != _DRAW:
-        return (outcome, out[0], 0, _packed(out[0], out[1], out[2], out[3]))
-    _scratch.size = 0
-    _trace_json(_scratch, seen, out[0], out[1], out[2])
-    trace: bytes = _scratch.take()
-    return (outcome, out[0], seen, trace if how == _PACKED else orjson.loads(trace))
-
-
-@cython.cfunc
-def _packed(dealt: cython.int, size: cython.int, picks: cython.int,
-            ngone: cython.int) -> bytes:
-    """:func:`.trace.pack`'s bytes (:func:`_put_packed`)."""
-    _scratch.size = 0
-    _put_packed(_scratch, dealt, size, picks, ngone)
-    return _scratch.take()
-
-
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.int,
@@ -395,41 +359,16 @@ def _put(b: cython.p_char, at: cython.Py_ssize_t, text: cython.p_const_char) -> 
     return at
 
 
-#: A judge line's start, and an outcome's word in records, by outcome.
+#: A judge line's start, by outcome.
 _LINES = cython.declare(tuple, (b"Win : ", b"Loss: ", b"Draw: "))
-_WORDS = cython.declare(tuple, (b"win", b"loss", b"draw"))
 
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
-    """One deck of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
-    out: cython.int[4] = [0, 0, 0, 0]
-    outcome: cython.int = _outcome(traced, out) if read_text(_read_at, text) else _LONG
-    if outcome == _LONG:
-        return 0
-    seen: cython.int = _seen if outcome == _DRAW else 0
-    put(lines, _LINES[outcome], 6)
-    put_int(lines, out[0])
-    if traced:
-        records.head(index, _WORDS[outcome], out[0])
-        if seen:
-            put(records, b"[", 1)
-            put_int(records, seen)
-            put(records, b'],"trace":', 10)
-        else:
-            put(records, b'[],"trace":', 11)
-        _trace_json(records, seen, out[0], out[1], out[2])
-        put(records, b"}\n", 2)
-    return 1
-
-
-@cython.cfunc
-@cython.exceptval(-1)
-def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, stored trace, ``N`` and a draw's first sighting;
-    its outcome's code (0: not finished)."""
+def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+    """One deck (see ``CaseSolver`` in out.pxd): its outcome + 1 (0: not canonical, or too long);
+    ``number`` N, ``extra`` a draw's first sighting. A draw's trace is stored as JSON too."""
     out: cython.int[4] = [0, 0, 0, 0]
     if not _read_at(s, size):
         return 0
@@ -439,7 +378,7 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     seen: cython.int = _seen if outcome == _DRAW else 0
     put(lines, _LINES[outcome], 6)
     put_int(lines, out[0])
-    if traced and outcome == _DRAW:
+    if traced and (json or outcome == _DRAW):
         _trace_json(traces, seen, out[0], out[1], out[2])
     elif traced:
         _put_packed(traces, out[0], out[1], out[2], out[3])
@@ -447,9 +386,27 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     return outcome + 1
 
 
-_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
-solve_batch = _solver.solve_batch
-solve_chunk = _solver.solve_chunk
+@cython.cfunc
+@cython.exceptval(-1)
+def _detail(records: Out, number: cython.int, seen: cython.int) -> cython.int:
+    """A record's detail: ``[seen]`` for a draw, else ``[]``."""
+    if not seen:
+        return put(records, b"[]", 2)
+    put(records, b"[", 1)
+    put_int(records, seen)
+    return put(records, b"]", 1)
+
+
+def play(text: str, how: cython.int) -> object:
+    """Play a canonical deck: ``None`` when ``text`` is not one or the game is too long for the
+    buffers, else ``(outcome, N, S, trace)``: ``S`` the deal after which a draw's final state was
+    first seen (else 0), ``trace`` for ``PACKED`` the stored trace, for ``TRACED`` the JSON trace,
+    else ``None``."""
+    solved: object = _core.one(text, 0, how != PLAIN, how == TRACED)
+    if solved is None:
+        return None
+    code, n, seen, line, trace = solved
+    return code - 1, n, seen, trace if how != TRACED else orjson.loads(trace)
 
 
 # --------------------------------------------------------------------- reading a judge file
@@ -537,9 +494,9 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
     return width
 
 
-# The native readers (see out.Reader): a standard deck's weights add up to _STANDARD.
-_reader = cython.declare(Reader, deck_reader(_plain_line, _one_card, _STANDARD))
-read = _reader.read
-read_inputs = _reader.read_inputs
+# The native core (see out.Core): a standard deck's weights add up to _STANDARD.
+_core = cython.declare(Core, core(_case, _detail, (b"win", b"loss", b"draw"), cython.NULL, _plain_line, _one_card,
+                                  _STANDARD))
+solve_batch, solve_chunk, read, read_inputs = _core.solve_batch, _core.solve_chunk, _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block
