@@ -1,6 +1,5 @@
-# The C interface of out.py, for the cores that cimport it (Cython reads this beside
-# out.py). The small writers are inline here: a call into another module per few bytes
-# would cost more than the bytes.
+# The C interface of out.py, which the cores cimport. The small writers are inline here: a call into
+# another module per few bytes would cost more than the bytes.
 from libc.string cimport memchr, memcpy
 
 cdef extern from *:
@@ -10,13 +9,6 @@ cdef extern from *:
     #else
     #define dealer_prefetch(address) ((void)(address))
     #endif
-    """
-    # Start loading the cache line of ``address``: a core that knows which lines it will
-    # read lets their misses overlap instead of waiting for each in turn.
-    void prefetch "dealer_prefetch" (const void* address) noexcept nogil
-
-cdef extern from *:
-    """
     #include <stdint.h>
     #include <string.h>
     #include <time.h>
@@ -43,6 +35,9 @@ cdef extern from *:
     #endif
     }
     """
+    # Start loading the cache line of ``address``: a core that knows which lines it will read lets
+    # their misses overlap instead of waiting for each in turn.
+    void prefetch "dealer_prefetch" (const void* address) noexcept nogil
     # Eight bytes from ``p`` as a little-endian word, whatever this machine's order (case_hash).
     unsigned long long load64 "dealer_load64" (const char* p) noexcept nogil
     # CLOCK_MONOTONIC in nanoseconds: Python's time.monotonic() on the same clock.
@@ -71,9 +66,8 @@ ctypedef int (*CaseSolver)(const char* s, Py_ssize_t size, long long index, bint
 ctypedef int (*Detail)(Out records, int number, int extra) except? -1
 
 
-# A block of canonical inputs being filled (see Block in out.py): the texts of its cases, each ending in
-# a newline. It takes at most ``want`` cases and, but for its first, none ending past ``room`` bytes;
-# what is written after those (a native reader writes a stretch of lines whole) starts the next block.
+# A block of canonical inputs (Block in out.py) takes at most ``want`` cases and, but for its first,
+# none ending past ``room`` bytes.
 cdef class Block(Out):
     cdef Py_ssize_t want
     cdef Py_ssize_t room
@@ -95,7 +89,7 @@ ctypedef int (*PlainLine)(const char* s, Py_ssize_t size, unsigned long long hel
 ctypedef int (*OneCard)(const char* s, Py_ssize_t size, unsigned long long* held, char* copy) noexcept
 
 
-# A game's core: its C functions, and the Python API over them (see Core in out.py).
+# A game's C functions, under the Python API of Core in out.py.
 cdef class Core:
     cdef CaseSolver case
     cdef Detail detail
@@ -115,7 +109,7 @@ cdef object new_case(long long index, str text, long long line, long long column
 cdef inline Py_ssize_t line_end(const char* s, Py_ssize_t at, Py_ssize_t size, bint final,
                                 Py_ssize_t longest) noexcept:
     """Where the line from ``at`` ends: -1 where it goes on in the next block, -2 where it is longer
-    than ``longest`` (the native readers leave it to Python)."""
+    than ``longest`` (left to Python)."""
     cdef const char* newline = <const char*>memchr(s + at, 10, size - at)
     cdef Py_ssize_t stop = size if newline == NULL else newline - s
     if stop - at > longest:

@@ -65,9 +65,7 @@ _FINISH = cython.declare(cython.ulonglong, HASH_FINISH)
 @cython.inline
 @cython.exceptval(check=False)
 def _hash(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.ulonglong:
-    """:func:`worker.engines.chunks.case_hash` of ``size`` bytes at ``s``: a word of eight
-    bytes at a time (the last one padded with zeros), each step a bijection of the state,
-    then MurmurHash3's 64-bit finaliser."""
+    """:func:`worker.engines.chunks.case_hash` of ``size`` bytes at ``s`` (see there)."""
     h: cython.ulonglong = cython.cast(cython.ulonglong, size) * _START
     last: cython.char[8]
     at: cython.Py_ssize_t = 0
@@ -101,8 +99,8 @@ _trace = cython.declare(Out, Out())
 
 @cython.cfunc
 def _borrow() -> Out:
-    """A buffer given back before (memory already mapped: fresh memory costs a page fault every
-    4 KiB), or a new one; at most four are kept, for two batches or chunks at once."""
+    """A buffer given back before (its memory mapped: fresh memory costs a page fault every 4 KiB), or
+    a new one; four are kept, for two batches or chunks at once."""
     out: Out = _spare.pop() if _spare else Out()
     out.size = 0
     return out
@@ -114,47 +112,49 @@ def _give_back(out: Out) -> cython.void:
         _spare.append(out)
 
 
+@cython.cfunc
+@cython.exceptval(-1, check=True)
+def _solve_text(game: Core, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint, lines: Out,
+                number: cython.p_int, extra: cython.p_int) -> cython.int:
+    """``game.case`` of ``text``, its trace into ``_trace``; 0 unless ASCII, as canonical texts are."""
+    size = cython.declare(cython.Py_ssize_t)
+    if not text.isascii():  # (and a lone surrogate has no UTF-8)
+        return 0
+    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    return game.case(s, size, index, traced, json, lines, _trace, number, extra)
+
+
 @cython.cclass
 class Core:
     """A game's native core over its few C functions (see out.pxd): the engine's per-case, batch,
     chunk and reading calls in C, which the game's ``core`` module exports as its own."""
 
     def one(self, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint) -> object:
-        """``(code, number, extra, judge line, trace)`` of a canonical ``text`` (see ``CaseSolver``
-        in out.pxd; the trace ``None`` unless ``traced``), or ``None`` where the core leaves it."""
-        size = cython.declare(cython.Py_ssize_t)
+        """``(code, number, extra, judge line, trace)`` of ``text`` (``CaseSolver`` in out.pxd; the trace
+        ``None`` unless ``traced``), or ``None`` where the core leaves it."""
         number: cython.int = 0
         extra: cython.int = 0
-        if not text.isascii():  # (a lone surrogate has no UTF-8)
-            return None
-        s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
         _line.size = _trace.size = 0
-        code: cython.int = self.case(s, size, index, traced, json, _line, _trace, cython.address(number),
-                                     cython.address(extra))
+        code: cython.int = _solve_text(self, text, index, traced, json, _line, cython.address(number),
+                                       cython.address(extra))
         if code == 0:
             return None
         return code, number, extra, _line.take_text(), _trace.take() if traced else None
 
     def solve_batch(self, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-        """:meth:`Batches.solve <worker.engines.engine.Batches.solve>`: the judge lines and records
-        of ``texts`` numbered from ``first``, as a ``str`` and a ``bytes``; ``one`` solves what the
-        core leaves."""
+        """:meth:`Batches.solve <worker.engines.engine.Batches.solve>`, ``one`` solving what the core
+        leaves."""
         lines: Out = _borrow()
         records: Out = _borrow()
         text: str
-        size = cython.declare(cython.Py_ssize_t)
-        s: cython.p_const_char
         code: cython.int
         number: cython.int
         extra: cython.int
         word: bytes
         try:
             for text in texts:
-                code = 0
-                if text.isascii():
-                    s = PyUnicode_AsUTF8AndSize(text, cython.address(size))
-                    code = self.case(s, size, first, traced, True, lines, _trace, cython.address(number),
-                                     cython.address(extra))
+                code = _solve_text(self, text, first, traced, True, lines, cython.address(number),
+                                   cython.address(extra))
                 if code == 0:
                     answer: tuple = one(first, text, traced)
                     put_text(lines, answer[0])
@@ -185,11 +185,8 @@ class Core:
 
     def solve_chunk(self, inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                     one: object) -> tuple:
-        """:meth:`Chunks.solve <worker.engines.engine.Chunks.solve>`: the fields of a
-        :class:`~worker.engines.chunks.ChunkSolution` of ``inputs`` (canonical texts, one a line;
-        ``b""`` holds none) numbered from ``first``, none started once the monotonic clock reads
-        ``deadline`` (seconds, as ``time.monotonic()``; ``None``: never); ``one`` (an
-        :data:`~worker.engines.chunks.Entry` a case) solves what the core leaves."""
+        """:meth:`Chunks.solve <worker.engines.engine.Chunks.solve>`: a
+        :class:`~worker.engines.chunks.ChunkSolution`'s fields, ``one`` solving what the core leaves."""
         s: cython.p_const_char = PyBytes_AS_STRING(inputs)
         size: cython.Py_ssize_t = PyBytes_GET_SIZE(inputs)
         count: cython.Py_ssize_t = inputs.count(b"\n") + 1 if size else 0
@@ -338,17 +335,10 @@ def new_case(index: cython.longlong, text: str, line: cython.longlong, column: c
 
 @cython.cclass
 class Block(Out):
-    """A judge file's canonical inputs, a block of consecutive cases at a time
-    (:class:`worker.engines.handover.InputBlocks` on the native core): each core's ``read_inputs``
-    writes the texts of the cases it reads into it, past what it holds, and tells it of each
-    (``took`` in out.pxd); Python writes the cases its readers find (:meth:`add`). Each text is
-    followed by a newline.
-
-    A block takes at most ``want`` cases and, but for its first, no case ending past ``room``
-    bytes: :meth:`start` sets them. Once it takes no more (``full``) a reader stops at the end of
-    its stretch of lines; whatever was written after the cases the block takes is kept, and
-    starts the next block (:meth:`cut`).
-    """
+    """A judge file's canonical inputs a block at a time (:class:`worker.engines.handover.InputBlocks`
+    on the native core), each text ending in a newline: a core's ``read_inputs`` writes those it reads
+    (``took`` in out.pxd), Python those its readers find (:meth:`add`). What is written past the cases
+    the block takes (see out.pxd) starts the next block (:meth:`cut`)."""
 
     def start(self, want: cython.Py_ssize_t, room: cython.Py_ssize_t) -> None:
         """Begin a block of at most ``want`` cases (at least one) and ``room`` bytes, with the cases
@@ -420,14 +410,12 @@ def _give(texts: cython.p_char, decks: cython.int, written: cython.int, count: c
 def read_decks(game: Core, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                count: cython.longlong, cases: list, block: Block, per_line: cython.int,
                flow: cython.bint) -> tuple:
-    """A deck game's reading loop (see ``ReadFrom`` in out.pxd). It takes the file a *stretch* of
-    whole lines at a time: from the start of a deck to the first line end that is also a deck's
-    end (in judge files, every deck's last line). A stretch of good cards, every deck whole
-    (``game.whole``) and every line as the layout says, gives its decks; the first that is not
-    is left whole to the Python readers (the terminator, an error, a deck ending in mid-line for
-    too long, a line longer than any judge file's).
-
-    One loop: a line's steps share the deck being read, which the compiler keeps in registers."""
+    """A deck game's reading loop (see ``ReadFrom`` in out.pxd), a *stretch* of whole lines at a time:
+    from a deck's start to the first line end that is also a deck's end (in judge files, every deck's
+    last line). A stretch of good cards, every deck whole (``game.whole``) and every line as the layout
+    says, gives its decks; the first that is not is left to the Python readers (the terminator, an
+    error, a deck ending mid-line for too long, a line longer than any judge file's). One loop: the
+    compiler keeps the deck being read in registers."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     start: cython.Py_ssize_t = at  # where the stretch starts

@@ -1,8 +1,6 @@
-"""Accordion's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
-
-:func:`.play.play`'s loop over C arrays: a card is its number plus one (0: no pile),
-``_MASK`` its rank and suit bits; it writes the judge line and the trace's ``play``, per
-case or for a whole batch or chunk. ``tests/engines/test_native.py`` holds it to :mod:`.play`.
+"""Accordion's native core (compiled only): :func:`.play.play`'s loop over C arrays (a card its number
+plus one, 0 no pile), writing the judge line and the trace's ``play``. ``test_native.py`` holds it to
+:mod:`.play`.
 """
 
 import cython
@@ -13,21 +11,22 @@ from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space,
 from worker.engines.accordion.trace import PILES
 
 
-_RANKS = cython.declare(cython.p_const_char, b"A23456789TJQK")
-_SUITS = cython.declare(cython.p_const_char, b"CDHS")
+_RANKS, _SUITS = "A23456789TJQK", "CDHS"
 #: By card (number + 1): its rank and suit bits; 0 for no card.
 _MASK = cython.declare(cython.int[53])
+_MASK[:] = [0] + [1 << rank | 1 << (13 + suit) for rank in range(13) for suit in range(4)]
 #: By character: 4 * rank, or the suit, else -1.
 _RANK4 = cython.declare(cython.int[256])
+_RANK4[:] = [4 * _RANKS.find(chr(b)) if chr(b) in _RANKS else -1 for b in range(256)]
 _SUIT = cython.declare(cython.int[256])
+_SUIT[:] = [_SUITS.find(chr(b)) if chr(b) in _SUITS else -1 for b in range(256)]
 
 # A game's state in static buffers: every call holds the GIL from start to end.
 _deck = cython.declare(cython.int[52])
 _tops = cython.declare(cython.int[56])
 _under = cython.declare(cython.int[53])
-# The trace's ``play`` (see :mod:`.trace`): a "+" a deal and two characters a move. A move
-# takes a card at least one pile to the left and no card ever goes right, so a deck makes
-# at most 0 + 1 + ... + 51 = 1326 moves.
+# The trace's ``play`` (:mod:`.trace`): a "+" a deal and two characters a move (a card moves at
+# least one pile left, never right: at most 0 + 1 + ... + 51 = 1326 moves).
 _play_text = cython.declare(cython.char[2704])
 _written = cython.declare(cython.int, 0)  # of _play_text, after a traced game
 #: By pile (counting the three empty ones on the left), a move from it one and then three piles
@@ -38,31 +37,10 @@ _sizes = cython.declare(cython.int[52])
 
 
 @cython.cfunc
-def _setup() -> cython.void:
-    b: cython.int
-    r: cython.int
-    s: cython.int
-    for b in range(256):
-        _RANK4[b] = -1
-        _SUIT[b] = -1
-    for r in range(13):
-        _RANK4[cython.cast(cython.uchar, _RANKS[r])] = 4 * r
-    for s in range(4):
-        _SUIT[cython.cast(cython.uchar, _SUITS[s])] = s
-    _MASK[0] = 0
-    for r in range(13):
-        for s in range(4):
-            _MASK[4 * r + s + 1] = (1 << r) | (1 << (13 + s))
-
-
-_setup()
-
-
-@cython.cfunc
 @cython.exceptval(check=False)
 def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
-    """The deck into ``_deck``, if the ``size`` bytes at ``s`` are a canonical deck (52
-    distinct cards, single spaces); anything else is left to the engine, which knows what to say."""
+    """The deck into ``_deck``, if the ``size`` bytes at ``s`` are a canonical deck (52 distinct
+    cards, single spaces)."""
     seen: cython.longlong = 0
     k: cython.int
     rank: cython.int
@@ -82,8 +60,8 @@ def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _play(traced: cython.bint) -> cython.int:
-    """Play ``_deck``; the number of piles left, their sizes in ``_sizes``, and with
-    ``traced`` the trace's ``play`` in ``_play_text`` and ``_written``."""
+    """Play ``_deck``: the piles left, their sizes in ``_sizes``, with ``traced`` the trace's ``play``
+    in ``_play_text`` and ``_written``."""
     global _written
     tops: cython.p_int = _tops
     under: cython.p_int = _under
@@ -98,7 +76,6 @@ def _play(traced: cython.bint) -> cython.int:
     i: cython.int
     source: cython.int
     below: cython.int
-    found: cython.bint
     tops[0], tops[1], tops[2] = 0, 0, 0
     for k in range(52):
         card = _deck[k]
@@ -152,22 +129,19 @@ def _play(traced: cython.bint) -> cython.int:
                 t = card
                 card = tops[i]
             else:
-                found = False
                 i = source
                 while i < n:
                     card = tops[i]
                     t = tops[i - 3]
                     if _MASK[card] & _MASK[t]:
                         j = i - 3
-                        found = True
                         break
                     t = tops[i - 1]
                     if _MASK[card] & _MASK[t]:
                         j = i - 1
-                        found = True
                         break
                     i += 1
-                if not found:
+                if i == n:
                     break
             below = under[card]
             if below:
@@ -194,8 +168,7 @@ def _put_line(into: Out, piles: cython.int) -> cython.int:
     """``N piles remaining: a b c`` (``1 pile remaining: 52``), as :func:`.engine.line_of`."""
     j: cython.int
     if piles == 1:
-        put(into, b"1 pile remaining: 52", 20)
-        return 0
+        return put(into, b"1 pile remaining: 52", 20)
     put_int(into, piles)
     put(into, b" piles remaining:", 17)
     for j in range(piles):
@@ -204,28 +177,15 @@ def _put_line(into: Out, piles: cython.int) -> cython.int:
     return 0
 
 
-# Each pile size (0 to 52) as orjson writes it in a list, with the comma after it, in four bytes
-# (copied as one word); ``size < 10`` takes two of them, the others three.
-_NUMBERS = cython.declare(bytes, b"".join(f"{size},".encode().ljust(4, b"\0") for size in range(53)))
-_NUMBER = cython.declare(cython.p_const_char, _NUMBERS)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
 def _detail(into: Out, piles: cython.int, extra: cython.int) -> cython.int:
     """A record's detail: ``[a,b,c]`` of ``_sizes``, as orjson writes a list of integers."""
-    b: cython.p_char = reserve(into, 3 * piles + 2)
-    at: cython.Py_ssize_t = 1
     j: cython.int
-    b[0] = 91  # [
     for j in range(piles):
-        memcpy(b + at, _NUMBER + 4 * _sizes[j], 4)
-        at += 2 if _sizes[j] < 10 else 3
-    if piles:
-        at -= 1  # the last comma
-    b[at] = 93  # ]
-    into.size += at + 1
-    return 0
+        put(into, b"," if j else b"[", 1)
+        put_int(into, _sizes[j])
+    return put(into, b"]", 1)
 
 
 @cython.cfunc
@@ -277,9 +237,8 @@ def play_packed(text: str) -> object:
 @cython.exceptval(check=False)
 def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.ulonglong, after: cython.p_ulonglong,
                 copy: cython.p_char) -> cython.int:
-    """How many cards the line holds when written plainly (cards between single spaces, none in
-    ``held``, a mask of cards, nor twice), ``after`` them with ``held``; 0 for any other line.
-    The line is copied to ``copy`` on the way (whatever it holds: at most 155 bytes)."""
+    """The cards of a plain line (between single spaces, none in ``held``, a mask of cards, nor twice),
+    ``after`` them with ``held``; 0 for another line. Copied to ``copy`` (at most 155 bytes)."""
     if size > 155 or size % 3 != 2:
         return 0
     cards: cython.int = cython.cast(cython.int, size + 1) // 3

@@ -1,8 +1,6 @@
-"""Mahjong's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
-
-:mod:`.solve`'s four look-ups in the same table, a hand read straight into its group keys,
-and the judge line and proofs (:func:`.trace.proofs_of`'s) written in C, per case or for a
-batch or a chunk. ``tests/engines/test_native.py`` holds it to :mod:`.solve`.
+"""Mahjong's native core (compiled only): :mod:`.solve`'s four look-ups in the same table, a hand read
+straight into its group keys, the judge line and :func:`.trace.proofs_of`'s proofs written in C.
+``test_native.py`` holds it to :mod:`.solve`.
 """
 
 import cython
@@ -24,8 +22,8 @@ _PLAIN_RESULT = cython.declare(cython.bint, plain(Result, ("outcome", "number", 
 #: The longest line the native reader takes; a longer one goes to :func:`.read.read_hands`.
 _LONGEST = cython.declare(cython.Py_ssize_t, 256)
 
-# The table: kept alive by ``_payload``; per value index, its class code and its mask of
-# ranks (or of honour kinds); the rare suit keys, sorted, and their value indexes.
+# The table (kept alive by ``_payload``): by value index its class code and its mask of ranks (or of
+# honour kinds); the rare suit keys, sorted, and their value indexes.
 _payload = cython.declare(object, None)
 _suits = cython.declare(cython.p_const_uchar, cython.NULL)
 _honours = cython.declare(cython.p_const_uchar, cython.NULL)
@@ -38,11 +36,15 @@ _rare_key = cython.declare(cython.longlong[1024])
 _rare_value = cython.declare(cython.int[1024])
 _rare_count = cython.declare(cython.int, 0)
 
-#: By kind (0..33): the tile's name, as a str (the result's detail) and as bytes (the line).
+#: By kind (0..33): the tile's name, as a str (the result's detail), as bytes in eight (the line; a
+#: token is compared with them as one word), and its length.
 _NAMES = cython.declare(tuple, TILES)
-_name_bytes = cython.declare(cython.char[272])  # eight bytes a kind
+_NAME_TEXT = cython.declare(bytes, b"".join(name.encode().ljust(8, b"\0") for name in TILES))
+_name_bytes = cython.declare(cython.p_const_char, _NAME_TEXT)
 _name_size = cython.declare(cython.int[34])
+_name_size[:] = [len(name) for name in TILES]
 _POW5 = cython.declare(cython.int[10])
+_POW5[:] = [5**j for j in range(10)]
 _counts = cython.declare(cython.int[34])
 _present = cython.declare(cython.ulonglong, 0)  # the kinds a hand read holds, a bit each
 _waits = cython.declare(cython.int[34])
@@ -74,53 +76,38 @@ def _load() -> cython.void:
     _honours = _suits + 5**9
 
 
-@cython.cfunc
-def _setup_names() -> cython.void:
-    j: cython.int
-    k: cython.int
-    for j in range(34):
-        name: bytes = _NAMES[j].encode()
-        _name_size[j] = len(name)
-        for k in range(len(name)):
-            _name_bytes[8 * j + k] = name[k]
-        _name_word[j] = int.from_bytes(name, "little")
-        _name_mask[j] = (1 << 8 * len(name)) - 1
-        key: cython.int = _key(name[0], name[1])
-        if _tile_of[key]:
-            raise ValueError(f"{_NAMES[j]} and {_NAMES[_tile_of[key] - 1]} start alike for the native reader")
-        _tile_of[key] = j + 1
-    _POW5[0] = 1
-    for j in range(1, 10):
-        _POW5[j] = 5 * _POW5[j - 1]
-
-
-# A tile as the native reader finds it in a plain line (:func:`_plain_hand`): by its first two
-# bytes (:func:`_key`), its kind + 1 (0: no tile starts so), and by kind its name as a
-# little-endian word and the mask of the name's bytes in it.
+# By a tile's first two bytes (:func:`_key`): its kind + 1, 0 where no tile starts so.
 _tile_of = cython.declare(cython.uchar[1024])
-_name_word = cython.declare(cython.ulonglong[34])
-_name_mask = cython.declare(cython.ulonglong[34])
 
 
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
 def _key(first: cython.int, second: cython.int) -> cython.int:
-    """Where a tile starting with these two bytes is in ``_tile_of``."""
     return (first & 31) << 5 | (second & 31)
 
 
-_setup_names()
+for _j, _name in enumerate(TILES):
+    if _tile_of[_key(ord(_name[0]), ord(_name[1]))]:
+        raise ValueError(f"{_name} and another tile start alike for the native reader")
+    _tile_of[_key(ord(_name[0]), ord(_name[1]))] = _j + 1
 
 
 @cython.cfunc
+@cython.inline
 @cython.exceptval(check=False)
-def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
-    """The kind of one token, or -1: found by its first two bytes, then compared whole."""
+def _kind(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cython.Py_ssize_t) -> cython.int:
+    """The kind of the token of ``size`` bytes at ``s``, or -1: found by its first two bytes, then
+    compared whole, as one word where ``readable`` bytes from ``s`` on allow it."""
     if size < 2 or size > 5:
         return -1
     kind: cython.int = _tile_of[_key(s[0], s[1])] - 1
-    if kind < 0 or _name_size[kind] != size or memcmp(s, _name_bytes + 8 * kind, size):
+    if kind < 0 or _name_size[kind] != size:
+        return -1
+    if readable >= 8:
+        if (load64(s) ^ load64(_name_bytes + 8 * kind)) & (cython.cast(cython.ulonglong, -1) >> (64 - 8 * size)):
+            return -1
+    elif memcmp(s, _name_bytes + 8 * kind, size):
         return -1
     return kind
 
@@ -240,8 +227,7 @@ def solve_packed(case: Case) -> object:
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_trace(into: Out, count: cython.int) -> cython.int:
-    """The trace of the hand just solved as the bytes ``orjson.dumps`` makes of it: its
-    proofs' strings are of tile names, spaces and bars, nothing to escape."""
+    """The trace of the hand just solved as ``orjson.dumps`` writes it (nothing in proofs to escape)."""
     j: cython.int
     put(into, b'{"version":1,"proofs":[', 23)
     if count:
@@ -256,9 +242,8 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
 
 @cython.cfunc
 def _result(count: cython.int, line: str, trace: object) -> object:
-    """The Result of a hand waiting for the ``count`` kinds of ``_waits``, built without
-    its ``__init__`` where Result is plain (see :func:`~worker.engines.results.plain`): that
-    would cost a tenth of a hand's time."""
+    """The Result of a hand waiting for the ``count`` kinds of ``_waits``, without its ``__init__``
+    where Result is plain (:func:`~worker.engines.results.plain`): that costs a tenth of a hand."""
     detail: list = [_NAMES[_waits[j]] for j in range(count)]
     outcome: str = "ready" if count else "not-ready"
     if not _PLAIN_RESULT:
@@ -288,13 +273,9 @@ def _put_line(into: Out, index: cython.longlong, count: cython.int) -> cython.in
 @cython.cfunc
 @cython.exceptval(check=False)
 def _plain_hand(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cython.Py_ssize_t) -> cython.bint:
-    """Read one line into ``_counts`` and ``_present`` when it is a hand written plainly, as
-    judge files write them: 13 tiles between single spaces, nothing before the first or after
-    the last, at most four of a kind. Else (false) :func:`_hand_line` reads it. ``readable``
-    bytes from ``s`` on can be read.
-
-    The spaces are found first, so that the tiles are then looked up each on its own, not one
-    after the other."""
+    """Read one line into ``_counts`` and ``_present`` when it is a hand as judge files write it (13
+    tiles between single spaces, at most four of a kind; ``readable`` bytes from ``s`` on can be
+    read). The spaces are found first, so that the tiles are looked up each on its own, not in turn."""
     global _present
     ends = cython.declare(cython.int[16])  # where each tile ends
     spaces: cython.int = 0
@@ -313,15 +294,8 @@ def _plain_hand(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cytho
     memset(_counts, 0, cython.sizeof(_counts))
     _present = 0
     for i in range(13):
-        if ends[i] - begin < 2:
-            return False
-        kind = _tile_of[_key(s[begin], s[begin + 1])] - 1
-        if kind < 0 or _name_size[kind] != ends[i] - begin:
-            return False
-        if begin + 8 <= readable:
-            if (load64(s + begin) ^ _name_word[kind]) & _name_mask[kind]:
-                return False
-        elif memcmp(s + begin, _name_bytes + 8 * kind, _name_size[kind]):
+        kind = _kind(s + begin, ends[i] - begin, readable - begin)
+        if kind < 0:
             return False
         _counts[kind] += 1
         over |= _counts[kind] > 4
@@ -333,9 +307,8 @@ def _plain_hand(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cytho
 @cython.cfunc
 @cython.exceptval(check=False)
 def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
-    """Read one line into ``_counts``: the column of its first tile when it is a plain
-    hand (13 known tiles between spaces or tabs, at most four of a kind), 0 when it is
-    blank, -1 for anything else (the reader of :mod:`.read` says what)."""
+    """Read any other line into ``_counts``: the column of its first tile when it is a hand (13 tiles
+    between any whitespace, at most four of a kind), 0 when blank, -1 else (:mod:`.read` says what)."""
     global _present
     at: cython.Py_ssize_t = 0
     start: cython.Py_ssize_t
@@ -354,7 +327,7 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
         start = at
         while at < size and not is_space(s[at]):
             at += 1
-        kind = _kind(s + start, at - start) if at - start <= 5 else -1
+        kind = _kind(s + start, at - start, size - start)
         if kind < 0 or _counts[kind] == 4 or tiles == 13:
             return -1
         if not tiles:
@@ -368,16 +341,10 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
 
 
 @cython.cfunc
-def _hand_text() -> str:
-    """The canonical text of the hand read: its tiles in the judge order."""
-    return PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL)
-
-
-@cython.cfunc
 @cython.exceptval(check=False)
 def _write_hand(into: cython.p_char) -> cython.int:
-    """Write the canonical text of the hand read (``_counts`` of the kinds in ``_present``),
-    each tile followed by a space, at ``into`` (with eight bytes of room after it): its length."""
+    """Write the canonical text of the hand read (``_counts`` of the kinds in ``_present``), a space
+    after each tile, at ``into`` (with eight bytes of room after it): its length."""
     at: cython.int = 0
     kinds: cython.ulonglong = _present
     kind: cython.int
@@ -395,10 +362,8 @@ def _write_hand(into: cython.p_char) -> cython.int:
 @cython.cfunc
 def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
                cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native readers' loop (see ``ReadFrom`` in out.pxd): the hands of the whole lines of
-    ``data`` (and of its last line when it ends the file) while each is a plain hand or blank. It
-    stops at the first other line: the terminator, an error, a line longer than any plain one. A
-    file of hands has no layout (``per_line`` is 0), a hand being a line."""
+    """The native readers' loop (``ReadFrom`` in out.pxd): a hand a line (no layout), while each line is
+    a hand or blank; it stops at the terminator, an error, a line longer than any hand's."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     stop: cython.Py_ssize_t
@@ -419,7 +384,8 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
         if column:
             count += 1
             if block is None:
-                cases.append(new_case(count, _hand_text(), line - 1, column))
+                cases.append(new_case(count, PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL), line - 1,
+                                      column))
             else:
                 into = reserve(block, 128)
                 written = _write_hand(into)
@@ -439,19 +405,16 @@ InputBlock = Block
 
 # --------------------------------------------------------------------- proofs for traces
 
-# The split of each group of the hand just solved, as :func:`.trace.proofs_of` takes it, by
-# slot: 0..3 the four groups as they are, 4 the waited tile's group with it. A slot holds
-# the eye (a kind, or -1), the melds (a kind each, and whether it starts a chow) and how
-# many, or -1 when the group does not split. A proof changes one group: the others' splits
-# are found once a hand (when a proof first needs them), not once a proof.
-_group_known = cython.declare(cython.bint[4])
+# The split of each group of the hand just solved, as :func:`.trace.proofs_of` takes it, by slot:
+# 0..3 the four groups as they are (found once a hand: a proof changes one group), 4 the waited
+# tile's group with it. A slot holds the eye (a kind, or -1), the melds (a kind each, and whether it
+# starts a chow) and how many, or -1 when the group does not split.
 _group_eye = cython.declare(cython.int[5])
 _group_melds = cython.declare(cython.int[5])
 _group_kind = cython.declare(cython.int[4][5])  # (C's int[5][4]: by slot, then meld)
 _group_chow = cython.declare(cython.bint[4][5])
-# The split table (:func:`.trace.split_table`) as a hash table: by slot, key + 1 (0 for
-# none) and its split side by side (one cache line for both), filled on the first proof.
-# Its 21,743 suit keys fill a third of it.
+# The split table (:func:`.trace.split_table`) as a hash table, filled on the first proof (its 21,743
+# keys fill a third): by slot, key + 1 (0 for none) and its split side by side, in one cache line.
 _SLOTS = cython.declare(cython.int, 65536)
 _GOLDEN = cython.declare(cython.uint, 2654435761)  # Knuth's multiplicative hash
 _splits = cython.declare(cython.int[2][65536])  # (C's int[65536][2])
@@ -486,9 +449,8 @@ def _u32(p: cython.p_const_uchar) -> cython.uint:
 
 @cython.cfunc
 def _read_splits() -> cython.void:
-    """Section 1 of the table file (laid out in :func:`.tablegen.build_split_table`) into
-    ``_splits``, read here: as the dict of :func:`.trace.split_table` it cost a traced run
-    of a few hands more than their solving."""
+    """Section 1 of the table file (:func:`.tablegen.build_split_table`) into ``_splits``: as the
+    dict of :func:`.trace.split_table` it cost a traced run of a few hands more than their solving."""
     global _splits_read
     payload: bytes = read_section(1)
     p: cython.p_const_uchar = cython.cast(cython.p_const_uchar, PyBytes_AS_STRING(payload))
@@ -509,9 +471,8 @@ def _read_splits() -> cython.void:
 
 @cython.cfunc
 def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.int:
-    """The split of one group, by its key, into ``slot``: a suit's from the split table, the
-    honours' pongs and pair from their counts (:func:`.trace._split`); how many melds, or -1
-    when the group does not split."""
+    """The split of one group by its key into ``slot`` (a suit's from the split table, the honours'
+    from their counts, :func:`.trace._split`): how many melds, or -1 when it does not split."""
     j: cython.int
     count: cython.int
     code: cython.int
@@ -548,15 +509,12 @@ def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.
 
 @cython.cfunc
 def _start_proofs(count: cython.int) -> cython.void:
-    """A new hand is solved (its ``_keys`` and ``count`` ``_waits``): forget the groups'
-    splits, and start loading the split-table slots its proofs will look up. They are all
-    known now, and in a table this size each is likely a cache miss: fetched together, the
-    misses overlap."""
+    """A hand is solved (its ``_keys`` and ``count`` ``_waits``): start loading every split-table slot
+    its proofs look up (each likely a cache miss: fetched together, the misses overlap), and split its
+    groups as they are."""
     g: cython.int
     j: cython.int
     kind: cython.int
-    for g in range(4):
-        _group_known[g] = False
     for g in range(3):
         if _keys[g]:
             prefetch(cython.address(_splits[_home(_keys[g])]))
@@ -564,13 +522,14 @@ def _start_proofs(count: cython.int) -> cython.void:
         kind = _waits[j]
         if kind < 27:
             prefetch(cython.address(_splits[_home(_keys[kind // 9] + _POW5[kind % 9])]))
+    for g in range(4):
+        _group_melds[g] = _split(g, _keys[g], g)
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
-    """Write a kind's name at ``b[at]`` (copying its eight bytes: the room is there); where
-    the next character goes."""
+    """Write a kind's name at ``b[at]`` (all eight bytes: the room is there); where the next goes."""
     memcpy(b + at, _name_bytes + 8 * kind, 8)
     return at + _name_size[kind]
 
@@ -585,15 +544,13 @@ def _put_proof(into: Out, kind: cython.int) -> cython.int:
     g: cython.int
     j: cython.int
     k: cython.int
+    m: cython.int
     slot: cython.int
     eye: cython.int = -1
     total: cython.int = 0
     _group_melds[4] = _split(group, _keys[group] + unit, 4)
     for g in range(4):
         slot = 4 if g == group else g
-        if slot == g and not _group_known[g]:
-            _group_melds[g] = _split(g, _keys[g], g)
-            _group_known[g] = True
         if _group_melds[slot] < 0 or (eye >= 0 and _group_eye[slot] >= 0):
             total = -1
             break
@@ -605,20 +562,15 @@ def _put_proof(into: Out, kind: cython.int) -> cython.int:
     # 15 names of at most five letters, and 14 separators: 89 bytes, and 8 to copy the last.
     b: cython.p_char = reserve(into, 104)
     at: cython.int = _name_at(b, 0, kind)
-    b[at] = 124  # |
-    at = _name_at(b, at + 1, eye)
-    b[at] = 32
-    at = _name_at(b, at + 1, eye)
+    for j in range(2):
+        b[at] = 32 if j else 124  # |
+        at = _name_at(b, at + 1, eye)
     for g in range(4):
         slot = 4 if g == group else g
         for j in range(_group_melds[slot]):
             k = _group_kind[slot][j]
-            chow: cython.bint = _group_chow[slot][j]
-            b[at] = 124
-            at = _name_at(b, at + 1, k)
-            b[at] = 32
-            at = _name_at(b, at + 1, k + 1 if chow else k)
-            b[at] = 32
-            at = _name_at(b, at + 1, k + 2 if chow else k)
+            for m in range(3):
+                b[at] = 32 if m else 124
+                at = _name_at(b, at + 1, k + m * _group_chow[slot][j])
     into.size += at
     return 0

@@ -1,9 +1,6 @@
-"""10-20-30's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
-
-:mod:`.play`'s rules over C arrays (the history a byte buffer, a pile a row of bytes, the
-sums tested directly), draws found as there and then played again exactly; it writes the
-judge line and the traces :mod:`.trace` makes, per case or for a batch or a chunk.
-``tests/engines/test_native.py`` holds it to :mod:`.play`.
+"""10-20-30's native core (compiled only): :mod:`.play`'s rules over C arrays, draws found as there
+and played again exactly, writing the judge line and :mod:`.trace`'s traces. ``test_native.py``
+holds it to :mod:`.play`.
 """
 
 import cython
@@ -45,14 +42,15 @@ _seen = cython.declare(cython.int, 0)  # a draw's first sighting of its final st
 #: A residue's character in traces (10 separates the end piles in the packed form).
 _CHAR = cython.declare(cython.p_const_char, b"T123456789|")
 _DIGIT36 = cython.declare(cython.p_const_char, b"0123456789abcdefghijklmnopqrstuvwxyz")
+_PICK_TEXT = cython.declare(bytes, b"abcd" * 64)  # a pick-up's combination, by its mark
+_PICKS = cython.declare(cython.p_const_char, _PICK_TEXT)
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
-    """The deck into the history, if the ``size`` bytes at ``s`` are a canonical deck (52
-    values 1..10, single spaces); anything else is left to the engine's reader, which knows
-    what to say."""
+    """The deck into the history, if the ``size`` bytes at ``s`` are a canonical deck (52 values
+    1..10, single spaces)."""
     at: cython.Py_ssize_t = 0
     j: cython.int
     ch: cython.char
@@ -88,8 +86,8 @@ def _same_state(rem: cython.int, start: cython.int) -> cython.bint:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _sighting(pos: cython.int, end: cython.int) -> cython.int:
-    """The deal after which the state after deal ``pos`` was first seen, or 0 when it is
-    new (it is then noted): :class:`.rules.Game`'s ``seen``, by hash instead of a dict."""
+    """The deal after which the state after deal ``pos`` was first seen, or 0 (it is then noted):
+    :class:`.rules.Game`'s ``seen``, by hash instead of a dict."""
     global _filled
     row: cython.p_uchar = _states[pos]
     size: cython.int = 1
@@ -117,9 +115,8 @@ def _sighting(pos: cython.int, end: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _exact(traced: cython.bint, bound: cython.int, out: cython.p_int) -> cython.int:
-    """Play again a deck :func:`_play` found a cycle in, after ``bound`` deals, keeping
-    every state from deal 7 on as the rules do: the outcome (a draw, ``_seen`` its first
-    sighting), with ``out`` as :func:`_play` gives it."""
+    """Play again a deck :func:`_play` found a cycle in after ``bound`` deals, keeping every state
+    from deal 7 on as the rules do: a draw, ``_seen`` its first sighting, ``out`` as :func:`_play`'s."""
     global _mask, _filled
     size: cython.int = 1024
     i: cython.int
@@ -142,11 +139,10 @@ def _exact(traced: cython.bint, bound: cython.int, out: cython.p_int) -> cython.
 @cython.cfunc
 @cython.exceptval(check=False)
 def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.int:
-    """Play the deck in the history; the outcome, with out[0..3] = N, history length,
-    pick-ups, gone entries. With ``exact`` (see :func:`_exact`) a draw is found where the
-    rules find it; else only that there is one (out[0] = deals played by then)."""
-    # One function, not named steps: its state lives in C locals the C compiler keeps in
-    # registers across a deal, which calls that share it through pointers would not.
+    """Play the deck in the history: the outcome; out[0..3] = N, history length, pick-ups, gone
+    entries. With ``exact`` (:func:`_exact`) a draw is found where the rules find it, else only that
+    there is one (out[0] = deals played by then). One function, not named steps: the C compiler keeps
+    its state in registers across a deal, which calls sharing it through pointers would not."""
     global _seen
     pos: cython.int = 14  # cards dealt
     end: cython.int = 52  # cards in the history
@@ -278,28 +274,31 @@ def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.in
                 ngone: cython.int) -> cython.int:
     """:func:`.trace.pack`'s bytes of a win or a loss: the header (``<BIHBB``), the history,
     the marks, the piles gone (32-bit, this machine's order, as ``array("I")``) and the end piles."""
-    rem: cython.int = size - dealt
-    total: cython.Py_ssize_t = 9 + size + picks + 4 * ngone + 7
-    i: cython.int
-    for i in range(7):
-        total += _sizes[i]
-    b: cython.p_uchar = cython.cast(cython.p_uchar, reserve(into, total))
+    b: cython.p_uchar = cython.cast(cython.p_uchar, reserve(into, 9))
     b[0] = 1
     b[1], b[2], b[3], b[4] = dealt & 255, (dealt >> 8) & 255, (dealt >> 16) & 255, dealt >> 24
     b[5], b[6] = size & 255, size >> 8
-    b[7], b[8] = rem, ngone
-    at: cython.Py_ssize_t = 9
-    memcpy(b + at, _hist, size)
-    at += size
-    memcpy(b + at, _marks, picks)
-    at += picks
-    memcpy(b + at, _gone, 4 * ngone)
-    at += 4 * ngone
+    b[7], b[8] = size - dealt, ngone
+    into.size += 9
+    put(into, cython.cast(cython.p_const_char, _hist), size)
+    put(into, cython.cast(cython.p_const_char, _marks), picks)
+    put(into, cython.cast(cython.p_const_char, _gone), 4 * ngone)
+    i: cython.int
     for i in range(7):
-        b[at] = 10
-        memcpy(b + at + 1, _piles[i], _sizes[i])
-        at += 1 + _sizes[i]
-    into.size += total
+        put(into, b"\n", 1)
+        put(into, cython.cast(cython.p_const_char, _piles[i]), _sizes[i])
+    return 0
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _mapped(into: Out, table: cython.p_const_char, codes: cython.p_const_uchar, count: cython.int) -> cython.int:
+    """``count`` characters, ``table``'s of each of ``codes``."""
+    b: cython.p_char = reserve(into, count)
+    j: cython.int
+    for j in range(count):
+        b[j] = table[codes[j]]
+    into.size += count
     return 0
 
 
@@ -308,55 +307,25 @@ def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.in
 def _trace_json(into: Out, seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> cython.int:
     """The version 2 trace of the game just played (:func:`.trace.from_marks`'s, or for a draw
     first seen after deal ``seen`` :func:`.trace.from_game`'s) as ``orjson.dumps`` writes it."""
-    rem: cython.int = size - dealt
     i: cython.int
-    j: cython.int
-    # The keys and quotes (as below: 22 + 11 * 3 + 10 + 2), seven quoted piles, six commas.
-    total: cython.Py_ssize_t = 67 + size + dealt + picks + 7 * 2 + 6 + rem
+    put(into, b'{"version":2,"cards":"', 22)
+    _mapped(into, _CHAR, _hist, size)
+    put(into, b'","after":"', 11)
+    _mapped(into, _DIGIT36, _after, dealt)
+    put(into, b'","picks":"', 11)
+    _mapped(into, _PICKS, _marks, picks)
+    put(into, b'","piles":[', 11)
     for i in range(7):
-        total += _sizes[i]
-    b: cython.p_char = reserve(into, total)
-    at: cython.Py_ssize_t = _put(b, 0, b'{"version":2,"cards":"')
-    for j in range(size):
-        b[at + j] = _CHAR[_hist[j]]
-    at = _put(b, at + size, b'","after":"')
-    for j in range(dealt):
-        b[at + j] = _DIGIT36[_after[j]]
-    at = _put(b, at + dealt, b'","picks":"')
-    for j in range(picks):
-        b[at + j] = 97 + (_marks[j] & 3)
-    at = _put(b, at + picks, b'","piles":[')
-    for i in range(7):
-        if i:
-            b[at] = 44  # ,
-            at += 1
-        b[at] = 34  # "
-        for j in range(_sizes[i]):
-            b[at + 1 + j] = _CHAR[_piles[i][j]]
-        at += 1 + _sizes[i]
-        b[at] = 34
-        at += 1
-    at = _put(b, at, b'],"deck":"')
-    for j in range(rem):
-        b[at + j] = _CHAR[_hist[size - rem + j]]
-    into.size += _put(b, at + rem, b'"')
+        put(into, b',"' if i else b'"', 2 if i else 1)
+        _mapped(into, _CHAR, _piles[i], _sizes[i])
+        put(into, b'"', 1)
+    put(into, b'],"deck":"', 10)
+    _mapped(into, _CHAR, _hist + dealt, size - dealt)
     if seen:
-        put(into, b',"seen":', 8)
+        put(into, b'","seen":', 9)
         put_int(into, seen)
-    put(into, b"}", 1)
-    return 0
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _put(b: cython.p_char, at: cython.Py_ssize_t, text: cython.p_const_char) -> cython.Py_ssize_t:
-    """Copy the C string ``text`` to ``b[at]``; where the next byte goes."""
-    j: cython.Py_ssize_t = 0
-    while text[j]:
-        b[at] = text[j]
-        at += 1
-        j += 1
-    return at
+        return put(into, b"}", 1)
+    return put(into, b'"}', 2)
 
 
 #: A judge line's start, by outcome.
@@ -390,10 +359,9 @@ def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlon
 @cython.exceptval(-1)
 def _detail(records: Out, number: cython.int, seen: cython.int) -> cython.int:
     """A record's detail: ``[seen]`` for a draw, else ``[]``."""
-    if not seen:
-        return put(records, b"[]", 2)
     put(records, b"[", 1)
-    put_int(records, seen)
+    if seen:
+        put_int(records, seen)
     return put(records, b"]", 1)
 
 
@@ -419,30 +387,13 @@ _STANDARD = cython.declare(cython.ulonglong, sum(4 * 64 ** (v - 1) for v in rang
 # low 60 bits, and its class (0 another byte, 1 a space, 2 "0", 3 "1", 4 "2".."9") in the top 3;
 # and by two classes in a row (8 * the first + the second), whether they may not follow each other.
 _BYTE = cython.declare(cython.ulonglong[256])
+_BYTE[:] = [{32: 1 << 61, 48: (2 << 61) + (1 << 54) - 1, 49: (3 << 61) + 1}.get(
+    c, (4 << 61) + (1 << 6 * (c - 49)) if 50 <= c <= 57 else 0) for c in range(256)]
+# A card ("1", "2".."9", or "1" then "0") after a space, and a space after a card.
 _BAD = cython.declare(cython.uchar[40])
+_BAD[:] = [b < 5 and not (a == 1 and b >= 3 or a >= 2 and b == 1 or a == 3 and b == 2)
+           for a, b in (divmod(i, 8) for i in range(40))]
 _WEIGHTS = cython.declare(cython.ulonglong, (1 << 60) - 1)
-
-
-@cython.cfunc
-def _setup_reader() -> cython.void:
-    c: cython.int
-    a: cython.int
-    b: cython.int
-    for c in range(256):
-        _BYTE[c] = 0
-    _BYTE[32] = cython.cast(cython.ulonglong, 1) << 61
-    _BYTE[48] = (cython.cast(cython.ulonglong, 2) << 61) + (cython.cast(cython.ulonglong, 1) << 54) - 1
-    _BYTE[49] = (cython.cast(cython.ulonglong, 3) << 61) + 1
-    for c in range(50, 58):
-        _BYTE[c] = (cython.cast(cython.ulonglong, 4) << 61) + (cython.cast(cython.ulonglong, 1) << (6 * (c - 49)))
-    for a in range(5):
-        for b in range(5):
-            # A card ("1", "2".."9", or "1" then "0") after a space, and a space after a card.
-            _BAD[8 * a + b] = not (a == 1 and b >= 3 or a >= 2 and b == 1 or a == 3 and b == 2)
-
-
-_setup_reader()
-
 
 @cython.cfunc
 @cython.exceptval(check=False)
