@@ -36,13 +36,17 @@ _rare_key = cython.declare(cython.longlong[1024])
 _rare_value = cython.declare(cython.int[1024])
 _rare_count = cython.declare(cython.int, 0)
 
-#: By kind (0..33): the tile's name, as a str (the result's detail), as bytes in eight (the line; a
-#: token is compared with them as one word), and its length.
+#: By kind (0..33): the tile's name, as a str (the result's detail), as bytes in eight (the line), its
+#: length, and as a little-endian word with the mask of its bytes (a token is compared with it whole).
 _NAMES = cython.declare(tuple, TILES)
 _NAME_TEXT = cython.declare(bytes, b"".join(name.encode().ljust(8, b"\0") for name in TILES))
 _name_bytes = cython.declare(cython.p_const_char, _NAME_TEXT)
 _name_size = cython.declare(cython.int[34])
 _name_size[:] = [len(name) for name in TILES]
+_name_word = cython.declare(cython.ulonglong[34])
+_name_word[:] = [int.from_bytes(name.encode(), "little") for name in TILES]
+_name_mask = cython.declare(cython.ulonglong[34])
+_name_mask[:] = [(1 << 8 * len(name)) - 1 for name in TILES]
 _POW5 = cython.declare(cython.int[10])
 _POW5[:] = [5**j for j in range(10)]
 _counts = cython.declare(cython.int[34])
@@ -105,7 +109,7 @@ def _kind(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cython.Py_s
     if kind < 0 or _name_size[kind] != size:
         return -1
     if readable >= 8:
-        if (load64(s) ^ load64(_name_bytes + 8 * kind)) & (cython.cast(cython.ulonglong, -1) >> (64 - 8 * size)):
+        if (load64(s) ^ _name_word[kind]) & _name_mask[kind]:
             return -1
     elif memcmp(s, _name_bytes + 8 * kind, size):
         return -1
