@@ -114,8 +114,8 @@ def _give_back(out: Out) -> cython.void:
 
 @cython.cfunc
 @cython.exceptval(-1, check=True)
-def _solve_text(game: Core, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint, lines: Out,
-                number: cython.p_int, extra: cython.p_int) -> cython.int:
+def _solve_text(game: Core, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint,
+                lines: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
     """``game.case`` of ``text``, its trace into ``_trace``; 0 unless ASCII, as canonical texts are."""
     size = cython.declare(cython.Py_ssize_t)
     if not text.isascii():  # (and a lone surrogate has no UTF-8)

@@ -200,7 +200,8 @@ def _put_trace(into: Out) -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-          json: cython.bint, lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int,
+          extra: cython.p_int) -> cython.int:
     """One deck (see ``CaseSolver`` in out.pxd): win 1, loss 2, 0 not canonical; ``number`` the piles."""
     if not _read_at(s, size):
         return 0
@@ -284,6 +285,7 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
 # The native core (see out.Core): a deck's 52 cards are 52 distinct bits.
 _core = cython.declare(Core, core(_case, _detail, (b"win", b"loss"), cython.NULL, _plain_line, _one_card,
                                   (cython.cast(cython.ulonglong, 1) << 52) - 1))
-solve_batch, solve_chunk, read, read_inputs = _core.solve_batch, _core.solve_chunk, _core.read, _core.read_inputs
+solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block

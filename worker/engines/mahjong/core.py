@@ -185,7 +185,8 @@ def _solve() -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-          json: cython.bint, lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int,
+          extra: cython.p_int) -> cython.int:
     """One hand (see ``CaseSolver`` in out.pxd): ready 1, not ready 2, 0 not 13 valid tiles between
     single spaces; ``number`` the kinds it waits for (``_waits``)."""
     if not _plain_hand(s, size, size):
@@ -388,8 +389,8 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
         if column:
             count += 1
             if block is None:
-                cases.append(new_case(count, PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL), line - 1,
-                                      column))
+                text: str = PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL)
+                cases.append(new_case(count, text, line - 1, column))
             else:
                 into = reserve(block, 128)
                 written = _write_hand(into)
@@ -401,8 +402,10 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     return min(at, size), line, count, False
 
 
-_core = cython.declare(Core, core(_case, _detail, (b"ready", b"not-ready"), _read_from, cython.NULL, cython.NULL, 0))
-solve_batch, solve_chunk, read, read_inputs = _core.solve_batch, _core.solve_chunk, _core.read, _core.read_inputs
+_core = cython.declare(Core, core(_case, _detail, (b"ready", b"not-ready"), _read_from, cython.NULL, cython.NULL,
+                                  0))
+solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block
 

@@ -292,7 +292,8 @@ def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.in
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _mapped(into: Out, table: cython.p_const_char, codes: cython.p_const_uchar, count: cython.int) -> cython.int:
+def _mapped(into: Out, table: cython.p_const_char, codes: cython.p_const_uchar,
+            count: cython.int) -> cython.int:
     """``count`` characters, ``table``'s of each of ``codes``."""
     b: cython.p_char = reserve(into, count)
     j: cython.int
@@ -335,7 +336,8 @@ _LINES = cython.declare(tuple, (b"Win : ", b"Loss: ", b"Draw: "))
 @cython.cfunc
 @cython.exceptval(-1)
 def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-          json: cython.bint, lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int,
+          extra: cython.p_int) -> cython.int:
     """One deck (see ``CaseSolver`` in out.pxd): its outcome + 1 (0: not canonical, or too long);
     ``number`` N, ``extra`` a draw's first sighting. A draw's trace is stored as JSON too."""
     out: cython.int[4] = [0, 0, 0, 0]
@@ -446,8 +448,9 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
 
 
 # The native core (see out.Core): a standard deck's weights add up to _STANDARD.
-_core = cython.declare(Core, core(_case, _detail, (b"win", b"loss", b"draw"), cython.NULL, _plain_line, _one_card,
-                                  _STANDARD))
-solve_batch, solve_chunk, read, read_inputs = _core.solve_batch, _core.solve_chunk, _core.read, _core.read_inputs
+_core = cython.declare(Core, core(_case, _detail, (b"win", b"loss", b"draw"), cython.NULL, _plain_line,
+                                  _one_card, _STANDARD))
+solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block
