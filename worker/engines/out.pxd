@@ -1,7 +1,5 @@
-# The C interface of out.py, for the cores that cimport it (Cython reads this beside
-# out.py). The small writers are inline here: a call into another module per few bytes
-# would cost more than the bytes.
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+# The C interface of out.py, which the cores cimport. The small writers are inline here: a call into
+# another module per few bytes would cost more than the bytes.
 from libc.string cimport memchr, memcpy
 
 cdef extern from *:
@@ -11,13 +9,6 @@ cdef extern from *:
     #else
     #define dealer_prefetch(address) ((void)(address))
     #endif
-    """
-    # Start loading the cache line of ``address``: a core that knows which lines it will
-    # read lets their misses overlap instead of waiting for each in turn.
-    void prefetch "dealer_prefetch" (const void* address) noexcept nogil
-
-cdef extern from *:
-    """
     #include <stdint.h>
     #include <string.h>
     #include <time.h>
@@ -44,6 +35,9 @@ cdef extern from *:
     #endif
     }
     """
+    # Start loading the cache line of ``address``: a core that knows which lines it will read lets
+    # their misses overlap instead of waiting for each in turn.
+    void prefetch "dealer_prefetch" (const void* address) noexcept nogil
     # Eight bytes from ``p`` as a little-endian word, whatever this machine's order (case_hash).
     unsigned long long load64 "dealer_load64" (const char* p) noexcept nogil
     # CLOCK_MONOTONIC in nanoseconds: Python's time.monotonic() on the same clock.
@@ -57,41 +51,23 @@ cdef class Out:
     cdef Py_ssize_t size
     cdef Py_ssize_t room
     cdef int grow(self, Py_ssize_t more) except -1
-    cdef int put_str(self, str text) except -1
-    cdef int head(self, long long index, bytes outcome, long long number) except -1
-    cdef int fallback(self, Out lines, object answer) except -1
     cdef bytes take(self)
     cdef str take_text(self)
 
 
-# What solves one case of a batch in C: each core's ``_batch_case``. It writes the case's judge
-# line (without its newline) into ``lines`` and, with ``traced``, its record and a newline into
-# ``records``, and returns 1; or it writes nothing and returns 0, leaving the case to Python.
-ctypedef int (*BatchCase)(str text, long long index, bint traced, Out lines, Out records) except? -1
-
-cdef tuple batch(BatchCase solve, list texts, long long first, bint traced, object one)
-
-# What solves one case of a chunk in C: each core's ``_chunk_case``. It writes the case's judge
-# line (without its newline) into ``lines`` and, with ``traced``, its packed trace into
-# ``traces``, sets ``number`` and ``extra``, and returns the outcome's code (1 + its place in
-# the engine's ``outcomes``); or it writes nothing and returns 0, leaving the case to Python.
-ctypedef int (*CaseSolver)(const char* text, Py_ssize_t size, long long index, bint traced, Out lines,
+# What solves one case in C: each core's ``_case``. From the canonical text of ``size`` bytes at ``s``
+# it writes the judge line (no newline) into ``lines`` and, with ``traced``, the trace into ``traces``:
+# as stored, or with ``json`` as a record holds it (the two differ in 10-20-30 only). It sets
+# ``number`` and ``extra`` and returns the outcome's code (1 + its place in the engine's outcomes), or
+# writes nothing and returns 0: the case is left to Python.
+ctypedef int (*CaseSolver)(const char* s, Py_ssize_t size, long long index, bint traced, bint json, Out lines,
                            Out traces, int* number, int* extra) except? -1
-
-cdef tuple chunk(CaseSolver solve, bytes inputs, long long first, bint traced, object deadline, object one)
-
-# A core's ``solve_batch`` and ``solve_chunk`` (see out.py).
-cdef class Solver:
-    cdef BatchCase batch_case
-    cdef CaseSolver chunk_case
-
-cdef Solver solver(BatchCase batch_case, CaseSolver chunk_case)
+# A record's ``detail`` (``Result.detail`` as orjson writes it) of the case ``_case`` just solved.
+ctypedef int (*Detail)(Out records, int number, int extra) except? -1
 
 
-# A block of canonical inputs being filled (``Engine.read_inputs``, see Block in out.py): the
-# texts of its cases, each ending in a newline, in the buffer. The block takes at most ``want``
-# cases and, but for its first, none ending past ``room`` bytes; what is written after those
-# (a native reader writes a stretch of lines whole) starts the next block.
+# A block of canonical inputs (Block in out.py) takes at most ``want`` cases and, but for its first,
+# none ending past ``room`` bytes.
 cdef class Block(Out):
     cdef Py_ssize_t want
     cdef Py_ssize_t room
@@ -100,35 +76,24 @@ cdef class Block(Out):
     cdef readonly bint full  # it takes no more
 
 
-# What checks a case's canonical text at ``s`` and loads it for play: each core's ``_read_at``.
-ctypedef bint (*ReadAt)(const char* s, Py_ssize_t size) noexcept
-
-
-cdef inline bint read_text(ReadAt read_at, str text) noexcept:
-    """``read_at`` of ``text``, which is ASCII in every case (a lone surrogate has no UTF-8)."""
-    cdef Py_ssize_t size
-    if not text.isascii():
-        return False
-    cdef const char* s = PyUnicode_AsUTF8AndSize(text, &size)
-    return read_at(s, size)
-
-
-# The native readers' loop over a judge file (``read_from`` of a :class:`Reader`, or
-# ``read_decks`` in out.py): from ``at`` in ``data``, the cases as Case values into ``cases``
-# or, for ``read_inputs``, their texts into ``block``; returns where the next line to read
-# starts, its number, the count of cases, and whether a line is left to the Python readers.
+# A core's own reading loop over a judge file (mahjong's; the deck games share ``read_decks``): from
+# ``at`` in ``data``, the cases as Case values into ``cases`` or their texts into ``block``; returns where
+# the next line starts, its number, the count of cases, and whether a line is left to the Python readers.
 ctypedef tuple (*ReadFrom)(bytes data, Py_ssize_t at, bint final, long long line, long long count,
                            list cases, Block block, int per_line, bint flow)
-# How read_decks reads a game's cards: a plain line whole (its cards, 0 for another line;
-# ``held`` the deck's cards so far, ``after`` them with the line's), or one card of another
-# line (the bytes it spans, 0 for none); each copies its text, a space after each card.
+# How read_decks reads a game's cards: a plain line whole (its cards, 0 for another line; ``held`` the
+# deck's cards so far, ``after`` them with the line's), or one card of another line (the bytes it spans,
+# 0 for none); each copies its text, a space after each card.
 ctypedef int (*PlainLine)(const char* s, Py_ssize_t size, unsigned long long held,
                           unsigned long long* after, char* copy) noexcept
 ctypedef int (*OneCard)(const char* s, Py_ssize_t size, unsigned long long* held, char* copy) noexcept
 
 
-# A core's ``read`` and ``read_inputs`` (see out.py).
-cdef class Reader:
+# A game's C functions, under the Python API of Core in out.py.
+cdef class Core:
+    cdef CaseSolver case
+    cdef Detail detail
+    cdef tuple words
     cdef ReadFrom read_from
     cdef PlainLine plain_line
     cdef OneCard one_card
@@ -136,15 +101,15 @@ cdef class Reader:
     cdef tuple _read(self, bytes data, Py_ssize_t at, bint final, long long line, long long count, list cases,
                      Block block, int per_line, bint flow)
 
-cdef Reader reader(ReadFrom read_from)
-cdef Reader deck_reader(PlainLine plain_line, OneCard one_card, unsigned long long whole)
+cdef Core core(CaseSolver case, Detail detail, tuple words, ReadFrom read_from, PlainLine plain_line,
+               OneCard one_card, unsigned long long whole)
 cdef object new_case(long long index, str text, long long line, long long column)
 
 
 cdef inline Py_ssize_t line_end(const char* s, Py_ssize_t at, Py_ssize_t size, bint final,
                                 Py_ssize_t longest) noexcept:
     """Where the line from ``at`` ends: -1 where it goes on in the next block, -2 where it is longer
-    than ``longest`` (the native readers leave it to Python)."""
+    than ``longest`` (left to Python)."""
     cdef const char* newline = <const char*>memchr(s + at, 10, size - at)
     cdef Py_ssize_t stop = size if newline == NULL else newline - s
     if stop - at > longest:

@@ -1,11 +1,9 @@
 """What the native cores share (compiled only; its C interface is ``out.pxd``, which they ``cimport``).
 
-- :class:`Out`, a growing buffer: a batch's judge lines and records, or a chunk's lines and packed
-  traces, are written into two and handed over as one ``str`` or ``bytes`` each (a Python object
-  a case would cost more than solving it). Buffers are borrowed and given back, so the next batch
-  writes into memory already mapped (fresh memory costs a page fault every 4 KiB).
-- :class:`Solver` and :class:`Reader`: a core's ``solve_batch``/``solve_chunk`` and
-  ``read``/``read_inputs``, over the few C functions of its own game.
+- :class:`Core`: a game's per-case, batch, chunk and reading calls, over the few C functions of its
+  own game (one that solves a case, one that writes a record's detail, the readers' line functions).
+- :class:`Out`, a growing buffer: a batch's or chunk's judge lines and traces are written into two and
+  handed over as one ``str`` or ``bytes`` each (a Python object a case would cost more than solving it).
 
 ``tests/engines/test_native.py`` holds every core to the Python engines, record for record.
 """
@@ -41,35 +39,6 @@ class Out:
         self.data, self.room = data, room
         return 0
 
-    def put_str(self, text: str) -> cython.int:
-        """An ASCII ``str`` as it is (the cores' texts and names: nothing in them to escape)."""
-        length = cython.declare(cython.Py_ssize_t)
-        s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(length))
-        return put(self, s, length)
-
-    def head(self, index: cython.longlong, outcome: bytes, number: cython.longlong) -> cython.int:
-        """A record up to its detail: ``{"index":…,"outcome":…,"number":…,"detail":``; the
-        core then writes the detail, ``,"trace":``, the trace and ``}`` and a newline."""
-        put(self, b'{"index":', 9)
-        put_int(self, index)
-        put(self, b',"outcome":"', 12)
-        put(self, outcome, len(outcome))
-        put(self, b'","number":', 11)
-        put_int(self, number)
-        return put(self, b',"detail":', 10)
-
-    def fallback(self, lines: Out, answer: object) -> cython.int:
-        """A case the core left to the engine: its ``(line, record)`` (the record ``b""``
-        when not traced) after the others, each then ending in a newline."""
-        line: str = answer[0]
-        record: bytes = answer[1]
-        lines.put_str(line)
-        put(lines, b"\n", 1)
-        if len(record):
-            put(self, record, len(record))
-            put(self, b"\n", 1)
-        return 0
-
     def take(self) -> bytes:
         """What is written, as bytes; the buffer is then empty."""
         written: bytes = PyBytes_FromStringAndSize(self.data, self.size)
@@ -81,33 +50,6 @@ class Out:
         written: str = PyUnicode_DecodeASCII(self.data, self.size, cython.NULL)
         self.size = 0
         return written
-
-
-_spare = cython.declare(list, [])
-
-
-def batch(solve, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-    """A core's ``solve_batch``: the judge lines and records of ``texts``, numbered from ``first``,
-    each solved by ``solve`` (its ``_batch_case``) or, where that leaves it, by ``one``; written into
-    two borrowed buffers (taken from those given back before, or new) and returned as a ``str`` and
-    a ``bytes``."""
-    lines: Out = _spare.pop() if _spare else Out()
-    records: Out = _spare.pop() if _spare else Out()
-    lines.size = records.size = 0
-    text: str
-    try:
-        for text in texts:
-            if solve(text, first, traced, lines, records):
-                put(lines, b"\n", 1)
-            else:
-                records.fallback(lines, one(first, text, traced))
-            first += 1
-        return lines.take_text(), records.take()
-    finally:
-        # Kept for the next batch (at most four: two batches at once, see the module's doc).
-        for out in (lines, records):
-            if len(_spare) < 4:
-                _spare.append(out)
 
 
 # The arrays of a ChunkSolution, cloned from these (empty) templates.
@@ -123,9 +65,7 @@ _FINISH = cython.declare(cython.ulonglong, HASH_FINISH)
 @cython.inline
 @cython.exceptval(check=False)
 def _hash(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.ulonglong:
-    """:func:`worker.engines.chunks.case_hash` of ``size`` bytes at ``s``: a word of eight
-    bytes at a time (the last one padded with zeros), each step a bijection of the state,
-    then MurmurHash3's 64-bit finaliser."""
+    """:func:`worker.engines.chunks.case_hash` of ``size`` bytes at ``s`` (see there)."""
     h: cython.ulonglong = cython.cast(cython.ulonglong, size) * _START
     last: cython.char[8]
     at: cython.Py_ssize_t = 0
@@ -150,100 +90,201 @@ def case_hash(data: bytes) -> cython.ulonglong:
     return _hash(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 
-def chunk(solve, inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-          one: object) -> tuple:
-    """A core's ``solve_chunk``: the cases of ``inputs`` (canonical texts, one a line; ``b""``
-    holds none), numbered from ``first``, each solved by ``solve`` (its ``_chunk_case``) or, where
-    that leaves it, by ``one`` (:meth:`~worker.engines.engine.Chunks.solve_one`'s signature), the
-    fields of a :class:`~worker.engines.chunks.ChunkSolution` in order. No case is started once
-    the monotonic clock reads ``deadline`` (seconds, as ``time.monotonic()``; ``None``: never)."""
-    s: cython.p_const_char = PyBytes_AS_STRING(inputs)
-    size: cython.Py_ssize_t = PyBytes_GET_SIZE(inputs)
-    count: cython.Py_ssize_t = inputs.count(b"\n") + 1 if size else 0
-    outcomes: bytes = PyBytes_FromStringAndSize(cython.NULL, count)
-    codes: cython.p_uchar = cython.cast(cython.p_uchar, PyBytes_AS_STRING(outcomes))
-    numbers: array.array = array.clone(_INTS, count, False)
-    extras: array.array = array.clone(_INTS, count, False)
-    solve_us: array.array = array.clone(_UINTS, count, False)
-    hashes: array.array = array.clone(_WORDS, count, False)
-    offsets: array.array = array.clone(_UINTS, count + 1, False)
-    stop: cython.longlong = LLONG_MAX
-    seconds: cython.double
-    if deadline is not None:
-        seconds = deadline
-        if seconds <= 0:
-            stop = 0
-        elif seconds < 9e9:  # (later: never, as None, and beyond a long long of nanoseconds; so is NaN)
-            stop = cython.cast(cython.longlong, seconds * 1e9)
-    lines: Out = _spare.pop() if _spare else Out()
-    traces: Out = _spare.pop() if _spare else Out()
-    lines.size = traces.size = 0
-    k: cython.Py_ssize_t
-    at: cython.Py_ssize_t = 0
-    end: cython.Py_ssize_t
-    newline: cython.p_const_char
-    code: cython.int
-    number: cython.int
-    extra: cython.int
-    started: cython.Py_ssize_t = count
-    now: cython.longlong
-    then: cython.longlong
-    offsets.data.as_uints[0] = 0
-    try:
-        now = now_ns()
-        for k in range(count):
-            newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
-            end = size if newline == cython.NULL else newline - s
-            hashes.data.as_ulonglongs[k] = _hash(s + at, end - at)
-            code, number, extra = 0, 0, 0
-            if started == count and now >= stop:
-                started = k
-            if started == count:
-                code = solve(s + at, end - at, first + k, traced, lines, traces, cython.address(number),
-                             cython.address(extra))
-                if code == 0:
-                    code = _fallback(one, s + at, end - at, first + k, traced, lines, traces,
-                                     cython.address(number), cython.address(extra))
-                then = now_ns()
-                solve_us.data.as_uints[k] = (then - now) // 1000
-                now = then
-            else:
-                solve_us.data.as_uints[k] = 0
-            put(lines, b"\n", 1)
-            codes[k] = code
-            numbers.data.as_ints[k] = number
-            extras.data.as_ints[k] = extra
-            if traces.size > UINT_MAX:
-                raise OverflowError("a chunk's packed traces outgrew their 32-bit offsets")
-            offsets.data.as_uints[k + 1] = traces.size
-            at = end + 1
-        return (count, started, lines.take(), traces.take(), offsets, outcomes, numbers, extras, solve_us,
-                hashes)
-    finally:
-        for out in (lines, traces):
-            if len(_spare) < 4:
-                _spare.append(out)
-
-
-@cython.cclass
-class Solver:
-    """A core's ``solve_batch`` and ``solve_chunk`` over its two C solvers of one case, which a
-    core's module exports as its own: :meth:`Batches.solve
-    <worker.engines.engine.Batches.solve>` and :meth:`Chunks.solve
-    <worker.engines.engine.Chunks.solve>` in C, ``one`` solving what they leave."""
-
-    def solve_batch(self, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-        return batch(self.batch_case, texts, first, traced, one)
-
-    def solve_chunk(self, inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
-                    one: object) -> tuple:
-        return chunk(self.chunk_case, inputs, first, traced, deadline, one)
+_spare = cython.declare(list, [])
+# A case's line and trace (Core.one, and a batch's trace before its record's head), written and taken
+# with no Python code in between.
+_line = cython.declare(Out, Out())
+_trace = cython.declare(Out, Out())
 
 
 @cython.cfunc
-def solver(batch_case: BatchCase, chunk_case: CaseSolver) -> Solver:
-    made: Solver = Solver()
-    made.batch_case, made.chunk_case = batch_case, chunk_case
+def _borrow() -> Out:
+    """A buffer given back before (its memory mapped: fresh memory costs a page fault every 4 KiB), or
+    a new one; four are kept, for two batches or chunks at once."""
+    out: Out = _spare.pop() if _spare else Out()
+    out.size = 0
+    return out
+
+
+@cython.cfunc
+def _give_back(out: Out) -> cython.void:
+    if len(_spare) < 4:
+        _spare.append(out)
+
+
+@cython.cfunc
+@cython.exceptval(-1, check=True)
+def _solve_text(game: Core, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint,
+                lines: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
+    """``game.case`` of ``text``, its trace into ``_trace``; 0 unless ASCII, as canonical texts are."""
+    size = cython.declare(cython.Py_ssize_t)
+    if not text.isascii():  # (and a lone surrogate has no UTF-8)
+        return 0
+    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(size))
+    return game.case(s, size, index, traced, json, lines, _trace, number, extra)
+
+
+@cython.cclass
+class Core:
+    """A game's native core over its few C functions (see out.pxd): the engine's per-case, batch,
+    chunk and reading calls in C, which the game's ``core`` module exports as its own."""
+
+    def one(self, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint) -> object:
+        """``(code, number, extra, judge line, trace)`` of ``text`` (``CaseSolver`` in out.pxd; the trace
+        ``None`` unless ``traced``), or ``None`` where the core leaves it."""
+        number: cython.int = 0
+        extra: cython.int = 0
+        _line.size = _trace.size = 0
+        code: cython.int = _solve_text(self, text, index, traced, json, _line, cython.address(number),
+                                       cython.address(extra))
+        if code == 0:
+            return None
+        return code, number, extra, _line.take_text(), _trace.take() if traced else None
+
+    def solve_batch(self, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
+        """:meth:`Batches.solve <worker.engines.engine.Batches.solve>`, ``one`` solving what the core
+        leaves."""
+        lines: Out = _borrow()
+        records: Out = _borrow()
+        text: str
+        code: cython.int
+        number: cython.int
+        extra: cython.int
+        word: bytes
+        try:
+            for text in texts:
+                code = _solve_text(self, text, first, traced, True, lines, cython.address(number),
+                                   cython.address(extra))
+                if code == 0:
+                    answer: tuple = one(first, text, traced)
+                    put_text(lines, answer[0])
+                    record: bytes = answer[1]
+                    if traced:
+                        put(records, record, len(record))
+                        put(records, b"\n", 1)
+                elif traced:
+                    word = self.words[code - 1]
+                    put(records, b'{"index":', 9)
+                    put_int(records, first)
+                    put(records, b',"outcome":"', 12)
+                    put(records, word, len(word))
+                    put(records, b'","number":', 11)
+                    put_int(records, number)
+                    put(records, b',"detail":', 10)
+                    self.detail(records, number, extra)
+                    put(records, b',"trace":', 9)
+                    put(records, _trace.data, _trace.size)
+                    put(records, b"}\n", 2)
+                    _trace.size = 0
+                put(lines, b"\n", 1)
+                first += 1
+            return lines.take_text(), records.take()
+        finally:
+            _give_back(lines)
+            _give_back(records)
+
+    def solve_chunk(self, inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
+                    one: object) -> tuple:
+        """:meth:`Chunks.solve <worker.engines.engine.Chunks.solve>`: a
+        :class:`~worker.engines.chunks.ChunkSolution`'s fields, ``one`` solving what the core leaves."""
+        s: cython.p_const_char = PyBytes_AS_STRING(inputs)
+        size: cython.Py_ssize_t = PyBytes_GET_SIZE(inputs)
+        count: cython.Py_ssize_t = inputs.count(b"\n") + 1 if size else 0
+        outcomes: bytes = PyBytes_FromStringAndSize(cython.NULL, count)
+        codes: cython.p_uchar = cython.cast(cython.p_uchar, PyBytes_AS_STRING(outcomes))
+        numbers: array.array = array.clone(_INTS, count, False)
+        extras: array.array = array.clone(_INTS, count, False)
+        solve_us: array.array = array.clone(_UINTS, count, False)
+        hashes: array.array = array.clone(_WORDS, count, False)
+        offsets: array.array = array.clone(_UINTS, count + 1, False)
+        stop: cython.longlong = LLONG_MAX
+        seconds: cython.double
+        if deadline is not None:
+            seconds = deadline
+            if seconds <= 0:
+                stop = 0
+            elif seconds < 9e9:  # (later: never, as None, and beyond a long long of nanoseconds; so is NaN)
+                stop = cython.cast(cython.longlong, seconds * 1e9)
+        lines: Out = _borrow()
+        traces: Out = _borrow()
+        k: cython.Py_ssize_t
+        at: cython.Py_ssize_t = 0
+        end: cython.Py_ssize_t
+        newline: cython.p_const_char
+        code: cython.int
+        number: cython.int
+        extra: cython.int
+        started: cython.Py_ssize_t = count
+        now: cython.longlong
+        then: cython.longlong
+        offsets.data.as_uints[0] = 0
+        try:
+            now = now_ns()
+            for k in range(count):
+                newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
+                end = size if newline == cython.NULL else newline - s
+                hashes.data.as_ulonglongs[k] = _hash(s + at, end - at)
+                code, number, extra = 0, 0, 0
+                if started == count and now >= stop:
+                    started = k
+                if started == count:
+                    code = self.case(s + at, end - at, first + k, traced, False, lines, traces,
+                                     cython.address(number), cython.address(extra))
+                    if code == 0:
+                        code = _fallback(one, s + at, end - at, first + k, traced, lines, traces,
+                                         cython.address(number), cython.address(extra))
+                    then = now_ns()
+                    solve_us.data.as_uints[k] = (then - now) // 1000
+                    now = then
+                else:
+                    solve_us.data.as_uints[k] = 0
+                put(lines, b"\n", 1)
+                codes[k] = code
+                numbers.data.as_ints[k] = number
+                extras.data.as_ints[k] = extra
+                if traces.size > UINT_MAX:
+                    raise OverflowError("a chunk's packed traces outgrew their 32-bit offsets")
+                offsets.data.as_uints[k + 1] = traces.size
+                at = end + 1
+            return (count, started, lines.take(), traces.take(), offsets, outcomes, numbers, extras, solve_us,
+                    hashes)
+        finally:
+            _give_back(lines)
+            _give_back(traces)
+
+    @cython.cfunc
+    def _read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+              count: cython.longlong, cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+        if self.read_from != cython.NULL:
+            return self.read_from(data, at, final, line, count, cases, block, per_line, flow)
+        return read_decks(self, data, at, final, line, count, cases, block, per_line, flow)
+
+    def read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+             count: cython.longlong, per_line: cython.int, flow: cython.bint) -> tuple:
+        """``(cases, at, line, count, stopped)`` (:func:`~worker.engines.handover.read_cases`): the Case
+        values read from ``at`` in ``data``, where a case starts a line, while the lines are as judge
+        files write them (``per_line`` and ``flow``: the file's layout, 0 for none); then as
+        :meth:`read_inputs`."""
+        cases: list = []
+        return (cases, *self._read(data, at, final, line, count, cases, None, per_line, flow))
+
+    def read_inputs(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+                    count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+        """``(at, line, count, stopped)`` (:class:`~worker.engines.handover.InputBlocks`): as :meth:`read`,
+        the canonical texts into ``block`` until it is full; where the next line starts, its number, the
+        count of cases after those read, and whether the reading stopped at lines left to Python."""
+        return self._read(data, at, final, line, count, None, block, per_line, flow)
+
+
+@cython.cfunc
+def core(case: CaseSolver, detail: Detail, words: tuple, read_from: ReadFrom, plain_line: PlainLine,
+         one_card: OneCard, whole: cython.ulonglong) -> Core:
+    """A game's Core: ``words`` its outcomes as records spell them; ``read_from`` its own reading
+    loop, or NULL for :func:`read_decks` over ``plain_line`` and ``one_card``, a good deck's cards
+    adding up to ``whole``."""
+    made: Core = Core()
+    made.case, made.detail, made.words = case, detail, words
+    made.read_from, made.plain_line, made.one_card, made.whole = read_from, plain_line, one_card, whole
     return made
 
 
@@ -252,19 +293,28 @@ def solver(batch_case: BatchCase, chunk_case: CaseSolver) -> Solver:
 def _fallback(one: object, s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong,
               traced: cython.bint, lines: Out, traces: Out, number: cython.p_int,
               extra: cython.p_int) -> cython.int:
-    """A case the core left to Python: ``one(index, text, traced)``'s ``(code, number, extra,
-    line, packed trace)`` written as the core writes its own (nothing for code 0: not solved)."""
+    """A case of a chunk the core left to Python: ``one(index, text, traced)``'s ``(code, number,
+    extra, line, packed trace)`` written as the core writes its own (nothing for code 0: not solved)."""
     answer: tuple = one(index, PyUnicode_DecodeUTF8(s, size, cython.NULL), traced)
     code: cython.int = answer[0]
     if code < 0 or code > 255:
         raise ValueError(f"an outcome code is 0..255, not {code}")
     if code:
         number[0], extra[0] = answer[1], answer[2]
-        lines.put_str(answer[3])
+        put_text(lines, answer[3])
         if traced:
             packed: bytes = answer[4]
             put(traces, packed, len(packed))
     return code
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def put_text(out: Out, text: str) -> cython.int:
+    """An ASCII ``str`` as it is (the engines' lines: nothing in them to escape)."""
+    length = cython.declare(cython.Py_ssize_t)
+    s: cython.p_const_char = PyUnicode_AsUTF8AndSize(text, cython.address(length))
+    return put(out, s, length)
 
 
 _PLAIN_CASE = cython.declare(cython.bint, plain(Case, ("index", "text", "line", "column")))
@@ -285,17 +335,10 @@ def new_case(index: cython.longlong, text: str, line: cython.longlong, column: c
 
 @cython.cclass
 class Block(Out):
-    """A judge file's canonical inputs, a block of consecutive cases at a time
-    (:class:`worker.engines.handover.InputBlocks` on the native core): each core's ``read_inputs``
-    writes the texts of the cases it reads into it, past what it holds, and tells it of each
-    (``took`` in out.pxd); Python writes the cases its readers find (:meth:`add`). Each text is
-    followed by a newline.
-
-    A block takes at most ``want`` cases and, but for its first, no case ending past ``room``
-    bytes: :meth:`start` sets them. Once it takes no more (``full``) a reader stops at the end of
-    its stretch of lines; whatever was written after the cases the block takes is kept, and
-    starts the next block (:meth:`cut`).
-    """
+    """A judge file's canonical inputs a block at a time (:class:`worker.engines.handover.InputBlocks`
+    on the native core), each text ending in a newline: a core's ``read_inputs`` writes those it reads
+    (``took`` in out.pxd), Python those its readers find (:meth:`add`). What is written past the cases
+    the block takes (see out.pxd) starts the next block (:meth:`cut`)."""
 
     def start(self, want: cython.Py_ssize_t, room: cython.Py_ssize_t) -> None:
         """Begin a block of at most ``want`` cases (at least one) and ``room`` bytes, with the cases
@@ -328,53 +371,6 @@ class Block(Out):
         self.size -= self.mark
         self.taken, self.mark, self.full = 0, 0, True
         return block, count
-
-
-@cython.cclass
-class Reader:
-    """A core's two native readers over one loop: ``read`` (for
-    :func:`~worker.engines.handover.read_cases`) gives Case values, ``read_inputs`` (for
-    :class:`~worker.engines.handover.InputBlocks`) writes the canonical texts into a Block until
-    it is full. Each reads from ``at`` in ``data``, where a case starts a line, while the lines are
-    as judge files write them; ``per_line`` and ``flow``: the file's layout (0: none, see
-    :mod:`worker.engines.layout`). A core's module exports both as its ``read`` and ``read_inputs``.
-    """
-
-    @cython.cfunc
-    def _read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-              count: cython.longlong, cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-        if self.read_from != cython.NULL:
-            return self.read_from(data, at, final, line, count, cases, block, per_line, flow)
-        return read_decks(self, data, at, final, line, count, cases, block, per_line, flow)
-
-    def read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-             count: cython.longlong, per_line: cython.int, flow: cython.bint) -> tuple:
-        """``(cases, at, line, count, stopped)``: the Case values read, then as ``read_inputs``."""
-        cases: list = []
-        return (cases, *self._read(data, at, final, line, count, cases, None, per_line, flow))
-
-    def read_inputs(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-                    count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-        """``(at, line, count, stopped)``: where the next line starts, its number, the count of cases
-        after those read, and whether the reading stopped at lines left to the Python readers."""
-        return self._read(data, at, final, line, count, None, block, per_line, flow)
-
-
-@cython.cfunc
-def reader(read_from: ReadFrom) -> Reader:
-    """The readers of a core whose cases are read by its own loop (a hand a line)."""
-    made: Reader = Reader()
-    made.read_from = read_from
-    return made
-
-
-@cython.cfunc
-def deck_reader(plain_line: PlainLine, one_card: OneCard, whole: cython.ulonglong) -> Reader:
-    """The readers of a core whose cases are decks of 52 cards over any lines (:func:`read_decks`):
-    ``whole`` is what a good deck's cards add up to, as ``plain_line`` and ``one_card`` add them."""
-    made: Reader = Reader()
-    made.plain_line, made.one_card, made.whole = plain_line, one_card, whole
-    return made
 
 
 # The longest line, and the most decks in one stretch of lines, that read_decks takes; beyond
@@ -411,17 +407,15 @@ def _give(texts: cython.p_char, decks: cython.int, written: cython.int, count: c
 
 
 @cython.cfunc
-def read_decks(game: Reader, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+def read_decks(game: Core, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                count: cython.longlong, cases: list, block: Block, per_line: cython.int,
                flow: cython.bint) -> tuple:
-    """A deck game's reading loop (see ``ReadFrom`` in out.pxd). It takes the file a *stretch* of
-    whole lines at a time: from the start of a deck to the first line end that is also a deck's
-    end (in judge files, every deck's last line). A stretch of good cards, every deck whole
-    (``game.whole``) and every line as the layout says, gives its decks; the first that is not
-    is left whole to the Python readers (the terminator, an error, a deck ending in mid-line for
-    too long, a line longer than any judge file's).
-
-    One loop: a line's steps share the deck being read, which the compiler keeps in registers."""
+    """A deck game's reading loop (see ``ReadFrom`` in out.pxd), a *stretch* of whole lines at a time:
+    from a deck's start to the first line end that is also a deck's end (in judge files, every deck's
+    last line). A stretch of good cards, every deck whole (``game.whole``) and every line as the layout
+    says, gives its decks; the first that is not is left to the Python readers (the terminator, an
+    error, a deck ending mid-line for too long, a line longer than any judge file's). One loop: the
+    compiler keeps the deck being read in registers."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     start: cython.Py_ssize_t = at  # where the stretch starts

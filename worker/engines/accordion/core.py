@@ -1,76 +1,46 @@
-"""Accordion's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
-
-:func:`.play.play`'s loop over C arrays: a card is its number plus one (0: no pile),
-``_MASK`` its rank and suit bits; it writes the judge line and the trace's ``play``, per
-case or for a whole batch or chunk. ``tests/engines/test_native.py`` holds it to :mod:`.play`.
+"""Accordion's native core (compiled only): :func:`.play.play`'s loop over C arrays (a card its number
+plus one, 0 no pile), writing the judge line and the trace's ``play``. ``test_native.py`` holds it to
+:mod:`.play`.
 """
 
 import cython
-from cython.cimports.cpython.list import PyList_New, PyList_SET_ITEM
-from cython.cimports.cpython.long import PyLong_FromLong
-from cython.cimports.cpython.ref import Py_INCREF
 from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcpy
-from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, deck_reader, is_space, put,
-                                                put_int, read_text, reserve, solver)
+from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space, put, put_int, reserve
 
 from worker.engines.accordion.trace import PILES
 
 
-_RANKS = cython.declare(cython.p_const_char, b"A23456789TJQK")
-_SUITS = cython.declare(cython.p_const_char, b"CDHS")
+_RANKS, _SUITS = "A23456789TJQK", "CDHS"
 #: By card (number + 1): its rank and suit bits; 0 for no card.
 _MASK = cython.declare(cython.int[53])
+_MASK[:] = [0] + [1 << rank | 1 << (13 + suit) for rank in range(13) for suit in range(4)]
 #: By character: 4 * rank, or the suit, else -1.
 _RANK4 = cython.declare(cython.int[256])
+_RANK4[:] = [4 * _RANKS.find(chr(b)) if chr(b) in _RANKS else -1 for b in range(256)]
 _SUIT = cython.declare(cython.int[256])
+_SUIT[:] = [_SUITS.find(chr(b)) if chr(b) in _SUITS else -1 for b in range(256)]
 
 # A game's state in static buffers: every call holds the GIL from start to end.
 _deck = cython.declare(cython.int[52])
 _tops = cython.declare(cython.int[56])
 _under = cython.declare(cython.int[53])
-# The trace's ``play`` (see :mod:`.trace`): a "+" a deal and two characters a move. A move
-# takes a card at least one pile to the left and no card ever goes right, so a deck makes
-# at most 0 + 1 + ... + 51 = 1326 moves.
+# The trace's ``play`` (:mod:`.trace`): a "+" a deal and two characters a move (a card moves at
+# least one pile left, never right: at most 0 + 1 + ... + 51 = 1326 moves).
 _play_text = cython.declare(cython.char[2704])
 _written = cython.declare(cython.int, 0)  # of _play_text, after a traced game
-#: By pile (counting the three empty ones on the left), a move from it one and three piles to
-#: the left, its two characters as one 16-bit store.
-_STEP = cython.declare(cython.ushort[56][2])  # (C's ushort[2][56])
+#: By pile (counting the three empty ones on the left), a move from it one and then three piles
+#: to the left: its two characters, copied as one 16-bit word.
+_STEPS = cython.declare(bytes, "".join(pile + str(far) for far in (1, 3) for pile in "   " + PILES).encode())
+_STEP = cython.declare(cython.p_const_char, _STEPS)
 _sizes = cython.declare(cython.int[52])
-
-
-@cython.cfunc
-def _setup() -> cython.void:
-    b: cython.int
-    r: cython.int
-    s: cython.int
-    for b in range(256):
-        _RANK4[b] = -1
-        _SUIT[b] = -1
-    for r in range(13):
-        _RANK4[cython.cast(cython.uchar, _RANKS[r])] = 4 * r
-    for s in range(4):
-        _SUIT[cython.cast(cython.uchar, _SUITS[s])] = s
-    _MASK[0] = 0
-    for r in range(13):
-        for s in range(4):
-            _MASK[4 * r + s + 1] = (1 << r) | (1 << (13 + s))
-    piles: bytes = PILES.encode()
-    for r in range(52):
-        for s in range(2):
-            pair: cython.char[2] = [piles[r], 49 + 2 * s]
-            memcpy(cython.address(_STEP[s][r + 3]), pair, 2)
-
-
-_setup()
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
-    """The deck into ``_deck``, if the ``size`` bytes at ``s`` are a canonical deck (52
-    distinct cards, single spaces); anything else is left to the engine, which knows what to say."""
+    """The deck into ``_deck``, if the ``size`` bytes at ``s`` are a canonical deck (52 distinct
+    cards, single spaces)."""
     seen: cython.longlong = 0
     k: cython.int
     rank: cython.int
@@ -90,8 +60,8 @@ def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _play(traced: cython.bint) -> cython.int:
-    """Play ``_deck``; the number of piles left, their sizes in ``_sizes``, and with
-    ``traced`` the trace's ``play`` in ``_play_text`` and ``_written``."""
+    """Play ``_deck``: the piles left, their sizes in ``_sizes``, with ``traced`` the trace's ``play``
+    in ``_play_text`` and ``_written``."""
     global _written
     tops: cython.p_int = _tops
     under: cython.p_int = _under
@@ -106,7 +76,6 @@ def _play(traced: cython.bint) -> cython.int:
     i: cython.int
     source: cython.int
     below: cython.int
-    found: cython.bint
     tops[0], tops[1], tops[2] = 0, 0, 0
     for k in range(52):
         card = _deck[k]
@@ -128,13 +97,13 @@ def _play(traced: cython.bint) -> cython.int:
         while True:
             # ``card`` leaves pile ``source`` for pile ``j``, whose top is ``t``, and hops on.
             if traced:
-                memcpy(text + m, cython.address(_STEP[(source - j) >> 1][source]), 2)
+                memcpy(text + m, _STEP + 2 * (55 * ((source - j) >> 1) + source), 2)
                 m += 2
             while True:
                 u = tops[j - 3]
                 if _MASK[card] & _MASK[u]:
                     if traced:
-                        memcpy(text + m, cython.address(_STEP[1][j]), 2)
+                        memcpy(text + m, _STEP + 2 * (55 + j), 2)
                         m += 2
                     j -= 3
                     t = u
@@ -143,7 +112,7 @@ def _play(traced: cython.bint) -> cython.int:
                     if not (_MASK[card] & _MASK[u]):
                         break
                     if traced:
-                        memcpy(text + m, cython.address(_STEP[0][j]), 2)
+                        memcpy(text + m, _STEP + 2 * j, 2)
                         m += 2
                     j -= 1
                     t = u
@@ -160,22 +129,19 @@ def _play(traced: cython.bint) -> cython.int:
                 t = card
                 card = tops[i]
             else:
-                found = False
                 i = source
                 while i < n:
                     card = tops[i]
                     t = tops[i - 3]
                     if _MASK[card] & _MASK[t]:
                         j = i - 3
-                        found = True
                         break
                     t = tops[i - 1]
                     if _MASK[card] & _MASK[t]:
                         j = i - 1
-                        found = True
                         break
                     i += 1
-                if not found:
+                if i == n:
                     break
             below = under[card]
             if below:
@@ -197,24 +163,12 @@ def _play(traced: cython.bint) -> cython.int:
 
 
 @cython.cfunc
-def _ints(values: cython.p_int, count: cython.int) -> list:
-    result: list = PyList_New(count)
-    j: cython.int
-    for j in range(count):
-        item = PyLong_FromLong(values[j])
-        Py_INCREF(item)
-        PyList_SET_ITEM(result, j, item)
-    return result
-
-
-@cython.cfunc
 @cython.exceptval(-1)
 def _put_line(into: Out, piles: cython.int) -> cython.int:
     """``N piles remaining: a b c`` (``1 pile remaining: 52``), as :func:`.engine.line_of`."""
     j: cython.int
     if piles == 1:
-        put(into, b"1 pile remaining: 52", 20)
-        return 0
+        return put(into, b"1 pile remaining: 52", 20)
     put_int(into, piles)
     put(into, b" piles remaining:", 17)
     for j in range(piles):
@@ -223,52 +177,15 @@ def _put_line(into: Out, piles: cython.int) -> cython.int:
     return 0
 
 
-# A case's line or trace, written and taken with no Python code in between.
-_scratch = cython.declare(Out, Out())
-
-
-@cython.cfunc
-def _judge_line(piles: cython.int) -> str:
-    _scratch.size = 0
-    _put_line(_scratch, piles)
-    return _scratch.take_text()
-
-
-# Each pile size (1 to 52) as orjson writes it in a list, with the comma after it: four
-# bytes a number (copied as one word), of which ``_NUMBER_SIZE`` count.
-_NUMBER = cython.declare(cython.char[4][53])  # (C's char[53][4])
-_NUMBER_SIZE = cython.declare(cython.int[53])
-
-
-@cython.cfunc
-def _setup_numbers() -> cython.void:
-    v: cython.int
-    for v in range(53):
-        if v < 10:
-            _NUMBER[v][0], _NUMBER[v][1], _NUMBER_SIZE[v] = 48 + v, 44, 2
-        else:
-            _NUMBER[v][0], _NUMBER[v][1], _NUMBER[v][2], _NUMBER_SIZE[v] = 48 + v // 10, 48 + v % 10, 44, 3
-
-
-_setup_numbers()
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _put_sizes(into: Out, count: cython.int) -> cython.int:
-    """``[a,b,c]`` of ``_sizes``, as orjson writes a list of integers (each at most 52)."""
-    b: cython.p_char = reserve(into, 3 * count + 2)
-    at: cython.Py_ssize_t = 1
+def _detail(into: Out, piles: cython.int, extra: cython.int) -> cython.int:
+    """A record's detail: ``[a,b,c]`` of ``_sizes``, as orjson writes a list of integers."""
     j: cython.int
-    b[0] = 91  # [
-    for j in range(count):
-        memcpy(b + at, _NUMBER[_sizes[j]], 4)
-        at += _NUMBER_SIZE[_sizes[j]]
-    if count:
-        at -= 1  # the last comma
-    b[at] = 93  # ]
-    into.size += at + 1
-    return 0
+    for j in range(piles):
+        put(into, b"," if j else b"[", 1)
+        put_int(into, _sizes[j])
+    return put(into, b"]", 1)
 
 
 @cython.cfunc
@@ -280,51 +197,12 @@ def _put_trace(into: Out) -> cython.int:
     return put(into, b'"}', 2)
 
 
-def play_packed(text: str) -> object:
-    """:func:`play` with the trace as ``orjson.dumps`` writes it (the engine's ``pack_trace``)."""
-    if not read_text(_read_at, text):
-        return None
-    piles: cython.int = _play(True)
-    _scratch.size = 0
-    _put_trace(_scratch)
-    trace: bytes = _scratch.take()
-    return (_ints(_sizes, piles), _judge_line(piles), trace)
-
-
-def play(text: str, traced: cython.bint) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge
-    line, trace)``, the trace ``None`` unless ``traced``."""
-    if not read_text(_read_at, text):
-        return None
-    piles: cython.int = _play(traced)
-    record: object = None
-    if traced:
-        record = {"version": 2, "play": PyUnicode_DecodeASCII(_play_text, _written, cython.NULL)}
-    return (_ints(_sizes, piles), _judge_line(piles), record)
-
-
 @cython.cfunc
 @cython.exceptval(-1)
-def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
-    """One deck of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
-    if not read_text(_read_at, text):
-        return 0
-    piles: cython.int = _play(traced)
-    _put_line(lines, piles)
-    if traced:
-        records.head(index, b"win" if piles == 1 else b"loss", piles)
-        _put_sizes(records, piles)
-        put(records, b',"trace":', 9)
-        _put_trace(records)
-        put(records, b"}\n", 2)
-    return 1
-
-
-@cython.cfunc
-@cython.exceptval(-1)
-def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, trace and piles; its outcome's code (0: not canonical)."""
+def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int,
+          extra: cython.p_int) -> cython.int:
+    """One deck (see ``CaseSolver`` in out.pxd): win 1, loss 2, 0 not canonical; ``number`` the piles."""
     if not _read_at(s, size):
         return 0
     piles: cython.int = _play(traced)
@@ -335,9 +213,22 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     return 1 if piles == 1 else 2
 
 
-_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
-solve_batch = _solver.solve_batch
-solve_chunk = _solver.solve_chunk
+def play(text: str, traced: cython.bint) -> object:
+    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge line, trace)``,
+    the trace ``None`` unless ``traced``."""
+    solved: object = _core.one(text, 0, traced, True)
+    if solved is None:
+        return None
+    record: object = None
+    if traced:
+        record = {"version": 2, "play": PyUnicode_DecodeASCII(_play_text, _written, cython.NULL)}
+    return [_sizes[j] for j in range(solved[1])], solved[3], record
+
+
+def play_packed(text: str) -> object:
+    """:func:`play` with the trace as ``orjson.dumps`` writes it (the engine's ``pack_trace``)."""
+    solved: object = _core.one(text, 0, True, True)
+    return None if solved is None else ([_sizes[j] for j in range(solved[1])], solved[3], solved[4])
 
 
 # --------------------------------------------------------------------- reading a judge file
@@ -347,9 +238,8 @@ solve_chunk = _solver.solve_chunk
 @cython.exceptval(check=False)
 def _plain_line(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.ulonglong, after: cython.p_ulonglong,
                 copy: cython.p_char) -> cython.int:
-    """How many cards the line holds when written plainly (cards between single spaces, none in
-    ``held``, a mask of cards, nor twice), ``after`` them with ``held``; 0 for any other line.
-    The line is copied to ``copy`` on the way (whatever it holds: at most 155 bytes)."""
+    """The cards of a plain line (between single spaces, none in ``held``, a mask of cards, nor twice),
+    ``after`` them with ``held``; 0 for another line. Copied to ``copy`` (at most 155 bytes)."""
     if size > 155 or size % 3 != 2:
         return 0
     cards: cython.int = cython.cast(cython.int, size + 1) // 3
@@ -392,9 +282,10 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
     return 2
 
 
-# The native readers (see out.Reader): a deck's 52 cards are 52 distinct bits.
-_reader = cython.declare(Reader, deck_reader(_plain_line, _one_card, (cython.cast(cython.ulonglong, 1) << 52) - 1))
-read = _reader.read
-read_inputs = _reader.read_inputs
+# The native core (see out.Core): a deck's 52 cards are 52 distinct bits.
+_core = cython.declare(Core, core(_case, _detail, (b"win", b"loss"), cython.NULL, _plain_line, _one_card,
+                                  (cython.cast(cython.ulonglong, 1) << 52) - 1))
+solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block

@@ -1,17 +1,15 @@
-"""Mahjong's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
-
-:mod:`.solve`'s four look-ups in the same table, a hand read straight into its group keys,
-and the judge line and proofs (:func:`.trace.proofs_of`'s) written in C, per case or for a
-batch or a chunk. ``tests/engines/test_native.py`` holds it to :mod:`.solve`.
+"""Mahjong's native core (compiled only): :mod:`.solve`'s four look-ups in the same table, a hand read
+straight into its group keys, the judge line and :func:`.trace.proofs_of`'s proofs written in C.
+``test_native.py`` holds it to :mod:`.solve`.
 """
 
 import cython
+import orjson
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, is_space, line_end, load64, lowest,
-                                                new_case, prefetch, put, put_int, read_text, reader, reserve,
-                                                solver, took)
+from cython.cimports.worker.engines.out import (Block, Core, Out, core, is_space, line_end, load64, lowest,
+                                                new_case, prefetch, put, put_int, reserve, took)
 
 from worker.engines.mahjong.table import read_section
 from worker.engines.mahjong.tiles import RARE, TILES, X
@@ -21,14 +19,11 @@ from worker.engines.results import Result, plain
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
 _PLAIN_RESULT = cython.declare(cython.bint, plain(Result, ("outcome", "number", "detail", "line", "trace")))
-#: A record of a hand that is not ready, after its index (see :meth:`.Out.head`).
-_NOT_READY = cython.declare(
-    bytes, b',"outcome":"not-ready","number":0,"detail":[],"trace":{"version":1,"proofs":[]}}\n')
 #: The longest line the native reader takes; a longer one goes to :func:`.read.read_hands`.
 _LONGEST = cython.declare(cython.Py_ssize_t, 256)
 
-# The table: kept alive by ``_payload``; per value index, its class code and its mask of
-# ranks (or of honour kinds); the rare suit keys, sorted, and their value indexes.
+# The table (kept alive by ``_payload``): by value index its class code and its mask of ranks (or of
+# honour kinds); the rare suit keys, sorted, and their value indexes.
 _payload = cython.declare(object, None)
 _suits = cython.declare(cython.p_const_uchar, cython.NULL)
 _honours = cython.declare(cython.p_const_uchar, cython.NULL)
@@ -41,18 +36,24 @@ _rare_key = cython.declare(cython.longlong[1024])
 _rare_value = cython.declare(cython.int[1024])
 _rare_count = cython.declare(cython.int, 0)
 
-#: By kind (0..33): the tile's name, as a str (the result's detail) and as bytes (the line).
+#: By kind (0..33): the tile's name, as a str (the result's detail), as bytes in eight (the line), its
+#: length, and as a little-endian word with the mask of its bytes (a token is compared with it whole).
 _NAMES = cython.declare(tuple, TILES)
-_name_bytes = cython.declare(cython.char[272])  # eight bytes a kind
+_NAME_TEXT = cython.declare(bytes, b"".join(name.encode().ljust(8, b"\0") for name in TILES))
+_name_bytes = cython.declare(cython.p_const_char, _NAME_TEXT)
 _name_size = cython.declare(cython.int[34])
+_name_size[:] = [len(name) for name in TILES]
+_name_word = cython.declare(cython.ulonglong[34])
+_name_word[:] = [int.from_bytes(name.encode(), "little") for name in TILES]
+_name_mask = cython.declare(cython.ulonglong[34])
+_name_mask[:] = [(1 << 8 * len(name)) - 1 for name in TILES]
 _POW5 = cython.declare(cython.int[10])
+_POW5[:] = [5**j for j in range(10)]
 _counts = cython.declare(cython.int[34])
 _present = cython.declare(cython.ulonglong, 0)  # the kinds a hand read holds, a bit each
 _waits = cython.declare(cython.int[34])
 _keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
 _text = cython.declare(cython.char[128])
-# A case's line or trace, written and taken with no Python code in between.
-_scratch = cython.declare(Out, Out())
 
 
 def _load() -> cython.void:
@@ -79,83 +80,40 @@ def _load() -> cython.void:
     _honours = _suits + 5**9
 
 
-@cython.cfunc
-def _setup_names() -> cython.void:
-    j: cython.int
-    k: cython.int
-    for j in range(34):
-        name: bytes = _NAMES[j].encode()
-        _name_size[j] = len(name)
-        for k in range(len(name)):
-            _name_bytes[8 * j + k] = name[k]
-        _name_word[j] = int.from_bytes(name, "little")
-        _name_mask[j] = (1 << 8 * len(name)) - 1
-        key: cython.int = _key(name[0], name[1])
-        if _tile_of[key]:
-            raise ValueError(f"{_NAMES[j]} and {_NAMES[_tile_of[key] - 1]} start alike for the native reader")
-        _tile_of[key] = j + 1
-    _POW5[0] = 1
-    for j in range(1, 10):
-        _POW5[j] = 5 * _POW5[j - 1]
-
-
-# A tile as the native reader finds it in a plain line (:func:`_plain_hand`): by its first two
-# bytes (:func:`_key`), its kind + 1 (0: no tile starts so), and by kind its name as a
-# little-endian word and the mask of the name's bytes in it.
+# By a tile's first two bytes (:func:`_key`): its kind + 1, 0 where no tile starts so.
 _tile_of = cython.declare(cython.uchar[1024])
-_name_word = cython.declare(cython.ulonglong[34])
-_name_mask = cython.declare(cython.ulonglong[34])
 
 
 @cython.cfunc
 @cython.inline
 @cython.exceptval(check=False)
 def _key(first: cython.int, second: cython.int) -> cython.int:
-    """Where a tile starting with these two bytes is in ``_tile_of``."""
     return (first & 31) << 5 | (second & 31)
 
 
-_setup_names()
+for _j, _name in enumerate(TILES):
+    if _tile_of[_key(ord(_name[0]), ord(_name[1]))]:
+        raise ValueError(f"{_name} and another tile start alike for the native reader")
+    _tile_of[_key(ord(_name[0]), ord(_name[1]))] = _j + 1
 
 
 @cython.cfunc
+@cython.inline
 @cython.exceptval(check=False)
-def _kind(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
-    """The kind of one token, or -1: found by its first two bytes, then compared whole."""
+def _kind(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cython.Py_ssize_t) -> cython.int:
+    """The kind of the token of ``size`` bytes at ``s``, or -1: found by its first two bytes, then
+    compared whole, as one word where ``readable`` bytes from ``s`` on allow it."""
     if size < 2 or size > 5:
         return -1
     kind: cython.int = _tile_of[_key(s[0], s[1])] - 1
-    if kind < 0 or _name_size[kind] != size or memcmp(s, _name_bytes + 8 * kind, size):
+    if kind < 0 or _name_size[kind] != size:
+        return -1
+    if readable >= 8:
+        if (load64(s) ^ _name_word[kind]) & _name_mask[kind]:
+            return -1
+    elif memcmp(s, _name_bytes + 8 * kind, size):
         return -1
     return kind
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
-    """The hand's counts into ``_counts``, if the ``size`` bytes at ``s`` are 13 tiles (single
-    spaces, at most four of a kind); anything else is left to the engine, which knows what to say."""
-    at: cython.Py_ssize_t = 0
-    start: cython.Py_ssize_t
-    tiles: cython.int = 0
-    kind: cython.int
-    j: cython.int
-    for j in range(34):
-        _counts[j] = 0
-    while True:
-        start = at
-        while at < size and s[at] != 32:
-            at += 1
-        if at == start or at - start > 5:
-            return False
-        kind = _kind(s + start, at - start)
-        if kind < 0 or _counts[kind] == 4:
-            return False
-        _counts[kind] += 1
-        tiles += 1
-        if at == size:
-            return tiles == 13
-        at += 1
 
 
 @cython.cfunc
@@ -225,24 +183,13 @@ def _solve() -> cython.int:
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _waited(text: str) -> cython.int:
-    """How many kinds the hand of ``text`` waits for (``_waits``, ``_keys``), or -1 when
-    it is not 13 valid tiles."""
-    if not read_text(_read_at, text):
-        return -1
-    if _payload is None:
-        _load()
-    return _solve()
-
-
-@cython.cfunc
 @cython.exceptval(-1)
-def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One hand of :func:`solve_chunk`: its line, its trace's JSON and how many kinds it waits
-    for; its outcome's code (ready 1, not ready 2; 0: not 13 valid tiles)."""
-    if not _read_at(s, size):
+def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int,
+          extra: cython.p_int) -> cython.int:
+    """One hand (see ``CaseSolver`` in out.pxd): ready 1, not ready 2, 0 not 13 valid tiles between
+    single spaces; ``number`` the kinds it waits for (``_waits``)."""
+    if not _plain_hand(s, size, size):
         return 0
     if _payload is None:
         _load()
@@ -254,67 +201,38 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     return 1 if count else 2
 
 
-_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
-solve_batch = _solver.solve_batch
-solve_chunk = _solver.solve_chunk
+@cython.cfunc
+@cython.exceptval(-1)
+def _detail(records: Out, count: cython.int, extra: cython.int) -> cython.int:
+    """A record's detail: the names of the waited kinds, as orjson writes a list of them."""
+    j: cython.int
+    put(records, b"[", 1)
+    for j in range(count):
+        put(records, b',"' if j else b'"', 2 if j else 1)
+        put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
+        put(records, b'"', 1)
+    return put(records, b"]", 1)
 
 
 def solve(case: Case, trace: cython.bint) -> object:
-    """The result of a hand, as :meth:`.engine.MahjongEngine.solve`, or ``None`` when its
-    text is not 13 valid tiles (then the engine's own solver reads it, or says what is wrong)."""
-    count: cython.int = _waited(case.text)
-    if count < 0:
+    """The result of a hand, as :meth:`.engine.MahjongEngine.solve`, or ``None`` when its text is not
+    13 valid tiles (then the engine's own solver reads it, or says what is wrong)."""
+    solved: object = _core.one(case.text, case.index, trace, True)
+    if solved is None:
         return None
-    record: object = None
-    if trace:
-        _start_proofs(count)
-        record = {"version": 1, "proofs": [_proof(_waits[j]) for j in range(count)]}
-    return _result(count, _judge_line(case.index, count), record)
+    return _result(solved[1], solved[3], orjson.loads(solved[4]) if trace else None)
 
 
 def solve_packed(case: Case) -> object:
-    """As :func:`solve` with a trace, but the trace stored: ``(result, the bytes orjson.dumps
-    makes of the trace)``, written here without the trace in between; or ``None``."""
-    count: cython.int = _waited(case.text)
-    if count < 0:
-        return None
-    _scratch.size = 0
-    _put_trace(_scratch, count)
-    trace: bytes = _scratch.take()
-    return _result(count, _judge_line(case.index, count), None), trace
-
-
-@cython.cfunc
-@cython.exceptval(-1)
-def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
-    """One hand of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
-    count: cython.int = _waited(text)
-    j: cython.int
-    if count < 0:
-        return 0
-    _put_line(lines, index, count)
-    if traced and not count:  # most hands: all but the index is the same
-        put(records, b'{"index":', 9)
-        put_int(records, index)
-        put(records, _NOT_READY, len(_NOT_READY))
-    elif traced:
-        records.head(index, b"ready", count)
-        put(records, b"[", 1)
-        for j in range(count):
-            put(records, b',"' if j else b'"', 2 if j else 1)
-            put(records, _name_bytes + 8 * _waits[j], _name_size[_waits[j]])
-            put(records, b'"', 1)
-        put(records, b'],"trace":', 10)
-        _put_trace(records, count)
-        put(records, b"}\n", 2)
-    return 1
+    """As :func:`solve` with a trace, but ``(result, the trace as orjson.dumps writes it)``; or ``None``."""
+    solved: object = _core.one(case.text, case.index, True, True)
+    return None if solved is None else (_result(solved[1], solved[3], None), solved[4])
 
 
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_trace(into: Out, count: cython.int) -> cython.int:
-    """The trace of the hand just solved as the bytes ``orjson.dumps`` makes of it: its
-    proofs' strings are of tile names, spaces and bars, nothing to escape."""
+    """The trace of the hand just solved as ``orjson.dumps`` writes it (nothing in proofs to escape)."""
     j: cython.int
     put(into, b'{"version":1,"proofs":[', 23)
     if count:
@@ -329,9 +247,8 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
 
 @cython.cfunc
 def _result(count: cython.int, line: str, trace: object) -> object:
-    """The Result of a hand waiting for the ``count`` kinds of ``_waits``, built without
-    its ``__init__`` where Result is plain (see :func:`~worker.engines.results.plain`): that
-    would cost a tenth of a hand's time."""
+    """The Result of a hand waiting for the ``count`` kinds of ``_waits``, without its ``__init__``
+    where Result is plain (:func:`~worker.engines.results.plain`): that costs a tenth of a hand."""
     detail: list = [_NAMES[_waits[j]] for j in range(count)]
     outcome: str = "ready" if count else "not-ready"
     if not _PLAIN_RESULT:
@@ -359,22 +276,11 @@ def _put_line(into: Out, index: cython.longlong, count: cython.int) -> cython.in
 
 
 @cython.cfunc
-def _judge_line(index: cython.longlong, count: cython.int) -> str:
-    _scratch.size = 0
-    _put_line(_scratch, index, count)
-    return _scratch.take_text()
-
-
-@cython.cfunc
 @cython.exceptval(check=False)
 def _plain_hand(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cython.Py_ssize_t) -> cython.bint:
-    """Read one line into ``_counts`` and ``_present`` when it is a hand written plainly, as
-    judge files write them: 13 tiles between single spaces, nothing before the first or after
-    the last, at most four of a kind. Else (false) :func:`_hand_line` reads it. ``readable``
-    bytes from ``s`` on can be read.
-
-    The spaces are found first, so that the tiles are then looked up each on its own, not one
-    after the other."""
+    """Read one line into ``_counts`` and ``_present`` when it is a hand as judge files write it (13
+    tiles between single spaces, at most four of a kind; ``readable`` bytes from ``s`` on can be
+    read). The spaces are found first, so that the tiles are looked up each on its own, not in turn."""
     global _present
     ends = cython.declare(cython.int[16])  # where each tile ends
     spaces: cython.int = 0
@@ -393,15 +299,8 @@ def _plain_hand(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cytho
     memset(_counts, 0, cython.sizeof(_counts))
     _present = 0
     for i in range(13):
-        if ends[i] - begin < 2:
-            return False
-        kind = _tile_of[_key(s[begin], s[begin + 1])] - 1
-        if kind < 0 or _name_size[kind] != ends[i] - begin:
-            return False
-        if begin + 8 <= readable:
-            if (load64(s + begin) ^ _name_word[kind]) & _name_mask[kind]:
-                return False
-        elif memcmp(s + begin, _name_bytes + 8 * kind, _name_size[kind]):
+        kind = _kind(s + begin, ends[i] - begin, readable - begin)
+        if kind < 0:
             return False
         _counts[kind] += 1
         over |= _counts[kind] > 4
@@ -413,9 +312,8 @@ def _plain_hand(s: cython.p_const_char, size: cython.Py_ssize_t, readable: cytho
 @cython.cfunc
 @cython.exceptval(check=False)
 def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
-    """Read one line into ``_counts``: the column of its first tile when it is a plain
-    hand (13 known tiles between spaces or tabs, at most four of a kind), 0 when it is
-    blank, -1 for anything else (the reader of :mod:`.read` says what)."""
+    """Read any other line into ``_counts``: the column of its first tile when it is a hand (13 tiles
+    between any whitespace, at most four of a kind), 0 when blank, -1 else (:mod:`.read` says what)."""
     global _present
     at: cython.Py_ssize_t = 0
     start: cython.Py_ssize_t
@@ -434,7 +332,7 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
         start = at
         while at < size and not is_space(s[at]):
             at += 1
-        kind = _kind(s + start, at - start) if at - start <= 5 else -1
+        kind = _kind(s + start, at - start, size - start)
         if kind < 0 or _counts[kind] == 4 or tiles == 13:
             return -1
         if not tiles:
@@ -448,16 +346,10 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
 
 
 @cython.cfunc
-def _hand_text() -> str:
-    """The canonical text of the hand read: its tiles in the judge order."""
-    return PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL)
-
-
-@cython.cfunc
 @cython.exceptval(check=False)
 def _write_hand(into: cython.p_char) -> cython.int:
-    """Write the canonical text of the hand read (``_counts`` of the kinds in ``_present``),
-    each tile followed by a space, at ``into`` (with eight bytes of room after it): its length."""
+    """Write the canonical text of the hand read (``_counts`` of the kinds in ``_present``), a space
+    after each tile, at ``into`` (with eight bytes of room after it): its length."""
     at: cython.int = 0
     kinds: cython.ulonglong = _present
     kind: cython.int
@@ -475,10 +367,8 @@ def _write_hand(into: cython.p_char) -> cython.int:
 @cython.cfunc
 def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
                cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-    """The native readers' loop (see ``ReadFrom`` in out.pxd): the hands of the whole lines of
-    ``data`` (and of its last line when it ends the file) while each is a plain hand or blank. It
-    stops at the first other line: the terminator, an error, a line longer than any plain one. A
-    file of hands has no layout (``per_line`` is 0), a hand being a line."""
+    """The native readers' loop (``ReadFrom`` in out.pxd): a hand a line (no layout), while each line is
+    a hand or blank; it stops at the terminator, an error, a line longer than any hand's."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     stop: cython.Py_ssize_t
@@ -499,7 +389,8 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
         if column:
             count += 1
             if block is None:
-                cases.append(new_case(count, _hand_text(), line - 1, column))
+                text: str = PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL)
+                cases.append(new_case(count, text, line - 1, column))
             else:
                 into = reserve(block, 128)
                 written = _write_hand(into)
@@ -511,28 +402,26 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
     return min(at, size), line, count, False
 
 
-_reader = cython.declare(Reader, reader(_read_from))
-read = _reader.read
-read_inputs = _reader.read_inputs
+_core = cython.declare(Core, core(_case, _detail, (b"ready", b"not-ready"), _read_from, cython.NULL, cython.NULL,
+                                  0))
+solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block
 
 
 # --------------------------------------------------------------------- proofs for traces
 
-# The split of each group of the hand just solved, as :func:`.trace.proofs_of` takes it, by
-# slot: 0..3 the four groups as they are, 4 the waited tile's group with it. A slot holds
-# the eye (a kind, or -1), the melds (a kind each, and whether it starts a chow) and how
-# many, or -1 when the group does not split. A proof changes one group: the others' splits
-# are found once a hand (when a proof first needs them), not once a proof.
-_group_known = cython.declare(cython.bint[4])
+# The split of each group of the hand just solved, as :func:`.trace.proofs_of` takes it, by slot:
+# 0..3 the four groups as they are (found once a hand: a proof changes one group), 4 the waited
+# tile's group with it. A slot holds the eye (a kind, or -1), the melds (a kind each, and whether it
+# starts a chow) and how many, or -1 when the group does not split.
 _group_eye = cython.declare(cython.int[5])
 _group_melds = cython.declare(cython.int[5])
 _group_kind = cython.declare(cython.int[4][5])  # (C's int[5][4]: by slot, then meld)
 _group_chow = cython.declare(cython.bint[4][5])
-# The split table (:func:`.trace.split_table`) as a hash table: by slot, key + 1 (0 for
-# none) and its split side by side (one cache line for both), filled on the first proof.
-# Its 21,743 suit keys fill a third of it.
+# The split table (:func:`.trace.split_table`) as a hash table, filled on the first proof (its 21,743
+# keys fill a third): by slot, key + 1 (0 for none) and its split side by side, in one cache line.
 _SLOTS = cython.declare(cython.int, 65536)
 _GOLDEN = cython.declare(cython.uint, 2654435761)  # Knuth's multiplicative hash
 _splits = cython.declare(cython.int[2][65536])  # (C's int[65536][2])
@@ -567,9 +456,8 @@ def _u32(p: cython.p_const_uchar) -> cython.uint:
 
 @cython.cfunc
 def _read_splits() -> cython.void:
-    """Section 1 of the table file (laid out in :func:`.tablegen.build_split_table`) into
-    ``_splits``, read here: as the dict of :func:`.trace.split_table` it cost a traced run
-    of a few hands more than their solving."""
+    """Section 1 of the table file (:func:`.tablegen.build_split_table`) into ``_splits``: as the
+    dict of :func:`.trace.split_table` it cost a traced run of a few hands more than their solving."""
     global _splits_read
     payload: bytes = read_section(1)
     p: cython.p_const_uchar = cython.cast(cython.p_const_uchar, PyBytes_AS_STRING(payload))
@@ -590,9 +478,8 @@ def _read_splits() -> cython.void:
 
 @cython.cfunc
 def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.int:
-    """The split of one group, by its key, into ``slot``: a suit's from the split table, the
-    honours' pongs and pair from their counts (:func:`.trace._split`); how many melds, or -1
-    when the group does not split."""
+    """The split of one group by its key into ``slot`` (a suit's from the split table, the honours'
+    from their counts, :func:`.trace._split`): how many melds, or -1 when it does not split."""
     j: cython.int
     count: cython.int
     code: cython.int
@@ -629,15 +516,12 @@ def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.
 
 @cython.cfunc
 def _start_proofs(count: cython.int) -> cython.void:
-    """A new hand is solved (its ``_keys`` and ``count`` ``_waits``): forget the groups'
-    splits, and start loading the split-table slots its proofs will look up. They are all
-    known now, and in a table this size each is likely a cache miss: fetched together, the
-    misses overlap."""
+    """A hand is solved (its ``_keys`` and ``count`` ``_waits``): start loading every split-table slot
+    its proofs look up (each likely a cache miss: fetched together, the misses overlap), and split its
+    groups as they are."""
     g: cython.int
     j: cython.int
     kind: cython.int
-    for g in range(4):
-        _group_known[g] = False
     for g in range(3):
         if _keys[g]:
             prefetch(cython.address(_splits[_home(_keys[g])]))
@@ -645,22 +529,14 @@ def _start_proofs(count: cython.int) -> cython.void:
         kind = _waits[j]
         if kind < 27:
             prefetch(cython.address(_splits[_home(_keys[kind // 9] + _POW5[kind % 9])]))
-
-
-@cython.cfunc
-def _proof(kind: cython.int) -> str:
-    """``"1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S"``: the waited tile, the eye and the
-    melds of the hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_start_proofs`)."""
-    _scratch.size = 0
-    _put_proof(_scratch, kind)
-    return _scratch.take_text()
+    for g in range(4):
+        _group_melds[g] = _split(g, _keys[g], g)
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
-    """Write a kind's name at ``b[at]`` (copying its eight bytes: the room is there); where
-    the next character goes."""
+    """Write a kind's name at ``b[at]`` (all eight bytes: the room is there); where the next goes."""
     memcpy(b + at, _name_bytes + 8 * kind, 8)
     return at + _name_size[kind]
 
@@ -668,21 +544,20 @@ def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_proof(into: Out, kind: cython.int) -> cython.int:
-    """:func:`_proof`'s text, written into ``into`` (after :func:`_start_proofs`)."""
+    """``1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S``: the waited tile, the eye and the melds of the
+    hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_start_proofs`)."""
     group: cython.int = kind // 9 if kind < 27 else 3
     unit: cython.longlong = _POW5[kind % 9] if kind < 27 else _POW5[kind - 27]
     g: cython.int
     j: cython.int
     k: cython.int
+    m: cython.int
     slot: cython.int
     eye: cython.int = -1
     total: cython.int = 0
     _group_melds[4] = _split(group, _keys[group] + unit, 4)
     for g in range(4):
         slot = 4 if g == group else g
-        if slot == g and not _group_known[g]:
-            _group_melds[g] = _split(g, _keys[g], g)
-            _group_known[g] = True
         if _group_melds[slot] < 0 or (eye >= 0 and _group_eye[slot] >= 0):
             total = -1
             break
@@ -694,20 +569,15 @@ def _put_proof(into: Out, kind: cython.int) -> cython.int:
     # 15 names of at most five letters, and 14 separators: 89 bytes, and 8 to copy the last.
     b: cython.p_char = reserve(into, 104)
     at: cython.int = _name_at(b, 0, kind)
-    b[at] = 124  # |
-    at = _name_at(b, at + 1, eye)
-    b[at] = 32
-    at = _name_at(b, at + 1, eye)
+    for j in range(2):
+        b[at] = 32 if j else 124  # |
+        at = _name_at(b, at + 1, eye)
     for g in range(4):
         slot = 4 if g == group else g
         for j in range(_group_melds[slot]):
             k = _group_kind[slot][j]
-            chow: cython.bint = _group_chow[slot][j]
-            b[at] = 124
-            at = _name_at(b, at + 1, k)
-            b[at] = 32
-            at = _name_at(b, at + 1, k + 1 if chow else k)
-            b[at] = 32
-            at = _name_at(b, at + 1, k + 2 if chow else k)
+            for m in range(3):
+                b[at] = 32 if m else 124
+                at = _name_at(b, at + 1, k + m * _group_chow[slot][j])
     into.size += at
     return 0

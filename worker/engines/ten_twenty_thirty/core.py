@@ -1,29 +1,23 @@
-"""10-20-30's native core, compiled by Cython (it declares C arrays, so it runs compiled only).
-
-:mod:`.play`'s rules over C arrays (the history a byte buffer, a pile a row of bytes, the
-sums tested directly), draws found as there and then played again exactly; it writes the
-judge line and the traces :mod:`.trace` makes, per case or for a batch or a chunk.
-``tests/engines/test_native.py`` holds it to :mod:`.play`.
+"""10-20-30's native core (compiled only): :mod:`.play`'s rules over C arrays, draws found as there
+and played again exactly, writing the judge line and :mod:`.trace`'s traces. ``test_native.py``
+holds it to :mod:`.play`.
 """
 
 import cython
 import orjson
 from cython.cimports.libc.string import memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import (Block, Out, Reader, Solver, deck_reader, is_space, put,
-                                                put_int, read_text, reserve, solver)
+from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space, put, put_int, reserve
 
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
 PLAIN, PACKED, TRACED = 0, 1, 2
-#: The outcome when the history outgrows the buffer (the packed form counts it in 16
-#: bits): the engine then plays the deck by :mod:`.play`. The others are :mod:`.rules`'.
+#: The outcomes (:mod:`.rules`'), and a game whose history outgrows the buffers (the packed form
+#: counts it in 16 bits), which the engine plays by :mod:`.play` (:func:`play` gives ``None``).
 LONG = 3
 _WIN = cython.declare(cython.int, 0)
 _LOSS = cython.declare(cython.int, 1)
 _DRAW = cython.declare(cython.int, 2)
-_LONG = cython.declare(cython.int, 3)
-_PLAIN = cython.declare(cython.int, 0)
-_PACKED = cython.declare(cython.int, 1)
+_LONG = cython.declare(cython.int, LONG)
 _CAP = cython.declare(cython.int, 65535)
 
 # The game's state in static buffers: every call holds the GIL throughout.
@@ -44,20 +38,19 @@ _table = cython.declare(cython.int[131072])
 _mask = cython.declare(cython.int, 0)
 _filled = cython.declare(cython.int, 0)
 _seen = cython.declare(cython.int, 0)  # a draw's first sighting of its final state
-# A case's line or trace, written and taken with no Python code in between.
-_scratch = cython.declare(Out, Out())
 
 #: A residue's character in traces (10 separates the end piles in the packed form).
 _CHAR = cython.declare(cython.p_const_char, b"T123456789|")
 _DIGIT36 = cython.declare(cython.p_const_char, b"0123456789abcdefghijklmnopqrstuvwxyz")
+_PICK_TEXT = cython.declare(bytes, b"abcd" * 64)  # a pick-up's combination, by its mark
+_PICKS = cython.declare(cython.p_const_char, _PICK_TEXT)
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
 def _read_at(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.bint:
-    """The deck into the history, if the ``size`` bytes at ``s`` are a canonical deck (52
-    values 1..10, single spaces); anything else is left to the engine's reader, which knows
-    what to say."""
+    """The deck into the history, if the ``size`` bytes at ``s`` are a canonical deck (52 values
+    1..10, single spaces)."""
     at: cython.Py_ssize_t = 0
     j: cython.int
     ch: cython.char
@@ -93,8 +86,8 @@ def _same_state(rem: cython.int, start: cython.int) -> cython.bint:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _sighting(pos: cython.int, end: cython.int) -> cython.int:
-    """The deal after which the state after deal ``pos`` was first seen, or 0 when it is
-    new (it is then noted): :class:`.rules.Game`'s ``seen``, by hash instead of a dict."""
+    """The deal after which the state after deal ``pos`` was first seen, or 0 (it is then noted):
+    :class:`.rules.Game`'s ``seen``, by hash instead of a dict."""
     global _filled
     row: cython.p_uchar = _states[pos]
     size: cython.int = 1
@@ -122,9 +115,8 @@ def _sighting(pos: cython.int, end: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _exact(traced: cython.bint, bound: cython.int, out: cython.p_int) -> cython.int:
-    """Play again a deck :func:`_play` found a cycle in, after ``bound`` deals, keeping
-    every state from deal 7 on as the rules do: the outcome (a draw, ``_seen`` its first
-    sighting), with ``out`` as :func:`_play` gives it."""
+    """Play again a deck :func:`_play` found a cycle in after ``bound`` deals, keeping every state
+    from deal 7 on as the rules do: a draw, ``_seen`` its first sighting, ``out`` as :func:`_play`'s."""
     global _mask, _filled
     size: cython.int = 1024
     i: cython.int
@@ -147,11 +139,10 @@ def _exact(traced: cython.bint, bound: cython.int, out: cython.p_int) -> cython.
 @cython.cfunc
 @cython.exceptval(check=False)
 def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.int:
-    """Play the deck in the history; the outcome, with out[0..3] = N, history length,
-    pick-ups, gone entries. With ``exact`` (see :func:`_exact`) a draw is found where the
-    rules find it; else only that there is one (out[0] = deals played by then)."""
-    # One function, not named steps: its state lives in C locals the C compiler keeps in
-    # registers across a deal, which calls that share it through pointers would not.
+    """Play the deck in the history: the outcome; out[0..3] = N, history length, pick-ups, gone
+    entries. With ``exact`` (:func:`_exact`) a draw is found where the rules find it, else only that
+    there is one (out[0] = deals played by then). One function, not named steps: the C compiler keeps
+    its state in registers across a deal, which calls sharing it through pointers would not."""
     global _seen
     pos: cython.int = 14  # cards dealt
     end: cython.int = 52  # cards in the history
@@ -277,65 +268,38 @@ def _outcome(traced: cython.bint, out: cython.p_int) -> cython.int:
     return outcome
 
 
-def play(text: str, how: cython.int) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(outcome, N, S,
-    trace)``: ``S`` the deal after which a draw's final state was first seen (else 0),
-    ``trace`` for ``PACKED`` the stored trace (a draw's is its JSON), for ``TRACED`` the
-    JSON trace, else ``None``. ``LONG`` (a game too long for the buffers) is ``(LONG, 0, 0, None)``."""
-    out: cython.int[4] = [0, 0, 0, 0]
-    if not read_text(_read_at, text):
-        return None
-    outcome: cython.int = _outcome(how != _PLAIN, out)
-    seen: cython.int = _seen if outcome == _DRAW else 0
-    if outcome == _LONG:
-        return (outcome, 0, 0, None)
-    if how == _PLAIN:
-        return (outcome, out[0], seen, None)
-    if how == _PACKED and outcome != _DRAW:
-        return (outcome, out[0], 0, _packed(out[0], out[1], out[2], out[3]))
-    _scratch.size = 0
-    _trace_json(_scratch, seen, out[0], out[1], out[2])
-    trace: bytes = _scratch.take()
-    return (outcome, out[0], seen, trace if how == _PACKED else orjson.loads(trace))
-
-
-@cython.cfunc
-def _packed(dealt: cython.int, size: cython.int, picks: cython.int,
-            ngone: cython.int) -> bytes:
-    """:func:`.trace.pack`'s bytes (:func:`_put_packed`)."""
-    _scratch.size = 0
-    _put_packed(_scratch, dealt, size, picks, ngone)
-    return _scratch.take()
-
-
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.int,
                 ngone: cython.int) -> cython.int:
     """:func:`.trace.pack`'s bytes of a win or a loss: the header (``<BIHBB``), the history,
     the marks, the piles gone (32-bit, this machine's order, as ``array("I")``) and the end piles."""
-    rem: cython.int = size - dealt
-    total: cython.Py_ssize_t = 9 + size + picks + 4 * ngone + 7
-    i: cython.int
-    for i in range(7):
-        total += _sizes[i]
-    b: cython.p_uchar = cython.cast(cython.p_uchar, reserve(into, total))
+    b: cython.p_uchar = cython.cast(cython.p_uchar, reserve(into, 9))
     b[0] = 1
     b[1], b[2], b[3], b[4] = dealt & 255, (dealt >> 8) & 255, (dealt >> 16) & 255, dealt >> 24
     b[5], b[6] = size & 255, size >> 8
-    b[7], b[8] = rem, ngone
-    at: cython.Py_ssize_t = 9
-    memcpy(b + at, _hist, size)
-    at += size
-    memcpy(b + at, _marks, picks)
-    at += picks
-    memcpy(b + at, _gone, 4 * ngone)
-    at += 4 * ngone
+    b[7], b[8] = size - dealt, ngone
+    into.size += 9
+    put(into, cython.cast(cython.p_const_char, _hist), size)
+    put(into, cython.cast(cython.p_const_char, _marks), picks)
+    put(into, cython.cast(cython.p_const_char, _gone), 4 * ngone)
+    i: cython.int
     for i in range(7):
-        b[at] = 10
-        memcpy(b + at + 1, _piles[i], _sizes[i])
-        at += 1 + _sizes[i]
-    into.size += total
+        put(into, b"\n", 1)
+        put(into, cython.cast(cython.p_const_char, _piles[i]), _sizes[i])
+    return 0
+
+
+@cython.cfunc
+@cython.exceptval(-1)
+def _mapped(into: Out, table: cython.p_const_char, codes: cython.p_const_uchar,
+            count: cython.int) -> cython.int:
+    """``count`` characters, ``table``'s of each of ``codes``."""
+    b: cython.p_char = reserve(into, count)
+    j: cython.int
+    for j in range(count):
+        b[j] = table[codes[j]]
+    into.size += count
     return 0
 
 
@@ -344,92 +308,38 @@ def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.in
 def _trace_json(into: Out, seen: cython.int, dealt: cython.int, size: cython.int, picks: cython.int) -> cython.int:
     """The version 2 trace of the game just played (:func:`.trace.from_marks`'s, or for a draw
     first seen after deal ``seen`` :func:`.trace.from_game`'s) as ``orjson.dumps`` writes it."""
-    rem: cython.int = size - dealt
     i: cython.int
-    j: cython.int
-    # The keys and quotes (as below: 22 + 11 * 3 + 10 + 2), seven quoted piles, six commas.
-    total: cython.Py_ssize_t = 67 + size + dealt + picks + 7 * 2 + 6 + rem
+    put(into, b'{"version":2,"cards":"', 22)
+    _mapped(into, _CHAR, _hist, size)
+    put(into, b'","after":"', 11)
+    _mapped(into, _DIGIT36, _after, dealt)
+    put(into, b'","picks":"', 11)
+    _mapped(into, _PICKS, _marks, picks)
+    put(into, b'","piles":[', 11)
     for i in range(7):
-        total += _sizes[i]
-    b: cython.p_char = reserve(into, total)
-    at: cython.Py_ssize_t = _put(b, 0, b'{"version":2,"cards":"')
-    for j in range(size):
-        b[at + j] = _CHAR[_hist[j]]
-    at = _put(b, at + size, b'","after":"')
-    for j in range(dealt):
-        b[at + j] = _DIGIT36[_after[j]]
-    at = _put(b, at + dealt, b'","picks":"')
-    for j in range(picks):
-        b[at + j] = 97 + (_marks[j] & 3)
-    at = _put(b, at + picks, b'","piles":[')
-    for i in range(7):
-        if i:
-            b[at] = 44  # ,
-            at += 1
-        b[at] = 34  # "
-        for j in range(_sizes[i]):
-            b[at + 1 + j] = _CHAR[_piles[i][j]]
-        at += 1 + _sizes[i]
-        b[at] = 34
-        at += 1
-    at = _put(b, at, b'],"deck":"')
-    for j in range(rem):
-        b[at + j] = _CHAR[_hist[size - rem + j]]
-    into.size += _put(b, at + rem, b'"')
+        put(into, b',"' if i else b'"', 2 if i else 1)
+        _mapped(into, _CHAR, _piles[i], _sizes[i])
+        put(into, b'"', 1)
+    put(into, b'],"deck":"', 10)
+    _mapped(into, _CHAR, _hist + dealt, size - dealt)
     if seen:
-        put(into, b',"seen":', 8)
+        put(into, b'","seen":', 9)
         put_int(into, seen)
-    put(into, b"}", 1)
-    return 0
+        return put(into, b"}", 1)
+    return put(into, b'"}', 2)
 
 
-@cython.cfunc
-@cython.exceptval(check=False)
-def _put(b: cython.p_char, at: cython.Py_ssize_t, text: cython.p_const_char) -> cython.Py_ssize_t:
-    """Copy the C string ``text`` to ``b[at]``; where the next byte goes."""
-    j: cython.Py_ssize_t = 0
-    while text[j]:
-        b[at] = text[j]
-        at += 1
-        j += 1
-    return at
-
-
-#: A judge line's start, and an outcome's word in records, by outcome.
+#: A judge line's start, by outcome.
 _LINES = cython.declare(tuple, (b"Win : ", b"Loss: ", b"Draw: "))
-_WORDS = cython.declare(tuple, (b"win", b"loss", b"draw"))
 
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _batch_case(text: str, index: cython.longlong, traced: cython.bint, lines: Out, records: Out) -> cython.int:
-    """One deck of :func:`solve_batch` (see ``BatchCase`` in out.pxd)."""
-    out: cython.int[4] = [0, 0, 0, 0]
-    outcome: cython.int = _outcome(traced, out) if read_text(_read_at, text) else _LONG
-    if outcome == _LONG:
-        return 0
-    seen: cython.int = _seen if outcome == _DRAW else 0
-    put(lines, _LINES[outcome], 6)
-    put_int(lines, out[0])
-    if traced:
-        records.head(index, _WORDS[outcome], out[0])
-        if seen:
-            put(records, b"[", 1)
-            put_int(records, seen)
-            put(records, b'],"trace":', 10)
-        else:
-            put(records, b'[],"trace":', 11)
-        _trace_json(records, seen, out[0], out[1], out[2])
-        put(records, b"}\n", 2)
-    return 1
-
-
-@cython.cfunc
-@cython.exceptval(-1)
-def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
-                lines: Out, traces: Out, number: cython.p_int, extra: cython.p_int) -> cython.int:
-    """One deck of :func:`solve_chunk`: its line, stored trace, ``N`` and a draw's first sighting;
-    its outcome's code (0: not finished)."""
+def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
+          json: cython.bint, lines: Out, traces: Out, number: cython.p_int,
+          extra: cython.p_int) -> cython.int:
+    """One deck (see ``CaseSolver`` in out.pxd): its outcome + 1 (0: not canonical, or too long);
+    ``number`` N, ``extra`` a draw's first sighting. A draw's trace is stored as JSON too."""
     out: cython.int[4] = [0, 0, 0, 0]
     if not _read_at(s, size):
         return 0
@@ -439,7 +349,7 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     seen: cython.int = _seen if outcome == _DRAW else 0
     put(lines, _LINES[outcome], 6)
     put_int(lines, out[0])
-    if traced and outcome == _DRAW:
+    if traced and (json or outcome == _DRAW):
         _trace_json(traces, seen, out[0], out[1], out[2])
     elif traced:
         _put_packed(traces, out[0], out[1], out[2], out[3])
@@ -447,9 +357,26 @@ def _chunk_case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.l
     return outcome + 1
 
 
-_solver = cython.declare(Solver, solver(_batch_case, _chunk_case))
-solve_batch = _solver.solve_batch
-solve_chunk = _solver.solve_chunk
+@cython.cfunc
+@cython.exceptval(-1)
+def _detail(records: Out, number: cython.int, seen: cython.int) -> cython.int:
+    """A record's detail: ``[seen]`` for a draw, else ``[]``."""
+    put(records, b"[", 1)
+    if seen:
+        put_int(records, seen)
+    return put(records, b"]", 1)
+
+
+def play(text: str, how: cython.int) -> object:
+    """Play a canonical deck: ``None`` when ``text`` is not one or the game is too long for the
+    buffers, else ``(outcome, N, S, trace)``: ``S`` the deal after which a draw's final state was
+    first seen (else 0), ``trace`` for ``PACKED`` the stored trace, for ``TRACED`` the JSON trace,
+    else ``None``."""
+    solved: object = _core.one(text, 0, how != PLAIN, how == TRACED)
+    if solved is None:
+        return None
+    code, n, seen, line, trace = solved
+    return code - 1, n, seen, trace if how != TRACED else orjson.loads(trace)
 
 
 # --------------------------------------------------------------------- reading a judge file
@@ -462,30 +389,13 @@ _STANDARD = cython.declare(cython.ulonglong, sum(4 * 64 ** (v - 1) for v in rang
 # low 60 bits, and its class (0 another byte, 1 a space, 2 "0", 3 "1", 4 "2".."9") in the top 3;
 # and by two classes in a row (8 * the first + the second), whether they may not follow each other.
 _BYTE = cython.declare(cython.ulonglong[256])
+_BYTE[:] = [{32: 1 << 61, 48: (2 << 61) + (1 << 54) - 1, 49: (3 << 61) + 1}.get(
+    c, (4 << 61) + (1 << 6 * (c - 49)) if 50 <= c <= 57 else 0) for c in range(256)]
+# A card ("1", "2".."9", or "1" then "0") after a space, and a space after a card.
 _BAD = cython.declare(cython.uchar[40])
+_BAD[:] = [b < 5 and not (a == 1 and b >= 3 or a >= 2 and b == 1 or a == 3 and b == 2)
+           for a, b in (divmod(i, 8) for i in range(40))]
 _WEIGHTS = cython.declare(cython.ulonglong, (1 << 60) - 1)
-
-
-@cython.cfunc
-def _setup_reader() -> cython.void:
-    c: cython.int
-    a: cython.int
-    b: cython.int
-    for c in range(256):
-        _BYTE[c] = 0
-    _BYTE[32] = cython.cast(cython.ulonglong, 1) << 61
-    _BYTE[48] = (cython.cast(cython.ulonglong, 2) << 61) + (cython.cast(cython.ulonglong, 1) << 54) - 1
-    _BYTE[49] = (cython.cast(cython.ulonglong, 3) << 61) + 1
-    for c in range(50, 58):
-        _BYTE[c] = (cython.cast(cython.ulonglong, 4) << 61) + (cython.cast(cython.ulonglong, 1) << (6 * (c - 49)))
-    for a in range(5):
-        for b in range(5):
-            # A card ("1", "2".."9", or "1" then "0") after a space, and a space after a card.
-            _BAD[8 * a + b] = not (a == 1 and b >= 3 or a >= 2 and b == 1 or a == 3 and b == 2)
-
-
-_setup_reader()
-
 
 @cython.cfunc
 @cython.exceptval(check=False)
@@ -537,9 +447,10 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
     return width
 
 
-# The native readers (see out.Reader): a standard deck's weights add up to _STANDARD.
-_reader = cython.declare(Reader, deck_reader(_plain_line, _one_card, _STANDARD))
-read = _reader.read
-read_inputs = _reader.read_inputs
+# The native core (see out.Core): a standard deck's weights add up to _STANDARD.
+_core = cython.declare(Core, core(_case, _detail, (b"win", b"loss", b"draw"), cython.NULL, _plain_line,
+                                  _one_card, _STANDARD))
+solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block
