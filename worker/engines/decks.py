@@ -1,46 +1,66 @@
-"""The stream reader of the deck games (accordion, 10-20-30): a judge file as tokens in constant
-memory, 52 places a deck whatever the line breaks. A bad deck still takes its 52 places, so one
-wrong card leaves every other deck as it was. Each game says only what a good deck is, what ends
-the input and what is wrong with a bad deck (:class:`StreamRules`); a line and column are found
-only for what a case or a message names.
+"""The stream reader of the deck games (accordion, 10-20-30): a judge file as tokens in constant memory, 52
+places a deck whatever the line breaks, so that a bad deck, taking its 52 places too, leaves every other
+deck as it was. A game says what a good deck is, what ends the input and what is wrong with a bad deck
+(:class:`DeckRules`); a line and column are found only for what a case or a message names.
 """
 
 from __future__ import annotations
 
-import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Protocol
+from typing import IO, ClassVar
 
-from worker.engines.reading import Case, InputError, Reading, read_pieces
+from worker.engines.reading import Case, InputError, Reading, read_pieces, tokens_with_columns
 
 DECK_SIZE = 52
 
+#: Where token ``k`` of a deck stands: (line, column).
 Where = Callable[[int], tuple[int, int]]
 
 
-class StreamRules(Protocol):
-    """What :func:`read_decks` needs of a game's decks (its layout rules give :meth:`deck`)."""
+class DeckRules(ABC):
+    """What the stream reader and the layout reader (:class:`.layout.LaidOut`) need of a game's decks."""
 
-    #: Whether the terminator ends the input inside a deck's places too, not only where a deck starts.
-    ends_within: bool
-    #: The first byte of every token that ends the input.
-    end_byte: int
+    #: The first byte of every token that ends the input; whether it ends it inside a deck's places too,
+    #: not only where a deck starts.
+    end_byte: ClassVar[int]
+    ends_within: ClassVar[bool]
 
-    def deck(self, tokens: list[bytes]) -> str | None:
-        """The canonical text of 52 tokens that make a good deck, else ``None``."""
-
+    @abstractmethod
     def ends(self, token: bytes) -> bool:
         """Whether the token ends the input (at a deck's start, or anywhere with :attr:`ends_within`)."""
 
+    @abstractmethod
+    def deck(self, tokens: list[bytes]) -> str | None:
+        """The canonical text of 52 tokens that make a good deck, else ``None``."""
+
+    @abstractmethod
+    def token_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError | None:
+        """The first token of deck ``number`` that is no card."""
+
+    @abstractmethod
+    def deck_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError:
+        """What is wrong with deck ``number``, 52 cards that make no deck."""
+
     def fault(self, tokens: Sequence[bytes], number: int, where: Where, whole: bool) -> InputError | None:
         """What is wrong with deck ``number`` of these tokens (``whole``: all 52 of it), if anything."""
+        return self.token_error(tokens, number, where) or (self.deck_error(tokens, number, where) if whole else None)
+
+    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
+        """Whether a line, with these tokens, ends the input (it holds the terminator where it counts)."""
+        return self.end_byte in line and any(map(self.ends, tokens if self.ends_within else tokens[:1]))
+
+    def read(self, stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0,
+             start_column: int = 1) -> Iterator[Case]:
+        """The game's stream reader (a :data:`.layout.ReaderFrom`): :func:`read_decks` by these rules."""
+        return read_decks(stream, reading, self, start_line, number, start_column)
 
 
 #: Where a piece not yet used up starts: (index of its first token in the file, line, column, piece).
 _Mark = tuple[int, int, int, bytes]
 
 
-def read_decks(stream: IO[bytes], reading: Reading, rules: StreamRules, start_line: int = 1, number: int = 0,
+def read_decks(stream: IO[bytes], reading: Reading, rules: DeckRules, start_line: int = 1, number: int = 0,
                start_column: int = 1) -> Iterator[Case]:
     """The decks of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
     ``number`` decks) read as a stream of tokens in constant memory."""
@@ -69,7 +89,7 @@ def read_decks(stream: IO[bytes], reading: Reading, rules: StreamRules, start_li
             cards = waiting[pos : pos + DECK_SIZE]
             text = deck(cards) if len(cards) == DECK_SIZE else None
             if text is None:
-                end = _end_in(cards, rules)
+                end = next((k for k, token in enumerate(cards) if ends(token)), -1) if within else -1
                 if end < 0 and len(cards) < DECK_SIZE:
                     break
                 number += 1
@@ -83,11 +103,7 @@ def read_decks(stream: IO[bytes], reading: Reading, rules: StreamRules, start_li
                     return
                 pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
                 continue
-            first, at_line, at_column, at_piece = marks[0]
-            if first == base + pos:  # the deck starts its piece, as in most files
-                at_column += len(at_piece) - len(at_piece.lstrip())
-            else:
-                at_line, at_column = where.of(base + pos)
+            at_line, at_column = where.of(base + pos)
             pos += DECK_SIZE
             yield Case(number := number + 1, text, at_line, at_column)
         if pos:
@@ -100,13 +116,6 @@ def read_decks(stream: IO[bytes], reading: Reading, rules: StreamRules, start_li
         reading.fault(rules.fault(waiting, number, lambda j: where.of(base + j), False) or InputError(
             f"deck {number} ends at end of file after {len(waiting)} of {DECK_SIZE} cards", *where.of(base)), number)
     reading.unended(number, empty)
-
-
-def _end_in(cards: list[bytes], rules: StreamRules) -> int:
-    """Where a token ending the input stands among a deck's places, else -1."""
-    if rules.ends_within:
-        return next((k for k, token in enumerate(cards) if rules.ends(token)), -1)
-    return -1
 
 
 def _ended(reading: Reading, number: int, where: _Positions, at: int, waiting: list[bytes], pos: int,
@@ -125,33 +134,13 @@ class _Positions:
 
     def __init__(self) -> None:
         self.marks: list[_Mark] = []
-        # The last token found inside a piece (piece, index, offset): a long line is searched once.
-        self._cursor: tuple[bytes, int, int] = (b"", 0, 0)
+        self._columns: tuple[bytes, list[int]] = (b"", [])  # the last piece searched, its tokens' columns
 
     def of(self, at: int) -> tuple[int, int]:
         """Where token ``at`` (counted over the whole file) stands."""
         first, line, column, piece = next(mark for mark in reversed(self.marks) if mark[0] <= at)
-        i = at - first
-        start = len(piece) - len(piece.lstrip())
-        if i:
-            known, index, offset = self._cursor
-            if known is not piece or index > i:
-                index, offset = 0, start
-            if i > index:
-                offset = _skip(i - index).match(piece, offset).end()  # type: ignore[union-attr]
-            self._cursor = piece, i, offset
-            start = offset
-        return line, column + start
-
-
-_SKIPS: dict[int, re.Pattern[bytes]] = {}
-
-
-def _skip(count: int) -> re.Pattern[bytes]:
-    """A pattern for ``count`` tokens and the whitespace after each."""
-    pattern = _SKIPS.get(count)
-    if pattern is None:
-        if len(_SKIPS) > 100:
-            _SKIPS.clear()
-        pattern = _SKIPS[count] = re.compile(rb"(?:\S+\s+){%d}" % count)
-    return pattern
+        if at == first:  # the deck starts its piece, as in most files
+            return line, column + len(piece) - len(piece.lstrip())
+        if self._columns[0] is not piece:  # (a long line is searched once)
+            self._columns = piece, [start for _, start in tokens_with_columns(piece, column)]
+        return line, self._columns[1][at - first]

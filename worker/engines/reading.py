@@ -57,24 +57,13 @@ class InputError(ValueError):
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
         self.diagnostic = Diagnostic(message, line, column)
+        self.message, self.line, self.column = message, line, column
         super().__init__(str(self.diagnostic))
-
-    @property
-    def line(self) -> int | None:
-        return self.diagnostic.line
-
-    @property
-    def column(self) -> int | None:
-        return self.diagnostic.column
-
-    @property
-    def message(self) -> str:
-        return self.diagnostic.message
 
 
 class Faults:
-    """The bad cases of a file read on past them: the first :data:`FAULTS_KEPT` with where they are,
-    how many, and the place of the first (``case``). A bad case keeps its place (its number).
+    """The bad cases of a file read past: the first :data:`FAULTS_KEPT` with where they are, how many, and
+    the place of the first (``case``). A bad case keeps its place (its number).
 
     >>> faults = Faults()
     >>> faults.add(InputError('"11" is not a card value (1-10)', 3, 14), 2)
@@ -90,7 +79,6 @@ class Faults:
         self.case: int | None = None
 
     def add(self, error: InputError, case: int) -> None:
-        """``error`` stands at case ``case`` (its place among the file's cases), which is skipped."""
         if len(self.first) < FAULTS_KEPT:
             self.first.append(error.diagnostic)
         if self.case is None:
@@ -103,8 +91,8 @@ class Faults:
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """One deck or hand: ``index`` from 1 in file order, ``text`` canonical (single spaces), ``line``
-    and ``column`` where its first token stands."""
+    """One deck or hand: ``index`` from 1 in file order, ``text`` canonical (single spaces), ``line`` and
+    ``column`` where its first token stands."""
 
     index: int
     text: str
@@ -118,13 +106,7 @@ class Case:
 
 
 def only_case(cases: Iterable[Case], unit: str) -> Case:
-    """The one case of a text that must hold exactly one (:meth:`Engine.canonical`).
-
-    >>> only_case([], "deck")
-    Traceback (most recent call last):
-    ...
-    worker.engines.reading.InputError: expected one deck, found 0
-    """
+    """The one case of a text that must hold exactly one (:meth:`Engine.canonical`)."""
     found = list(cases)
     if len(found) != 1:
         raise InputError(f"expected one {unit}, found {len(found)}")
@@ -136,9 +118,8 @@ Piece = tuple[int, int, bytes | InputError]
 
 
 class Reading:
-    """How every game's judge file ends (one per file): the ``terminator`` ends the input (an error
-    before any case); text after it gets one warning, even bytes that are not text; a file without it
-    is read to its end with a warning; a file without a case is an error; so is a bad case, unless
+    """How every game's judge file ends: text after the ``terminator`` gets one warning (even bytes that are
+    not text), a file without it a warning; a file without a case is an error, and so is a bad case unless
     the reading keeps :class:`Faults`.
 
     >>> reading = Reading("#", "deck")
@@ -168,13 +149,10 @@ class Reading:
             raise error
         self.faults.add(error, case)
 
-    def no_cases(self, line: int | None = None, column: int | None = None) -> InputError:
-        return InputError(f"the file has no {self.unit}s", line, column)
-
     def ended(self, cases: int, line: int, column: int, rest: Iterable[Piece]) -> None:
         """The terminator, at ``line`` and ``column``, came after ``cases`` cases; ``rest``: what follows."""
         if not cases:
-            raise self.no_cases(line, column)
+            raise InputError(f"the file has no {self.unit}s", line, column)
         try:
             for at_line, at_column, piece in rest:
                 if isinstance(piece, InputError):
@@ -195,14 +173,14 @@ class Reading:
         if empty:
             raise InputError("the file is empty")
         if not cases:
-            raise self.no_cases()
+            raise InputError(f"the file has no {self.unit}s")
         self.warnings.append(Diagnostic(f'no terminating "{self.terminator}" at end of file'))
 
 
 def read_pieces(stream: IO[bytes], chunk_size: int = CHUNK_SIZE, line: int = 1,
                 column: int = 1) -> Iterator[tuple[int, int, bytes]]:
-    """A binary stream as ``(line, column, piece)`` in constant memory; a piece lies within a line and
-    cuts no token. Bytes that are not text and a token over :data:`MAX_TOKEN` raise :class:`InputError`.
+    """A binary stream as ``(line, column, piece)`` in constant memory, a piece within a line cutting no token;
+    :class:`InputError` for bytes that are not text and a token over :data:`MAX_TOKEN`.
 
     >>> import io
     >>> list(read_pieces(io.BytesIO(b"1 2\\r\\n 3")))
