@@ -7,10 +7,11 @@ deck as it was. A game says what a good deck is, what ends the input and what is
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, ClassVar
 
-from worker.engines.reading import Case, InputError, Reading, read_pieces, tokens_with_columns
+from worker.engines.reading import Case, InputError, Reading, read_pieces
 
 DECK_SIZE = 52
 
@@ -44,7 +45,8 @@ class DeckRules(ABC):
 
     def fault(self, tokens: Sequence[bytes], number: int, where: Where, whole: bool) -> InputError | None:
         """What is wrong with deck ``number`` of these tokens (``whole``: all 52 of it), if anything."""
-        return self.token_error(tokens, number, where) or (self.deck_error(tokens, number, where) if whole else None)
+        error = self.token_error(tokens, number, where)
+        return self.deck_error(tokens, number, where) if error is None and whole else error
 
     def stops(self, line: bytes, tokens: list[bytes]) -> bool:
         """Whether a line, with these tokens, ends the input (it holds the terminator where it counts)."""
@@ -56,91 +58,109 @@ class DeckRules(ABC):
         return read_decks(stream, reading, self, start_line, number, start_column)
 
 
-#: Where a piece not yet used up starts: (index of its first token in the file, line, column, piece).
-_Mark = tuple[int, int, int, bytes]
-
-
 def read_decks(stream: IO[bytes], reading: Reading, rules: DeckRules, start_line: int = 1, number: int = 0,
                start_column: int = 1) -> Iterator[Case]:
     """The decks of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
     ``number`` decks) read as a stream of tokens in constant memory."""
-    deck, ends, end_byte = rules.deck, rules.ends, rules.end_byte
+    deck, ends, end_byte, new = rules.deck, rules.ends, rules.end_byte, Case.new
     within = bytes([end_byte]) if rules.ends_within else None
-    where = _Positions()
-    marks = where.marks
-    waiting: list[bytes] = []  # tokens read and not yet in a deck
-    base = 0  # index among the file's tokens of waiting[0]
+    waiting = _Waiting()
+    queue = waiting.tokens
     empty = not number and start_line == 1
     for line, column, piece in (pieces := read_pieces(stream, line=start_line, column=start_column)):
         empty = False
         tokens = piece.split()
         if not tokens:
             continue
-        marks.append((base + len(waiting), line, column, piece))
-        waiting += tokens
-        size = len(waiting)
-        if size < DECK_SIZE and waiting[0][0] != end_byte and not (within and within in piece):
+        waiting.add(line, column, piece, tokens)
+        size = len(queue)
+        if size < DECK_SIZE and queue[0][0] != end_byte and not (within and within in piece):
             continue  # most lines: nothing to do yet
         pos = 0
         while pos < size:
-            if waiting[pos][0] == end_byte and ends(waiting[pos]):
-                _ended(reading, number, where, base + pos, waiting, pos, pieces)
+            if queue[pos][0] == end_byte and ends(queue[pos]):
+                _ended(reading, number, waiting, pos, pieces)
                 return
-            cards = waiting[pos : pos + DECK_SIZE]
+            cards = queue[pos : pos + DECK_SIZE]
             text = deck(cards) if len(cards) == DECK_SIZE else None
             if text is None:
                 end = next((k for k, token in enumerate(cards) if ends(token)), -1) if within else -1
                 if end < 0 and len(cards) < DECK_SIZE:
                     break
                 number += 1
-                at = base + pos
-                error = rules.fault(cards[:end] if end >= 0 else cards, number, lambda j: where.of(at + j), end < 0)
-                reading.fault(error or InputError(  # (a whole deck that is no deck always has an error)
-                    f'deck {number} is cut short by "{reading.terminator}" after {end} of {DECK_SIZE} cards',
-                    *where.of(at)), number)
+                short = f'is cut short by "{reading.terminator}"'
+                _fault(reading, rules, cards[:end] if end >= 0 else cards, number, waiting.where(pos), short)
                 if end >= 0:
-                    _ended(reading, number, where, at + end, waiting, pos + end, pieces)
+                    _ended(reading, number, waiting, pos + end, pieces)
                     return
                 pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
                 continue
-            at_line, at_column = where.of(base + pos)
+            yield new(number := number + 1, text, *waiting.of(pos))
             pos += DECK_SIZE
-            yield Case(number := number + 1, text, at_line, at_column)
-        if pos:
-            del waiting[:pos]
-            base += pos
-            while len(marks) > 1 and marks[1][0] <= base:  # pieces used up
-                del marks[0]
-    if waiting:
+        waiting.drop(pos)
+    if queue:
         number += 1
-        reading.fault(rules.fault(waiting, number, lambda j: where.of(base + j), False) or InputError(
-            f"deck {number} ends at end of file after {len(waiting)} of {DECK_SIZE} cards", *where.of(base)), number)
+        _fault(reading, rules, queue, number, waiting.where(0), "ends at end of file")
     reading.unended(number, empty)
 
 
-def _ended(reading: Reading, number: int, where: _Positions, at: int, waiting: list[bytes], pos: int,
+def _fault(reading: Reading, rules: DeckRules, cards: list[bytes], number: int, where: Where, short: str
+           ) -> None:
+    """Deck ``number`` is bad: what ``rules`` find wrong with its ``cards``, else that it ``short``."""
+    error = rules.fault(cards, number, where, len(cards) == DECK_SIZE)
+    short_error = InputError(f"deck {number} {short} after {len(cards)} of {DECK_SIZE} cards", *where(0))
+    reading.fault(error or short_error, number)
+
+
+def _ended(reading: Reading, number: int, waiting: _Waiting, pos: int,
            pieces: Iterator[tuple[int, int, bytes]]) -> None:
-    """The terminator, token ``at`` of the file (``pos`` of the waiting ones), ends the input after
-    ``number`` decks; what follows it is the next waiting token, or the rest of the file."""
-    line, column = where.of(at)
-    if pos + 1 < len(waiting):
-        reading.ended(number, line, column, [(*where.of(at + 1), waiting[pos + 1])])
+    """The terminator, waiting token ``pos``, ends the input after ``number`` decks; what follows it is the
+    next waiting token, or the rest of the file."""
+    line, column = waiting.of(pos)
+    if pos + 1 < len(waiting.tokens):
+        reading.ended(number, line, column, [(*waiting.of(pos + 1), waiting.tokens[pos + 1])])
     else:
         reading.ended(number, line, column, pieces)
 
 
-class _Positions:
-    """The line and column of waiting tokens, from the marks of their pieces."""
+class _Waiting:
+    """The tokens read and not yet in a deck, and where each stands, from the pieces they came in."""
 
     def __init__(self) -> None:
-        self.marks: list[_Mark] = []
-        self._columns: tuple[bytes, list[int]] = (b"", [])  # the last piece searched, its tokens' columns
+        self.tokens: list[bytes] = []
+        self._base = 0  # the index of tokens[0] among the file's
+        #: The pieces not used up: (the index of their first token among the file's, line, column, piece).
+        self._marks: list[tuple[int, int, int, bytes]] = []
+        # The last token found inside a piece (piece, index, offset): a long line is searched once.
+        self._cursor: tuple[bytes, int, int] = (b"", 0, 0)
 
-    def of(self, at: int) -> tuple[int, int]:
-        """Where token ``at`` (counted over the whole file) stands."""
-        first, line, column, piece = next(mark for mark in reversed(self.marks) if mark[0] <= at)
-        if at == first:  # the deck starts its piece, as in most files
-            return line, column + len(piece) - len(piece.lstrip())
-        if self._columns[0] is not piece:  # (a long line is searched once)
-            self._columns = piece, [start for _, start in tokens_with_columns(piece, column)]
-        return line, self._columns[1][at - first]
+    def add(self, line: int, column: int, piece: bytes, tokens: list[bytes]) -> None:
+        self._marks.append((self._base + len(self.tokens), line, column, piece))
+        self.tokens += tokens
+
+    def drop(self, count: int) -> None:
+        """The first ``count`` tokens are used up."""
+        del self.tokens[:count]
+        self._base += count
+        while len(self._marks) > 1 and self._marks[1][0] <= self._base:
+            del self._marks[0]
+
+    def of(self, k: int) -> tuple[int, int]:
+        """Where waiting token ``k`` stands."""
+        at = self._base + k
+        first, line, column, piece = next(mark for mark in reversed(self._marks) if mark[0] <= at)
+        i, start = at - first, len(piece) - len(piece.lstrip())
+        if i:
+            known, index, offset = self._cursor
+            if known is not piece or index > i:
+                index, offset = 0, start
+            if i > index:
+                skip = re.compile(rb"(?:\S+\s+){%d}" % (i - index))  # (re caches it)
+                offset = skip.match(piece, offset).end()  # type: ignore[union-attr]
+            self._cursor = piece, i, offset
+            start = offset
+        return line, column + start
+
+    def where(self, pos: int) -> Where:
+        """Where token ``k`` of the deck at waiting token ``pos`` stands."""
+        return lambda k: self.of(pos + k)

@@ -36,14 +36,6 @@ class Layout:
     per_line: int
     flow: bool = False
 
-    @property
-    def lines(self) -> tuple[int, ...]:
-        """The cards of each line of a deck (of one line in ``flow``)."""
-        if self.flow:
-            return (self.per_line,)
-        full, rest = divmod(DECK, self.per_line)
-        return (self.per_line,) * full + ((rest,) if rest else ())
-
     def __str__(self) -> str:
         """How a fault names it: ``26 a line``, ``20 a line, 12 on their last``, ``20 a line, running on…``."""
         rest = DECK % self.per_line
@@ -51,18 +43,19 @@ class Layout:
             return f"{self.per_line} a line, running on from line to line"
         return f"{self.per_line} a line" + (f", {rest} on their last" if rest else "")
 
-    def after(self, at: Position) -> Position:
-        """Where the deck after the one starting at ``at`` starts."""
-        if not self.flow:
-            return at[0] + len(self.lines), 0
-        line, token = divmod(at[1] + DECK, self.per_line)
-        return at[0] + line, token
-
     def span(self, at: Position) -> list[int]:
         """The cards of each line of the deck starting at ``at``."""
-        if not self.flow:
-            return list(self.lines)
-        return [self.per_line] * ((at[1] + DECK - 1) // self.per_line + 1)
+        if self.flow:
+            return [self.per_line] * ((at[1] + DECK - 1) // self.per_line + 1)
+        full, rest = divmod(DECK, self.per_line)
+        return [self.per_line] * full + ([rest] if rest else [])
+
+    def after(self, at: Position) -> Position:
+        """Where the deck after the one starting at ``at`` starts."""
+        if self.flow:
+            line, token = divmod(at[1] + DECK, self.per_line)
+            return at[0] + line, token
+        return at[0] + len(self.span(at)), 0
 
 
 def learn(head: bytes, final: bool, stops: Callable[[bytes, list[bytes]], bool]) -> Layout | None:
@@ -344,7 +337,7 @@ class LaidOut:
         if self.layout.flow:
             fits = bool(rows) and set(counts[:-1]) <= {self.layout.per_line} and counts[-1] <= self.layout.per_line
         else:
-            fits = counts == list(self.layout.lines)
+            fits = counts == self.layout.span(here)
         tokens = [token for row in rows for token in row][here[1] :]
         return tokens if fits and len(tokens) == DECK else None
 

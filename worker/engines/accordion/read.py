@@ -45,8 +45,9 @@ class _Rules(DeckRules):
         bad = next((k for k, token in enumerate(tokens) if token not in VALID), None)
         if bad is None:
             return None
-        hint = "; cards are written in upper case" if tokens[bad].upper() in VALID else ""
-        return InputError(f"{show(tokens[bad])} is not a card (rank {RANKS}, suit {SUITS}{hint})", *where(bad))
+        token = tokens[bad]
+        hint = "; cards are written in upper case" if token.upper() in VALID else ""
+        return InputError(f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", *where(bad))
 
     def deck_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError:
         error = _twice(tokens, number, where)

@@ -6,13 +6,12 @@ tiles in the judge order, so the same hand in any order is the same case.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import IO, Any
 
 from worker.engines.mahjong.tiles import HAND_SIZE, KEY_UNIT_BYTES, KIND_BYTES, MAX_COPIES, TILES
 from worker.engines.reading import Case, InputError, Piece, Reading, read_pieces, show, tokens_with_columns
-from worker.engines.results import plain
 
 TERMINATOR = "0"
 UNIT = "hand"
@@ -25,17 +24,6 @@ _EXPECTED_TILES = "1T-9T, 1S-9S, 1W-9W, DONG, NAN, XI, BEI, ZHONG, FA or BAI"
 recent: deque[tuple[str, int]] = deque(maxlen=1024)
 
 _SPACE = frozenset(b" \t\r\n\x0b\x0c")
-
-
-def _case_setters() -> tuple[Callable[[Case, Any], None], ...] | None:
-    """Setters of the four slots of :class:`Case`, in field order, when Case is plain."""
-    names = ("index", "text", "line", "column")
-    if not plain(Case, names):
-        return None  # pragma: no cover
-    return tuple(getattr(Case, name).__set__ for name in names)
-
-
-_CASE_SETTERS = _case_setters()
 
 
 def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, int, Any]]:
@@ -56,7 +44,7 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
     apart for a fifth copy); any other goes token by token through :class:`_Line`.
 
     >>> import io
-    >>> list(read_hands(io.BytesIO(b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n0\\n"), Reading(TERMINATOR, UNIT)))
+    >>> list(read_hands(io.BytesIO(b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n0\\n"), Reading("0", "hand")))
     [Case(index=1, text='1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA', line=1, column=1)]
     """
     pieces = _pieces(stream, start_line, start_column)
@@ -65,11 +53,8 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
         reading.unended(index, empty=not index and start_line == 1)
     kind = KIND_BYTES.__getitem__
     unit = KEY_UNIT_BYTES.__getitem__
-    remember = recent.append
+    remember, new = recent.append, Case.new
     space = _SPACE
-    new = object.__new__
-    setters: tuple[Any, ...] = _CASE_SETTERS or (None,) * 4
-    set_index, set_text, set_line, set_column = setters
     slow: _Line | None = None  # the held line, once it came in several pieces
     for line, column, piece in pieces:
         if line == held_line:  # the held line goes on in this piece
@@ -103,15 +88,7 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
                         held_column += len(held) - len(held.lstrip())
                     text = b" ".join(tiles).decode()
                     remember((text, sum(map(unit, tiles))))  # cheap now: the tiles' hashes are known
-                    if set_index:  # Case(index, text, held_line, held_column), see _case_setters
-                        made = new(Case)
-                        set_index(made, index)
-                        set_text(made, text)
-                        set_line(made, held_line)
-                        set_column(made, held_column)
-                        yield made
-                    else:  # pragma: no cover
-                        yield Case(index, text, held_line, held_column)
+                    yield new(index, text, held_line, held_column)
                     held_line, held_column, held = line, column, piece
                     continue
             if tiles:
@@ -131,7 +108,7 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
                 return
             if hand:
                 index += 1
-                yield Case(index, hand, slow.line, slow.column)
+                yield new(index, hand, slow.line, slow.column)
             slow = None
         held_line, held_column, held = line, column, piece
     if isinstance(held, InputError):
