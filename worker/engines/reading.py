@@ -151,10 +151,13 @@ class Reading:
             raise error
         self.faults.add(error, case)
 
+    def no_cases(self, line: int | None = None, column: int | None = None) -> InputError:
+        return InputError(f"the file has no {self.unit}s", line, column)
+
     def ended(self, cases: int, line: int, column: int, rest: Iterable[Piece]) -> None:
         """The terminator, at ``line`` and ``column``, came after ``cases`` cases; ``rest``: what follows."""
         if not cases:
-            raise InputError(f"the file has no {self.unit}s", line, column)
+            raise self.no_cases(line, column)
         try:
             for at_line, at_column, piece in rest:
                 if isinstance(piece, InputError):
@@ -175,7 +178,7 @@ class Reading:
         if empty:
             raise InputError("the file is empty")
         if not cases:
-            raise InputError(f"the file has no {self.unit}s")
+            raise self.no_cases()
         self.warnings.append(Diagnostic(f'no terminating "{self.terminator}" at end of file'))
 
 
