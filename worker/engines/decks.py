@@ -65,14 +65,15 @@ def read_decks(stream: IO[bytes], reading: Reading, rules: DeckRules, start_line
     deck, ends, end_byte, new = rules.deck, rules.ends, rules.end_byte, Case.new
     within = bytes([end_byte]) if rules.ends_within else None
     waiting = _Waiting()
-    queue = waiting.tokens
+    queue, marks = waiting.tokens, waiting.marks
     empty = not number and start_line == 1
     for line, column, piece in (pieces := read_pieces(stream, line=start_line, column=start_column)):
         empty = False
         tokens = piece.split()
         if not tokens:
             continue
-        waiting.add(line, column, piece, tokens)
+        marks.append((waiting.base + len(queue), line, column, piece))  # (inline: the stream's every piece)
+        queue += tokens
         size = len(queue)
         if size < DECK_SIZE and queue[0][0] != end_byte and not (within and within in piece):
             continue  # most lines: nothing to do yet
@@ -128,27 +129,25 @@ class _Waiting:
 
     def __init__(self) -> None:
         self.tokens: list[bytes] = []
-        self._base = 0  # the index of tokens[0] among the file's
+        self.base = 0  # the index of tokens[0] among the file's
         #: The pieces not used up: (the index of their first token among the file's, line, column, piece).
-        self._marks: list[tuple[int, int, int, bytes]] = []
+        self.marks: list[tuple[int, int, int, bytes]] = []
         # The last token found inside a piece (piece, index, offset): a long line is searched once.
         self._cursor: tuple[bytes, int, int] = (b"", 0, 0)
-
-    def add(self, line: int, column: int, piece: bytes, tokens: list[bytes]) -> None:
-        self._marks.append((self._base + len(self.tokens), line, column, piece))
-        self.tokens += tokens
 
     def drop(self, count: int) -> None:
         """The first ``count`` tokens are used up."""
         del self.tokens[:count]
-        self._base += count
-        while len(self._marks) > 1 and self._marks[1][0] <= self._base:
-            del self._marks[0]
+        self.base += count
+        while len(self.marks) > 1 and self.marks[1][0] <= self.base:
+            del self.marks[0]
 
     def of(self, k: int) -> tuple[int, int]:
         """Where waiting token ``k`` stands."""
-        at = self._base + k
-        first, line, column, piece = next(mark for mark in reversed(self._marks) if mark[0] <= at)
+        at = self.base + k
+        first, line, column, piece = self.marks[0]
+        if first != at:  # (most decks start the oldest piece)
+            first, line, column, piece = next(mark for mark in reversed(self.marks) if mark[0] <= at)
         i, start = at - first, len(piece) - len(piece.lstrip())
         if i:
             known, index, offset = self._cursor
