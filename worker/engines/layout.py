@@ -384,7 +384,7 @@ class LaidOut:
 
     def _made(self, here: Position, number: int, text: str) -> Case:
         first = self._lines[here[0]]
-        return Case(number, text, first.number, first.column(here[1]))
+        return Case.new(number, text, first.number, first.column(here[1]))
 
     def _repeats(self, copy: int) -> InputError:
         line = self._lines[copy]
