@@ -50,7 +50,9 @@ class DeckRules(ABC):
 
     def stops(self, line: bytes, tokens: list[bytes]) -> bool:
         """Whether a line, with these tokens, ends the input (it holds the terminator where it counts)."""
-        return self.end_byte in line and any(map(self.ends, tokens if self.ends_within else tokens[:1]))
+        if tokens[0][0] == self.end_byte and self.ends(tokens[0]):
+            return True
+        return self.ends_within and self.end_byte in line and any(map(self.ends, tokens))
 
     def read(self, stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0,
              start_column: int = 1) -> Iterator[Case]:
