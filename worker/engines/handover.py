@@ -1,9 +1,7 @@
-"""A judge file read in turns: the native core reads the plain stretches (lines from a deck's start to a
-line end that ends a deck, each as the file's layout says), the Python readers the rest, each handing the
-file to the other where it stops: the layout reader (:mod:`worker.engines.layout`) around trouble, giving
-the file back at a line where a deck starts after a good one; the game's stream reader a file without a
-layout and the end of every file. The cases, messages and positions are the same whichever core reads, and
-neither side holds more than a block of the file: the memory stays constant.
+"""A judge file read in turns: the native core reads the plain stretches (whole decks on lines as the file's
+layout says), the Python readers the rest, each handing the file to the other where it stops: the layout
+reader (:mod:`.layout`) around trouble, the game's stream reader a file without a layout and the end of
+every file. The cases, messages and positions are the same whichever core reads; the memory stays constant.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ NativeReader = Callable[[bytes, int, bool, int, int, int, bool], tuple[list[Case
 
 class _Turns:
     """Where both sides go on from: the data not read yet (from ``at``), the line and token a deck starts at
-    there, the count of cases before it; and the file's layout, learnt from its start."""
+    there, the count of cases before it; the file's layout, learnt from its start."""
 
     def __init__(self, stream: IO[bytes], reading: Reading, rest: ReaderFrom, rules: DeckRules | None) -> None:
         self.stream = _Counted(stream)
@@ -70,9 +68,8 @@ class _Turns:
             return False
 
     def _stream(self, column: int) -> Iterator[Case]:
-        rest = _Rejoined(self.data[self.at + column - 1 :], self.stream)
-        self.data, self.at = b"", 0
-        return self.rest(cast(IO[bytes], rest), self.reading, self.line, self.count, column)
+        self.stream.head, self.data, self.at = self.data[self.at + column - 1 :], b"", 0
+        return self.rest(cast(IO[bytes], self.stream), self.reading, self.line, self.count, column)
 
     def unended(self) -> None:
         """The file ended where the native core stopped, without a terminator."""
@@ -102,27 +99,12 @@ def read_cases(stream: IO[bytes], reading: Reading, rest: ReaderFrom, rules: Dec
             turns.more()
 
 
-class _Rejoined:
-    """A binary stream that gives ``head`` first, then the rest of ``stream``."""
-
-    def __init__(self, head: bytes, stream: IO[bytes] | _Counted) -> None:
-        self.head, self.stream = head, stream
-
-    def read(self, size: int = -1) -> bytes:
-        if self.head:  # whole: read_pieces takes blocks of any size
-            head, self.head = self.head, b""
-            return head
-        return self.stream.read(size)
-
-
 class InputBlocks:
     """A judge file as blocks ``(texts, count)`` of canonical inputs (:meth:`Engine.read_inputs`): the texts
-    of ``count`` consecutive cases of :meth:`Engine.parse`, each followed by ``\\n``. A block holds the cases
-    asked for but at the file's end, before an error (raised after the cases before it), after a bad case
-    read past, and where the next case would pass its bytes (one case at least). ``(b"", 0)`` once the file
-    is read, every warning given. ``cases`` counts the cases given, ``first`` is the place of the last
-    block's first case. The native core writes its cases into one buffer (:class:`worker.engines.out.Block`),
-    the Python readers theirs as text; on the pure-Python engines the blocks are :meth:`Engine.parse`'s."""
+    of ``count`` consecutive cases of :meth:`Engine.parse`, each followed by ``\\n``, as many as asked but
+    cut short at the file's end, an error (raised after the cases before it), a bad case read past or the
+    byte limit (one case at least); ``(b"", 0)`` once the file is read. The native core writes its cases
+    into one buffer (:class:`.out.Block`), the Python readers theirs as text (:class:`_Texts`)."""
 
     def __init__(self, stream: IO[bytes], reading: Reading, max_cases: int, max_bytes: int,
                  read: Callable[[IO[bytes], Reading], Iterator[Case]], core: ModuleType | None = None,
@@ -263,12 +245,15 @@ class _Texts:
 
 
 class _Counted:
-    """A binary stream that counts the bytes read from it."""
+    """A binary stream that counts the bytes read from it, giving first ``head`` (bytes read before)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
-        self.stream, self.taken = stream, 0
+        self.stream, self.taken, self.head = stream, 0, b""
 
     def read(self, size: int = -1) -> bytes:
+        if self.head:  # whole: read_pieces takes blocks of any size
+            head, self.head = self.head, b""
+            return head
         data = self.stream.read(size)
         self.taken += len(data)
         return data

@@ -1,34 +1,19 @@
 """Deck files read as the judge reads them, a stream of cards whatever the lines, and by their layout where
-that stream fails: one broken line is one fault, and every deck it did not touch is kept.
-
-A judge file is written by a program, so its decks come in a layout, learnt from its first lines
-(:func:`learn`): ``per-line=K`` (each deck starts a line of K cards, its last line holding what is left)
-or ``flow`` (lines of K cards, the decks running on across lines); blank lines and gaps are no part of
-it. A file in none is read as a stream by the game's own reader.
-
-Within a layout (:class:`LaidOut`) a deck is taken when its lines hold what the layout says and it is
-good, or when its cards read as a stream make a good deck and so do the :data:`FOLLOWING` decks after
-them (a deck read a few cards off may still be good, in 10-20-30; five in a row hardly). Else it is one
-fault, named at its first problem, and the reading takes up at the layout's next deck start, or a line
-before or after it: the first where a good deck starts, followed by a good deck or the end. A line that
-repeats the one before it, where the deck read without it is good, is a doubled line: that copy alone
-is the fault (in ``flow`` the deck before may have read the copy's first cards, where they have the
-values of those they displaced: the deck then starts as far into the line after the copy). The game's stream reader reads the end (the rest, where it reads good; the terminator and
-what follows it) and what the layout cannot say (bytes that are not text, a line longer than a judge
-file's).
-
-Limits: two mistakes less than a deck apart may cost the deck between them; a mistake that leaves decks
-that fit the layout and are good (10-20-30 of two or three values a line, a line missing or doubled) is
-not seen.
+that stream fails, so that one broken line is one fault and every deck it did not touch is kept. The layout
+(``per-line=K`` or ``flow``) is learnt from a file's first lines (:func:`learn`); :class:`LaidOut` reads by
+it, naming a fault at its first problem and taking up at the next good deck start. The rules, and their
+limits, for users: docs/getting-started.md, "Bad lines in a file of decks".
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import IO, Protocol
+from typing import IO
 
+from worker.engines.decks import DECK_SIZE as DECK
+from worker.engines.decks import DeckRules
 from worker.engines.reading import MAX_TOKEN, Case, InputError, Reading, check_text, tokens_with_columns
 
 #: How many lines with tokens, from at most how many of the file's first bytes, the layout is learnt from.
@@ -36,7 +21,6 @@ SAMPLE_LINES = 256
 SAMPLE_BYTES = 1 << 16
 #: A line longer than this is none of a layout's (a deck's line is at most 156 bytes).
 LONGEST_LINE = 1024
-DECK = 52
 #: How many decks after a deck read across the layout must read good too for it to be taken.
 FOLLOWING = 4
 #: A game's stream reader, from a line and column of the file (a deck's start), after a count of cases.
@@ -52,14 +36,6 @@ class Layout:
     per_line: int
     flow: bool = False
 
-    @property
-    def lines(self) -> tuple[int, ...]:
-        """The cards of each line of a deck (of one line in ``flow``)."""
-        if self.flow:
-            return (self.per_line,)
-        full, rest = divmod(DECK, self.per_line)
-        return (self.per_line,) * full + ((rest,) if rest else ())
-
     def __str__(self) -> str:
         """How a fault names it: ``26 a line``, ``20 a line, 12 on their last``, ``20 a line, running on…``."""
         rest = DECK % self.per_line
@@ -67,18 +43,19 @@ class Layout:
             return f"{self.per_line} a line, running on from line to line"
         return f"{self.per_line} a line" + (f", {rest} on their last" if rest else "")
 
-    def after(self, at: Position) -> Position:
-        """Where the deck after the one starting at ``at`` starts."""
-        if not self.flow:
-            return at[0] + len(self.lines), 0
-        line, token = divmod(at[1] + DECK, self.per_line)
-        return at[0] + line, token
-
     def span(self, at: Position) -> list[int]:
         """The cards of each line of the deck starting at ``at``."""
-        if not self.flow:
-            return list(self.lines)
-        return [self.per_line] * ((at[1] + DECK - 1) // self.per_line + 1)
+        if self.flow:
+            return [self.per_line] * ((at[1] + DECK - 1) // self.per_line + 1)
+        full, rest = divmod(DECK, self.per_line)
+        return [self.per_line] * full + ([rest] if rest else [])
+
+    def after(self, at: Position) -> Position:
+        """Where the deck after the one starting at ``at`` starts."""
+        if self.flow:
+            line, token = divmod(at[1] + DECK, self.per_line)
+            return at[0] + line, token
+        return at[0] + len(self.span(at)), 0
 
 
 def learn(head: bytes, final: bool, stops: Callable[[bytes, list[bytes]], bool]) -> Layout | None:
@@ -141,23 +118,6 @@ def previous(data: bytes, at: int) -> int:
             return start
         end = start
     return at
-
-
-class DeckRules(Protocol):
-    """What a game's reader tells :class:`LaidOut` of its decks."""
-
-    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
-        """Whether a line, with these tokens, ends the input (it holds the terminator)."""
-
-    def deck(self, tokens: list[bytes]) -> str | None:
-        """The canonical text of 52 tokens that make a good deck, else ``None``."""
-
-    def token_error(self, tokens: Sequence[bytes], number: int, where: Callable[[int], tuple[int, int]]
-                    ) -> InputError | None:
-        """The first token of deck ``number`` that is no card (``where`` says where token ``k`` is)."""
-
-    def deck_error(self, tokens: list[bytes], number: int, where: Callable[[int], tuple[int, int]]) -> InputError:
-        """What is wrong with deck ``number``, 52 cards that make no deck."""
 
 
 @dataclass(slots=True)
@@ -265,6 +225,12 @@ class LaidOut:
         line = self._lines[here[0]]
         return Step(how, line.start, line.number, here[1], line.column(here[1]) if here[1] else 1, count)
 
+    def _reaches_end(self, here: Position, more: int = 0) -> bool:
+        """Whether the lines of the deck at ``here``, and ``more`` lines, reach the end of the input."""
+        reach = here[0] + len(self.layout.span(here)) + more
+        self._line(reach)
+        return self._end is not None and reach >= self._end
+
     def _line(self, k: int) -> _Line | None:
         """Line ``k`` (with tokens, from the one the reading started at), or ``None`` past the end."""
         while k >= len(self._lines):
@@ -321,12 +287,9 @@ class LaidOut:
     def _case(self, here: Position, number: int, skip: int = -1) -> Case | None:
         """The deck at ``here`` (its line ``skip`` left out) when it fits the layout and is good; one whose
         lines reach the end of the input is the stream reader's."""
-        lines = self.layout.span(here)
-        self._line(here[0] + len(lines) + (skip >= 0))
-        if self._end is not None and here[0] + len(lines) + (skip >= 0) >= self._end:
+        if self._reaches_end(here, skip >= 0):
             raise Stream
-        tokens = self._tokens(here, lines, skip)
-        text = None if tokens is None else self.rules.deck(tokens)
+        text = self._deck(self._tokens(here, self.layout.span(here), skip))
         return None if text is None else self._made(here, number, text)
 
     def _ending(self, here: Position, number: int) -> Generator[Case, None, tuple[int, Position] | None]:
@@ -341,11 +304,9 @@ class LaidOut:
         if here[0] >= end:  # the end of the input, found just now
             raise Stream
         if reach >= end:
-            last = self._last(here)
-            if last is not None and self.rules.deck(last) is not None:
+            if self._deck(self._last(here)) is not None:
                 raise Stream
-            tokens = self._tokens(here, self.layout.span(here))
-            text = None if tokens is None else self.rules.deck(tokens)
+            text = self._deck(self._tokens(here, self.layout.span(here)))
             if text is not None:  # a good deck, its lines full, and cards after it: not the last
                 yield self._made(here, number, text)
                 return number, self.layout.after(here)
@@ -357,8 +318,7 @@ class LaidOut:
                     self.reading.fault(self._repeats(copy), number)
                     return number, (copy + 1, here[1]) if copy + 1 < end else (end, 0)
                 continue
-            tokens = self._last(here, copy)
-            text = None if tokens is None else self.rules.deck(tokens)
+            text = self._deck(self._last(here, copy))
             if text is not None:
                 yield self._made(here, number, text)
                 self.reading.fault(self._repeats(copy), number + 1)
@@ -377,7 +337,7 @@ class LaidOut:
         if self.layout.flow:
             fits = bool(rows) and set(counts[:-1]) <= {self.layout.per_line} and counts[-1] <= self.layout.per_line
         else:
-            fits = counts == list(self.layout.lines)
+            fits = counts == self.layout.span(here)
         tokens = [token for row in rows for token in row][here[1] :]
         return tokens if fits and len(tokens) == DECK else None
 
@@ -419,9 +379,12 @@ class LaidOut:
             return False
         return True
 
+    def _deck(self, tokens: list[bytes] | None) -> str | None:
+        return None if tokens is None else self.rules.deck(tokens)
+
     def _made(self, here: Position, number: int, text: str) -> Case:
         first = self._lines[here[0]]
-        return Case(number, text, first.number, first.column(here[1]))
+        return Case.new(number, text, first.number, first.column(here[1]))
 
     def _repeats(self, copy: int) -> InputError:
         line = self._lines[copy]
@@ -433,13 +396,8 @@ class LaidOut:
             return False
         if here[0] == self._end:
             return here[1] == 0
-        span = self.layout.span(here)
-        self._line(here[0] + len(span))
-        if self._end is not None and here[0] + len(span) >= self._end:
-            tokens = self._last(here)
-        else:
-            tokens = self._tokens(here, span)
-        return tokens is not None and self.rules.deck(tokens) is not None
+        tokens = self._last(here) if self._reaches_end(here) else self._tokens(here, self.layout.span(here))
+        return self._deck(tokens) is not None
 
     def _copy(self, bad: Position) -> int | None:
         """The line of the bad deck at ``bad`` that repeats the line before it, where the deck read without
@@ -451,8 +409,7 @@ class LaidOut:
             before = self._lines[at - 1].tokens if at else self._before
             if line is None or at == self._end or line.tokens != before:
                 continue
-            tokens = self._tokens(bad, lines, at)
-            return at if tokens is not None and self.rules.deck(tokens) is not None else None
+            return at if self._deck(self._tokens(bad, lines, at)) is not None else None
         return None
 
     def _after(self, here: Position, copy: int) -> Position:
@@ -468,8 +425,7 @@ class LaidOut:
         found = self._starts(after, bad)
         if found is not None:
             return found
-        self._line(after[0] + len(self.layout.span(after)))
-        if self._end is not None and after[0] + len(self.layout.span(after)) >= self._end:
+        if self._reaches_end(after):
             return after if self._starts(self.layout.after(after), after) else None
         return after
 
@@ -485,9 +441,7 @@ class LaidOut:
     def _followed(self, here: Position) -> bool:
         """Whether the :data:`FOLLOWING` decks after the good one at ``here`` are good too, or the input ends first."""
         for _ in range(FOLLOWING):
-            reach = here[0] + len(self.layout.span(here))
-            self._line(reach)
-            if self._end is not None and reach >= self._end:
+            if self._reaches_end(here):
                 return True
             here = self.layout.after(here)
             if not self._good(here):

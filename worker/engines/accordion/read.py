@@ -1,42 +1,18 @@
-"""Reading Accordian Patience judge files: two-character cards (rank ``A23456789TJQK``, suit
-``CDHS``, upper case), 52 a deck across any whitespace, a token starting with ``#`` ending the
-input, no card twice in a deck. Read by a layout (:data:`RULES`) or as a stream
-(:func:`read_decks`), where a bad deck still takes its 52 places.
+"""Reading Accordian Patience judge files: two-character cards (rank ``A23456789TJQK``, suit ``CDHS``,
+upper case), 52 a deck across any whitespace, no card twice in a deck, a token starting with ``#`` ending
+the input. :data:`RULES` tells the deck readers (:mod:`worker.engines.decks`, :mod:`worker.engines.layout`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import IO
+from collections.abc import Sequence
 
-from worker.engines import decks
 from worker.engines.accordion.cards import RANKS, SUITS, VALID, numbers_of
-from worker.engines.decks import Where
-from worker.engines.reading import Case, InputError, Reading, show
+from worker.engines.decks import DeckRules, Where
+from worker.engines.reading import InputError, show
 
 TERMINATOR = "#"
 UNIT = "deck"
-_TERMINATOR = TERMINATOR.encode()  # a token starting with it ends the input
-
-
-def read_decks(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
-               start_column: int = 1) -> Iterator[Case]:
-    """The decks of a judge file read as a stream (:func:`worker.engines.decks.read_decks`).
-
-    >>> import io
-    >>> from worker.engines.accordion.cards import CARDS
-    >>> deck = " ".join(CARDS)
-    >>> reading = Reading(TERMINATOR, UNIT)
-    >>> [(c.index, c.line) for c in read_decks(io.BytesIO((deck + "\\n" + deck).encode()), reading)]
-    [(1, 1), (2, 2)]
-    >>> [str(w) for w in reading.warnings]
-    ['no terminating "#" at end of file']
-    >>> list(read_decks(io.BytesIO(b"AC 1H"), reading))
-    Traceback (most recent call last):
-    ...
-    worker.engines.reading.InputError: line 1, column 4: "1H" is not a card (rank A23456789TJQK, suit CDHS)
-    """
-    return decks.read_decks(stream, reading, RULES, start_line, index, start_column)
 
 
 def _twice(deck: Sequence[bytes], number: int, where: Where) -> InputError | None:
@@ -49,40 +25,35 @@ def _twice(deck: Sequence[bytes], number: int, where: Where) -> InputError | Non
     return None
 
 
-def _not_card(token: bytes, line: int, column: int) -> InputError:
-    hint = "; cards are written in upper case" if token.upper() in VALID else ""
-    return InputError(f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", line, column)
-
-
-class _Rules:
-    """What the layout and stream readers need of accordion's decks (:class:`~worker.engines.layout.DeckRules`,
-    :class:`~worker.engines.decks.StreamRules`)."""
-
+class _Rules(DeckRules):
+    end_byte = ord(TERMINATOR)
     ends_within = True
-    end_byte = _TERMINATOR[0]
 
-    def stops(self, line: bytes, tokens: list[bytes]) -> bool:
-        return _TERMINATOR in line and any(token.startswith(_TERMINATOR) for token in tokens)
+    def ends(self, token: bytes) -> bool:
+        return token[0] == 35  # "#"
 
     def deck(self, tokens: list[bytes]) -> str | None:
         text = b" ".join(tokens)  # numbers_of refuses any text but 52 distinct cards single-spaced
         return text.decode() if numbers_of(text) is not None else None
 
-    def ends(self, token: bytes) -> bool:
-        return token[0] == 35  # "#"
-
     def fault(self, tokens: Sequence[bytes], number: int, where: Where, whole: bool) -> InputError | None:
+        # The first problem in file order: a card twice before the first token that is no card.
         bad = next((k for k, token in enumerate(tokens) if token not in VALID), len(tokens))
         return _twice(tokens[:bad], number, where) or self.token_error(tokens, number, where)
 
     def token_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError | None:
         bad = next((k for k, token in enumerate(tokens) if token not in VALID), None)
-        return None if bad is None else _not_card(tokens[bad], *where(bad))
+        if bad is None:
+            return None
+        token = tokens[bad]
+        hint = "; cards are written in upper case" if token.upper() in VALID else ""
+        return InputError(f"{show(token)} is not a card (rank {RANKS}, suit {SUITS}{hint})", *where(bad))
 
-    def deck_error(self, tokens: list[bytes], number: int, where: Where) -> InputError:
+    def deck_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError:
         error = _twice(tokens, number, where)
         assert error is not None, "a deck of 52 distinct cards is good"
         return error
 
 
 RULES = _Rules()
+read_decks = RULES.read

@@ -1,18 +1,17 @@
-"""Reading Chinese Mahjong judge files: a hand is one line of 13 tiles (case-sensitive, no kind five
-times); blank lines are skipped, and a line whose first token is ``0`` ends the input. A hand's
-canonical text is its tiles in the judge order, so the same hand in any order is the same case.
+"""Reading Chinese Mahjong judge files: a hand is one line of 13 tiles (case-sensitive, no kind five times);
+blank lines are skipped, a line whose first token is ``0`` ends the input. A hand's canonical text is its
+tiles in the judge order, so the same hand in any order is the same case.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import IO, Any
 
 from worker.engines.mahjong.tiles import HAND_SIZE, KEY_UNIT_BYTES, KIND_BYTES, MAX_COPIES, TILES
 from worker.engines.reading import Case, InputError, Piece, Reading, read_pieces, show, tokens_with_columns
-from worker.engines.results import plain
 
 TERMINATOR = "0"
 UNIT = "hand"
@@ -25,17 +24,6 @@ _EXPECTED_TILES = "1T-9T, 1S-9S, 1W-9W, DONG, NAN, XI, BEI, ZHONG, FA or BAI"
 recent: deque[tuple[str, int]] = deque(maxlen=1024)
 
 _SPACE = frozenset(b" \t\r\n\x0b\x0c")
-
-
-def _case_setters() -> tuple[Callable[[Case, Any], None], ...] | None:
-    """Setters of the four slots of :class:`Case`, in field order, when Case is plain."""
-    names = ("index", "text", "line", "column")
-    if not plain(Case, names):
-        return None  # pragma: no cover
-    return tuple(getattr(Case, name).__set__ for name in names)
-
-
-_CASE_SETTERS = _case_setters()
 
 
 def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, int, Any]]:
@@ -51,21 +39,13 @@ def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, in
 
 def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
                start_column: int = 1) -> Iterator[Case]:
-    """The hands of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
-    ``index`` hands) in constant memory. A line in one piece takes the fast path (split, sort, compare
-    tiles four apart for a fifth copy); anything else goes token by token through :class:`_Line`.
+    """The hands of a judge file (or of its rest, from ``start_column`` of ``start_line``, after ``index``
+    hands) in constant memory. A line in one piece takes the fast path (split, sort, compare tiles four
+    apart for a fifth copy); any other goes token by token through :class:`_Line`.
 
     >>> import io
-    >>> reading = Reading(TERMINATOR, UNIT)
-    >>> list(read_hands(io.BytesIO(b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n"), reading))
+    >>> list(read_hands(io.BytesIO(b"FA 1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA\\n0\\n"), Reading("0", "hand")))
     [Case(index=1, text='1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 9S FA FA', line=1, column=1)]
-    >>> [str(w) for w in reading.warnings]
-    ['no terminating "0" at end of file']
-    >>> list(read_hands(io.BytesIO(b"1S 1S 2S 2S 2S 3S 3S 3S 7S 8S 10T FA FA\\n0\\n"), reading))
-    Traceback (most recent call last):
-    ...
-    worker.engines.reading.InputError: line 1, column 31: unknown tile "10T" (tiles are 1T-9T, 1S-9S, 1W-9W, \
-DONG, NAN, XI, BEI, ZHONG, FA or BAI)
     """
     pieces = _pieces(stream, start_line, start_column)
     held_line, held_column, held = next(pieces)  # the last piece read, not handled yet
@@ -73,11 +53,8 @@ DONG, NAN, XI, BEI, ZHONG, FA or BAI)
         reading.unended(index, empty=not index and start_line == 1)
     kind = KIND_BYTES.__getitem__
     unit = KEY_UNIT_BYTES.__getitem__
-    remember = recent.append
+    remember, new = recent.append, Case.new
     space = _SPACE
-    new = object.__new__
-    setters: tuple[Any, ...] = _CASE_SETTERS or (None,) * 4
-    set_index, set_text, set_line, set_column = setters
     slow: _Line | None = None  # the held line, once it came in several pieces
     for line, column, piece in pieces:
         if line == held_line:  # the held line goes on in this piece
@@ -111,15 +88,7 @@ DONG, NAN, XI, BEI, ZHONG, FA or BAI)
                         held_column += len(held) - len(held.lstrip())
                     text = b" ".join(tiles).decode()
                     remember((text, sum(map(unit, tiles))))  # cheap now: the tiles' hashes are known
-                    if set_index:  # Case(index, text, held_line, held_column), see _case_setters
-                        made = new(Case)
-                        set_index(made, index)
-                        set_text(made, text)
-                        set_line(made, held_line)
-                        set_column(made, held_column)
-                        yield made
-                    else:  # pragma: no cover
-                        yield Case(index, text, held_line, held_column)
+                    yield new(index, text, held_line, held_column)
                     held_line, held_column, held = line, column, piece
                     continue
             if tiles:
@@ -139,7 +108,7 @@ DONG, NAN, XI, BEI, ZHONG, FA or BAI)
                 return
             if hand:
                 index += 1
-                yield Case(index, hand, slow.line, slow.column)
+                yield new(index, hand, slow.line, slow.column)
             slow = None
         held_line, held_column, held = line, column, piece
     if isinstance(held, InputError):
@@ -159,8 +128,8 @@ class _Line:
         self.counts = [0] * len(TILES)
         self.terminator = False
         self.after: tuple[int, bytes] | None = None  # the first token after a terminator, and its column
-        #: What is wrong with the line, at its first wrong token: :meth:`finish` raises it (the rest of
-        #: the line is not read, so that a reader going on past a bad hand goes on at the next line).
+        #: What is wrong with the line, at its first wrong token: :meth:`finish` raises it (the rest of the
+        #: line is not read: a reader going on past a bad hand goes on at the next line).
         self.bad: InputError | None = None
 
     def feed(self, piece: bytes, column: int) -> None:
