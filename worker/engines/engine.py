@@ -18,8 +18,8 @@ import orjson
 
 from worker.engines import results
 from worker.engines.chunks import ChunkSolution, Entry, Fallback, case_hash
+from worker.engines.decks import DeckRules
 from worker.engines.handover import InputBlocks, ReaderFrom, read_cases
-from worker.engines.layout import DeckRules
 from worker.engines.reading import MAX_BYTES, MAX_CASES, Case, Diagnostic, Faults, Reading, only_case
 from worker.engines.results import Result
 

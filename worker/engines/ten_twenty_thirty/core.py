@@ -11,13 +11,12 @@ from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space,
 
 #: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
 PLAIN, PACKED, TRACED = 0, 1, 2
-#: The outcomes (:mod:`.rules`'), and a game whose history outgrows the buffers (the packed form
-#: counts it in 16 bits), which the engine plays by :mod:`.play` (:func:`play` gives ``None``).
-LONG = 3
+# The outcomes (:mod:`.rules`'), and a game whose history outgrows the buffers (the packed form
+# counts it in 16 bits), which the engine plays by :mod:`.play` (:func:`play` gives ``None``).
 _WIN = cython.declare(cython.int, 0)
 _LOSS = cython.declare(cython.int, 1)
 _DRAW = cython.declare(cython.int, 2)
-_LONG = cython.declare(cython.int, LONG)
+_LONG = cython.declare(cython.int, 3)
 _CAP = cython.declare(cython.int, 65535)
 
 # The game's state in static buffers: every call holds the GIL throughout.

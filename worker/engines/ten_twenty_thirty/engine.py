@@ -77,7 +77,7 @@ class TenTwentyThirty(Engine):
     def solve(self, case: Case, trace: bool = True) -> Result:
         core = self.core
         played = None if core is None else core.play(case.text, core.TRACED if trace else core.PLAIN)
-        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
+        if played is not None:
             return result_of(*played)
         # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
         return _solve_here(case.text, trace, False)[0]
@@ -86,7 +86,7 @@ class TenTwentyThirty(Engine):
         """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON."""
         core = self.core
         played = None if core is None else core.play(case.text, core.PACKED)
-        if played is not None and played[0] != core.LONG:  # type: ignore[union-attr]
+        if played is not None:
             outcome, n, seen, packed = played
             return result_of(outcome, n, seen), packed
         return _solve_here(case.text, True, True)
