@@ -28,10 +28,10 @@ from typing import Any
 import psycopg
 import pytest
 from flask import Flask
-from jinja2 import BytecodeCache
-from jinja2.bccache import Bucket
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher

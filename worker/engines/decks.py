@@ -6,8 +6,8 @@ deck as it was. A game says what a good deck is, what ends the input and what is
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, ClassVar
 
