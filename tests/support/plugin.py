@@ -32,6 +32,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
+from werkzeug.routing import Rule
 from sqlalchemy import text
 
 from tests.support.inline import InlineDispatcher
@@ -85,6 +86,23 @@ class CompiledTemplates(BytecodeCache):
 
 # Every app of this process (each made by ``create_app``, whose Jinja options are Flask's) shares them.
 Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": CompiledTemplates()}
+
+_compile_builder = Rule._compile_builder
+_builders: dict[tuple[Any, ...], Any] = {}
+
+
+def _compiled_once(rule: Rule, append_unknown: bool = True) -> Any:
+    """Werkzeug's URL builder of a rule, compiled once a process, not once an app: it writes and compiles
+    the Python of two functions a route, two thirds of the CPU of ``create_app``, which ~2,000 tests call.
+    The function reads everything of its rule through its first argument but what the key holds (the
+    parsed route, its defaults); werkzeug is held below 3.2 (pyproject.toml), where it is so."""
+    key = (tuple(rule._trace), repr(sorted((rule.defaults or {}).items())), append_unknown)
+    if key not in _builders:
+        _builders[key] = _compile_builder(rule, append_unknown)
+    return _builders[key]
+
+
+Rule._compile_builder = _compiled_once  # type: ignore[method-assign]
 
 
 def pytest_configure(config: pytest.Config) -> None:
