@@ -22,6 +22,7 @@ from worker.jobs import cases as job_cases
 from worker.jobs import results
 from worker.jobs.filters import ResultFilter
 from worker.jobs.cases import CaseQueries
+from worker.jobs.errors import Invalid
 from worker.jobs.service import JobService
 from worker.store import chunks as stored
 from worker.store.database import Database
@@ -92,13 +93,18 @@ def test_a_search_leaves_out_what_was_deleted_while_it_read(db: Database, settin
     first = queries.results(flt)  # the facets of every job now cached: a later search reads from them
     assert first.total == JOBS * 150 and len(first.items) == 50
 
+    # The job of the cursor's case is the one kept: a cursor whose case is gone is refused (at the end).
+    kept = first.items[-1].job_id
+    ids = [kept] + [job_id for job_id in ids if job_id != kept]
     deleter = _deleting_between_reads(monkeypatch, settings, service, ids)
     for asked in (flt, dataclasses.replace(flt, page=2), dataclasses.replace(flt, after=first.next)):
         gone, deleter.armed = set(deleter.deleted), 1
         page = queries.results(asked)  # on SQLite, a snapshot: a job deleted meanwhile may still show
         assert not deleter.armed, "a job was deleted while the search read"
         assert page.items and all(item.job_id not in gone for item in page.items)
-    service.delete(ids[0])
+    service.delete(kept)
+    with pytest.raises(Invalid, match="the cursor's case is gone"):
+        queries.results(dataclasses.replace(flt, after=first.next))
     assert queries.results(flt).items == []
 
 

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
-from worker import engines
+from worker.generating import generate, plan
 
 
 def random_judge_file(path: Path, game: str, count: int, seed: int) -> Path:
-    """Write ``count`` random cases of ``game`` (from ``seed``) as a judge file at ``path``, terminated."""
-    engine = engines.get(game)
-    rng = random.Random(seed)
+    """Write ``count`` random cases of ``game`` (from ``seed``) as a judge file at ``path``, terminated:
+    what ``dealer generate GAME --cases COUNT --seed SEED`` writes, by its compiled core where built
+    (a hundred times the speed of drawing them in Python; tests make files of 100,000 decks)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(path.suffix + ".partial")
-    with open(partial, "w") as out:
-        for _ in range(count):
-            out.write(engine.generate(rng) + "\n")
-        out.write(engine.terminator + "\n")
+    with open(partial, "wb") as out:
+        generate(plan(game, count, seed), out)
     partial.rename(path)
     return path
