@@ -189,25 +189,19 @@ class LaidOut:
                 if ending is not None:
                     count, here = ending
                     continue
-                case = self._case(here, number)
+                text = self._deck(self._tokens(here, self.layout.span(here)))
                 after = self.layout.after(here)
-                if case is None and (streamed := self._streamed(here)) is not None:
-                    case = self._made(here, number, streamed[0])  # a good deck, read across the layout
-                    after = streamed[1]
-                if case is not None:
+                if text is None and (streamed := self._streamed(here)) is not None:
+                    text, after = streamed  # a good deck, read across the layout
+                if text is not None:
+                    yield self._made(here, number, text)
                     count, here = number, after
-                    yield case
                     if native and here[1] == 0:
                         return self._step("native", here, count)
                     continue
-                copy = self._copy(here)
-                if copy is not None:  # the copy is the fault, after the deck that holds its twin
-                    if copy > here[0]:
-                        yield self._case(here, number, copy)  # type: ignore[misc]
-                        number += 1
-                    self.reading.fault(self._repeats(copy), number)
-                    count = number
-                    here = (here[0] + 1, here[1]) if copy == here[0] else self._after(here, copy)
+                doubled = yield from self._doubled(here, number, False)
+                if doubled is not None:
+                    count, here = doubled
                     continue
                 chosen = self._resume(here)
                 if chosen is None:  # no good deck starts after it, not even the last: it is the last
@@ -284,14 +278,6 @@ class LaidOut:
             tokens += line.tokens
         return tokens[here[1] : here[1] + DECK]
 
-    def _case(self, here: Position, number: int, skip: int = -1) -> Case | None:
-        """The deck at ``here`` (its line ``skip`` left out) when it fits the layout and is good; one whose
-        lines reach the end of the input is the stream reader's."""
-        if self._reaches_end(here, skip >= 0):
-            raise Stream
-        text = self._deck(self._tokens(here, self.layout.span(here), skip))
-        return None if text is None else self._made(here, number, text)
-
     def _ending(self, here: Position, number: int) -> Generator[Case, None, tuple[int, Position] | None]:
         """A bad last deck, at ``here``, whose lines (or they and a line more) reach the end of the input:
         read without a line that repeats the one before it where that makes it good (the copy the fault),
@@ -310,21 +296,9 @@ class LaidOut:
             if text is not None:  # a good deck, its lines full, and cards after it: not the last
                 yield self._made(here, number, text)
                 return number, self.layout.after(here)
-        for copy in range(here[0], end):
-            if self._lines[copy].tokens != (self._lines[copy - 1].tokens if copy else self._before):
-                continue
-            if copy == here[0]:  # the copy of the deck before's last line (it may have read its first cards)
-                if copy + 1 == end or self._last(here, copy) is not None:
-                    self.reading.fault(self._repeats(copy), number)
-                    return number, (copy + 1, here[1]) if copy + 1 < end else (end, 0)
-                continue
-            text = self._deck(self._last(here, copy))
-            if text is not None:
-                yield self._made(here, number, text)
-                self.reading.fault(self._repeats(copy), number + 1)
-                return number + 1, (end, 0)
-        if reach < end:
-            return None
+        doubled = yield from self._doubled(here, number, True)
+        if doubled is not None or reach < end:
+            return doubled
         found = self._starts(self.layout.after(here), here) or (end, 0)  # (a good last deck, after a bad one)
         self.reading.fault(self._fault(here, found, number), number)
         return number, found
@@ -399,23 +373,35 @@ class LaidOut:
         tokens = self._last(here) if self._reaches_end(here) else self._tokens(here, self.layout.span(here))
         return self._deck(tokens) is not None
 
-    def _copy(self, bad: Position) -> int | None:
-        """The line of the bad deck at ``bad`` that repeats the line before it, where the deck read without
-        it is good."""
-        lines = self.layout.span(bad)
-        for k in range(len(lines)):
-            at = bad[0] + k
-            line = self._line(at)
-            before = self._lines[at - 1].tokens if at else self._before
-            if line is None or at == self._end or line.tokens != before:
+    def _doubled(self, here: Position, number: int, last: bool) -> Generator[Case, None, tuple[int, Position] | None]:
+        """A doubled line in the bad deck at ``here``: a line that repeats the one before it where the deck read
+        without it is good. The copy is the fault, after the deck (kept) unless it is the deck's first line (the
+        twin of the deck before's last, which may have read its first cards). The count and where the reading
+        goes on, or ``None``. In the ``last`` deck, read to the end of the input, any of its lines may be the
+        copy, and a first line is one where the lines after it are a last deck's, or none are left; else the
+        first line that repeats the one before it is the copy or none is."""
+        span, end = self.layout.span(here), self._end
+        for copy in range(here[0], end if last else here[0] + len(span)):  # type: ignore[arg-type]
+            line = self._line(copy)
+            if line is None or copy == end or line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
                 continue
-            return at if self._deck(self._tokens(bad, lines, at)) is not None else None
+            tokens = self._last(here, copy) if last else self._tokens(here, span, copy)
+            text = self._deck(tokens)
+            if copy == here[0] and (text is not None or last and (tokens is not None or copy + 1 == end)):
+                self.reading.fault(self._repeats(copy), number)
+                return number, (copy + 1, here[1]) if copy + 1 != end else (end, 0)
+            if text is not None and copy > here[0]:
+                if not last and self._reaches_end(here, 1):  # (its lines run into the end of the input)
+                    raise Stream
+                yield self._made(here, number, text)
+                self.reading.fault(self._repeats(copy), number + 1)
+                if last:
+                    return number + 1, (end, 0)  # type: ignore[return-value]
+                after = self.layout.after(here)
+                return number + 1, (after[0] + 1, after[1]) if copy <= after[0] else after
+            if not last:
+                return None
         return None
-
-    def _after(self, here: Position, copy: int) -> Position:
-        """Where the deck after the one at ``here`` starts, its line ``copy`` left out."""
-        after = self.layout.after(here)
-        return (after[0] + 1, after[1]) if copy <= after[0] else after
 
     def _resume(self, bad: Position) -> Position | None:
         """Where the reading takes up after a bad deck at ``bad``: the first of :meth:`_starts`, else the
