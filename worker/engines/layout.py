@@ -292,10 +292,8 @@ class LaidOut:
         if reach >= end:
             if self._deck(self._last(here)) is not None:
                 raise Stream
-            text = self._deck(self._tokens(here, self.layout.span(here)))
-            if text is not None:  # a good deck, its lines full, and cards after it: not the last
-                yield self._made(here, number, text)
-                return number, self.layout.after(here)
+            if self._deck(self._tokens(here, self.layout.span(here))) is not None:
+                return None  # a good deck, its lines full, and cards after it: not the last
         doubled = yield from self._doubled(here, number, True)
         if doubled is not None or reach < end:
             return doubled
