@@ -199,7 +199,7 @@ class LaidOut:
                     if native and here[1] == 0:
                         return self._step("native", here, count)
                     continue
-                doubled = yield from self._doubled(here, number, False)
+                doubled = yield from self._doubled(here, number)
                 if doubled is not None:
                     count, here = doubled
                     continue
@@ -267,8 +267,6 @@ class LaidOut:
 
     def _tokens(self, here: Position, lines: list[int], skip: int = -1) -> list[bytes] | None:
         """The deck at ``here`` if its lines (but line ``skip``) hold the cards ``lines`` says."""
-        if here[1] and not self.layout.flow:  # (a deck read across the layout ended mid-line)
-            return None
         tokens: list[bytes] = []
         for k, cards in enumerate(lines):
             at = here[0] + k + (0 <= skip <= here[0] + k)
@@ -294,7 +292,7 @@ class LaidOut:
                 raise Stream
             if self._deck(self._tokens(here, self.layout.span(here))) is not None:
                 return None  # a good deck, its lines full, and cards after it: not the last
-        doubled = yield from self._doubled(here, number, True)
+        doubled = yield from self._doubled(here, number, end)
         if doubled is not None or reach < end:
             return doubled
         found = self._starts(self.layout.after(here), here) or (end, 0)  # (a good last deck, after a bad one)
@@ -371,34 +369,36 @@ class LaidOut:
         tokens = self._last(here) if self._reaches_end(here) else self._tokens(here, self.layout.span(here))
         return self._deck(tokens) is not None
 
-    def _doubled(self, here: Position, number: int, last: bool) -> Generator[Case, None, tuple[int, Position] | None]:
+    def _doubled(self, here: Position, number: int, end: int | None = None
+                 ) -> Generator[Case, None, tuple[int, Position] | None]:
         """A doubled line in the bad deck at ``here``: a line that repeats the one before it where the deck read
         without it is good. The copy is the fault, after the deck (kept) unless it is the deck's first line (the
         twin of the deck before's last, which may have read its first cards). The count and where the reading
-        goes on, or ``None``. In the ``last`` deck, read to the end of the input, any of its lines may be the
-        copy, and a first line is one where the lines after it are a last deck's, or none are left; else the
-        first line that repeats the one before it is the copy or none is."""
-        span, end = self.layout.span(here), self._end
-        for copy in range(here[0], end if last else here[0] + len(span)):  # type: ignore[arg-type]
+        goes on, or ``None``. The first line that repeats the one before it is the copy or none is; but in the
+        last deck, read to the input's ``end``, any of its lines may be, and a first line is one where the lines
+        after it are a last deck's, or none are left."""
+        span = self.layout.span(here)
+        for copy in range(here[0], end if end is not None else here[0] + len(span)):
             line = self._line(copy)
-            if line is None or copy == end or line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
+            if line is None or copy == self._end or line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
                 continue
-            tokens = self._last(here, copy) if last else self._tokens(here, span, copy)
+            tokens = self._tokens(here, span, copy) if end is None else self._last(here, copy)
             text = self._deck(tokens)
-            if copy == here[0] and (text is not None or last and (tokens is not None or copy + 1 == end)):
+            if copy == here[0] and (text is not None or end is not None and (tokens is not None or copy + 1 == end)):
                 self.reading.fault(self._repeats(copy), number)
-                return number, (copy + 1, here[1]) if copy + 1 != end else (end, 0)
+                return number, (copy + 1, here[1]) if copy + 1 != end else (copy + 1, 0)
             if text is not None and copy > here[0]:
-                if not last and self._reaches_end(here, 1):  # (its lines run into the end of the input)
+                if end is None and self._reaches_end(here, 1):  # (its lines run into the end of the input)
                     raise Stream
                 yield self._made(here, number, text)
                 self.reading.fault(self._repeats(copy), number + 1)
-                if last:
-                    return number + 1, (end, 0)  # type: ignore[return-value]
+                if end is not None:
+                    return number + 1, (end, 0)
                 after = self.layout.after(here)
                 return number + 1, (after[0] + 1, after[1]) if copy <= after[0] else after
-            if not last:
+            if end is None:
                 return None
+        return None
         return None
 
     def _resume(self, bad: Position) -> Position | None:
