@@ -417,20 +417,15 @@ class LaidOut:
         """The layout's start ``after``, or one line before or after it: the first after ``bad`` where a good
         deck starts, followed by :data:`FOLLOWING` good decks or the end (a deck read a line off may still
         be good, and in ``flow`` a line off is a card off: two such decks in a row are good one time in 50)."""
-        for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
-            if here > bad and self._good(here) and self._followed(here):
-                return here
+        for start in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
+            here = start
+            for k in range(FOLLOWING + 1):
+                if here <= bad or not self._good(here):
+                    break
+                if k == FOLLOWING or self._reaches_end(here):
+                    return start
+                here = self.layout.after(here)
         return None
-
-    def _followed(self, here: Position) -> bool:
-        """Whether the :data:`FOLLOWING` decks after the good one at ``here`` are good too, or the input ends first."""
-        for _ in range(FOLLOWING):
-            if self._reaches_end(here):
-                return True
-            here = self.layout.after(here)
-            if not self._good(here):
-                return False
-        return True
 
     def _fault(self, here: Position, after: Position, number: int) -> InputError:
         """What is wrong with deck ``number``: the tokens from ``here`` to ``after``."""
