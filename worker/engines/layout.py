@@ -189,7 +189,7 @@ class LaidOut:
                 if ending is not None:
                     count, here = ending
                     continue
-                text = self._deck(self._tokens(here, self.layout.span(here)))
+                text = self._deck(self._tokens(here))
                 after = self.layout.after(here)
                 if text is None and (streamed := self._streamed(here)) is not None:
                     text, after = streamed  # a good deck, read across the layout
@@ -265,10 +265,10 @@ class LaidOut:
                 self._lines.append(_Line(len(data), line.number, b"", [], line.before))
                 return
 
-    def _tokens(self, here: Position, lines: list[int], skip: int = -1) -> list[bytes] | None:
-        """The deck at ``here`` if its lines (but line ``skip``) hold the cards ``lines`` says."""
+    def _tokens(self, here: Position, skip: int = -1) -> list[bytes] | None:
+        """The deck at ``here`` if its lines (but line ``skip``) hold the cards the layout says."""
         tokens: list[bytes] = []
-        for k, cards in enumerate(lines):
+        for k, cards in enumerate(self.layout.span(here)):
             at = here[0] + k + (0 <= skip <= here[0] + k)
             line = self._line(at)
             if line is None or len(line.tokens) != cards or at == self._end:
@@ -290,7 +290,7 @@ class LaidOut:
         if reach >= end:
             if self._deck(self._last(here)) is not None:
                 raise Stream
-            if self._deck(self._tokens(here, self.layout.span(here))) is not None:
+            if self._deck(self._tokens(here)) is not None:
                 return None  # a good deck, its lines full, and cards after it: not the last
         doubled = yield from self._doubled(here, number, end)
         if doubled is not None or reach < end:
@@ -366,7 +366,7 @@ class LaidOut:
             return False
         if here[0] == self._end:
             return here[1] == 0
-        tokens = self._last(here) if self._reaches_end(here) else self._tokens(here, self.layout.span(here))
+        tokens = self._last(here) if self._reaches_end(here) else self._tokens(here)
         return self._deck(tokens) is not None
 
     def _doubled(self, here: Position, number: int, end: int | None = None
@@ -377,12 +377,11 @@ class LaidOut:
         goes on, or ``None``. The first line that repeats the one before it is the copy or none is; but in the
         last deck, read to the input's ``end``, any of its lines may be, and a first line is one where the lines
         after it are a last deck's, or none are left."""
-        span = self.layout.span(here)
-        for copy in range(here[0], end if end is not None else here[0] + len(span)):
+        for copy in range(here[0], end if end is not None else here[0] + len(self.layout.span(here))):
             line = self._line(copy)
             if line is None or copy == self._end or line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
                 continue
-            tokens = self._tokens(here, span, copy) if end is None else self._last(here, copy)
+            tokens = self._tokens(here, copy) if end is None else self._last(here, copy)
             text = self._deck(tokens)
             if copy == here[0] and (text is not None or end is not None and (tokens is not None or copy + 1 == end)):
                 self.reading.fault(self._repeats(copy), number)
