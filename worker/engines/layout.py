@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, cast
 
 from worker.engines.decks import DECK_SIZE as DECK
 from worker.engines.decks import DeckRules
@@ -203,11 +203,7 @@ class LaidOut:
                 if doubled is not None:
                     count, here = doubled
                     continue
-                chosen = self._resume(here)
-                if chosen is None:  # no good deck starts after it, not even the last: it is the last
-                    chosen = (self._end, 0)
-                self.reading.fault(self._fault(here, chosen, number), number)
-                count, here = number, chosen
+                count, here = self._skip(here, number)
         except More:
             return self._step("more", here, count)
         except Stream:
@@ -295,9 +291,7 @@ class LaidOut:
         doubled = yield from self._doubled(here, number, end)
         if doubled is not None or reach < end:
             return doubled
-        found = self._starts(self.layout.after(here), here) or (end, 0)  # (a good last deck, after a bad one)
-        self.reading.fault(self._fault(here, found, number), number)
-        return number, found
+        return self._skip(here, number, last=True)
 
     def _last(self, here: Position, skip: int = -1) -> list[bytes] | None:
         """The deck at ``here`` if its lines to the end of the input (but line ``skip``) are a last deck's
@@ -330,7 +324,8 @@ class LaidOut:
             tokens += line.tokens
             k += 1
         text = self.rules.deck(tokens[here[1] : need])
-        return None if text is None else (text, (k, 0) if len(tokens) == need else (k - 1, len(line.tokens) - len(tokens) + need))
+        left = len(tokens) - need  # the cards of its last line after it
+        return None if text is None else (text, (k - 1, len(self._lines[k - 1].tokens) - left) if left else (k, 0))
 
     def _tail(self, here: Position) -> bool:
         """Whether the input ends a few decks after ``here`` and its rest reads as a good stream."""
@@ -385,7 +380,7 @@ class LaidOut:
             text = self._deck(tokens)
             if copy == here[0] and (text is not None or end is not None and (tokens is not None or copy + 1 == end)):
                 self.reading.fault(self._repeats(copy), number)
-                return number, (copy + 1, here[1]) if copy + 1 != end else (copy + 1, 0)
+                return number, (copy + 1, here[1] if copy + 1 != end else 0)
             if text is not None and copy > here[0]:
                 if end is None and self._reaches_end(here, 1):  # (its lines run into the end of the input)
                     raise Stream
@@ -398,19 +393,21 @@ class LaidOut:
             if end is None:
                 return None
         return None
-        return None
 
-    def _resume(self, bad: Position) -> Position | None:
-        """Where the reading takes up after a bad deck at ``bad``: the first of :meth:`_starts`, else the
-        layout's next start, but ``None`` where that is the last deck's and no good deck starts after it
-        (a line missing in ``flow`` took the next deck's start)."""
+    def _skip(self, bad: Position, number: int, last: bool = False) -> tuple[int, Position]:
+        """Deck ``number``, at ``bad``, is a fault: the count and where the reading takes up, the first of
+        :meth:`_starts`, else the layout's next start; but the end of the input after the ``last`` deck (a good
+        last deck may start after it), and where that start is the last deck's and no good deck starts after
+        it (a line missing in ``flow`` took the next deck's start)."""
         after = self.layout.after(bad)
         found = self._starts(after, bad)
-        if found is not None:
-            return found
-        if self._reaches_end(after):
-            return after if self._starts(self.layout.after(after), after) else None
-        return after
+        if found is None and not last and (not self._reaches_end(after)
+                                           or self._starts(self.layout.after(after), after)):
+            found = after
+        if found is None:
+            found = (cast(int, self._end), 0)
+        self.reading.fault(self._fault(bad, found, number), number)
+        return number, found
 
     def _starts(self, after: Position, bad: Position) -> Position | None:
         """The layout's start ``after``, or one line before or after it: the first after ``bad`` where a good
