@@ -81,14 +81,10 @@ def learn(head: bytes, final: bool, stops: Callable[[bytes, list[bytes]], bool])
         return None
     if whole:  # the input's last line of cards holds what is left: no line a layout's is judged by
         counts.pop()
-    best: tuple[int, Layout] | None = None
-    for per_line in sorted({count for count in counts if count <= DECK}, reverse=True):
-        for flow in (False, True) if DECK % per_line else (False,):
-            layout = Layout(per_line, flow)
-            fits = _fits(layout, counts)
-            if best is None or fits > best[0]:
-                best = fits, layout
-    return best[1] if best is not None and len(counts) - best[0] <= len(counts) // 8 else None
+    layouts = [Layout(per_line, flow) for per_line in sorted({count for count in counts if count <= DECK}, reverse=True)
+               for flow in ((False, True) if DECK % per_line else (False,))]
+    fits, best = max(((_fits(layout, counts), layout) for layout in layouts), key=lambda fit: fit[0], default=(0, None))
+    return best if best is not None and len(counts) - fits <= len(counts) // 8 else None
 
 
 def _fits(layout: Layout, counts: list[int]) -> int:
