@@ -258,7 +258,8 @@ class LaidOut:
                 return
 
     def _tokens(self, here: Position, skip: int = -1) -> list[bytes] | None:
-        """The deck at ``here`` if its lines (but line ``skip``) hold the cards the layout says."""
+        """The deck at ``here`` if its lines (but line ``skip``) hold the cards the layout says (short of 52, no
+        deck, where a deck read across the layout ended mid-line)."""
         tokens: list[bytes] = []
         for k, cards in enumerate(self.layout.span(here)):
             at = here[0] + k + (0 <= skip <= here[0] + k)
