@@ -71,9 +71,14 @@ class _Turns:
         self.stream.head, self.data, self.at = self.data[self.at + column - 1 :], b"", 0
         return self.rest(cast(IO[bytes], self.stream), self.reading, self.line, self.count, column)
 
-    def unended(self) -> None:
-        """The file ended where the native core stopped, without a terminator."""
+    def go_on(self) -> bool:
+        """The native core stopped at the end of the data: the next block after it, or ``False`` where the
+        file ended there, without a terminator."""
+        if not self.final:
+            self.more()
+            return True
         self.reading.unended(self.count, empty=not self.stream.taken)
+        return False
 
 
 def read_cases(stream: IO[bytes], reading: Reading, rest: ReaderFrom, rules: DeckRules | None = None,
@@ -92,11 +97,8 @@ def read_cases(stream: IO[bytes], reading: Reading, rest: ReaderFrom, rules: Dec
         if stopped:
             if not (yield from turns.python(True)):
                 return
-        elif turns.final:
-            turns.unended()
+        elif not turns.go_on():
             return
-        else:
-            turns.more()
 
 
 class InputBlocks:
@@ -200,13 +202,8 @@ class InputBlocks:
                                                            turns.count, block, turns.per_line, turns.flow)
         if stopped:
             self._cases = turns.python(True)
-        elif block.full:
-            return
-        elif turns.final:
-            self._done = True
-            turns.unended()
-        else:
-            turns.more()
+        elif not block.full:
+            self._done = not turns.go_on()
 
 
 class _Texts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, cast
 
 from worker.engines.decks import DECK_SIZE as DECK
 from worker.engines.decks import DeckRules
@@ -81,14 +81,10 @@ def learn(head: bytes, final: bool, stops: Callable[[bytes, list[bytes]], bool])
         return None
     if whole:  # the input's last line of cards holds what is left: no line a layout's is judged by
         counts.pop()
-    best: tuple[int, Layout] | None = None
-    for per_line in sorted({count for count in counts if count <= DECK}, reverse=True):
-        for flow in (False, True) if DECK % per_line else (False,):
-            layout = Layout(per_line, flow)
-            fits = _fits(layout, counts)
-            if best is None or fits > best[0]:
-                best = fits, layout
-    return best[1] if best is not None and len(counts) - best[0] <= len(counts) // 8 else None
+    layouts = [Layout(per_line, flow) for per_line in sorted({count for count in counts if count <= DECK}, reverse=True)
+               for flow in ((False, True) if DECK % per_line else (False,))]
+    fits, best = max(((_fits(layout, counts), layout) for layout in layouts), key=lambda fit: fit[0], default=(0, None))
+    return best if best is not None and len(counts) - fits <= len(counts) // 8 else None
 
 
 def _fits(layout: Layout, counts: list[int]) -> int:
@@ -189,31 +185,21 @@ class LaidOut:
                 if ending is not None:
                     count, here = ending
                     continue
-                case = self._case(here, number)
+                text = self._deck(self._tokens(here))
                 after = self.layout.after(here)
-                if case is None and (streamed := self._streamed(here)) is not None:
-                    case = self._made(here, number, streamed[0])  # a good deck, read across the layout
-                    after = streamed[1]
-                if case is not None:
+                if text is None and (streamed := self._streamed(here)) is not None:
+                    text, after = streamed  # a good deck, read across the layout
+                if text is not None:
+                    yield self._made(here, number, text)
                     count, here = number, after
-                    yield case
                     if native and here[1] == 0:
                         return self._step("native", here, count)
                     continue
-                copy = self._copy(here)
-                if copy is not None:  # the copy is the fault, after the deck that holds its twin
-                    if copy > here[0]:
-                        yield self._case(here, number, copy)  # type: ignore[misc]
-                        number += 1
-                    self.reading.fault(self._repeats(copy), number)
-                    count = number
-                    here = (here[0] + 1, here[1]) if copy == here[0] else self._after(here, copy)
+                doubled = yield from self._doubled(here, number)
+                if doubled is not None:
+                    count, here = doubled
                     continue
-                chosen = self._resume(here)
-                if chosen is None:  # no good deck starts after it, not even the last: it is the last
-                    chosen = (self._end, 0)
-                self.reading.fault(self._fault(here, chosen, number), number)
-                count, here = number, chosen
+                count, here = self._skip(here, number)
         except More:
             return self._step("more", here, count)
         except Stream:
@@ -271,26 +257,17 @@ class LaidOut:
                 self._lines.append(_Line(len(data), line.number, b"", [], line.before))
                 return
 
-    def _tokens(self, here: Position, lines: list[int], skip: int = -1) -> list[bytes] | None:
-        """The deck at ``here`` if its lines (but line ``skip``) hold the cards ``lines`` says."""
-        if here[1] and not self.layout.flow:  # (a deck read across the layout ended mid-line)
-            return None
+    def _tokens(self, here: Position, skip: int = -1) -> list[bytes] | None:
+        """The deck at ``here`` if its lines (but line ``skip``) hold the cards the layout says (short of 52, no
+        deck, where a deck read across the layout ended mid-line)."""
         tokens: list[bytes] = []
-        for k, cards in enumerate(lines):
+        for k, cards in enumerate(self.layout.span(here)):
             at = here[0] + k + (0 <= skip <= here[0] + k)
             line = self._line(at)
             if line is None or len(line.tokens) != cards or at == self._end:
                 return None
             tokens += line.tokens
         return tokens[here[1] : here[1] + DECK]
-
-    def _case(self, here: Position, number: int, skip: int = -1) -> Case | None:
-        """The deck at ``here`` (its line ``skip`` left out) when it fits the layout and is good; one whose
-        lines reach the end of the input is the stream reader's."""
-        if self._reaches_end(here, skip >= 0):
-            raise Stream
-        text = self._deck(self._tokens(here, self.layout.span(here), skip))
-        return None if text is None else self._made(here, number, text)
 
     def _ending(self, here: Position, number: int) -> Generator[Case, None, tuple[int, Position] | None]:
         """A bad last deck, at ``here``, whose lines (or they and a line more) reach the end of the input:
@@ -306,28 +283,12 @@ class LaidOut:
         if reach >= end:
             if self._deck(self._last(here)) is not None:
                 raise Stream
-            text = self._deck(self._tokens(here, self.layout.span(here)))
-            if text is not None:  # a good deck, its lines full, and cards after it: not the last
-                yield self._made(here, number, text)
-                return number, self.layout.after(here)
-        for copy in range(here[0], end):
-            if self._lines[copy].tokens != (self._lines[copy - 1].tokens if copy else self._before):
-                continue
-            if copy == here[0]:  # the copy of the deck before's last line (it may have read its first cards)
-                if copy + 1 == end or self._last(here, copy) is not None:
-                    self.reading.fault(self._repeats(copy), number)
-                    return number, (copy + 1, here[1]) if copy + 1 < end else (end, 0)
-                continue
-            text = self._deck(self._last(here, copy))
-            if text is not None:
-                yield self._made(here, number, text)
-                self.reading.fault(self._repeats(copy), number + 1)
-                return number + 1, (end, 0)
-        if reach < end:
-            return None
-        found = self._starts(self.layout.after(here), here) or (end, 0)  # (a good last deck, after a bad one)
-        self.reading.fault(self._fault(here, found, number), number)
-        return number, found
+            if self._deck(self._tokens(here)) is not None:
+                return None  # a good deck, its lines full, and cards after it: not the last
+        doubled = yield from self._doubled(here, number, end)
+        if doubled is not None or reach < end:
+            return doubled
+        return self._skip(here, number, last=True)
 
     def _last(self, here: Position, skip: int = -1) -> list[bytes] | None:
         """The deck at ``here`` if its lines to the end of the input (but line ``skip``) are a last deck's
@@ -360,7 +321,8 @@ class LaidOut:
             tokens += line.tokens
             k += 1
         text = self.rules.deck(tokens[here[1] : need])
-        return None if text is None else (text, (k, 0) if len(tokens) == need else (k - 1, len(line.tokens) - len(tokens) + need))
+        left = len(tokens) - need  # the cards of its last line after it
+        return None if text is None else (text, (k - 1, len(self._lines[k - 1].tokens) - left) if left else (k, 0))
 
     def _tail(self, here: Position) -> bool:
         """Whether the input ends a few decks after ``here`` and its rest reads as a good stream."""
@@ -396,57 +358,67 @@ class LaidOut:
             return False
         if here[0] == self._end:
             return here[1] == 0
-        tokens = self._last(here) if self._reaches_end(here) else self._tokens(here, self.layout.span(here))
+        tokens = self._last(here) if self._reaches_end(here) else self._tokens(here)
         return self._deck(tokens) is not None
 
-    def _copy(self, bad: Position) -> int | None:
-        """The line of the bad deck at ``bad`` that repeats the line before it, where the deck read without
-        it is good."""
-        lines = self.layout.span(bad)
-        for k in range(len(lines)):
-            at = bad[0] + k
-            line = self._line(at)
-            before = self._lines[at - 1].tokens if at else self._before
-            if line is None or at == self._end or line.tokens != before:
+    def _doubled(self, here: Position, number: int, end: int | None = None
+                 ) -> Generator[Case, None, tuple[int, Position] | None]:
+        """A doubled line in the bad deck at ``here``: a line that repeats the one before it where the deck read
+        without it is good. The copy is the fault, after the deck (kept) unless it is the deck's first line (the
+        twin of the deck before's last, which may have read its first cards). The count and where the reading
+        goes on, or ``None``. The first line that repeats the one before it is the copy or none is; but in the
+        last deck, read to the input's ``end``, any of its lines may be, and a first line is one where the lines
+        after it are a last deck's, or none are left."""
+        for copy in range(here[0], end if end is not None else here[0] + len(self.layout.span(here))):
+            line = self._line(copy)
+            if line is None or copy == self._end or line.tokens != (self._lines[copy - 1].tokens if copy else self._before):
                 continue
-            return at if self._deck(self._tokens(bad, lines, at)) is not None else None
+            tokens = self._tokens(here, copy) if end is None else self._last(here, copy)
+            text = self._deck(tokens)
+            if copy == here[0] and (text is not None or end is not None and (tokens is not None or copy + 1 == end)):
+                self.reading.fault(self._repeats(copy), number)
+                return number, (copy + 1, here[1] if copy + 1 != end else 0)
+            if text is not None and copy > here[0]:
+                if end is None and self._reaches_end(here, 1):  # (its lines run into the end of the input)
+                    raise Stream
+                yield self._made(here, number, text)
+                self.reading.fault(self._repeats(copy), number + 1)
+                if end is not None:
+                    return number + 1, (end, 0)
+                after = self.layout.after(here)
+                return number + 1, (after[0] + 1, after[1]) if copy <= after[0] else after
+            if end is None:
+                return None
         return None
 
-    def _after(self, here: Position, copy: int) -> Position:
-        """Where the deck after the one at ``here`` starts, its line ``copy`` left out."""
-        after = self.layout.after(here)
-        return (after[0] + 1, after[1]) if copy <= after[0] else after
-
-    def _resume(self, bad: Position) -> Position | None:
-        """Where the reading takes up after a bad deck at ``bad``: the first of :meth:`_starts`, else the
-        layout's next start, but ``None`` where that is the last deck's and no good deck starts after it
-        (a line missing in ``flow`` took the next deck's start)."""
+    def _skip(self, bad: Position, number: int, last: bool = False) -> tuple[int, Position]:
+        """Deck ``number``, at ``bad``, is a fault: the count and where the reading takes up, the first of
+        :meth:`_starts`, else the layout's next start; but the end of the input after the ``last`` deck (a good
+        last deck may start after it), and where that start is the last deck's and no good deck starts after
+        it (a line missing in ``flow`` took the next deck's start)."""
         after = self.layout.after(bad)
         found = self._starts(after, bad)
-        if found is not None:
-            return found
-        if self._reaches_end(after):
-            return after if self._starts(self.layout.after(after), after) else None
-        return after
+        if found is None and not last and (not self._reaches_end(after)
+                                           or self._starts(self.layout.after(after), after)):
+            found = after
+        if found is None:
+            found = (cast(int, self._end), 0)
+        self.reading.fault(self._fault(bad, found, number), number)
+        return number, found
 
     def _starts(self, after: Position, bad: Position) -> Position | None:
         """The layout's start ``after``, or one line before or after it: the first after ``bad`` where a good
         deck starts, followed by :data:`FOLLOWING` good decks or the end (a deck read a line off may still
         be good, and in ``flow`` a line off is a card off: two such decks in a row are good one time in 50)."""
-        for here in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
-            if here > bad and self._good(here) and self._followed(here):
-                return here
+        for start in (after, (after[0] - 1, after[1]), (after[0] + 1, after[1])):
+            here = start
+            for k in range(FOLLOWING + 1):
+                if here <= bad or not self._good(here):
+                    break
+                if k == FOLLOWING or self._reaches_end(here):
+                    return start
+                here = self.layout.after(here)
         return None
-
-    def _followed(self, here: Position) -> bool:
-        """Whether the :data:`FOLLOWING` decks after the good one at ``here`` are good too, or the input ends first."""
-        for _ in range(FOLLOWING):
-            if self._reaches_end(here):
-                return True
-            here = self.layout.after(here)
-            if not self._good(here):
-                return False
-        return True
 
     def _fault(self, here: Position, after: Position, number: int) -> InputError:
         """What is wrong with deck ``number``: the tokens from ``here`` to ``after``."""
