@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.test_ui_live import axe_problems
 from tests.support.paths import JUDGE_DATA
@@ -66,19 +67,24 @@ def test_every_operation_shows_its_parameters_and_nothing_comes_from_another_hos
     for block, operation, parameters in found:
         summary = page.locator(f"#{block} .opblock-summary-control")
         summary.click()
-        body = page.locator(f"#{block} .opblock-body")
-        body.wait_for()
-        for parameter in parameters:
-            where = f'[data-param-name="{parameter["name"]}"][data-param-in="{parameter["in"]}"]'
-            row = body.locator(f"tr{where}")
-            row.wait_for()  # times out, failing the test, when the parameter is not shown
+        rows = [f'#{block} .opblock-body tr[data-param-name="{parameter["name"]}"][data-param-in="{parameter["in"]}"]'
+                for parameter in parameters]
+        parts = rows + [f'#{block} .opblock-body .responses-table tr.response[data-code="{status}"]'
+                        for status in operation["responses"]]
+        if "requestBody" in operation:
+            parts.append(f"#{block} .opblock-body .opblock-section-request-body")
+        # One wait for the whole block and one read of its rows, not a round trip to the browser for each
+        # (~200 parameters and responses): what is missing is named when the wait runs out.
+        try:
+            page.wait_for_function("parts => parts.every(part => document.querySelector(part))", arg=parts)
+        except PlaywrightTimeout:
+            missing = page.evaluate("parts => parts.filter(part => !document.querySelector(part))", parts)
+            pytest.fail(f"{operation['operationId']} does not show {missing}")
+        texts = page.evaluate("rows => rows.map(row => document.querySelector(row).innerText)", rows)
+        for parameter, text in zip(parameters, texts, strict=True):
             # Descriptions are CommonMark: a `code` span shows without its backticks.
             words = " ".join(parameter["description"].replace("`", "").split()[:4])
-            assert words in " ".join(row.inner_text().split()), operation["operationId"]
-        if "requestBody" in operation:
-            body.locator(".opblock-section-request-body").wait_for()
-        for status in operation["responses"]:
-            body.locator(f'.responses-table tr.response[data-code="{status}"]').wait_for()
+            assert words in " ".join(text.split()), (operation["operationId"], parameter["name"])
         summary.click()
     host = urlsplit(live.url).netloc
     assert {urlsplit(url).netloc for url in requested if urlsplit(url).scheme in ("http", "https")} == {host}
