@@ -4,16 +4,16 @@ For each game, the 100,000 random cases of ``make bench`` (``--cases``, ``--seed
 file, from ``bench.engines.judge_file``), cut into chunks of ``--chunk`` cases, are solved in
 this process by:
 
-- ``chunk``: ``engine.chunks.solve`` with traces (judge lines, packed traces, outcomes, numbers,
+- ``chunk``: ``engine.solve_chunk`` with traces (judge lines, packed traces, outcomes, numbers,
   solve times and input hashes: what a worker stores), and ``chunk plain`` without;
-- ``batch``: ``engine.batches.solve`` with traces (``dealer solve --traces``'s records), and
+- ``batch``: ``engine.solve_batch`` with traces (``dealer solve --traces``'s records), and
   ``batch plain`` without (``dealer solve``);
 - ``per case``: ``Engine.solve_packed`` of a ``Case`` a case (the service's path before
-  ``chunks.solve``: what it solves with, without its storing);
-- ``floor``: ``chunks.solve`` past its deadline (no case started: the texts split and hashed,
+  ``solve_chunk``: what it solves with, without its storing);
+- ``floor``: ``solve_chunk`` past its deadline (no case started: the texts split and hashed,
   the arrays made).
 
-It also says which case ``chunks.solve`` took longest over (its own ``solve_us``, wall time: on a
+It also says which case ``solve_chunk`` took longest over (its own ``solve_us``, wall time: on a
 busy machine, a case the process was preempted in).
 
 Each figure is CPU seconds (``time.process_time``) for all the cases, the best and the median
@@ -46,12 +46,12 @@ def ways(engine: Engine, texts: list[str], size: int) -> dict[str, Callable[[], 
     cases = [Case(index, text) for index, text in enumerate(texts, 1)]
     solve_packed = engine.solve_packed
     return {
-        "chunk": lambda: [engine.chunks.solve(data, first, True) for first, data in chunks],
-        "chunk plain": lambda: [engine.chunks.solve(data, first, False) for first, data in chunks],
-        "batch": lambda: [engine.batches.solve(batch, first, True) for first, batch in batches],
-        "batch plain": lambda: [engine.batches.solve(batch, first, False) for first, batch in batches],
+        "chunk": lambda: [engine.solve_chunk(data, first, True) for first, data in chunks],
+        "chunk plain": lambda: [engine.solve_chunk(data, first, False) for first, data in chunks],
+        "batch": lambda: [engine.solve_batch(batch, first, True) for first, batch in batches],
+        "batch plain": lambda: [engine.solve_batch(batch, first, False) for first, batch in batches],
         "per case": lambda: [solve_packed(case) for case in cases],
-        "floor": lambda: [engine.chunks.solve(data, first, True, deadline=0.0) for first, data in chunks],
+        "floor": lambda: [engine.solve_chunk(data, first, True, deadline=0.0) for first, data in chunks],
     }
 
 
@@ -61,8 +61,8 @@ def check(engine: Engine, texts: list[str], size: int) -> tuple[int, int]:
     slowest = (0, 0)
     for start in range(0, len(texts), size):
         batch = texts[start : start + size]
-        solution = engine.chunks.solve("\n".join(batch).encode(), start + 1, True)
-        assert solution.lines == engine.batches.solve(batch, start + 1, False)[0].encode(), "lines differ"
+        solution = engine.solve_chunk("\n".join(batch).encode(), start + 1, True)
+        assert solution.lines == engine.solve_batch(batch, start + 1, False)[0].encode(), "lines differ"
         for k, text in enumerate(batch):
             assert solution.trace(k) == engine.solve_packed(Case(start + 1 + k, text))[1], "traces differ"
         slowest = max(slowest, max((us, start + 1 + k) for k, us in enumerate(solution.solve_us)))

@@ -101,7 +101,7 @@ def _load_job(db: Database, game: str, size: int, rng: random.Random) -> None:
         for seq, first in enumerate(range(1, size + 1, chunk)):
             count = min(chunk, size - first + 1)
             texts = _texts(game, rng, count)
-            solution = engine.chunks.solve("\n".join(texts).encode(), first, True)
+            solution = engine.solve_chunk("\n".join(texts).encode(), first, True)
             tally = Tally.of(solution.outcomes, solution.numbers, solution.solve_us)
             progress = progress_of(engine, solution, tally, Span(first, count))
             total.solved += progress.solved

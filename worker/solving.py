@@ -29,13 +29,13 @@ LOCAL_BATCH = 100
 TRACE_BUFFER = 1 << 20
 
 #: What solving a batch gives: its judge lines and its trace records, each one line
-#: ending in a newline (:meth:`.engines.engine.Batches.solve`), and how many cases it held.
+#: ending in a newline (:meth:`.engines.engine.Engine.solve_batch`), and how many cases it held.
 Answer = tuple[str, bytes, int]
 
 
 def _solve_batch(engine: Engine, batch: list[Case], traces: bool) -> Answer:
     # Cases are numbered from 1 in file order: a batch's indexes follow on from its first.
-    lines, records = engine.batches.solve([case.text for case in batch], batch[0].index, traces)
+    lines, records = engine.solve_batch([case.text for case in batch], batch[0].index, traces)
     return lines, records, len(batch)
 
 
@@ -48,7 +48,7 @@ def _solve_texts(work: tuple[str, int, str, bool]) -> Answer:
     """
     slug, first, texts, traces = work
     split = texts.split("\n")
-    lines, records = engines.get(slug).batches.solve(split, first, traces)
+    lines, records = engines.get(slug).solve_batch(split, first, traces)
     return lines, records, len(split)
 
 

@@ -38,9 +38,9 @@ def test_read_inputs_gives_blocks_of_canonical_texts() -> None:
 
 def test_a_batch_and_a_chunk() -> None:
     mahjong = get("mahjong")
-    assert mahjong.batches.solve([MAHJONG_READY] * 2, 7, False) == (
+    assert mahjong.solve_batch([MAHJONG_READY] * 2, 7, False) == (
         "Case 7: 3S 5S 6S 8S 9S\nCase 8: 3S 5S 6S 8S 9S\n", b"")
-    solution = mahjong.chunks.solve(f"{MAHJONG_READY}\n{NOT_READY}".encode(), 7, True)
+    solution = mahjong.solve_chunk(f"{MAHJONG_READY}\n{NOT_READY}".encode(), 7, True)
     assert (solution.lines, solution.outcomes, list(solution.numbers), solution.started) == (
         b"Case 7: 3S 5S 6S 8S 9S\nCase 8: Not ready\n", b"\x01\x02", [5, 0], 2)
     assert solution.trace(1) == b'{"version":1,"proofs":[]}'

@@ -1,6 +1,6 @@
 """The native core against the pure-Python engines, its oracle: the same results, judge
 lines and traces (packed byte for byte) on every judge file and on random cases in bulk
-(:data:`RANDOM_CASES` a game), one case at a time, a batch (``batches.solve``) and a stored chunk (``chunks.solve``)
+(:data:`RANDOM_CASES` a game), one case at a time, a batch (``solve_batch``) and a stored chunk (``solve_chunk``)
 at a time; native traces that replay, and no crash on any text. And the same reading of
 judge files: as cases (``parse``) and as blocks of canonical inputs (``read_inputs``), with the
 same errors and warnings, on judge files, large random files, the malformed-file corpus and
@@ -110,10 +110,10 @@ def expected_chunk(engine: Engine, texts: list[str], solved: list[tuple[Result, 
 
 def solve_chunk(engine: Engine, texts: list[str], first: int, traced: bool,
                 **options: object) -> ChunkSolution:
-    """``engine.chunks.solve`` of ``texts``, its solve times checked: one a case, together no
+    """``engine.solve_chunk`` of ``texts``, its solve times checked: one a case, together no
     more than the call took (the same monotonic clock)."""
     start = time.monotonic_ns()
-    solution = engine.chunks.solve("\n".join(texts).encode(), first, traced, **options)  # type: ignore[arg-type]
+    solution = engine.solve_chunk("\n".join(texts).encode(), first, traced, **options)  # type: ignore[arg-type]
     took = (time.monotonic_ns() - start) // 1000
     assert len(solution.solve_us) == solution.count == len(texts) and sum(solution.solve_us) <= took
     assert all(us == 0 for us in solution.solve_us[solution.started :])
@@ -184,8 +184,8 @@ def test_both_cores_agree_on_every_judge_file(game: str) -> None:
             records.append(pure.traces.record(case, plain, orjson.dumps(traced.trace)) + b"\n")
         assert "".join(lines) == path.with_suffix(".out").read_text(), path.name
         texts = [case.text for case in cases]
-        assert fast.batches.solve(texts, 1, False) == pure.batches.solve(texts, 1, False) == ("".join(lines), b"")
-        assert fast.batches.solve(texts, 1, True) == pure.batches.solve(texts, 1, True) == ("".join(lines),
+        assert fast.solve_batch(texts, 1, False) == pure.solve_batch(texts, 1, False) == ("".join(lines), b"")
+        assert fast.solve_batch(texts, 1, True) == pure.solve_batch(texts, 1, True) == ("".join(lines),
                                                                                          b"".join(records))
         for chunk_traced in (False, True):
             expected = expected_chunk(pure, texts, solved, chunk_traced)
@@ -217,12 +217,12 @@ def _disagreements(game: str, seed: int, count: int) -> list[str]:
         solved.append((result, packed))
         if (fast.solve_packed(case) != (result, packed) or fast.solve(case, False) != result
                 or index % 10 == 0 and (fields(fast.solve(case, True)) != fields(pure.solve(case, True))
-                                        or fast.batches.solve([case.text], index, True)
-                                        != pure.batches.solve([case.text], index, True))):
+                                        or fast.solve_batch([case.text], index, True)
+                                        != pure.solve_batch([case.text], index, True))):
             differ.append(case.text)
         texts.append(case.text)
         lines.append(result.line + "\n")
-    batch = fast.batches.solve(texts, 1, False)[0].splitlines(keepends=True)
+    batch = fast.solve_batch(texts, 1, False)[0].splitlines(keepends=True)
     differ += [text for text, line, ours in zip(texts, lines, batch) if line != ours]
     for start in range(0, count, CHUNK):
         part, first = slice(start, start + CHUNK), start + 1
@@ -256,7 +256,7 @@ def test_both_cores_agree_on_random_cases_as_hypothesis_draws_them(game: str, da
     case = Case(1, data.draw(CASES[game]))
     assert fields(fast.solve(case, True)) == fields(pure.solve(case, True))
     assert fast.solve_packed(case) == pure.solve_packed(case)
-    assert fast.batches.solve([case.text], 7, True) == pure.batches.solve([case.text], 7, True)
+    assert fast.solve_batch([case.text], 7, True) == pure.solve_batch([case.text], 7, True)
 
 
 #: Near misses of a case's text: the characters cases are made of, and a few others.
@@ -376,7 +376,7 @@ def test_any_52_card_values_play_alike_on_both_cores(values: list[int]) -> None:
     case = Case(1, " ".join(map(str, values)))
     assert fields(fast.solve(case, True)) == fields(pure.solve(case, True))
     assert fast.solve_packed(case) == pure.solve_packed(case)
-    assert fast.batches.solve([case.text], 1, True) == pure.batches.solve([case.text], 1, True)
+    assert fast.solve_batch([case.text], 1, True) == pure.solve_batch([case.text], 1, True)
 
 
 #: Texts of no case: the engine refuses them (its core leaves them to its Python code).
@@ -399,12 +399,12 @@ def test_a_batch_leaves_what_its_core_does_not_read_to_python(game: str, traced:
     rng = random.Random(5)
     good = [parse(pure, pure.generate(rng).encode())[0][0].text for _ in range(3)]
     texts = [good[0], *_left_to_python(good[1]), good[1], good[2]]
-    assert fast.batches.solve(texts, 41, traced) == pure.batches.solve(texts, 41, traced)
+    assert fast.solve_batch(texts, 41, traced) == pure.solve_batch(texts, 41, traced)
     for text in _REFUSED[game]:
-        error = outcome_of(lambda text=text: pure.batches.solve([good[0], text], 1, traced))
+        error = outcome_of(lambda text=text: pure.solve_batch([good[0], text], 1, traced))
         assert str(error).startswith(("InputError", "ValueError")), error
-        assert outcome_of(lambda text=text: fast.batches.solve([good[0], text], 1, traced)) == error
-        assert fast.batches.solve(good, 1, traced) == pure.batches.solve(good, 1, traced)
+        assert outcome_of(lambda text=text: fast.solve_batch([good[0], text], 1, traced)) == error
+        assert fast.solve_batch(good, 1, traced) == pure.solve_batch(good, 1, traced)
 
 
 @games
@@ -419,12 +419,12 @@ def test_a_batch_inside_another_writes_into_buffers_of_its_own(game: str) -> Non
     seen = []
 
     def one(index: int, text: str, traced: bool) -> tuple[str, bytes]:
-        seen.append(fast.batches.solve(inner, 1, True))
-        return fast.batches.solve_one(index, text, traced)
+        seen.append(fast.solve_batch(inner, 1, True))
+        return fast.batch_case(index, text, traced)
 
     assert fast.core is not None
-    assert fast.core.solve_batch(outer, 1, True, one) == pure.batches.solve(outer, 1, True)
-    assert seen == [pure.batches.solve(inner, 1, True)]
+    assert fast.core.solve_batch(outer, 1, True, one) == pure.solve_batch(outer, 1, True)
+    assert seen == [pure.solve_batch(inner, 1, True)]
 
 
 @FUZZ
@@ -459,7 +459,7 @@ def test_both_cores_solve_any_chunk_alike(game: str, data: st.DataObject) -> Non
 
     def fallback(index: int, text: str, traced: bool) -> Entry:
         handed.append(index)
-        return fast.chunks.solve_one(index, text, traced)
+        return fast.chunk_case(index, text, traced)
 
     ours = solve_chunk(fast, texts, first, traced, fallback=fallback)
     assert chunk_fields(ours) == chunk_fields(solve_chunk(pure, texts, first, traced))
@@ -473,7 +473,7 @@ def test_an_empty_chunk_holds_no_case(game: str) -> None:
     for engine in cores(game):
         empty = solve_chunk(engine, [], 5, True)
         assert chunk_fields(empty) == (0, 0, b"", b"", [0], b"", [], [], [])
-        assert empty.count == len(engine.chunks.solve(b"", 5, False).hashes) == 0
+        assert empty.count == len(engine.solve_chunk(b"", 5, False).hashes) == 0
 
 
 @games
@@ -483,16 +483,16 @@ def test_a_chunk_with_a_text_the_engine_refuses_fails_alike_and_the_next_starts_
     pure, fast = cores(game)
     good = _canonical(game, random.Random(5), 3)
     for text in _REFUSED[game]:
-        error = outcome_of(lambda text=text: pure.chunks.solve(f"{good[0]}\n{text}".encode(), 1, traced))
+        error = outcome_of(lambda text=text: pure.solve_chunk(f"{good[0]}\n{text}".encode(), 1, traced))
         assert str(error).startswith(("InputError", "ValueError")), error
         data = "\n".join([good[0], text]).encode()
-        assert outcome_of(lambda data=data: fast.chunks.solve(data, 1, traced)) == error
+        assert outcome_of(lambda data=data: fast.solve_chunk(data, 1, traced)) == error
         again = [chunk_fields(solve_chunk(engine, good, 1, traced)) for engine in (fast, pure)]
         assert again[0] == again[1]
     not_text = good[0].encode() + b"\n\xff\xfe"  # (the store keeps UTF-8: no chunk holds this)
-    error = outcome_of(lambda: pure.chunks.solve(not_text, 1, traced))
+    error = outcome_of(lambda: pure.solve_chunk(not_text, 1, traced))
     assert str(error).startswith("UnicodeDecodeError")
-    assert outcome_of(lambda: fast.chunks.solve(not_text, 1, traced)) == error
+    assert outcome_of(lambda: fast.solve_chunk(not_text, 1, traced)) == error
 
 
 @games
@@ -506,14 +506,14 @@ def test_a_chunk_inside_another_writes_into_buffers_of_its_own(game: str) -> Non
     seen = []
 
     def fallback(index: int, text: str, traced: bool) -> Entry:
-        seen.append((chunk_fields(fast.chunks.solve("\n".join(inner).encode(), 1, True)),
-                     fast.batches.solve(inner, 1, True)))
-        return fast.chunks.solve_one(index, text, traced)
+        seen.append((chunk_fields(fast.solve_chunk("\n".join(inner).encode(), 1, True)),
+                     fast.solve_batch(inner, 1, True)))
+        return fast.chunk_case(index, text, traced)
 
     assert chunk_fields(solve_chunk(fast, outer, 1, True, fallback=fallback)) == chunk_fields(
         solve_chunk(pure, outer, 1, True))
-    assert seen == [(chunk_fields(pure.chunks.solve("\n".join(inner).encode(), 1, True)),
-                     pure.batches.solve(inner, 1, True))]
+    assert seen == [(chunk_fields(pure.solve_chunk("\n".join(inner).encode(), 1, True)),
+                     pure.solve_batch(inner, 1, True))]
 
 
 @games
@@ -534,7 +534,7 @@ def test_a_case_the_fallback_gives_up_on_is_not_solved(game: str) -> None:
     assert chunk_fields(given_up)[:-1] == (3, 3, b"\n\n\n", b"", [0] * 4, bytes(3), [0] * 3, [0] * 3)
     for engine in (pure, fast):
         with pytest.raises(ValueError, match="an outcome code is 0..255, not 256"):
-            engine.chunks.solve("\n".join(texts).encode(), 1, True, fallback=lambda *_: (256, 0, 0, "", b""))
+            engine.solve_chunk("\n".join(texts).encode(), 1, True, fallback=lambda *_: (256, 0, 0, "", b""))
 
 
 @games
@@ -547,7 +547,7 @@ def test_no_case_starts_after_the_deadline(game: str) -> None:
         assert chunk_fields(past) == (3, 0, b"\n\n\n", b"", [0] * 4, bytes(3), [0] * 3, [0] * 3, hashes)
         assert solve_chunk(engine, good, 1, True, deadline=time.monotonic() + 3600).started == 3
         for deadline, started in ((-math.inf, 0), (-5, 0), (math.inf, 3), (math.nan, 3), (1e300, 3)):
-            assert engine.chunks.solve("\n".join(good).encode(), 1, False, deadline).started == started
+            assert engine.solve_chunk("\n".join(good).encode(), 1, False, deadline).started == started
         # The second case is Python's, which sleeps past the deadline: the third does not start
         # (nor, where this process waited that long, an earlier one).
         texts = [good[0], _left_to_python(good[1])[0], good[2]]
@@ -556,7 +556,7 @@ def test_no_case_starts_after_the_deadline(game: str) -> None:
         def slow(index: int, text: str, traced: bool, engine: Engine = engine) -> Entry:
             if index == 2:
                 time.sleep(max(0.0, deadline - time.monotonic()) + 0.01)
-            return engine.chunks.solve_one(index, text, traced)
+            return engine.chunk_case(index, text, traced)
 
         late = solve_chunk(engine, texts, 1, True, deadline=deadline, fallback=slow)
         started = late.started

@@ -48,7 +48,7 @@ def read(game: str, data: bytes) -> tuple[list[Any], list[Diagnostic]]:
 def keys(game: str, data: bytes) -> list[int]:
     """Each case's key (10-20-30's outcome, piles, waits), solved by the engine."""
     cases, _ = read(game, data)
-    lines, _ = engines.get(game).batches.solve([case.text for case in cases], 1, False)
+    lines, _ = engines.get(game).solve_batch([case.text for case in cases], 1, False)
     return [maker(game).key(line) for line in lines.splitlines()]
 
 

@@ -198,7 +198,7 @@ def test_a_case_over_its_time_budget_fails_alone(service, case_queries, queries,
     from worker import engines
 
     engine = engines.get("accordion")
-    original = type(engine.chunks).solve_one  # a case in Python: the native core hands over only odd ones
+    original = type(engine).chunk_case  # a case in Python: the native core hands over only odd ones
 
     stopped = []
 
@@ -212,7 +212,7 @@ def test_a_case_over_its_time_budget_fails_alone(service, case_queries, queries,
         return original(self, index, text, traced)
 
     monkeypatch.setattr(engine, "core", None)
-    monkeypatch.setattr(type(engine.chunks), "solve_one", slow_on_the_second_deck)
+    monkeypatch.setattr(type(engine), "chunk_case", slow_on_the_second_deck)
     service.settings = dataclasses.replace(settings, case_seconds=0.2)
     service.dispatcher.settings = service.settings
     job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
@@ -238,7 +238,7 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, case_qu
     from worker import engines
 
     engine = engines.get("accordion")
-    original = type(engine.chunks).solve_one
+    original = type(engine).chunk_case
 
     def slow_first_deck(self, index, text, traced):
         if index == 1:
@@ -246,7 +246,7 @@ def test_a_chunk_over_its_time_budget_fails_its_remaining_cases(service, case_qu
         return original(self, index, text, traced)
 
     monkeypatch.setattr(engine, "core", None)
-    monkeypatch.setattr(type(engine.chunks), "solve_one", slow_first_deck)
+    monkeypatch.setattr(type(engine), "chunk_case", slow_first_deck)
     service.settings = dataclasses.replace(settings, case_seconds=0, chunk_seconds=0.3)
     service.dispatcher.settings = service.settings
     job = queries.job(submit(service, (JUDGE_DATA / "accordion" / "sample.in").read_bytes(), "accordion").id)
@@ -384,7 +384,7 @@ def test_the_first_chunks_are_small_so_results_come_at_once(service, db: Databas
 @pytest.mark.parametrize("game", ["10-20-30", "accordion", "mahjong"])
 def test_a_worker_stores_the_same_chunk_on_either_core(service, dispatcher, queries, db: Database, settings, monkeypatch,
                                                        game: str) -> None:
-    """A chunk is solved in one call to the engine (``chunks.solve``): on the native core and on the
+    """A chunk is solved in one call to the engine (``solve_chunk``): on the native core and on the
     pure-Python engines the stored chunks hold the same judge lines, facts, facets, filter and traces."""
     from worker.store.chunks import read_chunks
 

@@ -53,7 +53,7 @@ def test_every_read_numbers_the_cases_of_chunks_with_gaps_by_their_place(client:
     good = [place for place in range(1, CASES + 1) if place not in SPREAD]
     assert job["status"] == "failed" and (job["done"], job["fault_count"]) == (len(good), len(SPREAD))
     assert chunks_of(db, ident)[1] > 1
-    answers = {place: engine.batches.solve([texts[place - 1]], place, False)[0].rstrip("\n") for place in good}
+    answers = {place: engine.solve_batch([texts[place - 1]], place, False)[0].rstrip("\n") for place in good}
     assert stored(db, ident) == {place: (texts[place - 1], answers[place]) for place in good}
 
     # Both exports, in file order and reversed.

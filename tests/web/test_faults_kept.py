@@ -92,7 +92,7 @@ def test_every_good_case_is_kept_and_every_fault_listed(client: Any, db: Databas
     cases = stored(db, job["id"])
     assert sorted(cases) == good
     for place in good:
-        line = engine.batches.solve([texts[place - 1]], place, False)[0].rstrip("\n")
+        line = engine.solve_batch([texts[place - 1]], place, False)[0].rstrip("\n")
         assert cases[place] == (texts[place - 1], line), place
     last = client.get(f"/api/jobs/{job['id']}/cases/{good[-1]}").get_json()
     assert (last["index"], last["input"]) == (good[-1], texts[good[-1] - 1])

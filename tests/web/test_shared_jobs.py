@@ -19,7 +19,6 @@ from tests.web.test_access import csrf_of, login
 from tests.web.test_access_private import filled, routes_of_a_job
 from worker import engines
 from worker.config import Settings
-from worker.engines.engine import Batches, Chunks
 from worker.store.database import Database
 
 TEACHER = "teacher-0123456789abcdef-key"
@@ -105,11 +104,8 @@ def forbid_solving(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("a case was solved again")
 
     for name in engines.names():
-        for method in ("solve", "solve_packed"):
+        for method in ("solve", "solve_packed", "solve_batch", "batch_case", "solve_chunk", "chunk_case"):
             monkeypatch.setattr(type(engines.get(name)), method, refuse)
-    for kind in (Batches, Chunks):  # what every engine solves many cases with
-        for method in ("solve", "solve_one"):
-            monkeypatch.setattr(kind, method, refuse)
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """The :class:`Engine`: one game, from judge file to results. It reads a judge file, solves and
-replays one case; ``lines`` and ``traces`` (:mod:`.results`) store a result, ``batches`` and
-``chunks`` solve many cases in one call. Engines know nothing of Celery, Flask or SQL."""
+replays one case; ``lines`` and ``traces`` (:mod:`.results`) store a result, ``solve_batch`` and
+``solve_chunk`` solve many cases in one call. Engines know nothing of Celery, Flask or SQL."""
 
 from __future__ import annotations
 
@@ -53,14 +53,14 @@ class Engine(ABC):
     case_bytes: ClassVar[int]
     Lines: ClassVar[type[results.JudgeLines]]
     Traces: ClassVar[type[results.Traces]] = results.Traces
+    #: A deck game's 52 cards, which :meth:`generate` shuffles.
+    deck: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, core: ModuleType | None = None) -> None:
         #: The compiled core (:mod:`.native`), or ``None``: pure Python, the same results and traces.
         self.core = core
         self.lines = self.Lines(self.slug, self.outcomes)
         self.traces = self.Traces(self.slug)
-        self.batches = Batches(self)
-        self.chunks = Chunks(self)
 
     @property
     def unit(self) -> str:
@@ -103,17 +103,42 @@ class Engine(ABC):
     def sniff(self, head: bytes) -> bool:
         """Whether the start of a file looks like this game's judge file."""
 
-    @abstractmethod
     def generate(self, rng: random.Random) -> str:
-        """A random case as a judge file writes it."""
+        """A random case as a judge file writes it: here a shuffled :attr:`deck` on two lines of 26 cards."""
+        cards = list(self.deck)
+        rng.shuffle(cards)
+        return " ".join(cards[:26]) + "\n" + " ".join(cards[26:])
 
-    @abstractmethod
     def solve(self, case: Case, trace: bool = True) -> Result:
         """One case's result; with ``trace``, with the moves that led to it."""
+        solved = self._solve_natively(case, trace, True)
+        if solved is None:
+            return self.solve_in_python(case, trace)
+        result, packed = solved
+        if trace:
+            result.trace = orjson.loads(packed)
+        return result
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """One case's result, its trace as stored bytes (``traces.unpack`` gives ``solve(case).trace``)."""
-        result = self.solve(case, True)
+        return self._solve_natively(case, True, False) or self.packed_in_python(case)
+
+    def _solve_natively(self, case: Case, traced: bool, json: bool) -> tuple[Result, bytes] | None:
+        """The compiled core's result (no trace) and trace bytes (JSON with ``json``, else as stored);
+        ``None`` with no core, or where it leaves the case to Python (a text not canonical)."""
+        solved = None if self.core is None else self.core.solve(case.text, case.index, traced, json)
+        if solved is None:
+            return None
+        code, number, detail, line, packed = solved
+        return Result(self.outcomes[code - 1], number, orjson.loads(detail), line), packed
+
+    @abstractmethod
+    def solve_in_python(self, case: Case, trace: bool) -> Result:
+        """:meth:`solve` in Python: the oracle, and what solves a case the core leaves."""
+
+    def packed_in_python(self, case: Case) -> tuple[Result, bytes]:
+        """:meth:`solve_packed` in Python."""
+        result = self.solve_in_python(case, True)
         packed = self.traces.pack(result.trace or {})
         result.trace = None
         return result, packed
@@ -122,48 +147,34 @@ class Engine(ABC):
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """The result ``trace`` leads to from ``text``; :class:`.results.TraceError` where it breaks a rule."""
 
-
-class Batches:
-    """Lists of canonical texts solved in one call: in C, which leaves to :meth:`solve_one` what it
-    does not finish, else case by case in Python."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-
-    def solve(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
-        """The judge lines of canonical texts numbered from ``first``, and with ``traced`` their
-        records (``Traces.record``), each ending in a newline."""
-        core = self.engine.core
-        if core is not None:
-            return core.solve_batch(texts, first, traced, self.solve_one)  # type: ignore[no-any-return]
-        solved = [self.solve_one(index, text, traced) for index, text in enumerate(texts, first)]
+    def solve_batch(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
+        """Canonical texts numbered from ``first`` solved in one call: their judge lines and with
+        ``traced`` their records (``Traces.record``), each ending in a newline. In C, which leaves
+        to :meth:`batch_case` what it does not finish, else case by case in Python."""
+        if self.core is not None:
+            return self.core.solve_batch(texts, first, traced, self.batch_case)  # type: ignore[no-any-return]
+        solved = [self.batch_case(index, text, traced) for index, text in enumerate(texts, first)]
         return ("\n".join(line for line, _ in solved) + "\n",
                 b"\n".join(record for _, record in solved) + b"\n" if traced else b"")
 
-    def solve_one(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
-        """One case of :meth:`solve` in Python: its judge line and record (``b""`` untraced)."""
+    def batch_case(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
+        """One case of :meth:`solve_batch` in Python: its judge line and record (``b""`` untraced)."""
         case = Case(index, text)
         if not traced:
-            return self.engine.solve(case, False).line, b""
-        result = self.engine.solve(case, True)
-        return result.line, self.engine.traces.record(case, result, orjson.dumps(result.trace))
+            return self.solve(case, False).line, b""
+        result = self.solve(case, True)
+        return result.line, self.traces.record(case, result, orjson.dumps(result.trace))
 
-
-class Chunks:
-    """Stored chunks (canonical texts joined by ``\\n``) solved in one call: in C, which hands what it
-    does not finish to a fallback, else case by case in Python."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-
-    def solve(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
-              fallback: Fallback | None = None) -> ChunkSolution:
-        """A chunk's cases numbered from ``first``, none started once ``time.monotonic()`` reaches
-        ``deadline``; what C does not finish (a text not canonical, a 10-20-30 game past 65,535 cards)
-        goes to ``fallback`` (:meth:`solve_one` unless given), which can bound a case's time."""
-        one = self.solve_one if fallback is None else fallback
-        if self.engine.core is not None:
-            return ChunkSolution(*self.engine.core.solve_chunk(inputs, first, traced, deadline, one))
+    def solve_chunk(self, inputs: bytes, first: int, traced: bool, deadline: float | None = None,
+                    fallback: Fallback | None = None) -> ChunkSolution:
+        """A stored chunk (canonical texts joined by ``\\n``) solved in one call, its cases numbered
+        from ``first``, none started once ``time.monotonic()`` reaches ``deadline``. In C, which hands
+        what it does not finish (a text not canonical, a 10-20-30 game past 65,535 cards) to
+        ``fallback`` (:meth:`chunk_case` unless given, which can bound a case's time), else case by
+        case in Python."""
+        one = self.chunk_case if fallback is None else fallback
+        if self.core is not None:
+            return ChunkSolution(*self.core.solve_chunk(inputs, first, traced, deadline, one))
         texts = inputs.split(b"\n") if inputs else []
         count = started = len(texts)
         lines = [""] * count
@@ -189,9 +200,9 @@ class Chunks:
         return ChunkSolution(count, started, "".join(line + "\n" for line in lines).encode(), b"".join(traces),
                              offsets, bytes(outcomes), numbers, extras, solve_us, array("Q", map(case_hash, texts)))
 
-    def solve_one(self, index: int, text: str, traced: bool) -> Entry:
-        """One case of :meth:`solve` solved in Python."""
-        engine, case = self.engine, Case(index, text)
-        result, packed = engine.solve_packed(case) if traced else (engine.solve(case, False), b"")
-        return (engine.lines.code(result.outcome), result.number,
-                engine.lines.extra(result.outcome, result.number, result.detail), result.line, packed)
+    def chunk_case(self, index: int, text: str, traced: bool) -> Entry:
+        """One case of :meth:`solve_chunk` solved in Python."""
+        case = Case(index, text)
+        result, packed = self.solve_packed(case) if traced else (self.solve(case, False), b"")
+        return (self.lines.code(result.outcome), result.number,
+                self.lines.extra(result.outcome, result.number, result.detail), result.line, packed)

@@ -91,7 +91,7 @@ def case_hash(data: bytes) -> cython.ulonglong:
 
 
 _spare = cython.declare(list, [])
-# A case's line and trace (Core.one, and a batch's trace before its record's head), written and taken
+# A case's line and trace (Core.solve, and a batch's trace before its record's head), written and taken
 # with no Python code in between.
 _line = cython.declare(Out, Out())
 _trace = cython.declare(Out, Out())
@@ -129,9 +129,10 @@ class Core:
     """A game's native core over its few C functions (see out.pxd): the engine's per-case, batch,
     chunk and reading calls in C, which the game's ``core`` module exports as its own."""
 
-    def one(self, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint) -> object:
-        """``(code, number, extra, judge line, trace)`` of ``text`` (``CaseSolver`` in out.pxd; the trace
-        ``None`` unless ``traced``), or ``None`` where the core leaves it."""
+    def solve(self, text: str, index: cython.longlong, traced: cython.bint, json: cython.bint) -> object:
+        """``(code, number, detail, judge line, trace)`` of ``text`` (``CaseSolver`` in out.pxd; the detail
+        as a record spells it, the trace ``None`` unless ``traced``), or ``None`` where the core leaves it:
+        ``Engine.solve`` makes its Result."""
         number: cython.int = 0
         extra: cython.int = 0
         _line.size = _trace.size = 0
@@ -139,10 +140,12 @@ class Core:
                                        cython.address(extra))
         if code == 0:
             return None
-        return code, number, extra, _line.take_text(), _trace.take() if traced else None
+        trace: object = _trace.take() if traced else None
+        self.detail(_trace, number, extra)
+        return code, number, _trace.take(), _line.take_text(), trace
 
     def solve_batch(self, texts: list, first: cython.longlong, traced: cython.bint, one: object) -> tuple:
-        """:meth:`Batches.solve <worker.engines.engine.Batches.solve>`, ``one`` solving what the core
+        """:meth:`Engine.solve_batch <worker.engines.engine.Engine.solve_batch>`, ``one`` solving what the core
         leaves."""
         lines: Out = _borrow()
         records: Out = _borrow()
@@ -185,7 +188,7 @@ class Core:
 
     def solve_chunk(self, inputs: bytes, first: cython.longlong, traced: cython.bint, deadline: object,
                     one: object) -> tuple:
-        """:meth:`Chunks.solve <worker.engines.engine.Chunks.solve>`: a
+        """:meth:`Engine.solve_chunk <worker.engines.engine.Engine.solve_chunk>`: a
         :class:`~worker.engines.chunks.ChunkSolution`'s fields, ``one`` solving what the core leaves."""
         s: cython.p_const_char = PyBytes_AS_STRING(inputs)
         size: cython.Py_ssize_t = PyBytes_GET_SIZE(inputs)

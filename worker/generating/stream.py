@@ -192,7 +192,7 @@ def _solver(made: Maker) -> Callable[[list[str]], list[int]]:
     key, canonicals = made.key, made.canonicals
 
     def solve(texts: list[str]) -> list[int]:
-        lines, _ = engine.batches.solve(canonicals(texts), 1, False)
+        lines, _ = engine.solve_batch(canonicals(texts), 1, False)
         return [key(line) for line in lines.splitlines()]
 
     return solve

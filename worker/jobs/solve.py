@@ -8,7 +8,7 @@ the tests' dispatcher alike), and wakes what the chunk's end of its job made rea
 delivered twice, or to two workers at once, stores its cases once: the first to finish it
 wins (:func:`lifecycle.finish_chunk`).
 
-The chunk is solved the way ``dealer solve`` solves a batch (``engine.chunks.solve``): its
+The chunk is solved the way ``dealer solve`` solves a batch (``engine.solve_chunk``): its
 stored inputs go to the engine as they are, and the judge lines, packed traces, outcome
 codes, numbers, solve times and input hashes come back as a few buffers, which the store
 keeps nearly as they are (:func:`worker.store.chunks.pack`). No Python object is made per
@@ -114,7 +114,7 @@ def solve_inputs(settings: Settings, engine: engines.Engine, first: int, inputs:
             under its time budget (a signal cannot stop the native core, whose cases are all short)."""
             budget.started = time.perf_counter()
             try:
-                return engine.chunks.solve_one(index, text, traced)
+                return engine.chunk_case(index, text, traced)
             except CaseTimeout:
                 late[index] = f"took longer than its time budget of {settings.case_seconds:g} s"
                 return NOT_SOLVED
@@ -124,11 +124,11 @@ def solve_inputs(settings: Settings, engine: engines.Engine, first: int, inputs:
         text = inputs_text(inputs)
         if gaps:
             texts = text.split(b"\n")
-            solution = joined([engine.chunks.solve(b"\n".join(texts[k : k + count]), number, settings.store_traces,
+            solution = joined([engine.solve_chunk(b"\n".join(texts[k : k + count]), number, settings.store_traces,
                                                   deadline, in_python)
                                for k, number, count in runs(Span(first, len(texts), gaps))])
         else:
-            solution = engine.chunks.solve(text, first, settings.store_traces, deadline, in_python)
+            solution = engine.solve_chunk(text, first, settings.store_traces, deadline, in_python)
     span = Span(first, solution.count, gaps)
     errors = {k: late[number] for k, number in enumerate(case_numbers(span)) if number in late} if late else {}
     for k in range(solution.started, solution.count):

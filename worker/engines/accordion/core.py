@@ -4,7 +4,6 @@ plus one, 0 no pile), writing the judge line and the trace's ``play``. ``test_na
 """
 
 import cython
-from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcpy
 from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space, put, put_int, reserve
 
@@ -213,24 +212,6 @@ def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlon
     return 1 if piles == 1 else 2
 
 
-def play(text: str, traced: cython.bint) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one, else ``(sizes, judge line, trace)``,
-    the trace ``None`` unless ``traced``."""
-    solved: object = _core.one(text, 0, traced, True)
-    if solved is None:
-        return None
-    record: object = None
-    if traced:
-        record = {"version": 2, "play": PyUnicode_DecodeASCII(_play_text, _written, cython.NULL)}
-    return [_sizes[j] for j in range(solved[1])], solved[3], record
-
-
-def play_packed(text: str) -> object:
-    """:func:`play` with the trace as ``orjson.dumps`` writes it (the engine's ``pack_trace``)."""
-    solved: object = _core.one(text, 0, True, True)
-    return None if solved is None else ([_sizes[j] for j in range(solved[1])], solved[3], solved[4])
-
-
 # --------------------------------------------------------------------- reading a judge file
 
 
@@ -285,7 +266,7 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
 # The native core (see out.Core): a deck's 52 cards are 52 distinct bits.
 _core = cython.declare(Core, core(_case, _detail, (b"win", b"loss"), cython.NULL, _plain_line, _one_card,
                                   (cython.cast(cython.ulonglong, 1) << 52) - 1))
-solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+solve, solve_batch, solve_chunk = _core.solve, _core.solve_batch, _core.solve_chunk
 read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block

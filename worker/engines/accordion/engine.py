@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from worker.engines import native, results
@@ -25,10 +24,10 @@ def line_of(piles: int, sizes: list[int]) -> str:
     return f"{piles} piles remaining: " + " ".join(map(str, sizes))
 
 
-def result_of(sizes: list[int], line: str | None = None, trace: dict[str, Any] | None = None) -> Result:
-    """The result of a game that left piles of ``sizes`` (its line made unless given)."""
+def result_of(sizes: list[int], trace: dict[str, Any] | None) -> Result:
+    """The result of a game that left piles of ``sizes``."""
     n = len(sizes)
-    return Result("win" if n == 1 else "loss", n, sizes, line or line_of(n, sizes), trace)
+    return Result("win" if n == 1 else "loss", n, sizes, line_of(n, sizes), trace)
 
 
 class AccordionLines(JudgeLines):
@@ -72,14 +71,10 @@ class AccordionEngine(Engine):
     Lines = AccordionLines
     Traces = AccordionTraces
     case_bytes = 156
+    deck = CARDS
 
-    def solve(self, case: Case, trace: bool = True) -> Result:
-        if self.core is not None:
-            played = self.core.play(case.text, trace)
-            if played is not None:
-                return result_of(*played)
-            # Not a canonical deck: read it here, or say what is wrong with it.
-        deck = masks_of(case.text)
+    def solve_in_python(self, case: Case, trace: bool) -> Result:
+        deck = masks_of(case.text)  # or say what is wrong with it
         try:
             under = _SPARE_TABLES.pop()
         except IndexError:
@@ -89,15 +84,7 @@ class AccordionEngine(Engine):
             sizes = play(deck, under, steps)
         finally:
             _SPARE_TABLES.append(under)
-        return result_of(sizes, None, None if steps is None else {"version": 2, "play": "".join(steps)})
-
-    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """The native core writes the JSON bytes itself."""
-        played = None if self.core is None else self.core.play_packed(case.text)
-        if played is None:
-            return super().solve_packed(case)
-        sizes, line, packed = played
-        return result_of(sizes, line), packed
+        return result_of(sizes, None if steps is None else {"version": 2, "play": "".join(steps)})
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Re-play a trace move by move, checking each is the move the rules make."""
@@ -105,13 +92,7 @@ class AccordionEngine(Engine):
             deck = masks_of(text)
         except InputError as error:
             raise TraceError(f"the deck cannot be replayed: {error}") from None
-        return result_of(replay_play([NUMBER[mask] for mask in deck], play_of(trace)), None, trace)
-
-    def generate(self, rng: random.Random) -> str:
-        """A shuffled deck on two lines of 26 cards."""
-        cards = list(CARDS)
-        rng.shuffle(cards)
-        return " ".join(cards[:26]) + "\n" + " ".join(cards[26:])
+        return result_of(replay_play([NUMBER[mask] for mask in deck], play_of(trace)), trace)
 
     def sniff(self, head: bytes) -> bool:
         """Whether a file starts with cards (either case), no card twice a deck."""

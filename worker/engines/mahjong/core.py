@@ -4,7 +4,6 @@ straight into its group keys, the judge line and :func:`.trace.proofs_of`'s proo
 """
 
 import cython
-import orjson
 from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcmp, memcpy, memset
@@ -13,12 +12,9 @@ from cython.cimports.worker.engines.out import (Block, Core, Out, core, is_space
 
 from worker.engines.mahjong.table import read_section
 from worker.engines.mahjong.tiles import RARE, TILES, X
-from worker.engines.reading import Case
-from worker.engines.results import Result, plain
 
 _X = cython.declare(cython.int, X)
 _RARE = cython.declare(cython.int, RARE)
-_PLAIN_RESULT = cython.declare(cython.bint, plain(Result, ("outcome", "number", "detail", "line", "trace")))
 #: The longest line the native reader takes; a longer one goes to :func:`.read.read_hands`.
 _LONGEST = cython.declare(cython.Py_ssize_t, 256)
 
@@ -36,7 +32,7 @@ _rare_key = cython.declare(cython.longlong[1024])
 _rare_value = cython.declare(cython.int[1024])
 _rare_count = cython.declare(cython.int, 0)
 
-#: By kind (0..33): the tile's name, as a str (the result's detail), as bytes in eight (the line), its
+#: By kind (0..33): the tile's name, as a str (an error names it), as bytes in eight (the line), its
 #: length, and as a little-endian word with the mask of its bytes (a token is compared with it whole).
 _NAMES = cython.declare(tuple, TILES)
 _NAME_TEXT = cython.declare(bytes, b"".join(name.encode().ljust(8, b"\0") for name in TILES))
@@ -214,21 +210,6 @@ def _detail(records: Out, count: cython.int, extra: cython.int) -> cython.int:
     return put(records, b"]", 1)
 
 
-def solve(case: Case, trace: cython.bint) -> object:
-    """The result of a hand, as :meth:`.engine.MahjongEngine.solve`, or ``None`` when its text is not
-    13 valid tiles (then the engine's own solver reads it, or says what is wrong)."""
-    solved: object = _core.one(case.text, case.index, trace, True)
-    if solved is None:
-        return None
-    return _result(solved[1], solved[3], orjson.loads(solved[4]) if trace else None)
-
-
-def solve_packed(case: Case) -> object:
-    """As :func:`solve` with a trace, but ``(result, the trace as orjson.dumps writes it)``; or ``None``."""
-    solved: object = _core.one(case.text, case.index, True, True)
-    return None if solved is None else (_result(solved[1], solved[3], None), solved[4])
-
-
 @cython.cfunc
 @cython.exceptval(-1)
 def _put_trace(into: Out, count: cython.int) -> cython.int:
@@ -243,19 +224,6 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
         put(into, b'"', 1)
     put(into, b"]}", 2)
     return 0
-
-
-@cython.cfunc
-def _result(count: cython.int, line: str, trace: object) -> object:
-    """The Result of a hand waiting for the ``count`` kinds of ``_waits``, without its ``__init__``
-    where Result is plain (:func:`~worker.engines.results.plain`): that costs a tenth of a hand."""
-    detail: list = [_NAMES[_waits[j]] for j in range(count)]
-    outcome: str = "ready" if count else "not-ready"
-    if not _PLAIN_RESULT:
-        return Result(outcome, count, detail, line, trace)
-    result = Result.__new__(Result)
-    result.outcome, result.number, result.detail, result.line, result.trace = outcome, count, detail, line, trace
-    return result
 
 
 @cython.cfunc
@@ -404,7 +372,7 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
 
 _core = cython.declare(Core, core(_case, _detail, (b"ready", b"not-ready"), _read_from, cython.NULL, cython.NULL,
                                   0))
-solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+solve, solve_batch, solve_chunk = _core.solve, _core.solve_batch, _core.solve_chunk
 read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block

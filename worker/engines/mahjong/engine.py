@@ -55,19 +55,10 @@ class MahjongEngine(Engine):
     Lines = MahjongLines
     case_bytes = 41
 
-    def solve(self, case: Case, trace: bool = True) -> Result:
-        """The waited tiles of a hand, with ``trace`` a proof of each (an eye and four melds)."""
-        if self.core is not None:
-            result = self.core.solve(case, trace)
-            if result is not None:
-                return result  # type: ignore[no-any-return]
-            # Not 13 known tiles, at most four of a kind: the solver below says what is wrong.
+    def solve_in_python(self, case: Case, trace: bool) -> Result:
+        """The waited tiles of a hand, with ``trace`` a proof of each (an eye and four melds); what is
+        wrong with a hand the core leaves (not 13 known tiles, at most four of a kind)."""
         return _solver()(case, trace)
-
-    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
-        """The native core writes the JSON bytes itself."""
-        packed = None if self.core is None else self.core.solve_packed(case)
-        return super().solve_packed(case) if packed is None else packed  # type: ignore[no-any-return]
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check every proof of a trace, and that they cover exactly the waited tiles, found again by

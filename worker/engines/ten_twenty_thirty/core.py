@@ -4,15 +4,12 @@ holds it to :mod:`.play`.
 """
 
 import cython
-import orjson
 from cython.cimports.libc.string import memcmp, memcpy, memset
 from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space, put, put_int, reserve
 
 
-#: How :func:`play` reports: the outcome only, with the packed trace, or with the JSON trace.
-PLAIN, PACKED, TRACED = 0, 1, 2
 # The outcomes (:mod:`.rules`'), and a game whose history outgrows the buffers (the packed form
-# counts it in 16 bits), which the engine plays by :mod:`.play` (:func:`play` gives ``None``).
+# counts it in 16 bits), which the engine plays by :mod:`.play` (``_case`` leaves it).
 _WIN = cython.declare(cython.int, 0)
 _LOSS = cython.declare(cython.int, 1)
 _DRAW = cython.declare(cython.int, 2)
@@ -366,18 +363,6 @@ def _detail(records: Out, number: cython.int, seen: cython.int) -> cython.int:
     return put(records, b"]", 1)
 
 
-def play(text: str, how: cython.int) -> object:
-    """Play a canonical deck: ``None`` when ``text`` is not one or the game is too long for the
-    buffers, else ``(outcome, N, S, trace)``: ``S`` the deal after which a draw's final state was
-    first seen (else 0), ``trace`` for ``PACKED`` the stored trace, for ``TRACED`` the JSON trace,
-    else ``None``."""
-    solved: object = _core.one(text, 0, how != PLAIN, how == TRACED)
-    if solved is None:
-        return None
-    code, n, seen, line, trace = solved
-    return code - 1, n, seen, trace if how != TRACED else orjson.loads(trace)
-
-
 # --------------------------------------------------------------------- reading a judge file
 
 # A deck's cards add up to one word (as in :mod:`.read`): a base-64 digit a card value, the count
@@ -449,7 +434,7 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
 # The native core (see out.Core): a standard deck's weights add up to _STANDARD.
 _core = cython.declare(Core, core(_case, _detail, (b"win", b"loss", b"draw"), cython.NULL, _plain_line,
                                   _one_card, _STANDARD))
-solve_batch, solve_chunk = _core.solve_batch, _core.solve_chunk
+solve, solve_batch, solve_chunk = _core.solve, _core.solve_batch, _core.solve_chunk
 read, read_inputs = _core.read, _core.read_inputs
 #: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
 InputBlock = Block

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import orjson
@@ -73,22 +72,14 @@ class TenTwentyThirty(Engine):
     Lines = TenTwentyThirtyLines
     Traces = TenTwentyThirtyTraces
     case_bytes = 120
+    deck = tuple(str(v) for v in range(1, 10) for _ in range(4)) + ("10",) * 16
 
-    def solve(self, case: Case, trace: bool = True) -> Result:
-        core = self.core
-        played = None if core is None else core.play(case.text, core.TRACED if trace else core.PLAIN)
-        if played is not None:
-            return result_of(*played)
-        # No core, not a canonical deck, or a game too long for the core's buffers: play it here.
+    def solve_in_python(self, case: Case, trace: bool) -> Result:
+        """Also a game too long for the core's buffers."""
         return _solve_here(case.text, trace, False)[0]
 
-    def solve_packed(self, case: Case) -> tuple[Result, bytes]:
+    def packed_in_python(self, case: Case) -> tuple[Result, bytes]:
         """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON."""
-        core = self.core
-        played = None if core is None else core.play(case.text, core.PACKED)
-        if played is not None:
-            outcome, n, seen, packed = played
-            return result_of(outcome, n, seen), packed
         return _solve_here(case.text, True, True)
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
@@ -99,12 +90,6 @@ class TenTwentyThirty(Engine):
                 next(steps)
         except StopIteration as end:
             return result_of(*end.value, trace)
-
-    def generate(self, rng: random.Random) -> str:
-        """A shuffled deck on two lines of 26 cards."""
-        deck = [str(v) for v in range(1, 10) for _ in range(4)] + ["10"] * 16
-        rng.shuffle(deck)
-        return " ".join(deck[:26]) + "\n" + " ".join(deck[26:])
 
     def sniff(self, head: bytes) -> bool:
         """Integers 0..10, with a 0 only where a deck would start."""
