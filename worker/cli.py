@@ -142,16 +142,23 @@ def check(arguments: tuple[str, ...], job_id: int | None, show: int, url: str, a
 
 
 def _check_locally(game: str, input_file: IO[bytes], output: IO[bytes], show: int) -> None:
-    from worker.checks.compare import OutputError, judge_stream
+    from worker.checks.compare import OutputError, judge_blocks
     from worker.jobs.errors import Invalid
     from worker.jobs.intake import HeadKept, explain
 
     kept = HeadKept(_screened(input_file))
     engine = engines.get(game)
     warnings: list[Diagnostic] = []
-    lines = (engine.solve(case, False).line for case in engine.parse(kept.reading(), warnings))
+
+    def solved() -> Iterator[tuple[bytes, int]]:
+        """The file's judge lines a block of cases at a time, solved as a job's chunks are."""
+        first = 1
+        for texts, count in engine.read_inputs(kept.reading(), warnings):  # each text ends in a newline
+            yield engine.solve_chunk(texts[:-1], first, False).lines[:-1], count
+            first += count
+
     try:
-        report = judge_stream(lines, output, keep=max(show, 1))
+        report = judge_blocks(solved(), output, keep=max(show, 1))
     except InputError as error:
         _fail(f"{input_file.name}: {explain(game, error, kept.head)}")
     except Invalid as error:

@@ -443,9 +443,16 @@ def blocks(lines: Iterable[str], size: int = 1000) -> Iterator[tuple[bytes, int]
 
 
 def judge_stream(expected: Iterable[str], output: IO[bytes], keep: int = 1, max_line: int = 1 << 20) -> Report:
-    """Judge an output stream against judge lines (what ``dealer check`` does)."""
+    """Judge an output stream against judge lines."""
+    return judge_blocks(blocks(expected), output, keep, max_line)
+
+
+def judge_blocks(expected: Iterable[tuple[bytes, int]], output: IO[bytes], keep: int = 1,
+                 max_line: int = 1 << 20) -> Report:
+    """Judge an output stream against blocks of judge lines as :func:`blocks` makes them (what ``dealer
+    check`` does, a block a chunk its engine solved)."""
     judge = Judge(OutputLines(output, max_line), keep=keep)
-    for block, count in blocks(expected):
+    for block, count in expected:
         judge.expect(block, count)
     return judge.finish()
 
