@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from worker.engines.mahjong.read import counts_of, recent
-from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
+from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_table_file
 from worker.engines.mahjong.tiles import GROUP_MASK, HONOUR_KEYS, KEY_UNIT, RARE, SUIT_KEYS, TILES, X
 from worker.engines.mahjong.trace import proofs_of
 from worker.engines.reading import Case
@@ -34,9 +34,9 @@ def line_of(index: int, waits: Sequence[str]) -> str:
 
 
 def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
-    """Section 0 of the table file (:func:`.tablegen.build_table`): the payload, where its suit keys
+    """The table (:func:`.tablegen.build_table`): the payload, where its suit keys
     start, the suit values, the honour values and the rare suit keys."""
-    payload = read_section(0)
+    payload = read_table_file()
     at, values = 0, []
     for size in (2, 2, 8):  # suit values, honour values, rare suit keys
         count = int.from_bytes(payload[at : at + 2], "little")
