@@ -19,7 +19,8 @@ from tests.engines import samples
 from tests.engines.samples import HAND, NOT_READY, hands, random_hand, stream
 from tests.engines.samples import canonical_hand as canonical
 from tests.support.paths import JUDGE_DATA
-from worker.engines.mahjong import ENGINE, TILES, solve, table, tablegen, trace
+from worker.engines.mahjong import ENGINE, TILES, solve, table, tablegen
+from worker.engines.mahjong import trace as mahjong_trace
 from worker.engines.reading import Case, Diagnostic, InputError
 from worker.engines.results import Result, TraceError
 
@@ -415,7 +416,7 @@ def test_the_traces_split_every_suit_key_that_the_builder_finds_splitting() -> N
     # Traces split a group greedily, where the builder searches: they must agree on which keys split.
     only_melds, with_eye = tablegen._suit_sets()
     for key in only_melds | with_eye:
-        split = trace._split(0, tablegen._base5(key))
+        split = mahjong_trace._split(0, tablegen._base5(key))
         assert split is not None
         eye, melds = split
         assert bool(eye) == (key in with_eye)
