@@ -233,8 +233,9 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
     """The trace of the hand just solved as ``orjson.dumps`` writes it (nothing in proofs to escape)."""
     j: cython.int
     put(into, b'{"version":1,"proofs":[', 23)
-    if count:
-        _start_proofs()
+    if count:  # split the groups as they are: a proof changes only one
+        for j in range(4):
+            _group_melds[j] = _split(j, -1, j)
     for j in range(count):
         put(into, b',"' if j else b'"', 2 if j else 1)
         _put_proof(into, _waits[j])
@@ -480,14 +481,6 @@ def _greedy_melds(left: cython.p_int, total: cython.int, group: cython.int, slot
 
 
 @cython.cfunc
-def _start_proofs() -> cython.void:
-    """A hand is solved: split its groups as they are."""
-    g: cython.int
-    for g in range(4):
-        _group_melds[g] = _split(g, -1, g)
-
-
-@cython.cfunc
 @cython.exceptval(check=False)
 def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
     """Write a kind's name at ``b[at]`` (all eight bytes: the room is there); where the next goes."""
@@ -499,7 +492,7 @@ def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
 @cython.exceptval(-1)
 def _put_proof(into: Out, kind: cython.int) -> cython.int:
     """``1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S``: the waited tile, the eye and the melds of the
-    hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_start_proofs`)."""
+    hand with it, as :func:`.trace.proofs_of` writes it (once :func:`_put_trace` split its groups)."""
     group: cython.int = kind // 9 if kind < 27 else 3
     g: cython.int
     j: cython.int
