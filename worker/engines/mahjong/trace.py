@@ -39,13 +39,13 @@ def _split(group: int, key: int) -> tuple[str, str] | None:
     lowest kind that leaves melds, the melds from the lowest tile up, a pong wherever three tiles
     of a kind are left (three chows from a rank are as well three pongs: no search needed)."""
     names = TILES[9 * group : 9 * group + 9]  # the honours: seven
-    counts = [key // 5**r % 5 for r in range(len(names))]
+    counts = [key // unit % 5 for unit in _UNITS[: len(names)]]
     eyes = [r for r in range(len(names)) if counts[r] >= 2] if sum(counts) % 3 == 2 else [-1]
     for eye in eyes:
         left = counts.copy()
         if eye >= 0:
             left[eye] -= 2
-        melds = _greedy_melds(left, names, group < 3)
+        melds = _greedy_melds(left, _PONGS[group], _CHOWS[group])
         if melds is not None:
             result = (f"{names[eye]} {names[eye]}" if eye >= 0 else "", "|".join(melds))
             _splits[group][key] = result  # caching splits only bounds the caches: 21,743 keys a suit split
@@ -53,19 +53,26 @@ def _split(group: int, key: int) -> tuple[str, str] | None:
     return None
 
 
-def _greedy_melds(left: list[int], names: tuple[str, ...], chows: bool) -> list[str] | None:
+#: A rank's unit in a group key; by group, the text of a pong of each kind and of a chow from each
+#: rank (none of the honours).
+_UNITS = [5**r for r in range(9)]
+_PONGS = [[" ".join([name] * 3) for name in TILES[9 * g : 9 * g + 9]] for g in range(4)]
+_CHOWS = [[" ".join(TILES[9 * g + r : 9 * g + r + 3]) for r in range(7)] if g < 3 else [] for g in range(4)]
+
+
+def _greedy_melds(left: list[int], pongs: list[str], chows: list[str]) -> list[str] | None:
     """The melds of a group's ``left`` counts (consumed), lowest first, else ``None``."""
     melds = []
-    for r in range(len(left)):
-        if left[r] >= 3:
-            melds.append(" ".join([names[r]] * 3))
-            left[r] -= 3
-        if left[r]:
-            if not chows or r > 6 or left[r + 1] < left[r] or left[r + 2] < left[r]:
+    for r, count in enumerate(left):  # (each count read once the chows before have taken theirs)
+        if count >= 3:
+            melds.append(pongs[r])
+            count -= 3
+        if count:
+            if r >= len(chows) or left[r + 1] < count or left[r + 2] < count:
                 return None
-            melds += [" ".join(names[r : r + 3])] * left[r]
-            left[r + 1] -= left[r]
-            left[r + 2] -= left[r]
+            melds += [chows[r]] * count
+            left[r + 1] -= count
+            left[r + 2] -= count
     return melds
 
 
