@@ -20,6 +20,7 @@ from tests.engines.samples import HAND, NOT_READY, hands, random_hand, stream
 from tests.engines.samples import canonical_hand as canonical
 from tests.support.paths import JUDGE_DATA
 from worker.engines.mahjong import ENGINE, TILES, solve, table, tablegen
+from worker.engines.mahjong import trace as mahjong_trace
 from worker.engines.reading import Case, Diagnostic, InputError
 from worker.engines.results import Result, TraceError
 
@@ -407,21 +408,30 @@ def test_sniff() -> None:
 @pytest.mark.slow
 def test_the_shipped_table_is_what_the_builder_makes() -> None:
     assert Path(table.TABLE_FILE).parent == Path(solve.__file__).parent  # package data, beside the code
-    assert table.read_section(0) == tablegen.build_table()
-    assert table.read_section(1) == tablegen.build_split_table()
+    assert table.read_table_file() == tablegen.build_table()
     assert tablegen.main(["--check"]) == 0
+
+
+def test_the_traces_split_every_suit_key_that_the_builder_finds_splitting() -> None:
+    # Traces split a group greedily, where the builder searches: they must agree on which keys split.
+    only_melds, with_eye = tablegen._suit_sets()
+    for key in only_melds | with_eye:
+        split = mahjong_trace._split(0, tablegen._base5(key))
+        assert split is not None
+        eye, melds = split
+        assert bool(eye) == (key in with_eye)
+        assert (len(melds.split("|")) if melds else 0) == tablegen._size(key) // 3
 
 
 @pytest.mark.slow
 def test_the_builder_writes_a_table_that_reads_back(tmp_path: Path) -> None:
     path = tmp_path / "table.bin"
     tablegen.write_table(str(path))
-    assert table.read_section(0, str(path)) == table.read_section(0)
-    assert table.read_section(1, str(path)) == table.read_section(1)
+    assert table.read_table_file(str(path)) == table.read_table_file()
     assert tablegen.is_current(str(path))
     path.write_bytes(b"not a table")
     with pytest.raises(ValueError):
-        table.read_section(0, str(path))
+        table.read_table_file(str(path))
 
 
 def test_solving_never_imports_the_builder() -> None:

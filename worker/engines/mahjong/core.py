@@ -8,9 +8,8 @@ from cython.cimports.cpython.bytes import PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cython.cimports.cpython.unicode import PyUnicode_DecodeASCII
 from cython.cimports.libc.string import memcmp, memcpy, memset
 from cython.cimports.worker.engines.out import (Block, Core, Out, core, is_space, line_end, load64, lowest,
-                                                new_case, prefetch, put, put_int, reserve, took)
+                                                new_case, put, put_int, reserve, took)
 
-from worker.engines.mahjong.table import read_section
 from worker.engines.mahjong.tiles import RARE, TILES, X
 
 _X = cython.declare(cython.int, X)
@@ -48,7 +47,6 @@ _POW5[:] = [5**j for j in range(10)]
 _counts = cython.declare(cython.int[34])
 _present = cython.declare(cython.ulonglong, 0)  # the kinds a hand read holds, a bit each
 _waits = cython.declare(cython.int[34])
-_keys = cython.declare(cython.longlong[4])  # the group keys of the hand last solved
 _text = cython.declare(cython.char[128])
 
 
@@ -145,22 +143,22 @@ def _add(count: cython.int, group: cython.int, mask: cython.int) -> cython.int:
 @cython.cfunc
 @cython.exceptval(check=False)
 def _solve() -> cython.int:
-    """The waited kinds of the hand in ``_counts``, into ``_waits``: how many. Its group
-    keys are left in ``_keys``, for proofs."""
+    """The waited kinds of the hand in ``_counts``, into ``_waits``: how many."""
     j: cython.int
-    _keys[0], _keys[1], _keys[2], _keys[3] = 0, 0, 0, 0
+    keys = cython.declare(cython.longlong[4])  # by group
+    keys[0], keys[1], keys[2], keys[3] = 0, 0, 0, 0
     for j in range(34):
         if j < 27:
-            _keys[j // 9] += _counts[j] * _POW5[j % 9]
+            keys[j // 9] += _counts[j] * _POW5[j % 9]
         else:
-            _keys[3] += _counts[j] * _POW5[j - 27]
-    t: cython.int = _suits[_keys[0]]
-    s: cython.int = _suits[_keys[1]]
-    w: cython.int = _suits[_keys[2]]
-    h: cython.int = _honours[_keys[3]]
+            keys[3] += _counts[j] * _POW5[j - 27]
+    t: cython.int = _suits[keys[0]]
+    s: cython.int = _suits[keys[1]]
+    w: cython.int = _suits[keys[2]]
+    h: cython.int = _honours[keys[3]]
     code: cython.int = _byte_code[t] + _byte_code[s] + _byte_code[w] + _honour_code[h]
     if code >= _RARE:
-        t, s, w = _value(_keys[0], t), _value(_keys[1], s), _value(_keys[2], w)
+        t, s, w = _value(keys[0], t), _value(keys[1], s), _value(keys[2], w)
         code = _suit_code[t] + _suit_code[s] + _suit_code[w] + _honour_code[h]
     count: cython.int = 0
     if code == 2 or code == 16:  # the E or X groups' tiles; M groups hold none
@@ -216,8 +214,9 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
     """The trace of the hand just solved as ``orjson.dumps`` writes it (nothing in proofs to escape)."""
     j: cython.int
     put(into, b'{"version":1,"proofs":[', 23)
-    if count:
-        _start_proofs(count)
+    if count:  # split the groups as they are: a proof changes only one
+        for j in range(4):
+            _group_melds[j] = _split(j, -1, j)
     for j in range(count):
         put(into, b',"' if j else b'"', 2 if j else 1)
         _put_proof(into, _waits[j])
@@ -380,7 +379,7 @@ InputBlock = Block
 
 # --------------------------------------------------------------------- proofs for traces
 
-# The split of each group of the hand just solved, as :func:`.trace.proofs_of` takes it, by slot:
+# The split of each group of the hand just solved, as :func:`.trace._split` finds it, by slot:
 # 0..3 the four groups as they are (found once a hand: a proof changes one group), 4 the waited
 # tile's group with it. A slot holds the eye (a kind, or -1), the melds (a kind each, and whether it
 # starts a chow) and how many, or -1 when the group does not split.
@@ -388,117 +387,65 @@ _group_eye = cython.declare(cython.int[5])
 _group_melds = cython.declare(cython.int[5])
 _group_kind = cython.declare(cython.int[4][5])  # (C's int[5][4]: by slot, then meld)
 _group_chow = cython.declare(cython.bint[4][5])
-# The split table (:func:`.trace.split_table`) as a hash table, filled on the first proof (its 21,743
-# keys fill a third): by slot, key + 1 (0 for none) and its split side by side, in one cache line.
-_SLOTS = cython.declare(cython.int, 65536)
-_GOLDEN = cython.declare(cython.uint, 2654435761)  # Knuth's multiplicative hash
-_splits = cython.declare(cython.int[2][65536])  # (C's int[65536][2])
-_splits_read = cython.declare(cython.bint, False)
 
 
 @cython.cfunc
 @cython.exceptval(check=False)
-def _home(key: cython.longlong) -> cython.int:
-    """The slot where the split table's search for ``key`` starts."""
-    return ((cython.cast(cython.uint, key) * _GOLDEN) >> 16) & (_SLOTS - 1)
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _slot(key: cython.longlong) -> cython.int:
-    """Where ``key`` is, or would go, in the split table."""
-    h: cython.uint = _home(key)
-    while True:
-        h &= _SLOTS - 1
-        if _splits[h][0] == 0 or _splits[h][0] == key + 1:
-            return h
-        h += 1
-
-
-@cython.cfunc
-@cython.exceptval(check=False)
-def _u32(p: cython.p_const_uchar) -> cython.uint:
-    """A little-endian u32 of the table file."""
-    return p[0] | p[1] << 8 | p[2] << 16 | cython.cast(cython.uint, p[3]) << 24
-
-
-@cython.cfunc
-def _read_splits() -> cython.void:
-    """Section 1 of the table file (:func:`.tablegen.build_split_table`) into ``_splits``: as the
-    dict of :func:`.trace.split_table` it cost a traced run of a few hands more than their solving."""
-    global _splits_read
-    payload: bytes = read_section(1)
-    p: cython.p_const_uchar = cython.cast(cython.p_const_uchar, PyBytes_AS_STRING(payload))
-    count: cython.Py_ssize_t = _u32(p) if PyBytes_GET_SIZE(payload) >= 4 else -1
-    if count < 0 or PyBytes_GET_SIZE(payload) != 4 + 8 * count:
-        raise ValueError("the mahjong split table is damaged")
-    if 2 * count > _SLOTS:
-        raise ValueError("the mahjong split table outgrew the native core's hash table")
-    key: cython.longlong = 0
-    j: cython.Py_ssize_t
-    h: cython.int
-    for j in range(count):
-        key += _u32(p + 4 + 4 * j)
-        h = _slot(key)
-        _splits[h][0], _splits[h][1] = key + 1, _u32(p + 4 + 4 * (count + j))
-    _splits_read = True
-
-
-@cython.cfunc
-def _split(group: cython.int, key: cython.longlong, slot: cython.int) -> cython.int:
-    """The split of one group by its key into ``slot`` (a suit's from the split table, the honours'
-    from their counts, :func:`.trace._split`): how many melds, or -1 when it does not split."""
-    j: cython.int
-    count: cython.int
-    code: cython.int
-    melds: cython.int = 0
+def _split(group: cython.int, wait: cython.int, slot: cython.int) -> cython.int:
+    """The split of one group of the hand read (``_counts``), with the waited kind ``wait`` (-1: none),
+    into ``slot``, as :func:`.trace._split` finds it: how many melds, or -1 when it does not split."""
+    counts = cython.declare(cython.int[9])
+    left = cython.declare(cython.int[9])
+    kinds: cython.int = 7 if group == 3 else 9
+    total: cython.int = 0
+    weight: cython.int = 0  # of rank * count: melds add multiples of 3, so only an eye's 2 * rank matters
+    r: cython.int
+    melds: cython.int
     _group_eye[slot] = -1
-    if key == 0:  # no tiles of the group: 43 % of the untouched suits of ready random hands
+    if wait < 0 and not _present >> 9 * group & 511:  # no tiles of the group: often so in a ready hand
         return 0
-    if group == 3:
-        for j in range(7):
-            count = key % 5
-            key //= 5
-            if count == 1 or count == 4 or (count == 2 and _group_eye[slot] >= 0):
-                return -1
-            if count == 2:
-                _group_eye[slot] = 27 + j
-            elif count == 3:
-                _group_kind[slot][melds], _group_chow[slot][melds] = 27 + j, False
-                melds += 1
-        return melds
-    if not _splits_read:
-        _read_splits()
-    h: cython.int = _slot(key)
-    if _splits[h][0] == 0:
-        return -1
-    packed: cython.int = _splits[h][1]
-    if packed & 15:
-        _group_eye[slot] = 9 * group + (packed & 15) - 1
-    for j in range(packed >> 4 & 7):
-        code = packed >> (8 + 4 * j) & 15
-        _group_kind[slot][melds], _group_chow[slot][melds] = 9 * group + code % 9, code >= 9
-        melds += 1
-    return melds
+    for r in range(kinds):
+        counts[r] = _counts[9 * group + r] + (9 * group + r == wait)
+        total += counts[r]
+        weight += r * counts[r]
+    if total % 3 != 2:
+        return _greedy_melds(counts, total, group, slot)
+    for r in range(kinds):
+        if counts[r] >= 2 and (weight - 2 * r) % 3 == 0:
+            left = counts  # (a copy: C arrays)
+            left[r] -= 2
+            melds = _greedy_melds(left, total - 2, group, slot)
+            if melds >= 0:
+                _group_eye[slot] = 9 * group + r
+                return melds
+    return -1
 
 
 @cython.cfunc
-def _start_proofs(count: cython.int) -> cython.void:
-    """A hand is solved (its ``_keys`` and ``count`` ``_waits``): start loading every split-table slot
-    its proofs look up (each likely a cache miss: fetched together, the misses overlap), and split its
-    groups as they are."""
-    g: cython.int
-    j: cython.int
-    kind: cython.int
-    for g in range(3):
-        if _keys[g]:
-            prefetch(cython.address(_splits[_home(_keys[g])]))
-    for j in range(count):
-        kind = _waits[j]
-        if kind < 27:
-            prefetch(cython.address(_splits[_home(_keys[kind // 9] + _POW5[kind % 9])]))
-    for g in range(4):
-        _group_melds[g] = _split(g, _keys[g], g)
+@cython.exceptval(check=False)
+def _greedy_melds(left: cython.p_int, total: cython.int, group: cython.int, slot: cython.int) -> cython.int:
+    """The melds of a group's ``left`` counts (consumed; ``total`` tiles) into ``slot``
+    (:func:`.trace._greedy_melds`): how many, or -1."""
+    r: cython.int = 0
+    melds: cython.int = 0
+    while total:
+        if left[r] >= 3:
+            _group_kind[slot][melds], _group_chow[slot][melds] = 9 * group + r, False
+            melds += 1
+            left[r] -= 3
+            total -= 3
+        if left[r]:
+            if group == 3 or r > 6 or left[r + 1] < left[r] or left[r + 2] < left[r]:
+                return -1
+            left[r + 1] -= left[r]
+            left[r + 2] -= left[r]
+            total -= 3 * left[r]
+            while left[r]:
+                _group_kind[slot][melds], _group_chow[slot][melds] = 9 * group + r, True
+                melds += 1
+                left[r] -= 1
+        r += 1
+    return melds
 
 
 @cython.cfunc
@@ -513,9 +460,8 @@ def _name_at(b: cython.p_char, at: cython.int, kind: cython.int) -> cython.int:
 @cython.exceptval(-1)
 def _put_proof(into: Out, kind: cython.int) -> cython.int:
     """``1S|FA FA|1S 1S 1S|2S 2S 2S|3S 3S 3S|7S 8S 9S``: the waited tile, the eye and the melds of the
-    hand with it, as :func:`.trace.proofs_of` writes it (after :func:`_start_proofs`)."""
+    hand with it, as :func:`.trace.proofs_of` writes it (once :func:`_put_trace` split its groups)."""
     group: cython.int = kind // 9 if kind < 27 else 3
-    unit: cython.longlong = _POW5[kind % 9] if kind < 27 else _POW5[kind - 27]
     g: cython.int
     j: cython.int
     k: cython.int
@@ -523,7 +469,7 @@ def _put_proof(into: Out, kind: cython.int) -> cython.int:
     slot: cython.int
     eye: cython.int = -1
     total: cython.int = 0
-    _group_melds[4] = _split(group, _keys[group] + unit, 4)
+    _group_melds[4] = _split(group, kind, 4)
     for g in range(4):
         slot = 4 if g == group else g
         if _group_melds[slot] < 0 or (eye >= 0 and _group_eye[slot] >= 0):
@@ -532,7 +478,7 @@ def _put_proof(into: Out, kind: cython.int) -> cython.int:
         if _group_eye[slot] >= 0:
             eye = _group_eye[slot]
         total += _group_melds[slot]
-    if eye < 0 or total != 4:  # the look-up table and the split table disagree
+    if eye < 0 or total != 4:  # the look-up table is wrong
         raise ValueError(f"the hand with {_NAMES[kind]} does not split: the mahjong table is damaged")
     # 15 names of at most five letters, and 14 separators: 89 bytes, and 8 to copy the last.
     b: cython.p_char = reserve(into, 104)

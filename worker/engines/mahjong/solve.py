@@ -10,10 +10,11 @@ suit group's class and those tiles (:mod:`.tablegen` builds it).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 
 from worker.engines.mahjong.read import counts_of, recent
-from worker.engines.mahjong.table import RARE_BYTE, numbers_of, read_section
+from worker.engines.mahjong.table import RARE_BYTE, read_table_file
 from worker.engines.mahjong.tiles import GROUP_MASK, HONOUR_KEYS, KEY_UNIT, RARE, SUIT_KEYS, TILES, X
 from worker.engines.mahjong.trace import proofs_of
 from worker.engines.reading import Case
@@ -34,15 +35,14 @@ def line_of(index: int, waits: Sequence[str]) -> str:
 
 
 def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
-    """Section 0 of the table file (:func:`.tablegen.build_table`): the payload, where its suit keys
+    """The table (:func:`.tablegen.build_table`): the payload, where its suit keys
     start, the suit values, the honour values and the rare suit keys."""
-    payload = read_section(0)
+    payload = read_table_file()
     at, values = 0, []
-    for size in (2, 2, 8):  # suit values, honour values, rare suit keys
-        count = int.from_bytes(payload[at : at + 2], "little")
-        at += 2
-        values.append(numbers_of(payload, at, count, size))
-        at += size * count
+    for code in "HHQ":  # suit values, honour values, rare suit keys
+        (count,) = struct.unpack_from("<H", payload, at)
+        values.append(list(struct.unpack_from(f"<{count}{code}", payload, at + 2)))
+        at += 2 + struct.calcsize(code) * count
     suit_values, honour_values, rare = values
     return payload, at, suit_values, honour_values, rare
 

@@ -8,12 +8,12 @@ import sys
 import zlib
 from collections import Counter
 
-from worker.engines.mahjong.table import MAGIC, RARE_BYTE, TABLE_FILE, read_section
+from worker.engines.mahjong.table import MAGIC, RARE_BYTE, TABLE_FILE, read_table_file
 from worker.engines.mahjong.tiles import DEAD, HAND_SIZE, HONOUR_KEYS, MAX_COPIES, SUIT_KEYS, E, M, X
 
 
 def build_table() -> bytes:
-    """The solver's table, uncompressed: section 0 of ``table.bin``.
+    """The solver's table, uncompressed, as ``table.bin`` holds it.
 
     Layout, little-endian::
 
@@ -51,41 +51,6 @@ def build_table() -> bytes:
     out.append(bytes(suit_table))
     out.append(bytes(honour_index[value] for value in honour_classes))
     return b"".join(out)
-
-
-def build_split_table() -> bytes:
-    """One split of every suit key that splits into melds, with or without an eye:
-    section 1 of ``table.bin``, uncompressed (only traces read it).
-
-    Layout, little-endian: ``u32 N``, ``N x u32`` keys ascending as differences (they compress),
-    ``N x u32`` splits: ``eye rank + 1`` (0: none) in bits 0-3, the meld count in bits 4-6, meld
-    ``i`` in bits ``8 + 4i`` up (a pong of rank ``r`` is ``r``, a chow from ``r`` is ``9 + r``).
-    The eye is the lowest rank that leaves melds; melds go from the lowest tile up, a pong when
-    what is left still splits.
-    """
-    only_melds, with_eye = _suit_sets()
-    splits = {}
-    for key in only_melds | with_eye:
-        eye = 0
-        if _size(key) % 3 == 2:
-            eye = next(r for r in range(9) if key >> 3 * r & 7 >= 2 and key - (2 << 3 * r) in only_melds) + 1
-            key_left = key - (2 << 3 * (eye - 1))
-        else:
-            key_left = key
-        melds = []
-        while key_left:
-            r = next(r for r in range(9) if key_left >> 3 * r & 7)
-            if key_left >> 3 * r & 7 >= 3 and key_left - (3 << 3 * r) in only_melds:
-                melds.append(r)
-                key_left -= 3 << 3 * r
-            else:
-                melds.append(9 + r)
-                key_left -= 73 << 3 * r  # one tile each of ranks r, r+1, r+2
-        packed = eye | len(melds) << 4 | sum(meld << 8 + 4 * i for i, meld in enumerate(melds))
-        splits[_base5(key)] = packed
-    keys = sorted(splits)
-    steps = [b - a for a, b in zip([0] + keys, keys)]
-    return struct.pack(f"<I{len(keys)}I{len(keys)}I", len(keys), *steps, *(splits[k] for k in keys))
 
 
 #: A rank's unit in a suit key of three bits a rank.
@@ -165,20 +130,18 @@ def _honour_classes() -> list[tuple[int, int]]:
 
 
 def write_table(path: str = TABLE_FILE) -> None:
-    """Write the table file: the magic, then the two sections as :mod:`.table` describes."""
-    out = [MAGIC]
-    for section in (build_table(), build_split_table()):
-        packer = zlib.compressobj(9, zlib.DEFLATED, -15)
-        packed = packer.compress(section) + packer.flush()
-        out += [len(section).to_bytes(4, "little"), len(packed).to_bytes(4, "little"), packed]
+    """Write the table file as :mod:`.table` describes it."""
+    table = build_table()
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = packer.compress(table) + packer.flush()
     with open(path, "wb") as f:
-        f.write(b"".join(out))
+        f.write(b"".join([MAGIC, len(table).to_bytes(4, "little"), len(packed).to_bytes(4, "little"), packed]))
 
 
 def is_current(path: str = TABLE_FILE) -> bool:
     """Whether the table file at ``path`` holds what this module builds (compared uncompressed:
-    another zlib may compress the same sections to other bytes)."""
-    return read_section(0, path) == build_table() and read_section(1, path) == build_split_table()
+    another zlib may compress the same table to other bytes)."""
+    return read_table_file(path) == build_table()
 
 
 def main(argv: list[str]) -> int:

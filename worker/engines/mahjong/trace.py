@@ -3,16 +3,13 @@ against a plain search (:func:`reference_waits`)."""
 
 from __future__ import annotations
 
-from itertools import accumulate, chain
+from itertools import chain
 
-from worker.engines.mahjong.table import numbers_of, read_section
-from worker.engines.mahjong.tiles import GROUP_BITS, GROUP_MASK, HONOURS, KEY_UNIT, KIND, MAX_COPIES, TILES
+from worker.engines.mahjong.tiles import GROUP_BITS, GROUP_MASK, KEY_UNIT, KIND, MAX_COPIES, TILES
 from worker.engines.results import TraceError
 
 #: Per group (0..2 suits, 3 honours), by group key: its split as (eye, melds), cached.
 _splits: list[dict[int, tuple[str, str]]] = [{}, {}, {}, {}]
-#: Suit key -> its split, packed (see :func:`.tablegen.build_split_table`); read on the first proof.
-_split_table: dict[int, int] | None = None
 #: The group of each tile and its unit within its group's key.
 _GROUP_UNIT: dict[str, tuple[int, int]] = {
     tile: (min(kind // 9, 3), KEY_UNIT[tile] >> GROUP_BITS * min(kind // 9, 3)) for kind, tile in enumerate(TILES)
@@ -37,51 +34,46 @@ def proofs_of(key: int, waits: tuple[str, ...]) -> list[str]:
     return proofs
 
 
-#: Per suit: the text of each meld code (a pong of rank r is r, a chow from r is 9 + r),
-#: and of each eye code (rank + 1; 0 is no eye).
-_MELD_TEXT = [
-    [" ".join([TILES[9 * g + r]] * 3) for r in range(9)] + [" ".join(TILES[9 * g + r : 9 * g + r + 3]) for r in range(7)]
-    for g in range(3)
-]
-_EYE_TEXT = [[""] + [f"{TILES[9 * g + r]} {TILES[9 * g + r]}" for r in range(9)] for g in range(3)]
-
-
 def _split(group: int, key: int) -> tuple[str, str] | None:
-    """A group's split as (its eye or "", its melds joined by "|"), else ``None``."""
-    result: tuple[str, str] | None = None
-    if group == 3:
-        counts = [key // 5**j % 5 for j in range(7)]
-        if all(c in (0, 2, 3) for c in counts) and counts.count(2) <= 1:
-            names = HONOURS
-            eye = " ".join(names[j] for j in range(7) if counts[j] == 2 for _ in range(2))
-            result = (eye, "|".join(" ".join([names[j]] * 3) for j in range(7) if counts[j] == 3))
-    else:
-        packed = split_table().get(key)
-        if packed is not None:
-            texts = _MELD_TEXT[group]
-            melds = [texts[packed >> shift & 15] for shift in _SHIFTS[: packed >> 4 & 7]]
-            result = (_EYE_TEXT[group][packed & 15], "|".join(melds))
-    if result is not None:  # caching splits only bounds the caches: 21,743 keys a suit split
-        _splits[group][key] = result
-    return result
+    """A group's split as (its eye or "", its melds joined by "|"), else ``None``: the eye the
+    lowest kind that leaves melds, the melds from the lowest tile up, a pong wherever three tiles
+    of a kind are left (three chows from a rank are as well three pongs: no search needed)."""
+    names = TILES[9 * group : 9 * group + 9]  # the honours: seven
+    counts = [key // unit % 5 for unit in _UNITS[: len(names)]]
+    eyes = [r for r in range(len(names)) if counts[r] >= 2] if sum(counts) % 3 == 2 else [-1]
+    for eye in eyes:
+        left = counts.copy()
+        if eye >= 0:
+            left[eye] -= 2
+        melds = _greedy_melds(left, _PONGS[group], _CHOWS[group])
+        if melds is not None:
+            result = (f"{names[eye]} {names[eye]}" if eye >= 0 else "", "|".join(melds))
+            _splits[group][key] = result  # caching splits only bounds the caches: 21,743 keys a suit split
+            return result
+    return None
 
 
-_SHIFTS = (8, 12, 16, 20)
+#: A rank's unit in a group key; by group, the text of a pong of each kind and of a chow from each
+#: rank (none of the honours).
+_UNITS = [5**r for r in range(9)]
+_PONGS = [[" ".join([name] * 3) for name in TILES[9 * g : 9 * g + 9]] for g in range(4)]
+_CHOWS = [[" ".join(TILES[9 * g + r : 9 * g + r + 3]) for r in range(7)] if g < 3 else [] for g in range(4)]
 
 
-def split_table() -> dict[int, int]:
-    """Suit key -> its split, packed (see :func:`.tablegen.build_split_table`), read once."""
-    global _split_table
-    if _split_table is None:
-        _split_table = _unpack_splits(read_section(1))
-    return _split_table
-
-
-def _unpack_splits(payload: bytes) -> dict[int, int]:
-    """Section 1 of the table file as a dict (see :func:`.tablegen.build_split_table`)."""
-    count = int.from_bytes(payload[:4], "little")
-    numbers = numbers_of(payload, 4, 2 * count, 4)
-    return dict(zip(accumulate(numbers[:count]), numbers[count:]))
+def _greedy_melds(left: list[int], pongs: list[str], chows: list[str]) -> list[str] | None:
+    """The melds of a group's ``left`` counts (consumed), lowest first, else ``None``."""
+    melds = []
+    for r, count in enumerate(left):  # (each count read once the chows before have taken theirs)
+        if count >= 3:
+            melds.append(pongs[r])
+            count -= 3
+        if count:
+            if r >= len(chows) or left[r + 1] < count or left[r + 2] < count:
+                return None
+            melds += [chows[r]] * count
+            left[r + 1] -= count
+            left[r + 2] -= count
+    return melds
 
 
 # --------------------------------------------------------------------- replaying

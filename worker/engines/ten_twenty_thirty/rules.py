@@ -36,17 +36,10 @@ def pick(pile: bytearray) -> int:
 
 def take(pile: bytearray, combo: int) -> bytearray:
     """Remove combination ``combo`` from the pile; its cards in the order they go under the deck."""
-    if combo == 0:
-        cards = pile[:2] + pile[-1:]
-        del pile[:2]
-        del pile[-1]
-    elif combo == 1:
-        cards = pile[:1] + pile[-2:]
-        del pile[0]
-        del pile[-2:]
-    else:
-        cards = pile[-3:]
-        del pile[-3:]
+    bottom = 2 - combo  # cards from the bottom (two, one, none); the rest from the top
+    cards = pile[:bottom] + pile[bottom - 3 :]
+    del pile[bottom - 3 :]
+    del pile[:bottom]
     return cards
 
 

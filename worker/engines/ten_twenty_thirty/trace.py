@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 from array import array
 from collections.abc import Generator
+from itertools import accumulate, pairwise
 from operator import sub
 from typing import Any
 
@@ -98,15 +99,11 @@ def expand(packed: bytes) -> dict[str, Any]:
     """The version 2 trace from :func:`pack`'s bytes, checked to be whole."""
     try:
         _, dealt, size, rem, count = _PACKED.unpack_from(packed)
-        at = _PACKED.size
-        history = packed[at : at + size]
-        at += size
         picks = (size - DECK_SIZE) // 3
-        marks = packed[at : at + picks]
-        at += picks
-        gone = array("I", packed[at : at + 4 * count]).tolist()
-        at += 4 * count
-        ends = packed[at:]
+        # Where the history, the marks, ``gone`` and the end piles start; the end piles run to the end.
+        starts = [*accumulate((_PACKED.size, size, picks, 4 * count)), None]
+        history, marks, gone_bytes, ends = (packed[start:stop] for start, stop in pairwise(starts))
+        gone = array("I", gone_bytes).tolist()
     except (struct.error, ValueError):
         raise TraceError("a stored 10-20-30 trace is cut short") from None
     # A loss deals every card of the history, a win all but 52: that bounds the rest.
