@@ -420,7 +420,7 @@ def test_a_batch_inside_another_writes_into_buffers_of_its_own(game: str) -> Non
 
     def one(index: int, text: str, traced: bool) -> tuple[str, bytes]:
         seen.append(fast.solve_batch(inner, 1, True))
-        return fast.batch_case(index, text, traced)
+        return fast._batch_case(index, text, traced)
 
     assert fast.core is not None
     assert fast.core.solve_batch(outer, 1, True, one) == pure.solve_batch(outer, 1, True)

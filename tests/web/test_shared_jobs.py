@@ -104,7 +104,7 @@ def forbid_solving(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("a case was solved again")
 
     for name in engines.names():
-        for method in ("solve", "solve_packed", "solve_batch", "batch_case", "solve_chunk", "chunk_case"):
+        for method in ("solve", "solve_packed", "solve_batch", "_batch_case", "solve_chunk", "chunk_case"):
             monkeypatch.setattr(type(engines.get(name)), method, refuse)
 
 

@@ -79,7 +79,7 @@ class Coins(Engine):
             yield Case(count, " ".join(tokens), *start)
         reading.unended(count, empty=not seen)
 
-    def solve_in_python(self, case: Case, trace: bool) -> Result:
+    def _solve_in_python(self, case: Case, trace: bool) -> Result:
         tosses = "".join(case.text.split())
         heads = tosses.count("H")
         tails = len(tosses) - heads

@@ -113,7 +113,7 @@ class Engine(ABC):
         """One case's result; with ``trace``, with the moves that led to it."""
         solved = self._solve_natively(case, trace, True)
         if solved is None:
-            return self.solve_in_python(case, trace)
+            return self._solve_in_python(case, trace)
         result, packed = solved
         if trace:
             result.trace = orjson.loads(packed)
@@ -121,7 +121,7 @@ class Engine(ABC):
 
     def solve_packed(self, case: Case) -> tuple[Result, bytes]:
         """One case's result, its trace as stored bytes (``traces.unpack`` gives ``solve(case).trace``)."""
-        return self._solve_natively(case, True, False) or self.packed_in_python(case)
+        return self._solve_natively(case, True, False) or self._packed_in_python(case)
 
     def _solve_natively(self, case: Case, traced: bool, json: bool) -> tuple[Result, bytes] | None:
         """The compiled core's result (no trace) and trace bytes (JSON with ``json``, else as stored);
@@ -133,12 +133,12 @@ class Engine(ABC):
         return Result(self.outcomes[code - 1], number, orjson.loads(detail), line), packed
 
     @abstractmethod
-    def solve_in_python(self, case: Case, trace: bool) -> Result:
+    def _solve_in_python(self, case: Case, trace: bool) -> Result:
         """:meth:`solve` in Python: the oracle, and what solves a case the core leaves."""
 
-    def packed_in_python(self, case: Case) -> tuple[Result, bytes]:
+    def _packed_in_python(self, case: Case) -> tuple[Result, bytes]:
         """:meth:`solve_packed` in Python."""
-        result = self.solve_in_python(case, True)
+        result = self._solve_in_python(case, True)
         packed = self.traces.pack(result.trace or {})
         result.trace = None
         return result, packed
@@ -150,14 +150,14 @@ class Engine(ABC):
     def solve_batch(self, texts: list[str], first: int, traced: bool) -> tuple[str, bytes]:
         """Canonical texts numbered from ``first`` solved in one call: their judge lines and with
         ``traced`` their records (``Traces.record``), each ending in a newline. In C, which leaves
-        to :meth:`batch_case` what it does not finish, else case by case in Python."""
+        to :meth:`_batch_case` what it does not finish, else case by case in Python."""
         if self.core is not None:
-            return self.core.solve_batch(texts, first, traced, self.batch_case)  # type: ignore[no-any-return]
-        solved = [self.batch_case(index, text, traced) for index, text in enumerate(texts, first)]
+            return self.core.solve_batch(texts, first, traced, self._batch_case)  # type: ignore[no-any-return]
+        solved = [self._batch_case(index, text, traced) for index, text in enumerate(texts, first)]
         return ("\n".join(line for line, _ in solved) + "\n",
                 b"\n".join(record for _, record in solved) + b"\n" if traced else b"")
 
-    def batch_case(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
+    def _batch_case(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
         """One case of :meth:`solve_batch` in Python: its judge line and record (``b""`` untraced)."""
         case = Case(index, text)
         if not traced:

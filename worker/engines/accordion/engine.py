@@ -73,7 +73,7 @@ class AccordionEngine(Engine):
     case_bytes = 156
     deck = CARDS
 
-    def solve_in_python(self, case: Case, trace: bool) -> Result:
+    def _solve_in_python(self, case: Case, trace: bool) -> Result:
         deck = masks_of(case.text)  # or say what is wrong with it
         try:
             under = _SPARE_TABLES.pop()

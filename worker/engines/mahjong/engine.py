@@ -55,7 +55,7 @@ class MahjongEngine(Engine):
     Lines = MahjongLines
     case_bytes = 41
 
-    def solve_in_python(self, case: Case, trace: bool) -> Result:
+    def _solve_in_python(self, case: Case, trace: bool) -> Result:
         """The waited tiles of a hand, with ``trace`` a proof of each (an eye and four melds); what is
         wrong with a hand the core leaves (not 13 known tiles, at most four of a kind)."""
         return _solver()(case, trace)

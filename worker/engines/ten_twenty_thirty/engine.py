@@ -74,11 +74,11 @@ class TenTwentyThirty(Engine):
     case_bytes = 120
     deck = tuple(str(v) for v in range(1, 10) for _ in range(4)) + ("10",) * 16
 
-    def solve_in_python(self, case: Case, trace: bool) -> Result:
+    def _solve_in_python(self, case: Case, trace: bool) -> Result:
         """Also a game too long for the core's buffers."""
         return _solve_here(case.text, trace, False)[0]
 
-    def packed_in_python(self, case: Case) -> tuple[Result, bytes]:
+    def _packed_in_python(self, case: Case) -> tuple[Result, bytes]:
         """The result and its stored trace: :func:`.trace.pack`'s bytes, a draw's JSON."""
         return _solve_here(case.text, True, True)
 
