@@ -4,11 +4,6 @@ from libc.string cimport memchr, memcpy
 
 cdef extern from *:
     """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define dealer_prefetch(address) __builtin_prefetch(address)
-    #else
-    #define dealer_prefetch(address) ((void)(address))
-    #endif
     #include <stdint.h>
     #include <string.h>
     #include <time.h>
@@ -25,25 +20,14 @@ cdef extern from *:
         clock_gettime(CLOCK_MONOTONIC, &now);
         return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
     }
-    static inline int dealer_lowest(uint64_t word) {
-    #if defined(__GNUC__) || defined(__clang__)
-        return __builtin_ctzll(word);
-    #else
-        int bit = 0;
-        while (!(word >> bit & 1)) bit++;
-        return bit;
-    #endif
-    }
     """
-    # Start loading the cache line of ``address``: a core that knows which lines it will read lets
-    # their misses overlap instead of waiting for each in turn.
-    void prefetch "dealer_prefetch" (const void* address) noexcept nogil
     # Eight bytes from ``p`` as a little-endian word, whatever this machine's order (case_hash).
     unsigned long long load64 "dealer_load64" (const char* p) noexcept nogil
     # CLOCK_MONOTONIC in nanoseconds: Python's time.monotonic() on the same clock.
     long long now_ns "dealer_now_ns" () noexcept nogil
-    # The place of the lowest bit set in ``word`` (not 0).
-    int lowest "dealer_lowest" (unsigned long long word) noexcept nogil
+    # The place of the lowest bit set in ``word`` (not 0). GCC's and Clang's, as clock_gettime is POSIX's:
+    # where a compiler lacks either, setup.py installs without the cores.
+    int lowest "__builtin_ctzll" (unsigned long long word) noexcept nogil
 
 
 cdef class Out:
@@ -76,10 +60,10 @@ cdef class Block(Out):
     cdef readonly bint full  # it takes no more
 
 
-# A core's own reading loop over a judge file (mahjong's; the deck games share ``read_decks``): from
-# ``at`` in ``data``, the cases as Case values into ``cases`` or their texts into ``block``; returns where
-# the next line starts, its number, the count of cases, and whether a line is left to the Python readers.
-ctypedef tuple (*ReadFrom)(bytes data, Py_ssize_t at, bint final, long long line, long long count,
+# A game's reading loop over a judge file (mahjong's own, the deck games' read_decks): from ``at`` in
+# ``data``, the cases as Case values into ``cases`` or their texts into ``block``; returns where the next
+# line starts, its number, the count of cases, and whether a line is left to the Python readers.
+ctypedef tuple (*ReadFrom)(Core game, bytes data, Py_ssize_t at, bint final, long long line, long long count,
                            list cases, Block block, int per_line, bint flow)
 # How read_decks reads a game's cards: a plain line whole (its cards, 0 for another line; ``held`` the
 # deck's cards so far, ``after`` them with the line's), or one card of another line (the bytes it spans,
@@ -98,8 +82,6 @@ cdef class Core:
     cdef PlainLine plain_line
     cdef OneCard one_card
     cdef unsigned long long whole
-    cdef tuple _read(self, bytes data, Py_ssize_t at, bint final, long long line, long long count, list cases,
-                     Block block, int per_line, bint flow)
 
 cdef Core core(CaseSolver case, Detail detail, tuple words, ReadFrom read_from, PlainLine plain_line,
                OneCard one_card, unsigned long long whole)
@@ -122,16 +104,6 @@ cdef inline Py_ssize_t line_end(const char* s, Py_ssize_t at, Py_ssize_t size, b
 cdef inline bint is_space(char c) noexcept:
     """Whitespace between tokens, as the engines' readers take it (the newline ends a line)."""
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-
-
-cdef inline bint fits_layout(int per_line, bint flow, int before, int cards) noexcept:
-    """Whether a line of ``cards`` cards, after ``before`` cards of its stretch, is as the deck file's
-    layout says (:class:`worker.engines.layout.Layout`): a blank line is in every layout."""
-    if cards == 0:
-        return True
-    if flow:
-        return cards == per_line
-    return cards == min(per_line, 52 - before % 52)
 
 
 cdef inline char* reserve(Out out, Py_ssize_t more) except NULL:

@@ -16,7 +16,7 @@ from cython.cimports.cpython.unicode import (PyUnicode_AsUTF8AndSize, PyUnicode_
                                              PyUnicode_DecodeUTF8)
 from cython.cimports.libc.limits import LLONG_MAX, UINT_MAX
 from cython.cimports.libc.stdlib import free, realloc
-from cython.cimports.libc.string import memchr, memcpy, memmove, memset
+from cython.cimports.libc.string import memcpy, memmove, memset
 
 import array
 
@@ -197,13 +197,12 @@ class Core:
         codes: cython.p_uchar = cython.cast(cython.p_uchar, PyBytes_AS_STRING(outcomes))
         numbers: array.array = array.clone(_INTS, count, False)
         extras: array.array = array.clone(_INTS, count, False)
-        solve_us: array.array = array.clone(_UINTS, count, False)
+        solve_us: array.array = array.clone(_UINTS, count, True)  # (0 for a case not started)
         hashes: array.array = array.clone(_WORDS, count, False)
         offsets: array.array = array.clone(_UINTS, count + 1, False)
         stop: cython.longlong = LLONG_MAX
-        seconds: cython.double
         if deadline is not None:
-            seconds = deadline
+            seconds: cython.double = deadline
             if seconds <= 0:
                 stop = 0
             elif seconds < 9e9:  # (later: never, as None, and beyond a long long of nanoseconds; so is NaN)
@@ -213,7 +212,6 @@ class Core:
         k: cython.Py_ssize_t
         at: cython.Py_ssize_t = 0
         end: cython.Py_ssize_t
-        newline: cython.p_const_char
         code: cython.int
         number: cython.int
         extra: cython.int
@@ -224,8 +222,7 @@ class Core:
         try:
             now = now_ns()
             for k in range(count):
-                newline = cython.cast(cython.p_const_char, memchr(s + at, 10, size - at))
-                end = size if newline == cython.NULL else newline - s
+                end = line_end(s, at, size, True, size)
                 hashes.data.as_ulonglongs[k] = _hash(s + at, end - at)
                 code, number, extra = 0, 0, 0
                 if started == count and now >= stop:
@@ -239,8 +236,6 @@ class Core:
                     then = now_ns()
                     solve_us.data.as_uints[k] = (then - now) // 1000
                     now = then
-                else:
-                    solve_us.data.as_uints[k] = 0
                 put(lines, b"\n", 1)
                 codes[k] = code
                 numbers.data.as_ints[k] = number
@@ -255,13 +250,6 @@ class Core:
             _give_back(lines)
             _give_back(traces)
 
-    @cython.cfunc
-    def _read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
-              count: cython.longlong, cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
-        if self.read_from != cython.NULL:
-            return self.read_from(data, at, final, line, count, cases, block, per_line, flow)
-        return read_decks(self, data, at, final, line, count, cases, block, per_line, flow)
-
     def read(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
              count: cython.longlong, per_line: cython.int, flow: cython.bint) -> tuple:
         """``(cases, at, line, count, stopped)`` (:func:`~worker.engines.handover.read_cases`): the Case
@@ -269,14 +257,19 @@ class Core:
         files write them (``per_line`` and ``flow``: the file's layout, 0 for none); then as
         :meth:`read_inputs`."""
         cases: list = []
-        return (cases, *self._read(data, at, final, line, count, cases, None, per_line, flow))
+        return (cases, *self.read_from(self, data, at, final, line, count, cases, None, per_line, flow))
 
     def read_inputs(self, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
                     count: cython.longlong, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
         """``(at, line, count, stopped)`` (:class:`~worker.engines.handover.InputBlocks`): as :meth:`read`,
         the canonical texts into ``block`` until it is full; where the next line starts, its number, the
         count of cases after those read, and whether the reading stopped at lines left to Python."""
-        return self._read(data, at, final, line, count, None, block, per_line, flow)
+        return self.read_from(self, data, at, final, line, count, None, block, per_line, flow)
+
+    def exports(self) -> tuple:
+        """A game's ``core`` module's names: these five calls and ``InputBlock``, the buffer of read_inputs,
+        for handover.InputBlocks (which cannot import out.py: out imports it)."""
+        return self.solve, self.solve_batch, self.solve_chunk, self.read, self.read_inputs, Block
 
 
 @cython.cfunc
@@ -287,7 +280,8 @@ def core(case: CaseSolver, detail: Detail, words: tuple, read_from: ReadFrom, pl
     adding up to ``whole``."""
     made: Core = Core()
     made.case, made.detail, made.words = case, detail, words
-    made.read_from, made.plain_line, made.one_card, made.whole = read_from, plain_line, one_card, whole
+    made.read_from = read_decks if read_from == cython.NULL else read_from
+    made.plain_line, made.one_card, made.whole = plain_line, one_card, whole
     return made
 
 
@@ -350,19 +344,13 @@ class Block(Out):
             raise ValueError(f"a block holds at least one case, not {want}")
         self.want, self.room, self.taken, self.mark, self.full = want, room, 0, 0, False
         at: cython.Py_ssize_t = 0
-        newline: cython.p_const_char
         while at < self.size and not self.full:
-            newline = cython.cast(cython.p_const_char, memchr(self.data + at, 10, self.size - at))
-            at = newline - self.data + 1
+            at = line_end(self.data, at, self.size, True, self.size) + 1
             took(self, at)
 
     def add(self, text: bytes) -> None:
         """One case's canonical text, found in Python (UTF-8)."""
-        size: cython.Py_ssize_t = len(text)
-        at: cython.p_char = reserve(self, size + 1)  # (never NULL, which reserve of 0 bytes may be)
-        memcpy(at, cython.cast(cython.p_const_char, text), size)
-        at[size] = 10
-        self.size += size + 1
+        put(self, text + b"\n", len(text) + 1)  # (never 0 bytes, whose reserve may be NULL)
         took(self, self.size)
 
     def cut(self) -> tuple:
@@ -436,6 +424,7 @@ def read_decks(game: Core, data: bytes, at: cython.Py_ssize_t, final: cython.bin
     texts: cython.p_char = _stretch  # the stretch's texts
     written: cython.int = 0  # their bytes
     at_line: cython.int  # the stretch's cards before the line
+    on_line: cython.int  # and on it
     while at < size:
         stop = line_end(s, at, size, final, _LONGEST)
         if stop == -2:
@@ -477,7 +466,9 @@ def read_decks(game: Core, data: bytes, at: cython.Py_ssize_t, final: cython.bin
                 _deck_end[decks] = written
                 cards, held = 0, 0
                 decks += 1
-        if per_line and not fits_layout(per_line, flow, at_line, decks * 52 + cards - at_line):
+        on_line = decks * 52 + cards - at_line
+        # As the file's layout says (:class:`worker.engines.layout.Layout`); a blank line is in every layout.
+        if per_line and on_line and on_line != (per_line if flow else min(per_line, 52 - at_line % 52)):
             return start, start_line, count, True
         line += 1
         at = stop + 1

@@ -5,7 +5,7 @@ plus one, 0 no pile), writing the judge line and the trace's ``play``. ``test_na
 
 import cython
 from cython.cimports.libc.string import memcpy
-from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, core, is_space, put, put_int, reserve
 
 from worker.engines.accordion.trace import PILES
 
@@ -163,6 +163,17 @@ def _play(traced: cython.bint) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(-1)
+def _detail(into: Out, piles: cython.int, extra: cython.int) -> cython.int:
+    """A record's detail: ``[a,b,c]`` of ``_sizes``, as orjson writes a list of integers."""
+    j: cython.int
+    for j in range(piles):
+        put(into, b"," if j else b"[", 1)
+        put_int(into, _sizes[j])
+    return put(into, b"]", 1)
+
+
+@cython.cfunc
+@cython.exceptval(-1)
 def _put_line(into: Out, piles: cython.int) -> cython.int:
     """``N piles remaining: a b c`` (``1 pile remaining: 52``), as :func:`.engine.line_of`."""
     j: cython.int
@@ -178,36 +189,19 @@ def _put_line(into: Out, piles: cython.int) -> cython.int:
 
 @cython.cfunc
 @cython.exceptval(-1)
-def _detail(into: Out, piles: cython.int, extra: cython.int) -> cython.int:
-    """A record's detail: ``[a,b,c]`` of ``_sizes``, as orjson writes a list of integers."""
-    j: cython.int
-    for j in range(piles):
-        put(into, b"," if j else b"[", 1)
-        put_int(into, _sizes[j])
-    return put(into, b"]", 1)
-
-
-@cython.cfunc
-@cython.exceptval(-1)
-def _put_trace(into: Out) -> cython.int:
-    """The trace of the game just played, as ``orjson.dumps`` writes it."""
-    put(into, b'{"version":2,"play":"', 21)
-    put(into, _play_text, _written)
-    return put(into, b'"}', 2)
-
-
-@cython.cfunc
-@cython.exceptval(-1)
 def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlong, traced: cython.bint,
           json: cython.bint, lines: Out, traces: Out, number: cython.p_int,
           extra: cython.p_int) -> cython.int:
-    """One deck (see ``CaseSolver`` in out.pxd): win 1, loss 2, 0 not canonical; ``number`` the piles."""
+    """One deck (see ``CaseSolver`` in out.pxd): win 1, loss 2, 0 not canonical; ``number`` the piles.
+    The trace as ``orjson.dumps`` writes it."""
     if not _read_at(s, size):
         return 0
     piles: cython.int = _play(traced)
     _put_line(lines, piles)
     if traced:
-        _put_trace(traces)
+        put(traces, b'{"version":2,"play":"', 21)
+        put(traces, _play_text, _written)
+        put(traces, b'"}', 2)
     number[0], extra[0] = piles, 0
     return 1 if piles == 1 else 2
 
@@ -264,9 +258,6 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
 
 
 # The native core (see out.Core): a deck's 52 cards are 52 distinct bits.
-_core = cython.declare(Core, core(_case, _detail, (b"win", b"loss"), cython.NULL, _plain_line, _one_card,
-                                  (cython.cast(cython.ulonglong, 1) << 52) - 1))
-solve, solve_batch, solve_chunk = _core.solve, _core.solve_batch, _core.solve_chunk
-read, read_inputs = _core.read, _core.read_inputs
-#: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
-InputBlock = Block
+solve, solve_batch, solve_chunk, read, read_inputs, InputBlock = core(
+    _case, _detail, (b"win", b"loss"), cython.NULL, _plain_line, _one_card,
+    (cython.cast(cython.ulonglong, 1) << 52) - 1).exports()

@@ -31,9 +31,8 @@ _rare_key = cython.declare(cython.longlong[1024])
 _rare_value = cython.declare(cython.int[1024])
 _rare_count = cython.declare(cython.int, 0)
 
-#: By kind (0..33): the tile's name, as a str (an error names it), as bytes in eight (the line), its
-#: length, and as a little-endian word with the mask of its bytes (a token is compared with it whole).
-_NAMES = cython.declare(tuple, TILES)
+#: By kind (0..33): the tile's name as bytes in eight (the line), its length, and as a little-endian
+#: word with the mask of its bytes (a token is compared with it whole).
 _NAME_TEXT = cython.declare(bytes, b"".join(name.encode().ljust(8, b"\0") for name in TILES))
 _name_bytes = cython.declare(cython.p_const_char, _NAME_TEXT)
 _name_size = cython.declare(cython.int[34])
@@ -147,11 +146,8 @@ def _solve() -> cython.int:
     j: cython.int
     keys = cython.declare(cython.longlong[4])  # by group
     keys[0], keys[1], keys[2], keys[3] = 0, 0, 0, 0
-    for j in range(34):
-        if j < 27:
-            keys[j // 9] += _counts[j] * _POW5[j % 9]
-        else:
-            keys[3] += _counts[j] * _POW5[j - 27]
+    for j in range(34):  # (the honours, 27..33, are group 3's ranks 0..6)
+        keys[j // 9] += _counts[j] * _POW5[j % 9]
     t: cython.int = _suits[keys[0]]
     s: cython.int = _suits[keys[1]]
     w: cython.int = _suits[keys[2]]
@@ -221,8 +217,7 @@ def _put_trace(into: Out, count: cython.int) -> cython.int:
         put(into, b',"' if j else b'"', 2 if j else 1)
         _put_proof(into, _waits[j])
         put(into, b'"', 1)
-    put(into, b"]}", 2)
-    return 0
+    return put(into, b"]}", 2)
 
 
 @cython.cfunc
@@ -233,8 +228,7 @@ def _put_line(into: Out, index: cython.longlong, count: cython.int) -> cython.in
     put(into, b"Case ", 5)
     put_int(into, index)
     if count == 0:
-        put(into, b": Not ready", 11)
-        return 0
+        return put(into, b": Not ready", 11)
     put(into, b":", 1)
     for j in range(count):
         put(into, b" ", 1)
@@ -287,9 +281,7 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
     first: cython.int = 0
     tiles: cython.int = 0
     kind: cython.int
-    j: cython.int
-    for j in range(34):
-        _counts[j] = 0
+    memset(_counts, 0, cython.sizeof(_counts))
     _present = 0
     while True:
         while at < size and is_space(s[at]):
@@ -307,9 +299,7 @@ def _hand_line(s: cython.p_const_char, size: cython.Py_ssize_t) -> cython.int:
         _counts[kind] += 1
         _present |= cython.cast(cython.ulonglong, 1) << kind
         tiles += 1
-    if tiles == 0:
-        return 0
-    return first if tiles == 13 else -1
+    return first if tiles == 13 or tiles == 0 else -1  # (first is 0 while there is no tile)
 
 
 @cython.cfunc
@@ -332,16 +322,14 @@ def _write_hand(into: cython.p_char) -> cython.int:
 
 
 @cython.cfunc
-def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong, count: cython.longlong,
-               cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
+def _read_from(game: Core, data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cython.longlong,
+               count: cython.longlong, cases: list, block: Block, per_line: cython.int, flow: cython.bint) -> tuple:
     """The native readers' loop (``ReadFrom`` in out.pxd): a hand a line (no layout), while each line is
     a hand or blank; it stops at the terminator, an error, a line longer than any hand's."""
     s: cython.p_const_char = PyBytes_AS_STRING(data)
     size: cython.Py_ssize_t = PyBytes_GET_SIZE(data)
     stop: cython.Py_ssize_t
     column: cython.int
-    into: cython.p_char
-    written: cython.int
     while at < size:
         stop = line_end(s, at, size, final, _LONGEST)
         if stop == -2:
@@ -359,22 +347,16 @@ def _read_from(data: bytes, at: cython.Py_ssize_t, final: cython.bint, line: cyt
                 text: str = PyUnicode_DecodeASCII(_text, _write_hand(_text) - 1, cython.NULL)
                 cases.append(new_case(count, text, line - 1, column))
             else:
-                into = reserve(block, 128)
-                written = _write_hand(into)
-                into[written - 1] = 10
-                block.size += written
+                block.size += _write_hand(reserve(block, 128))
+                block.data[block.size - 1] = 10
                 took(block, block.size)
                 if block.full:
                     break
     return min(at, size), line, count, False
 
 
-_core = cython.declare(Core, core(_case, _detail, (b"ready", b"not-ready"), _read_from, cython.NULL, cython.NULL,
-                                  0))
-solve, solve_batch, solve_chunk = _core.solve, _core.solve_batch, _core.solve_chunk
-read, read_inputs = _core.read, _core.read_inputs
-#: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
-InputBlock = Block
+solve, solve_batch, solve_chunk, read, read_inputs, InputBlock = core(
+    _case, _detail, (b"ready", b"not-ready"), _read_from, cython.NULL, cython.NULL, 0).exports()
 
 
 # --------------------------------------------------------------------- proofs for traces
@@ -479,7 +461,7 @@ def _put_proof(into: Out, kind: cython.int) -> cython.int:
             eye = _group_eye[slot]
         total += _group_melds[slot]
     if eye < 0 or total != 4:  # the look-up table is wrong
-        raise ValueError(f"the hand with {_NAMES[kind]} does not split: the mahjong table is damaged")
+        raise ValueError(f"the hand with {TILES[kind]} does not split: the mahjong table is damaged")
     # 15 names of at most five letters, and 14 separators: 89 bytes, and 8 to copy the last.
     b: cython.p_char = reserve(into, 104)
     at: cython.int = _name_at(b, 0, kind)

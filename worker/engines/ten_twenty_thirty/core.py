@@ -5,7 +5,7 @@ holds it to :mod:`.play`.
 
 import cython
 from cython.cimports.libc.string import memcmp, memcpy, memset
-from cython.cimports.worker.engines.out import Block, Core, Out, core, is_space, put, put_int, reserve
+from cython.cimports.worker.engines.out import Out, core, is_space, put, put_int, reserve
 
 
 # The outcomes (:mod:`.rules`'), and a game whose history outgrows the buffers (the packed form
@@ -255,16 +255,6 @@ def _play(traced: cython.bint, exact: cython.bint, out: cython.p_int) -> cython.
 
 
 @cython.cfunc
-@cython.exceptval(check=False)
-def _outcome(traced: cython.bint, out: cython.p_int) -> cython.int:
-    """Play the deck in the history to its end: :func:`_play`, and a draw again exactly."""
-    outcome: cython.int = _play(traced, False, out)
-    if outcome == _DRAW:
-        outcome = _exact(traced, out[0], out)
-    return outcome
-
-
-@cython.cfunc
 @cython.exceptval(-1)
 def _put_packed(into: Out, dealt: cython.int, size: cython.int, picks: cython.int,
                 ngone: cython.int) -> cython.int:
@@ -339,7 +329,9 @@ def _case(s: cython.p_const_char, size: cython.Py_ssize_t, index: cython.longlon
     out: cython.int[4] = [0, 0, 0, 0]
     if not _read_at(s, size):
         return 0
-    outcome: cython.int = _outcome(traced, out)
+    outcome: cython.int = _play(traced, False, out)
+    if outcome == _DRAW:  # found by a cycle: now where the rules find it
+        outcome = _exact(traced, out[0], out)
     if outcome == _LONG:
         return 0
     seen: cython.int = _seen if outcome == _DRAW else 0
@@ -432,9 +424,5 @@ def _one_card(s: cython.p_const_char, size: cython.Py_ssize_t, held: cython.p_ul
 
 
 # The native core (see out.Core): a standard deck's weights add up to _STANDARD.
-_core = cython.declare(Core, core(_case, _detail, (b"win", b"loss", b"draw"), cython.NULL, _plain_line,
-                                  _one_card, _STANDARD))
-solve, solve_batch, solve_chunk = _core.solve, _core.solve_batch, _core.solve_chunk
-read, read_inputs = _core.read, _core.read_inputs
-#: The buffer of read_inputs, for handover.InputBlocks (which cannot import out.py: out imports it).
-InputBlock = Block
+solve, solve_batch, solve_chunk, read, read_inputs, InputBlock = core(
+    _case, _detail, (b"win", b"loss", b"draw"), cython.NULL, _plain_line, _one_card, _STANDARD).exports()
