@@ -61,14 +61,7 @@ class Engine(ABC):
         self.core = core
         self.lines = self.Lines(self.slug, self.outcomes)
         self.traces = self.Traces(self.slug)
-
-    @property
-    def unit(self) -> str:
-        return self.judge_file.unit
-
-    @property
-    def terminator(self) -> str:
-        return self.judge_file.terminator
+        self.unit, self.terminator = self.judge_file.unit, self.judge_file.terminator
 
     @property
     def core_name(self) -> str:
@@ -85,8 +78,8 @@ class Engine(ABC):
                     max_cases: int = MAX_CASES, max_bytes: int = MAX_BYTES,
                     faults: Faults | None = None) -> InputBlocks:
         """:meth:`parse` as blocks of canonical texts, no object per case (:class:`.handover.InputBlocks`)."""
+        reading = Reading(self.terminator, self.unit, warnings, faults)
         file = self.judge_file
-        reading = Reading(file.terminator, file.unit, warnings, faults)
         return InputBlocks(stream, reading, max_cases, max_bytes, self.read, self.core, file.reader, file.rules)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
