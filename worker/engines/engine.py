@@ -78,8 +78,8 @@ class Engine(ABC):
                     max_cases: int = MAX_CASES, max_bytes: int = MAX_BYTES,
                     faults: Faults | None = None) -> InputBlocks:
         """:meth:`parse` as blocks of canonical texts, no object per case (:class:`.handover.InputBlocks`)."""
-        reading = Reading(self.terminator, self.unit, warnings, faults)
         file = self.judge_file
+        reading = Reading(file.terminator, file.unit, warnings, faults)
         return InputBlocks(stream, reading, max_cases, max_bytes, self.read, self.core, file.reader, file.rules)
 
     def read(self, stream: IO[bytes], reading: Reading) -> Iterator[Case]:
