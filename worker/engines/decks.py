@@ -56,55 +56,50 @@ class DeckRules(ABC):
 
     def read(self, stream: IO[bytes], reading: Reading, start_line: int = 1, number: int = 0,
              start_column: int = 1) -> Iterator[Case]:
-        """The game's stream reader (a :data:`.layout.ReaderFrom`): :func:`read_decks` by these rules."""
-        return read_decks(stream, reading, self, start_line, number, start_column)
-
-
-def read_decks(stream: IO[bytes], reading: Reading, rules: DeckRules, start_line: int = 1, number: int = 0,
-               start_column: int = 1) -> Iterator[Case]:
-    """The decks of a judge file (or of its rest, from ``start_column`` of ``start_line``, after
-    ``number`` decks) read as a stream of tokens in constant memory."""
-    deck, ends, end_byte, new = rules.deck, rules.ends, rules.end_byte, Case.new
-    within = bytes([end_byte]) if rules.ends_within else None
-    waiting = _Waiting()
-    queue, marks = waiting.tokens, waiting.marks
-    empty = not number and start_line == 1
-    for line, column, piece in (pieces := read_pieces(stream, line=start_line, column=start_column)):
-        empty = False
-        tokens = piece.split()
-        if not tokens:
-            continue
-        marks.append((waiting.base + len(queue), line, column, piece))  # (inline: the stream's every piece)
-        queue += tokens
-        size = len(queue)
-        if size < DECK_SIZE and queue[0][0] != end_byte and not (within and within in piece):
-            continue  # most lines: nothing to do yet
-        pos = 0
-        while pos < size:
-            if queue[pos][0] == end_byte and ends(queue[pos]):
-                _ended(reading, number, waiting, pos, pieces)
-                return
-            cards = queue[pos : pos + DECK_SIZE]
-            text = deck(cards) if len(cards) == DECK_SIZE else None
-            if text is None:
-                end = next((k for k, token in enumerate(cards) if ends(token)), -1) if within else -1
-                if end < 0 and len(cards) < DECK_SIZE:
-                    break
-                number += 1
-                short = f'is cut short by "{reading.terminator}"'
-                _fault(reading, rules, cards[:end] if end >= 0 else cards, number, waiting.where(pos), short)
-                if end >= 0:
-                    _ended(reading, number, waiting, pos + end, pieces)
-                    return
-                pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
+        """The game's stream reader (a :data:`.layout.ReaderFrom`): the decks of a judge file (or of its
+        rest, from ``start_column`` of ``start_line``, after ``number`` decks) read as a stream of tokens
+        in constant memory."""
+        deck, ends, end_byte, new = self.deck, self.ends, self.end_byte, Case.new
+        within = bytes([end_byte]) if self.ends_within else None
+        waiting = _Waiting()
+        queue, marks = waiting.tokens, waiting.marks
+        empty = not number and start_line == 1
+        for line, column, piece in (pieces := read_pieces(stream, line=start_line, column=start_column)):
+            empty = False
+            tokens = piece.split()
+            if not tokens:
                 continue
-            yield new(number := number + 1, text, *waiting.of(pos))
-            pos += DECK_SIZE
-        waiting.drop(pos)
-    if queue:
-        number += 1
-        _fault(reading, rules, queue, number, waiting.where(0), "ends at end of file")
-    reading.unended(number, empty)
+            marks.append((waiting.base + len(queue), line, column, piece))  # (inline: the stream's every piece)
+            queue += tokens
+            size = len(queue)
+            if size < DECK_SIZE and queue[0][0] != end_byte and not (within and within in piece):
+                continue  # most lines: nothing to do yet
+            pos = 0
+            while pos < size:
+                if queue[pos][0] == end_byte and ends(queue[pos]):
+                    _ended(reading, number, waiting, pos, pieces)
+                    return
+                cards = queue[pos : pos + DECK_SIZE]
+                text = deck(cards) if len(cards) == DECK_SIZE else None
+                if text is None:
+                    end = next((k for k, token in enumerate(cards) if ends(token)), -1) if within else -1
+                    if end < 0 and len(cards) < DECK_SIZE:
+                        break
+                    number += 1
+                    short = f'is cut short by "{reading.terminator}"'
+                    _fault(reading, self, cards[:end] if end >= 0 else cards, number, waiting.where(pos), short)
+                    if end >= 0:
+                        _ended(reading, number, waiting, pos + end, pieces)
+                        return
+                    pos += DECK_SIZE  # a bad deck too takes its 52 places: the next deck starts after them
+                    continue
+                yield new(number := number + 1, text, *waiting.of(pos))
+                pos += DECK_SIZE
+            waiting.drop(pos)
+        if queue:
+            number += 1
+            _fault(reading, self, queue, number, waiting.where(0), "ends at end of file")
+        reading.unended(number, empty)
 
 
 def _fault(reading: Reading, rules: DeckRules, cards: list[bytes], number: int, where: Where, short: str

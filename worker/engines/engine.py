@@ -61,14 +61,7 @@ class Engine(ABC):
         self.core = core
         self.lines = self.Lines(self.slug, self.outcomes)
         self.traces = self.Traces(self.slug)
-
-    @property
-    def unit(self) -> str:
-        return self.judge_file.unit
-
-    @property
-    def terminator(self) -> str:
-        return self.judge_file.terminator
+        self.unit, self.terminator = self.judge_file.unit, self.judge_file.terminator
 
     @property
     def core_name(self) -> str:

@@ -30,13 +30,10 @@ class _Turns:
         self.laid: LaidOut | None = None
         self.per_line, self.flow = 0, False
         if rules is not None:
-            head = [self.data]
-            size = 0
-            while size <= SAMPLE_BYTES and not self.final:  # (joined once: a stream may give a byte a read)
-                chunk = self.stream.read(CHUNK_SIZE)
-                head.append(chunk)
-                size += len(chunk)
-                self.final = not chunk
+            head: list[bytes] = []  # joined once: a stream may give a byte a read
+            while self.stream.taken <= SAMPLE_BYTES and not self.final:
+                head.append(self.stream.read(CHUNK_SIZE))
+                self.final = not head[-1]
             self.data = b"".join(head)
             layout = learn(self.data, self.final, rules.stops)
             if layout is not None:

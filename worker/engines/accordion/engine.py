@@ -7,7 +7,7 @@ from typing import Any
 from worker.engines import native, results
 from worker.engines.accordion.cards import CARDS, DECK_SIZE, NUMBER, TABLE_SIZE, VALID, masks_of
 from worker.engines.accordion.play import play
-from worker.engines.accordion.read import RULES, TERMINATOR, UNIT, read_decks
+from worker.engines.accordion.read import RULES, TERMINATOR, UNIT
 from worker.engines.accordion.trace import play_of, replay_play
 from worker.engines.engine import Engine, JudgeFile
 from worker.engines.reading import Case, InputError
@@ -67,7 +67,7 @@ class AccordionEngine(Engine):
     number_help = "How many piles were left at the end of each deck."
     detail_label = "Pile sizes, left to right"
     outcomes = ("win", "loss")
-    judge_file = JudgeFile(UNIT, TERMINATOR, read_decks, RULES)
+    judge_file = JudgeFile(UNIT, TERMINATOR, RULES.read, RULES)
     Lines = AccordionLines
     Traces = AccordionTraces
     case_bytes = 156

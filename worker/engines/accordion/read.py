@@ -56,4 +56,3 @@ class _Rules(DeckRules):
 
 
 RULES = _Rules()
-read_decks = RULES.read

@@ -101,15 +101,12 @@ def _settled(piles: list[list[int]], dealt: int) -> None:
         )
 
 
-def _matches(a: int, b: int) -> bool:
-    """Same rank or same suit, for card numbers."""
-    return a // 4 == b // 4 or a % 4 == b % 4
-
-
 def _leftmost_move(piles: list[list[int]]) -> tuple[int, int] | None:
     """The move the rules make now, as (from pile, to pile), or ``None`` when no card can move."""
     for i, pile in enumerate(piles):
         for distance in (3, 1):
-            if i >= distance and _matches(pile[-1], piles[i - distance][-1]):
-                return i, i - distance
+            if i >= distance:
+                card, other = pile[-1], piles[i - distance][-1]
+                if card // 4 == other // 4 or card % 4 == other % 4:  # same rank or same suit
+                    return i, i - distance
     return None

@@ -133,13 +133,8 @@ class _Line:
         self.bad: InputError | None = None
 
     def feed(self, piece: bytes, column: int) -> None:
-        if self.bad is None:
-            try:
-                self._feed(piece, column)
-            except InputError as error:
-                self.bad = error
-
-    def _feed(self, piece: bytes, column: int) -> None:
+        if self.bad is not None:
+            return
         for token, at in tokens_with_columns(piece, column):
             if self.terminator:
                 if self.after is None:
@@ -152,11 +147,12 @@ class _Line:
                     continue
             kind = KIND_BYTES.get(token)
             if kind is None:
-                raise InputError(_unknown_tile(token), self.line, at)
+                self.bad = InputError(_unknown_tile(token), self.line, at)
+                return
             if self.counts[kind] == MAX_COPIES:
-                raise InputError(
-                    f"{MAX_COPIES + 1} copies of {TILES[kind]} in one hand (at most {MAX_COPIES})", self.line, at
-                )
+                message = f"{MAX_COPIES + 1} copies of {TILES[kind]} in one hand (at most {MAX_COPIES})"
+                self.bad = InputError(message, self.line, at)
+                return
             self.counts[kind] += 1
             self.tiles += 1
 

@@ -68,7 +68,9 @@ def make_solver() -> Callable[[Case, bool], Result]:
     unit = KEY_UNIT.__getitem__
     queue = recent
     line = line_of
-    new = object.__new__ if plain(Result, ("outcome", "number", "detail", "line", "trace")) else None
+    if not plain(Result, ("outcome", "number", "detail", "line", "trace")):  # pragma: no cover
+        raise TypeError("Result has fields solve() does not set")
+    new = object.__new__
     n_t, n_s, n_w, n_h = names
 
     def solve(case: Case, trace: bool = True) -> Result:
@@ -106,10 +108,7 @@ def make_solver() -> Callable[[Case, bool], Result]:
             waits = n_t[t] if codes[t] == X else n_s[s] if codes[s] == X else n_w[w] if codes[w] == X else ()
         else:
             waits = ()
-        if new is None:  # pragma: no cover
-            result = Result("", 0, [], "")
-        else:  # Result(...) without its __init__, see plain; every field is set below
-            result = new(Result)
+        result = new(Result)  # Result(...) without its __init__, see plain; every field is set below
         if waits:
             result.outcome, result.number, result.detail = "ready", len(waits), list(waits)
         else:

@@ -44,13 +44,10 @@ def build_table() -> bytes:
         else:
             suit_table[key] = RARE_BYTE
             rare.append(key << 16 | index)
-    out = []
-    for code, values in (("H", [c << 9 | m for c, m in suit_values]),
-                         ("H", [c << 9 | m for c, m in honour_values]), ("Q", rare)):
-        out.append(struct.pack(f"<H{len(values)}{code}", len(values), *values))
-    out.append(bytes(suit_table))
-    out.append(bytes(honour_index[value] for value in honour_classes))
-    return b"".join(out)
+    lists = (("H", [c << 9 | m for c, m in suit_values]), ("H", [c << 9 | m for c, m in honour_values]),
+             ("Q", rare))
+    return b"".join([*(struct.pack(f"<H{len(values)}{code}", len(values), *values) for code, values in lists),
+                     bytes(suit_table), bytes(honour_index[value] for value in honour_classes)])
 
 
 #: A rank's unit in a suit key of three bits a rank.

@@ -84,10 +84,9 @@ def check_proof(counts: list[int], proof: str) -> str:
     groups = [group.split(" ") for group in proof.split("|")]
     if [len(g) for g in groups] != [1, 2, 3, 3, 3, 3]:
         raise TraceError(f"proof {proof!r}: expected the waited tile, an eye of 2 tiles and 4 melds of 3")
-    for group in groups:
-        for tile in group:
-            if tile not in KIND:
-                raise TraceError(f"proof {proof!r}: unknown tile {tile!r}")
+    unknown = next((tile for group in groups for tile in group if tile not in KIND), None)
+    if unknown is not None:
+        raise TraceError(f"proof {proof!r}: unknown tile {unknown!r}")
     (wait,), eye, *melds = [[KIND[tile] for tile in group] for group in groups]
     if counts[wait] >= MAX_COPIES:
         raise TraceError(f"proof {proof!r}: the hand holds all four {TILES[wait]} already")

@@ -12,7 +12,7 @@ from worker.engines.reading import Case
 from worker.engines.results import Fields, JudgeLines, Result
 from worker.engines.ten_twenty_thirty import trace as traces
 from worker.engines.ten_twenty_thirty.play import play
-from worker.engines.ten_twenty_thirty.read import RULES, TERMINATOR, UNIT, read_decks, residues
+from worker.engines.ten_twenty_thirty.read import RULES, TERMINATOR, UNIT, residues
 from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, OUTCOMES, Game
 
 #: The judge's words for each outcome, in the order of :data:`.rules.OUTCOMES`.
@@ -68,7 +68,7 @@ class TenTwentyThirty(Engine):
     detail_label = "The repeated state was first seen"
     detail_text = "after deal {}"
     outcomes = OUTCOMES
-    judge_file = JudgeFile(UNIT, TERMINATOR, read_decks, RULES)
+    judge_file = JudgeFile(UNIT, TERMINATOR, RULES.read, RULES)
     Lines = TenTwentyThirtyLines
     Traces = TenTwentyThirtyTraces
     case_bytes = 120

@@ -39,7 +39,7 @@ def residues(text: str) -> list[int]:
         if digits.isascii() and digits.isdigit():
             return list(digits.encode().translate(_DIGITS))
     try:
-        canonical = only_case(read_decks(io.BytesIO(text.encode()), Reading(TERMINATOR, UNIT)), UNIT).text
+        canonical = only_case(RULES.read(io.BytesIO(text.encode()), Reading(TERMINATOR, UNIT)), UNIT).text
     except InputError as error:
         raise InputError(f"not a 10-20-30 deck: {error}") from None
     return residues(canonical)
@@ -98,4 +98,3 @@ class _Rules(DeckRules):
 
 
 RULES = _Rules()
-read_decks = RULES.read

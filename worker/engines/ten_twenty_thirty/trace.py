@@ -140,23 +140,17 @@ def upgrade(trace: Any) -> Any:
     return {"version": 2, **{key: value for key, value in trace.items() if key not in ("version", "deals")}}
 
 
-def _trace_parts(trace: Any) -> tuple[str, str, str]:
-    """The ``cards``, ``after`` and ``picks`` of a version 2 trace, after checking their shape."""
-    if not isinstance(trace, dict) or trace.get("version") != 2:
-        raise TraceError("not a 10-20-30 trace (version 2, or 1)")
-    for key in ("cards", "after", "picks"):
-        part = trace.get(key)
-        if not isinstance(part, str) or not part.isascii():
-            raise TraceError(f'the trace has no "{key}" string')
-    return trace["cards"], trace["after"], trace["picks"]
-
-
 def walk_trace(text: str, trace: dict[str, Any]) -> Generator[_Step, None, tuple[int, int, int]]:
     """Play ``trace`` from the deck ``text`` by :class:`.rules.Game`, comparing each deal and pick-up;
     yield ``(N, piles, deck)`` after each deal, return ``(outcome, N, seen)``; :class:`TraceError`
     where the trace leaves the rules."""
     trace = upgrade(trace)
-    cards, after, picks = _trace_parts(trace)
+    if not isinstance(trace, dict) or trace.get("version") != 2:
+        raise TraceError("not a 10-20-30 trace (version 2, or 1)")
+    for key in ("cards", "after", "picks"):
+        if not isinstance(trace.get(key), str) or not trace[key].isascii():
+            raise TraceError(f'the trace has no "{key}" string')
+    cards, after, picks = trace["cards"], trace["after"], trace["picks"]
     try:
         d = residues(text)
     except InputError as error:
