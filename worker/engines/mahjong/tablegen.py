@@ -59,6 +59,11 @@ def _counts(key: int) -> list[int]:
     return [key >> 3 * r & 7 for r in range(9)]
 
 
+def _base5(key: int) -> int:
+    """A key of three bits a rank as the table's base-5 key."""
+    return sum(n * 5**r for r, n in enumerate(_counts(key)))
+
+
 def _suit_sets() -> tuple[set[int], set[int]]:
     """The suit keys (three bits a rank) that split into up to four melds, and into an
     eye plus up to four melds, with at most four tiles of a rank."""
@@ -85,8 +90,7 @@ def _suit_classes() -> dict[int, tuple[int, int]]:
                 completed_by[key - units[r]] = completed_by.get(key - units[r], 0) | 1 << r
     classes = {}
     for key in only_melds | with_eye | set(completed_by):
-        counts = _counts(key)
-        size = sum(counts)
+        size = sum(_counts(key))
         if size > HAND_SIZE:
             continue
         mask = completed_by.get(key, 0)
@@ -97,7 +101,7 @@ def _suit_classes() -> dict[int, tuple[int, int]]:
         else:
             value = (E, mask)
         if value != (DEAD, 0):
-            classes[sum(n * 5**r for r, n in enumerate(counts))] = value  # the table's base-5 key
+            classes[_base5(key)] = value
     return classes
 
 

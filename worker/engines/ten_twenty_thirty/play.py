@@ -116,7 +116,8 @@ def play(d: list[int], marks: bytearray | None = None, gone: list[int] | None = 
                 k = act.index(p)  # by equality, but only ``p`` is as short as ``[code]``
                 del act[k]
                 if traced:
-                    gone += (len(d) - left(), _place(piles, p))  # type: ignore[operator]
+                    place = [q is p for q in piles].index(True)  # equal piles may differ in place
+                    gone += (len(d) - left(), place)  # type: ignore[operator]
                 if not act:
                     return WIN, len(d) - DECK_SIZE, piles, DECK_SIZE
                 if k == len(act):
@@ -139,11 +140,3 @@ def play(d: list[int], marks: bytearray | None = None, gone: list[int] | None = 
                     sdeck = d[-srem:]
         else:  # the deck ran out
             return LOSS, len(d), piles, 0
-
-
-def _place(piles: list[list[int]], p: list[int]) -> int:
-    """Where pile ``p`` stands, by identity (piles equal in value may differ in place)."""
-    i = 0  # a loop is cheaper than a generator
-    while piles[i] is not p:
-        i += 1
-    return i
