@@ -31,10 +31,9 @@ def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, in
     the terminator an error is only worth a warning, which the reader knows only at that line."""
     try:
         yield from read_pieces(stream, line=line, column=column)
+        yield 0, 0, b""
     except InputError as error:
         yield error.line or 0, error.column or 0, error
-        return
-    yield 0, 0, b""
 
 
 def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,

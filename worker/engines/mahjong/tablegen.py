@@ -39,10 +39,8 @@ def build_table() -> bytes:
     rare = []
     for key, value in sorted(suit_classes.items()):
         index = suit_index[value]
-        if index < RARE_BYTE:
-            suit_table[key] = index
-        else:
-            suit_table[key] = RARE_BYTE
+        suit_table[key] = min(index, RARE_BYTE)
+        if index >= RARE_BYTE:
             rare.append(key << 16 | index)
     lists = (("H", [c << 9 | m for c, m in suit_values]), ("H", [c << 9 | m for c, m in honour_values]),
              ("Q", rare))
