@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, ClassVar
 
-from worker.engines.reading import Case, InputError, Reading, read_pieces
+from worker.engines.reading import Case, InputError, Piece, Reading, read_pieces
 
 DECK_SIZE = 52
 
@@ -114,11 +114,10 @@ def _ended(reading: Reading, number: int, waiting: _Waiting, pos: int,
            pieces: Iterator[tuple[int, int, bytes]]) -> None:
     """The terminator, waiting token ``pos``, ends the input after ``number`` decks; what follows it is the
     next waiting token, or the rest of the file."""
-    line, column = waiting.of(pos)
+    rest: Iterable[Piece] = pieces
     if pos + 1 < len(waiting.tokens):
-        reading.ended(number, line, column, [(*waiting.of(pos + 1), waiting.tokens[pos + 1])])
-    else:
-        reading.ended(number, line, column, pieces)
+        rest = [(*waiting.of(pos + 1), waiting.tokens[pos + 1])]
+    reading.ended(number, *waiting.of(pos), rest)
 
 
 class _Waiting:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 from worker.engines import native
@@ -15,12 +13,6 @@ from worker.engines.mahjong.tiles import HAND_SIZE, KIND, KIND_BYTES, MAX_COPIES
 from worker.engines.mahjong.trace import check_proof, reference_waits
 from worker.engines.reading import Case, InputError
 from worker.engines.results import Fields, JudgeLines, Result, TraceError
-
-
-@cache
-def _solver() -> Callable[[Case, bool], Result]:
-    """The pure-Python solver, made on first use (reading the table takes a few milliseconds)."""
-    return make_solver()
 
 
 class MahjongLines(JudgeLines):
@@ -58,7 +50,7 @@ class MahjongEngine(Engine):
     def _solve_in_python(self, case: Case, trace: bool) -> Result:
         """The waited tiles of a hand, with ``trace`` a proof of each (an eye and four melds); what is
         wrong with a hand the core leaves (not 13 known tiles, at most four of a kind)."""
-        return _solver()(case, trace)
+        return make_solver()(case, trace)
 
     def replay(self, text: str, trace: dict[str, Any]) -> Result:
         """Check every proof of a trace, and that they cover exactly the waited tiles, found again by

@@ -31,10 +31,9 @@ def _pieces(stream: IO[bytes], line: int, column: int) -> Iterator[tuple[int, in
     the terminator an error is only worth a warning, which the reader knows only at that line."""
     try:
         yield from read_pieces(stream, line=line, column=column)
+        yield 0, 0, b""
     except InputError as error:
         yield error.line or 0, error.column or 0, error
-        return
-    yield 0, 0, b""
 
 
 def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: int = 0,
@@ -59,8 +58,7 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
     for line, column, piece in pieces:
         if line == held_line:  # the held line goes on in this piece
             if slow is None:
-                slow = _Line(held_line)
-                slow.feed(held, held_column)
+                slow = _Line(held_line, held, held_column)
             if isinstance(piece, InputError):  # the file goes on with what is not text
                 if slow.terminator:
                     _ended(slow, index, [(line, column, piece)], reading)
@@ -94,8 +92,7 @@ def read_hands(stream: IO[bytes], reading: Reading, start_line: int = 1, index: 
             if tiles:
                 # Not a plain hand: read it again token by token, which raises the right
                 # error or finds the terminator.
-                slow = _Line(held_line)
-                slow.feed(held, held_column)
+                slow = _Line(held_line, held, held_column)
         if slow is not None:
             try:
                 hand = slow.finish()
@@ -121,7 +118,7 @@ class _Line:
 
     __slots__ = ("after", "bad", "column", "counts", "line", "terminator", "tiles")
 
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int, piece: bytes, column: int) -> None:
         self.line = line
         self.column = 0  # of the first token; 0 until there is one
         self.tiles = 0
@@ -131,6 +128,7 @@ class _Line:
         #: What is wrong with the line, at its first wrong token: :meth:`finish` raises it (the rest of the
         #: line is not read: a reader going on past a bad hand goes on at the next line).
         self.bad: InputError | None = None
+        self.feed(piece, column)
 
     def feed(self, piece: bytes, column: int) -> None:
         if self.bad is not None:
@@ -194,8 +192,7 @@ def counts_of(text: str) -> list[int]:
     >>> counts_of("1T 1T 1T 2T 3T 4T 5T 6T 7T 8T 9T 9T 9T")[:9]
     [3, 1, 1, 1, 1, 1, 1, 1, 3]
     """
-    line = _Line(1)
-    line.feed(text.encode(), 1)
+    line = _Line(1, text.encode(), 1)
     if not line.finish():
         raise InputError(f"expected a hand of {HAND_SIZE} tiles")
     return line.counts

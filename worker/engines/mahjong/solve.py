@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Sequence
+from functools import cache
 
 from worker.engines.mahjong.read import counts_of, recent
 from worker.engines.mahjong.table import RARE_BYTE, read_table_file
@@ -47,8 +48,10 @@ def read_table() -> tuple[bytes, int, list[int], list[int], list[int]]:
     return payload, at, suit_values, honour_values, rare
 
 
+@cache
 def make_solver() -> Callable[[Case, bool], Result]:
-    """Read the table file and build the solver (once a process)."""
+    """Read the table file and build the solver, once a process, on first use (reading the table takes
+    a few milliseconds)."""
     payload, at, suit_values, honour_values, rare_keys = read_table()
     rare = _rare
     rare.update((entry >> 16, entry & 0xFFFF) for entry in rare_keys)

@@ -39,10 +39,8 @@ def build_table() -> bytes:
     rare = []
     for key, value in sorted(suit_classes.items()):
         index = suit_index[value]
-        if index < RARE_BYTE:
-            suit_table[key] = index
-        else:
-            suit_table[key] = RARE_BYTE
+        suit_table[key] = min(index, RARE_BYTE)
+        if index >= RARE_BYTE:
             rare.append(key << 16 | index)
     lists = (("H", [c << 9 | m for c, m in suit_values]), ("H", [c << 9 | m for c, m in honour_values]),
              ("Q", rare))
@@ -54,13 +52,14 @@ def build_table() -> bytes:
 _UNITS = [1 << 3 * r for r in range(9)]
 
 
-def _size(key: int) -> int:
-    return sum(key >> 3 * r & 7 for r in range(9))
+def _counts(key: int) -> list[int]:
+    """The nine counts of a key of three bits a rank (cheap to add and test)."""
+    return [key >> 3 * r & 7 for r in range(9)]
 
 
 def _base5(key: int) -> int:
-    """A key of three bits a rank (cheap to add and test) as the table's base-5 key."""
-    return sum((key >> 3 * r & 7) * 5**r for r in range(9))
+    """A key of three bits a rank as the table's base-5 key."""
+    return sum(n * 5**r for r, n in enumerate(_counts(key)))
 
 
 def _suit_sets() -> tuple[set[int], set[int]]:
@@ -68,16 +67,12 @@ def _suit_sets() -> tuple[set[int], set[int]]:
     eye plus up to four melds, with at most four tiles of a rank."""
     units = _UNITS
     melds = [3 * u for u in units] + [units[r] + units[r + 1] + units[r + 2] for r in range(7)]
-
-    def fits(key: int) -> bool:
-        return all(key >> 3 * r & 7 <= MAX_COPIES for r in range(9))
-
     only_melds = {0}
     layer = {0}
     for _ in range(4):
-        layer = {key + meld for key in layer for meld in melds if fits(key + meld)}
+        layer = {key + meld for key in layer for meld in melds if max(_counts(key + meld)) <= MAX_COPIES}
         only_melds |= layer
-    with_eye = {key + 2 * u for key in only_melds for u in units if fits(key + 2 * u)}
+    with_eye = {key + 2 * u for key in only_melds for u in units if max(_counts(key + 2 * u)) <= MAX_COPIES}
     return only_melds, with_eye
 
 
@@ -93,7 +88,7 @@ def _suit_classes() -> dict[int, tuple[int, int]]:
                 completed_by[key - units[r]] = completed_by.get(key - units[r], 0) | 1 << r
     classes = {}
     for key in only_melds | with_eye | set(completed_by):
-        size = _size(key)
+        size = sum(_counts(key))
         if size > HAND_SIZE:
             continue
         mask = completed_by.get(key, 0)

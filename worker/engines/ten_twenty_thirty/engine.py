@@ -96,17 +96,15 @@ class TenTwentyThirty(Engine):
         tokens = head.split()
         if tokens and not head[-1:].isspace() and len(head) >= 512:
             tokens.pop()  # perhaps cut short
-        cards = 0
-        for j, token in enumerate(tokens):
+        for j, token in enumerate(tokens):  # j: the cards before
             if not token.isdigit() or len(token) > 3:
                 return False
             value = int(token)
             if value == 0:
-                return j % DECK_SIZE == 0 and cards > 0
+                return j % DECK_SIZE == 0 and j > 0
             if value > 10:
                 return False
-            cards += 1
-        return cards > 0
+        return bool(tokens)
 
 
 def _solve_here(text: str, trace: bool, packed: bool) -> tuple[Result, bytes]:

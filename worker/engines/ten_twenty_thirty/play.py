@@ -15,38 +15,26 @@ last / first + last two / last three)::
 
 from __future__ import annotations
 
-from itertools import cycle
+from itertools import cycle, product
 
-from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, LOSS, PILES, WIN
+from worker.engines.ten_twenty_thirty.rules import DECK_SIZE, DRAW, LOSS, PILES, WIN, pick
 
 _K1, _K2, _K3 = 10, 110, 1110
 
 
 def _build_next() -> list[int]:
+    """``_NEXT``, each pick-up found by :func:`.rules.pick` on the fewest cards a code and a card
+    stand for (as the second card, one that makes the first two's sum ``f``)."""
     table = [0] * (_K3 + 100_000)
     codes = [_K3 + 10 * i for i in range(10_000)]  # one int object per code: fewer cache misses
-    for x in range(10):
-        for c in range(10):
-            table[_K1 + 10 * x + c] = _K2 + 100 * x + 10 * c
-            for y in range(10):
-                f = (x + y) % 10
-                nxt = codes[1000 * x + 100 * f + 10 * y + c]
-                table[_K2 + 100 * x + 10 * y + c] = 0 if (f + c) % 10 == 0 else nxt
-    for head in range(100):  # 10*a + f
-        a, f = divmod(head, 10)
-        # By (z, c): the next code (a, f, z, c), or the pick-up of a front combination,
-        # which does not depend on y and comes first in rule order.
-        by_zc = codes[100 * head : 100 * head + 100]
-        for z in range(10):
-            by_zc[10 * z + -(a + z) % 10] = -1
-            by_zc[10 * z + -f % 10] = 0
-        block = by_zc * 10  # by (y, z, c)
-        for y in range(10):
-            for z in range(10):
-                last3 = 100 * y + 10 * z + -(y + z) % 10
-                if block[last3] > 0:
-                    block[last3] = -2
-        table[_K3 + 1000 * head : _K3 + 1000 * head + 1000] = block
+    for x, c in product(range(10), repeat=2):
+        table[_K1 + 10 * x + c] = _K2 + 100 * x + 10 * c
+    for i, (x, y, c) in enumerate(product(range(10), repeat=3)):
+        combo = pick((x, y, c))
+        table[_K2 + i] = -combo if combo >= 0 else codes[1000 * x + 100 * ((x + y) % 10) + 10 * y + c]
+    for i, (a, f, y, z, c) in enumerate(product(range(10), repeat=5)):
+        combo = pick((a, (f - a) % 10, y, z, c))
+        table[_K3 + i] = -combo if combo >= 0 else codes[i // 1000 * 100 + i % 100]  # (a, f, z, c)
     return table
 
 
@@ -128,7 +116,8 @@ def play(d: list[int], marks: bytearray | None = None, gone: list[int] | None = 
                 k = act.index(p)  # by equality, but only ``p`` is as short as ``[code]``
                 del act[k]
                 if traced:
-                    gone += (len(d) - left(), _place(piles, p))  # type: ignore[operator]
+                    place = [q is p for q in piles].index(True)  # equal piles may differ in place
+                    gone += (len(d) - left(), place)  # type: ignore[operator]
                 if not act:
                     return WIN, len(d) - DECK_SIZE, piles, DECK_SIZE
                 if k == len(act):
@@ -151,11 +140,3 @@ def play(d: list[int], marks: bytearray | None = None, gone: list[int] | None = 
                     sdeck = d[-srem:]
         else:  # the deck ran out
             return LOSS, len(d), piles, 0
-
-
-def _place(piles: list[list[int]], p: list[int]) -> int:
-    """Where pile ``p`` stands, by identity (piles equal in value may differ in place)."""
-    i = 0  # a loop is cheaper than a generator
-    while piles[i] is not p:
-        i += 1
-    return i

@@ -7,6 +7,7 @@ would start ending the input. Values are read as C's ``scanf("%d")`` reads them,
 from __future__ import annotations
 
 import io
+from collections import Counter
 from collections.abc import Sequence
 
 from worker.engines.decks import DeckRules, Where
@@ -89,9 +90,7 @@ class _Rules(DeckRules):
         return None
 
     def deck_error(self, tokens: Sequence[bytes], number: int, where: Where) -> InputError:
-        counts = {v: 0 for v in _IN_DECK}
-        for token in _clean(tokens, where, number):
-            counts[int(token)] += 1
+        counts = Counter(map(int, _clean(tokens, where, number)))
         value = next(v for v in _IN_DECK if counts[v] > _IN_DECK[v])
         return InputError(f"deck {number} is not a standard deck: {counts[value]} cards of value {value} "
                           f"(at most {_IN_DECK[value]})", *where(0))

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 DECK_SIZE = 52
 PILES = 7
@@ -14,7 +14,7 @@ WIN, LOSS, DRAW = 0, 1, 2
 STATE_SEP = b"\n"
 
 
-def pick(pile: bytearray) -> int:
+def pick(pile: Sequence[int]) -> int:
     """Which combination the pile allows first: 0, 1, 2 (the trace's a, b, c) or -1.
 
     >>> pick(bytearray([5, 2, 3])), pick(bytearray([1, 5, 4, 5])), pick(bytearray([1, 1, 3, 3, 4]))
