@@ -173,7 +173,10 @@ def progress_of(engine: engines.Engine, solution: ChunkSolution, tally: Tally, s
         progress.numbers[names[code - 1], number] += count
         progress.solved += count
     progress.failed = solution.count - progress.solved
-    timings = Counter({us: count for (code, us), count in tally.by_time.items() if code})
+    timings: Counter[int] = Counter()
+    for (code, us), count in tally.by_time.items():
+        if code:  # cases of two outcomes solved in the same microsecond add up
+            timings[us] += count
     progress.histogram = histogram(timings)
     progress.solve_us = sum(us * count for us, count in timings.items())
     if timings:
