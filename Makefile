@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard worker/engines/*/core.py) worker/en
 run: install
 	$(BIN)/dealer serve $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
-# One pytest run over two processes more than the machine has CPUs (pytest-xdist), a test file to a process
+# One pytest run over one process more than the machine has CPUs (pytest-xdist), a test file to a process
 # (a file's tests on the shared live services: a unit per mode), the longest first (tests/support/plugin.py
 # orders them and hands them out):
 # the live tests (tests/browser, faults, integration: real servers and browsers) mostly wait on the
@@ -31,7 +31,7 @@ run: install
 # getrusage over a whole run). A file's tests share its process, and with it the live services a file
 # starts once. A run that finds none of the tests PYTEST_ARGS names (pytest's
 # status 5) is no failure.
-TEST_PROCESSES ?= $(shell echo $$(( $$(nproc) + 2 )))
+TEST_PROCESSES ?= $(shell echo $$(( $$(nproc) + 1 )))
 # pytest rewrites each test module's asserts and keeps the result in __pycache__, unless told to write no
 # bytecode: where PYTHONDONTWRITEBYTECODE is set (as on this kind of machine), every process of every run
 # rewrote all 400 test modules again, 5 of its 9 CPU-seconds of collecting. The runs here write it.
