@@ -14,8 +14,13 @@ from tests.support.paths import ROOT
 from tests.support.plugin import services_required
 from worker.testing.live import LiveService
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+# The GPU's work done in the browser's own process, in software, and no extensions, audio, crash reporter or
+# translate/media-router/hints services: Chromium took a tenth less CPU over tests/browser (process
+# accounting, 341 and 321 CPU-seconds against 371 and 377), the largest share of a `make test` after pytest's.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--in-process-gpu", "--disable-gpu-compositing",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--disable-extensions", "--mute-audio", "--disable-breakpad",
+                 "--disable-features=Translate,MediaRouter,OptimizationHints"]
 #: Where the screenshots of each page go (the repo's test-output folder is git-ignored).
 SCREENSHOTS = Path(os.environ.get("DEALER_TEST_OUTPUT", ROOT / "test-output")) / "screenshots"
 

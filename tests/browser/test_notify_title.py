@@ -5,15 +5,13 @@ so that the job is still queued then, whatever the machine's pace."""
 
 from __future__ import annotations
 
-import os
-import signal
 from typing import Any
 
 import pytest
 
 from tests.support.paths import JUDGE_DATA
 from worker.testing.waiting import until
-from worker.testing.live import LiveService
+from worker.testing.live import LiveService, held_still
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,9 +34,7 @@ def test_the_job_page_title_follows_the_job_and_notify_me_notifies_once(page: An
     from playwright.sync_api import expect
 
     page.add_init_script(RECORDED_NOTIFICATIONS)
-    worker = live.workers[0].pid
-    os.killpg(worker, signal.SIGSTOP)
-    try:
+    with held_still(live):
         job = live.client.submit(str(INPUT), "10-20-30")
         page.goto(f"/jobs/{job['id']}")
         assert page.title() == f"… queued 0% · job {job['id']} · Dealer"
@@ -47,8 +43,6 @@ def test_the_job_page_title_follows_the_job_and_notify_me_notifies_once(page: An
         button.click()
         page.wait_for_selector("#notify-me[aria-pressed=true]")
         assert page.evaluate("window.__asked") == 1 and page.evaluate("window.__notes") == []
-    finally:
-        os.killpg(worker, signal.SIGCONT)
     # (The page's policy allows no script made from a string: Playwright's checks, not wait_for_function.)
     expect(page).to_have_title(f"✓ succeeded · job {job['id']} · Dealer", timeout=120_000)
     assert until(lambda: page.evaluate("window.__notes"), bool, "the notification") == [

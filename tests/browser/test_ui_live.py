@@ -27,7 +27,7 @@ from worker.testing.waiting import until
 from webui import live as live_streams
 from worker.jobs.queries import STALLED_AFTER
 from worker.testing.data import random_judge_file
-from worker.testing.live import LiveService, arriving, live_service
+from worker.testing.live import LiveService, arriving, held_still, live_service
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -202,13 +202,9 @@ def test_a_big_upload_is_watched_through_its_life_read_solved_stalled_and_done(
     # The worker held still while the file arrives, so that the job is split and solved once it has come:
     # the stages below are looked at one after the other (a split follows a file as it arrives too, which
     # tests/web/test_arriving.py tests).
-    os.killpg(live.workers[0].pid, signal.SIGSTOP)
-    try:
-        with upload.expect_response(lambda r: r.url.endswith("/api/jobs") and r.request.method == "POST",
-                                    timeout=120_000) as answer:
-            upload.click("#upload-button")
-    finally:
-        os.killpg(live.workers[0].pid, signal.SIGCONT)
+    with held_still(live), upload.expect_response(
+            lambda r: r.url.endswith("/api/jobs") and r.request.method == "POST", timeout=120_000) as answer:
+        upload.click("#upload-button")
     job_id = int(answer.value.json()["id"])
     JOBS["big"] = job_id
     sent = [text for text in upload.seen["progress"] if " of " in text]

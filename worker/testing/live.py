@@ -14,6 +14,7 @@ import json
 import os
 import queue
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,7 +22,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,44 @@ class LiveService:
             stop_worker(worker, deadline)
         if self.web:
             self.web.wait()
+
+
+@contextmanager
+def held_still(live: LiveService) -> Iterator[None]:
+    """The service's workers held still (SIGSTOP, their pool processes too) for the block, from a moment
+    none of them holds the embedded database's write lock: held with it, a worker would keep the web from
+    writing (an upload would wait on it) for as long as it is held."""
+
+    def send(signal_number: int) -> None:
+        for worker in live.workers:
+            os.killpg(worker.pid, signal_number)
+
+    def held_unlocked() -> bool:
+        send(signal.SIGSTOP)
+        if _writable(live.settings.database_url):
+            return True
+        send(signal.SIGCONT)
+        return False
+
+    until(held_unlocked, bool, "the workers held outside a write", every=0.01)
+    try:
+        yield
+    finally:
+        send(signal.SIGCONT)
+
+
+def _writable(url: str) -> bool:
+    """Whether a writer could start now without waiting (always, on PostgreSQL: no lock of the whole
+    database there)."""
+    if not url.startswith("sqlite"):
+        return True
+    with closing(sqlite3.connect(url.split("///", 1)[1], timeout=0, isolation_level=None)) as connection:
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError:  # database is locked
+            return False
+        connection.execute("ROLLBACK")
+    return True
 
 
 @contextmanager
