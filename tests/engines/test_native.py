@@ -159,6 +159,12 @@ def read(engine: Engine, data: bytes) -> object:
     return cases, [str(warning) for warning in warnings]
 
 
+@games
+def test_an_empty_batch_is_empty_on_both_cores(game: str) -> None:
+    for engine in cores(game):
+        assert engine.solve_batch([], 1, False) == engine.solve_batch([], 1, True) == ("", b"")
+
+
 @pytest.mark.slow
 @games
 def test_both_cores_agree_on_every_judge_file(game: str) -> None:

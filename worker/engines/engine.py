@@ -147,8 +147,8 @@ class Engine(ABC):
         if self.core is not None:
             return self.core.solve_batch(texts, first, traced, self._batch_case)  # type: ignore[no-any-return]
         solved = [self._batch_case(index, text, traced) for index, text in enumerate(texts, first)]
-        return ("\n".join(line for line, _ in solved) + "\n",
-                b"\n".join(record for _, record in solved) + b"\n" if traced else b"")
+        return ("".join(line + "\n" for line, _ in solved),
+                b"".join(record + b"\n" for _, record in solved) if traced else b"")
 
     def _batch_case(self, index: int, text: str, traced: bool) -> tuple[str, bytes]:
         """One case of :meth:`solve_batch` in Python: its judge line and record (``b""`` untraced)."""
