@@ -29,8 +29,8 @@ run: install
 # the live tests (tests/browser, faults, integration: real servers and browsers) mostly wait on the
 # processes they started, so the spare CPU goes to the rest: the machine's CPUs are busy throughout a run
 # (/proc/stat), a pytest process about a third of the time, Chromium and the live services the rest.
-# A file's tests share its process, and with it the live services a file starts once. A run that finds none of the tests PYTEST_ARGS names (pytest's
-# status 5) is no failure.
+# A file's tests share its process, and with it the live services a file starts once. A run that finds
+# none of the tests PYTEST_ARGS names (pytest's status 5) is no failure.
 TEST_PROCESSES ?= $(shell echo $$(( $$(nproc) + 1 )))
 # pytest rewrites each test module's asserts and keeps the result in __pycache__, unless told to write no
 # bytecode: where PYTHONDONTWRITEBYTECODE is set (as on this kind of machine), every process of every run

@@ -10,6 +10,8 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
+from sqlalchemy import make_url
+
 from worker.config import Settings
 from worker.testing.live import LiveService, held_still
 
@@ -29,7 +31,7 @@ while True:
 
 def test_workers_are_held_at_a_moment_they_hold_no_write_lock(tmp_path: Path) -> None:
     settings = Settings.from_env({}, data_dir=tmp_path)
-    path = settings.database_url.split("///", 1)[1]
+    path = str(make_url(settings.database_url).database)
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("CREATE TABLE beats (n INTEGER)")

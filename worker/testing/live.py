@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from sqlalchemy import select
+from sqlalchemy import make_url, select
 
 from worker.cli import stop_worker
 from worker.client import Client, ClientError, multipart
@@ -220,7 +220,7 @@ def _writable(url: str) -> bool:
     database there)."""
     if not url.startswith("sqlite"):
         return True
-    with closing(sqlite3.connect(url.split("///", 1)[1], timeout=0, isolation_level=None)) as connection:
+    with closing(sqlite3.connect(str(make_url(url).database), timeout=0, isolation_level=None)) as connection:
         try:
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError:  # database is locked
