@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tests.support.browsers import HOW_TO_ENABLE
 from tests.support.paths import ROOT
 
 
@@ -25,4 +26,4 @@ def test_a_run_without_chromium_says_the_browser_tests_were_skipped_and_how_to_r
         in run.stdout, run.stdout[:2000]
     assert "1 skipped" in run.stdout
     assert "1 browser test(s) skipped: DEALER_CHROMIUM=/nowhere/chromium is not a file." in run.stdout
-    assert "To run them, install Chromium (apt-get install chromium) or set DEALER_CHROMIUM" in run.stdout
+    assert f"To run them, {HOW_TO_ENABLE}." in run.stdout

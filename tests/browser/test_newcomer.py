@@ -183,7 +183,7 @@ def test_times_numbers_verdicts_and_solve_times_read_alike_everywhere(tab: Any, 
 def _pages(live: LiveService, made: dict[str, int]) -> dict[str, str]:
     small = live.wait(live.submit(JUDGE_DATA / "accordion" / "random-2000.in", "accordion")["id"])["id"]
     return {"dashboard": "/", "upload": "/upload", "job": f"/jobs/{small}", "case": f"/jobs/{small}/cases/1",
-            "history": "/history", "workers": "/workers", "api": "/docs", "error": "/jobs/999999",
+            "history": "/history", "workers": "/workers", "error": "/jobs/999999",
             "check": f"/checks/{made['check']}", "check-all": f"/checks/{made['check']}?verdict=all",
             "big-job": f"/jobs/{made['job']}"}
 
