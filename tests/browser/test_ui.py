@@ -267,11 +267,8 @@ def test_history_finds_a_deck_in_every_job(page: Any, live: LiveService, screens
     assert "it is no case of any game" in page.locator("#results-error").inner_text()
 
 
-def test_api_page_error_page_and_a_phone(page: Any, live: LiveService, screenshot: Any) -> None:
-    page.goto("/docs")
-    page.wait_for_selector(".opblock")
-    assert page.locator(".opblock").count() >= 18
-    screenshot(page, "api")
+def test_error_page_and_a_phone(page: Any, live: LiveService, screenshot: Any) -> None:
+    # /docs is tests/browser/test_api_reference.py's: every operation, axe, both widths, its screenshots.
     response = page.goto("/jobs/999999")
     assert response.status == 404 and "Not found" in page.inner_text("main")
     page.set_viewport_size({"width": 390, "height": 844})
