@@ -15,8 +15,9 @@ from tests.support.plugin import services_required
 from worker.testing.live import LiveService
 
 # The GPU's work done in the browser's own process, in software, and no extensions, audio, crash reporter or
-# translate/media-router/hints services: Chromium took a tenth less CPU over tests/browser (process
-# accounting, 341 and 321 CPU-seconds against 371 and 377), the largest share of a `make test` after pytest's.
+# translate/media-router/hints services: the whole browser, headless, took a tenth less CPU over tests/browser
+# (process accounting, 341 and 321 CPU-seconds against 371 and 377). The headless shell, preferred where it is
+# installed (tests/support/browsers.py), takes the same flags.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--in-process-gpu", "--disable-gpu-compositing",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--no-first-run", "--disable-extensions", "--mute-audio", "--disable-breakpad",
