@@ -159,6 +159,28 @@ def test_healthz_and_overview_with_a_real_broker(db: Database, settings: Any, br
         assert [p.name.endswith(".dealer.msg") for p in (settings.broker_dir / "queue").iterdir()] == [True]
 
 
+def test_sends_from_every_thread_read_one_result_backend(tmp_path: Any) -> None:
+    """The web sends work from a greenlet a request, and under gevent a thread-local is a greenlet's: the
+    result backend every send reads (no result is kept) is made once an app, not once a greenlet, each
+    making looking it up among every installed distribution's entry points."""
+    import threading
+
+    from celery.backends.base import DisabledBackend
+
+    from worker.broker import CeleryDispatcher, create_celery
+    from worker.config import Settings
+
+    app = create_celery(Settings.from_env({}, data_dir=tmp_path))
+    CeleryDispatcher(app).prepare()  # as create_app does, in the process's first thread
+    seen: list[Any] = [app.backend]
+    threads = [threading.Thread(target=lambda: seen.append(app.backend)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(backend) for backend in seen}) == 1 and isinstance(seen[0], DisabledBackend)
+
+
 def test_healthz_tries_a_broker_that_is_down_once(db: Database, settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A refused connection answers at once; the broker's retries would wait many seconds."""
     from dataclasses import replace

@@ -42,6 +42,11 @@ def create_celery(settings: Settings) -> Celery:
         worker_cancel_long_running_tasks_on_connection_loss=False,
         task_serializer="json",
         accept_content=["json"],
+        # No results are kept, yet every send reads the app's result backend. Celery keeps a backend per
+        # thread unless told it is thread-safe (the disabled one keeps nothing), and the web's gevent makes
+        # thread-locals per greenlet: each request that sent work made the backend anew, looking it up among
+        # every installed distribution's entry points, a tenth of a web process's CPU as jobs were made.
+        result_backend_thread_safe=True,
     )
     if settings.embedded:
         app.conf.broker_transport = ATOMIC_FILESYSTEM
