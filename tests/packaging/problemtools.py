@@ -46,8 +46,11 @@ def install() -> Path:
     with open(VENV.parent / "problemtools.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not VERIFYPROBLEM.exists():
-            steps = ([sys.executable, "-m", "venv", str(VENV)],
-                     [str(VENV / "bin" / "python"), "-m", "pip", "install", "-q", REQUIREMENT])
+            # No pip of its own: the project's installs into it (``--python``). Making one (ensurepip) and
+            # installing with it took 10.5 CPU-seconds, this 3.4 (both with its wheels in pip's cache).
+            steps = ([sys.executable, "-m", "venv", "--without-pip", str(VENV)],
+                     [sys.executable, "-m", "pip", "--python", str(VENV / "bin" / "python"), "install", "-q",
+                      REQUIREMENT])
             for step in steps:
                 done = subprocess.run(step, check=False, capture_output=True, text=True)
                 if done.returncode:
