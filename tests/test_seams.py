@@ -387,3 +387,17 @@ def test_the_task_loggers_are_celerys() -> None:
 
     assert (celery.worker.strategy.logger.name, celery.app.trace.logger.name) == celery_seam.TASK_LOGGERS
     assert celery.app.trace.LOG_RECEIVED.startswith("Task ") and celery.app.trace.LOG_SUCCESS.startswith("Task ")
+
+
+def test_swagger_ui_resolves_an_opened_operation_through_the_function_docs_narrows() -> None:
+    """/docs (webui/static/js/api-reference.js) gives Swagger UI a ``fn.resolveSubtree(spec, path, options)``
+    that passes on the document without the paths but the opened one: the vendored bundle must resolve
+    what is opened through that function, with those arguments, or the narrowing is lost without a word
+    (the reference would only open slower)."""
+    bundle = (ROOT / "webui" / "static" / "vendor" / "swagger-ui" / "swagger-ui-bundle.js").read_text()
+    taken = re.search(r"fn:\{resolveSubtree:(\w+),", bundle)
+    assert taken, "Swagger UI no longer takes fn.resolveSubtree where it resolves an opened operation"
+    called = re.search(rf"await {re.escape(taken[1])}\(\w+,\w+,\{{baseDoc:", bundle)
+    assert called, "Swagger UI no longer calls it with (spec, path, options)"
+    script = (ROOT / "webui" / "static" / "js" / "api-reference.js").read_text()
+    assert re.search(r"plugins: \[[^\]]*\bresolveTheOpenedPathAlone\b", script)
