@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import FEW_CASES, failing, judge
+from tests.support.paths import FEW_CASES, ROOT, failing, judge
 from worker import engines
 from worker.store.database import Database
 
@@ -198,3 +198,21 @@ def test_upload_page_over_the_limit_is_a_413_page(db: Database, settings: Any, d
                            content_type="multipart/form-data")
     assert response.status_code == 413 and response.mimetype == "text/html"
     assert "The upload is larger than the limit of 100 bytes." in response.get_data(as_text=True)
+
+
+#: What an animation that runs for as long as work does may change: what the browser composes without
+#: painting the page again. A box shadow or a background position changed at every frame had a page that
+#: followed a running job painted anew 60 times a second (webui/static/dealer.css says what it cost).
+COMPOSED = {"opacity", "transform"}
+
+
+@pytest.mark.parametrize("sheet", ["dealer.css", "check.css"])
+def test_what_moves_for_as_long_as_work_runs_is_only_composed(sheet: str) -> None:
+    css = (ROOT / "webui" / "static" / sheet).read_text()
+    frames = {name: set(re.findall(r"([a-z-]+)\s*:", body))
+              for name, body in re.findall(r"@keyframes\s+([\w-]+)\s*\{((?:[^{}]*\{[^{}]*\})*)[^{}]*\}", css)}
+    endless = set(re.findall(r"animation:\s*([\w-]+)[^;}]*\binfinite\b", css))
+    assert endless, f"{sheet}: no endless animation found (has the pattern of a declaration changed?)"
+    for name in endless:
+        changed = frames.get(name)
+        assert changed and changed <= COMPOSED, f"{sheet}: @keyframes {name} changes {changed}"
