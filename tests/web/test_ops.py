@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -159,7 +160,7 @@ def test_healthz_and_overview_with_a_real_broker(db: Database, settings: Any, br
         assert [p.name.endswith(".dealer.msg") for p in (settings.broker_dir / "queue").iterdir()] == [True]
 
 
-def test_sends_from_every_thread_read_one_result_backend(tmp_path: Any) -> None:
+def test_sends_from_every_thread_read_one_result_backend(tmp_path: Path) -> None:
     """The web sends work from a greenlet a request, and under gevent a thread-local is a greenlet's: the
     result backend every send reads (no result is kept) is made once an app, not once a greenlet, each
     making looking it up among every installed distribution's entry points."""
