@@ -199,8 +199,9 @@ async function drawThroughput() {
 
 // --- keep it live: the server's event stream, else polling -------------------------------------------
 drawOutcomes();
-drawDistribution();
-drawThroughput();
+// Drawn beside the page's first look, not awaited: a job deleted meanwhile (by this page's own Delete, clicked
+// before they were answered) answers them 404, which is no error of the page's, as with the live updates below.
+for (const draw of [drawDistribution, drawThroughput]) draw().catch((error) => console.warn(error));
 
 let events = 0;
 const notifier = notifyControl($("#notify-me"));
